@@ -1,0 +1,117 @@
+/**
+ * Where the bearer token comes from: a fixed access token, or the cloud's
+ * open-access grant with the portal's client credentials (field notes).
+ */
+import { invalidInput } from "./errors";
+import type { TokenAnswer, TokenRequest } from "./schemas";
+import { OPEN_ACCESS_GRANT_TYPE } from "./schemas";
+
+export interface TokenSource {
+  getToken(): Promise<string>;
+  /**
+   * The server answered 401 to `token`. Returns true when a fresh token can be
+   * fetched (so the request is worth sending once more).
+   */
+  invalidate(token: string): boolean;
+  /** Values that must never appear in an error message. */
+  secrets(): string[];
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  /** The portal's AccessKeySecret (not the AccessKeyID), sent as open_access_key. */
+  accessKeySecret: string;
+}
+
+export class StaticTokenSource implements TokenSource {
+  constructor(private readonly token: string) {}
+
+  getToken(): Promise<string> {
+    if (!this.token) return Promise.reject(invalidInput("token", "no access token is configured"));
+    return Promise.resolve(this.token);
+  }
+
+  invalidate(): boolean {
+    return false;
+  }
+
+  secrets(): string[] {
+    return this.token ? [this.token] : [];
+  }
+}
+
+/**
+ * The grant's `expires_in` has been seen as an absolute epoch in milliseconds;
+ * read it by magnitude: > 1e12 epoch ms, > 1e9 epoch s, else seconds from now.
+ * Returns undefined when the answer gives no usable expiry.
+ */
+export function expiryFromExpiresIn(expiresIn: number | string | undefined, now: number): number | undefined {
+  const value = Number(expiresIn);
+  if (expiresIn === undefined || expiresIn === "" || !Number.isFinite(value) || value <= 0) return undefined;
+  if (value > 1e12) return value;
+  if (value > 1e9) return value * 1000;
+  return now + value * 1000;
+}
+
+export type GrantFunction = (request: TokenRequest) => Promise<TokenAnswer>;
+
+export interface ClientCredentialsOptions {
+  /** Renew this long before expiry (capped at a tenth of the token's lifetime). Default 5 minutes. */
+  renewBeforeMs?: number;
+  now?: () => number;
+}
+
+export class ClientCredentialsTokenSource implements TokenSource {
+  private token: string | undefined;
+  private renewAt = 0;
+  /** One grant in flight at a time: concurrent requests share it. */
+  private pending: Promise<string> | undefined;
+  private readonly renewBeforeMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly credentials: ClientCredentials,
+    private readonly grant: GrantFunction,
+    options: ClientCredentialsOptions = {},
+  ) {
+    this.renewBeforeMs = options.renewBeforeMs ?? 5 * 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  getToken(): Promise<string> {
+    if (this.token !== undefined && this.now() < this.renewAt) return Promise.resolve(this.token);
+    this.pending ??= this.fetchToken().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  invalidate(token: string): boolean {
+    if (this.token === token) this.token = undefined;
+    return true;
+  }
+
+  secrets(): string[] {
+    const { clientSecret, accessKeySecret } = this.credentials;
+    return [clientSecret, accessKeySecret, this.token ?? ""].filter((secret) => secret !== "");
+  }
+
+  private async fetchToken(): Promise<string> {
+    const requestedAt = this.now();
+    const answer = await this.grant({
+      grant_type: OPEN_ACCESS_GRANT_TYPE,
+      client_id: this.credentials.clientId,
+      client_secret: this.credentials.clientSecret,
+      open_access_key: this.credentials.accessKeySecret,
+    });
+    const expiresAt = expiryFromExpiresIn(answer.expires_in, requestedAt);
+    this.token = answer.access_token;
+    // Without an expiry the token is kept until the server answers 401.
+    this.renewAt =
+      expiresAt === undefined
+        ? Number.POSITIVE_INFINITY
+        : expiresAt - Math.min(this.renewBeforeMs, Math.max(0, (expiresAt - requestedAt) / 10));
+    return answer.access_token;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The eleven commands of Endpoint A as data: which family field names them and
+ * which parameter object (if any) they carry. Client, nodes, editor and
+ * simulator all read this one list.
+ */
+
+export const COMMAND_FAMILIES = [
+  "remoteTaskCommandType",
+  "remoteNavigationCommandType",
+  "remoteControlCommandType",
+] as const;
+export type CommandFamily = (typeof COMMAND_FAMILIES)[number];
+
+export const COMMAND_PARAMETERS = ["startTaskParameter", "startNavigationParameter", "controlMovingParameter"] as const;
+export type CommandParameterName = (typeof COMMAND_PARAMETERS)[number];
+
+interface CommandSpec {
+  family: CommandFamily;
+  parameter: CommandParameterName | undefined;
+}
+
+export const COMMANDS = {
+  START_TASK: { family: "remoteTaskCommandType", parameter: "startTaskParameter" },
+  PAUSE_TASK: { family: "remoteTaskCommandType", parameter: undefined },
+  RESUME_TASK: { family: "remoteTaskCommandType", parameter: undefined },
+  STOP_TASK: { family: "remoteTaskCommandType", parameter: undefined },
+  CROSS_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter" },
+  PAUSE_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter" },
+  RESUME_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter" },
+  STOP_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter" },
+  REMOTE_CONTROL_START: { family: "remoteControlCommandType", parameter: undefined },
+  REMOTE_CONTROL_MOVE: { family: "remoteControlCommandType", parameter: "controlMovingParameter" },
+  REMOTE_CONTROL_STOP: { family: "remoteControlCommandType", parameter: undefined },
+} as const satisfies Record<string, CommandSpec>;
+
+export type CommandType = keyof typeof COMMANDS;
+export const COMMAND_TYPES = Object.keys(COMMANDS) as CommandType[];
+
+export function commandsOfFamily(family: CommandFamily): CommandType[] {
+  return COMMAND_TYPES.filter((type) => COMMANDS[type].family === family);
+}
+
+/** Directions of REMOTE_CONTROL_MOVE seen in public clients (field notes). */
+export const MOVE_DIRECTIONS = ["FORWARD", "BACKWARD", "LEFT", "RIGHT"] as const;
+export type MoveDirection = (typeof MOVE_DIRECTIONS)[number];
+
+export function isCommandType(value: unknown): value is CommandType {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(COMMANDS, value);
+}

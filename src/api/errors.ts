@@ -1,0 +1,135 @@
+/**
+ * The one error type of the client. Every failure (bad input, HTTP status,
+ * envelope code, timeout, network, malformed answer, robot rejection) becomes a
+ * RobotApiError; it never holds the request, its headers or the token.
+ */
+
+export type RobotApiErrorKind =
+  | "invalid_input"
+  | "http"
+  | "envelope"
+  | "timeout"
+  | "network"
+  | "bad_response"
+  | "rejected"
+  | "aborted";
+
+/** Envelope and error-body codes follow the gRPC status numbering (field notes). */
+export const API_CODE_NAMES: Readonly<Record<number, string>> = {
+  0: "SUCCESS",
+  1: "CANCELLED",
+  2: "UNKNOWN",
+  3: "INVALID_ARGUMENT",
+  4: "DEADLINE_EXCEEDED",
+  5: "NOT_FOUND",
+  6: "ALREADY_EXISTS",
+  7: "PERMISSION_DENIED",
+  8: "RESOURCE_EXHAUSTED",
+  9: "FAILED_PRECONDITION",
+  10: "ABORTED",
+  11: "OUT_OF_RANGE",
+  12: "UNIMPLEMENTED",
+  13: "INTERNAL",
+  14: "UNAVAILABLE",
+  15: "DATA_LOSS",
+  16: "UNAUTHENTICATED",
+};
+
+export interface RobotApiErrorDetails {
+  kind: RobotApiErrorKind;
+  message: string;
+  /** Operation name from the endpoint table, e.g. "submitCommand". */
+  operation?: string;
+  /** HTTP status of the answer, when there was one. */
+  status?: number;
+  /** Numeric code of an envelope or error body. */
+  apiCode?: number;
+  /** Robot-side result code of a rejected temporary task (B4 cmdResultCode). */
+  resultCode?: string;
+  /** Field path of an invalid input, e.g. "commandParameter.startTaskParameter.task.map". */
+  field?: string;
+  /** Seconds the server asked to wait (Retry-After), when it said. */
+  retryAfterSeconds?: number;
+}
+
+export class RobotApiError extends Error {
+  override readonly name = "RobotApiError";
+  readonly kind: RobotApiErrorKind;
+  /**
+   * Short machine-readable code. Node-RED copies an error's own `code` onto
+   * msg.error.code for Catch nodes, so flows can switch on it.
+   */
+  readonly code: string;
+  readonly operation: string | undefined;
+  readonly status: number | undefined;
+  readonly apiCode: number | undefined;
+  readonly apiCodeName: string | undefined;
+  readonly resultCode: string | undefined;
+  readonly field: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(details: RobotApiErrorDetails) {
+    super(details.message);
+    this.kind = details.kind;
+    this.operation = details.operation;
+    this.status = details.status;
+    this.apiCode = details.apiCode;
+    this.apiCodeName = details.apiCode === undefined ? undefined : API_CODE_NAMES[details.apiCode];
+    this.resultCode = details.resultCode;
+    this.field = details.field;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+    this.code = codeFor(this);
+  }
+
+  /** True for "slow down and retry later" answers: code 8 or HTTP 429. */
+  get isRateLimited(): boolean {
+    return this.apiCode === 8 || this.status === 429;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      kind: this.kind,
+      code: this.code,
+      operation: this.operation,
+      status: this.status,
+      apiCode: this.apiCode,
+      apiCodeName: this.apiCodeName,
+      resultCode: this.resultCode,
+      field: this.field,
+    };
+  }
+}
+
+function codeFor(error: RobotApiError): string {
+  if (error.apiCodeName) return error.apiCodeName;
+  if (error.apiCode !== undefined) return `CODE_${error.apiCode}`;
+  switch (error.kind) {
+    case "http":
+      return `HTTP_${error.status ?? "ERROR"}`;
+    case "invalid_input":
+      return "INVALID_INPUT";
+    case "timeout":
+      return "TIMEOUT";
+    case "network":
+      return "NETWORK_ERROR";
+    case "bad_response":
+      return "BAD_RESPONSE";
+    case "rejected":
+      return "COMMAND_REJECTED";
+    case "aborted":
+      return "ABORTED";
+    case "envelope":
+      return "ENVELOPE_ERROR";
+  }
+}
+
+export function invalidInput(field: string, problem: string, operation?: string): RobotApiError {
+  const where = field === "" ? "input" : field;
+  return new RobotApiError({ kind: "invalid_input", field: where, message: `${where}: ${problem}`, operation });
+}
+
+export function isRobotApiError(value: unknown): value is RobotApiError {
+  return value instanceof RobotApiError;
+}

@@ -1,0 +1,233 @@
+/**
+ * zod schemas of every request and answer in the spec; TypeScript types are
+ * inferred from them. Requests are strict (a misspelt field is an error that
+ * names it); answers are loose (the real cloud adds fields, which are kept).
+ */
+import { z } from "zod";
+import { COMMANDS, COMMAND_FAMILIES, COMMAND_PARAMETERS, MOVE_DIRECTIONS, commandsOfFamily } from "./commands";
+
+/**
+ * Serial numbers end up in URL paths. Letters, digits, '-' and '_' only: no
+ * '/', '.', '%' or '?' can steer a request to another path.
+ */
+export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+export const SerialNumber = z
+  .string({ error: "must be a string" })
+  .regex(SERIAL_NUMBER_PATTERN, "must be 1-128 letters, digits, '-' or '_'");
+
+const text = z.string({ error: "must be a string" }).trim().min(1, "must not be empty");
+const count = z.number({ error: "must be a number" }).int("must be a whole number").min(0, "must be 0 or more");
+
+/** Numbers and strings both accepted, always sent as a string (field notes: the cloud wants TYPE_STRING). */
+const idString = z
+  .union([text, z.number().int().min(0)], { error: "must be a string or a whole number" })
+  .transform((value) => String(value));
+const booleanString = z
+  .union([z.boolean(), z.enum(["true", "false"])], { error: 'must be true, false, "true" or "false"' })
+  .transform((value) => String(value));
+const countString = z
+  .union([count, z.string().regex(/^\d+$/, "must hold a whole number")], {
+    error: "must be a whole number or a string holding one",
+  })
+  .transform((value) => String(value));
+
+// ---------------------------------------------------------------- Endpoint A
+
+export const StartTaskParameter = z.strictObject({
+  cleaningMode: text,
+  task: z.strictObject({
+    name: text,
+    map: text,
+    loop: z.boolean({ error: "must be true or false" }),
+    loopCount: count,
+  }),
+});
+
+export const StartNavigationParameter = z.strictObject({ map: text, position: text });
+
+export const ControlMovingParameter = z.strictObject({
+  direction: z.enum(MOVE_DIRECTIONS, { error: `must be one of ${MOVE_DIRECTIONS.join(", ")}` }),
+});
+
+const taskCommandType = z.enum(commandsOfFamily("remoteTaskCommandType"));
+const navigationCommandType = z.enum(commandsOfFamily("remoteNavigationCommandType"));
+const controlCommandType = z.enum(commandsOfFamily("remoteControlCommandType"));
+
+export const CommandRequest = z
+  .strictObject({
+    serialNumber: SerialNumber,
+    remoteTaskCommandType: taskCommandType.optional(),
+    remoteNavigationCommandType: navigationCommandType.optional(),
+    remoteControlCommandType: controlCommandType.optional(),
+    commandParameter: z
+      .strictObject({
+        startTaskParameter: StartTaskParameter.optional(),
+        startNavigationParameter: StartNavigationParameter.optional(),
+        controlMovingParameter: ControlMovingParameter.optional(),
+      })
+      .optional(),
+  })
+  .superRefine((body, ctx) => {
+    const families = COMMAND_FAMILIES.filter((family) => body[family] !== undefined);
+    if (families.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: families.length ? [families[1] ?? families[0]!] : [],
+        message:
+          families.length === 0
+            ? `exactly one of ${COMMAND_FAMILIES.join(", ")} is required`
+            : `only one of ${COMMAND_FAMILIES.join(", ")} may be given (got ${families.join(" and ")})`,
+      });
+      return;
+    }
+    const command = body[families[0]!]!;
+    const needed = COMMANDS[command].parameter;
+    for (const parameter of COMMAND_PARAMETERS) {
+      const present = body.commandParameter?.[parameter] !== undefined;
+      if (parameter === needed && !present) {
+        ctx.addIssue({ code: "custom", path: ["commandParameter", parameter], message: `is required for ${command}` });
+      } else if (parameter !== needed && present) {
+        ctx.addIssue({ code: "custom", path: ["commandParameter", parameter], message: `is not allowed for ${command}` });
+      }
+    }
+    if (!needed && body.commandParameter !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["commandParameter"], message: `must be omitted for ${command}` });
+    }
+  });
+export type CommandRequest = z.input<typeof CommandRequest>;
+
+/** int64 values may come back as strings (field notes). */
+const int64 = z.union([z.number(), z.string()]);
+
+export const CommandResource = z.looseObject({
+  name: z.string(),
+  parent: z.string().optional(),
+  commandParameter: z.record(z.string(), z.unknown()).optional(),
+  state: z.string(),
+  serialNumber: z.string().optional(),
+  user: z.string().optional(),
+  createTime: z.string().optional(),
+  updateTime: z.string().optional(),
+  startTime: z.string().optional(),
+  startDelay: int64.optional(),
+  rawCommandType: z.string().optional(),
+});
+export type CommandResource = z.output<typeof CommandResource>;
+
+// ---------------------------------------------------------------- Endpoint B
+
+export const RobotRef = z.strictObject({ serialNumber: SerialNumber });
+export type RobotRef = z.input<typeof RobotRef>;
+
+/** B1: only what the nodes read is typed; every other field passes through. */
+export const RobotStatus = z.looseObject({
+  serialNumber: z.string().optional(),
+  taskState: z.string().optional(),
+  online: z.boolean().optional(),
+});
+export type RobotStatus = z.output<typeof RobotStatus>;
+
+export const SiteInfo = z.looseObject({});
+export type SiteInfo = z.output<typeof SiteInfo>;
+
+export const TempSiteTaskRequest = z.strictObject({
+  cleaningMode: text,
+  loopCount: count,
+  siteId: text,
+  siteName: text,
+  taskName: text,
+  floors: z
+    .array(
+      z.strictObject({
+        index: count,
+        name: text,
+        mapId: text,
+        area: z.strictObject({ id: idString, name: text }),
+      }),
+    )
+    .min(1, "must list at least one floor"),
+  tasks: z
+    .array(
+      z.strictObject({
+        mapId: text,
+        subTasks: z.array(z.strictObject({ mapId: text, areaId: idString })),
+      }),
+    )
+    .min(1, "must list at least one task"),
+  serialNumber: SerialNumber,
+});
+export type TempSiteTaskRequest = z.input<typeof TempSiteTaskRequest>;
+
+export const TempSiteTaskResult = z.looseObject({});
+export type TempSiteTaskResult = z.output<typeof TempSiteTaskResult>;
+
+export const TempTaskCommandRequest = z.strictObject({
+  productId: SerialNumber,
+  tempTaskCommand: z.strictObject({
+    taskName: text,
+    cleaningMode: text,
+    loop: booleanString,
+    loopCount: countString,
+    mapName: text,
+    startParam: z.strictObject({ mapId: text, areaId: idString }),
+  }),
+});
+export type TempTaskCommandRequest = z.input<typeof TempTaskCommandRequest>;
+
+export const TempTaskCommandResult = z.looseObject({
+  productId: z.string().optional(),
+  requestId: z.string().optional(),
+  orderType: z.string().optional(),
+  cmdStatus: int64.optional(),
+  cmdResultCode: int64.optional(),
+});
+export type TempTaskCommandResult = z.output<typeof TempTaskCommandResult>;
+
+// ---------------------------------------------------------------- Endpoint C
+
+export const SubareasRequest = z.strictObject({ mapId: text, robotSn: SerialNumber });
+export type SubareasRequest = z.input<typeof SubareasRequest>;
+
+export const Partition = z.looseObject({ id: z.number(), name: z.string() });
+export const Subareas = z.looseObject({
+  mapId: z.string(),
+  subareas: z.looseObject({ partitions: z.array(Partition) }),
+});
+export type Subareas = z.output<typeof Subareas>;
+
+export const MapListRequest = z.strictObject({ robotSn: SerialNumber });
+export type MapListRequest = z.input<typeof MapListRequest>;
+
+export const MapEntry = z.looseObject({ mapId: z.string(), mapName: z.string() });
+export const MapList = z.array(MapEntry);
+export type MapList = z.output<typeof MapList>;
+
+/** The {code, msg, data} envelope of the map endpoints. */
+export const Envelope = z.looseObject({ code: z.number(), msg: z.string().optional(), data: z.unknown() });
+
+/** Error bodies: google.rpc.Status-like {code, message} on most endpoints, {code, msg} on others. */
+export const ErrorBody = z.looseObject({
+  code: z.union([z.number(), z.string()]).optional(),
+  message: z.string().optional(),
+  msg: z.string().optional(),
+});
+
+// ---------------------------------------------------------------- token grant
+
+export const OPEN_ACCESS_GRANT_TYPE = "urn:gaussian:params:oauth:grant-type:open-access-token";
+
+export const TokenRequest = z.strictObject({
+  grant_type: z.literal(OPEN_ACCESS_GRANT_TYPE),
+  client_id: text,
+  client_secret: text,
+  open_access_key: text,
+});
+export type TokenRequest = z.input<typeof TokenRequest>;
+
+export const TokenAnswer = z.looseObject({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: int64.optional(),
+  refresh_token: z.string().optional(),
+});
+export type TokenAnswer = z.output<typeof TokenAnswer>;

@@ -1,0 +1,79 @@
+/**
+ * Runs flows in real Node-RED through node-red-node-test-helper. Catch nodes
+ * only work with a tab and `z` on every node, so flows built here always have
+ * both.
+ */
+import helper from "node-red-node-test-helper";
+import type { Node, NodeMessage } from "node-red";
+import robotConfig from "../../src/nodes/robot-config";
+
+helper.init(require.resolve("node-red"));
+
+export { helper };
+
+export const TAB = "tab1";
+export const TEST_TOKEN = "test-token-5c1d9e";
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
+type NodeModule = (RED: never) => void;
+
+/** A tab, a robot-config node pointing at `baseUrl`, and the given nodes, each placed on the tab. */
+export function flowWith(baseUrl: string, nodes: FlowNode[], config: Record<string, unknown> = {}): FlowNode[] {
+  return [
+    { id: TAB, type: "tab", label: "test" },
+    { id: "config", type: "robot-config", z: TAB, baseUrl, timeout: 5, maxRetries: 2, authMode: "token", ...config },
+    ...nodes.map((node) => ({ z: TAB, ...node })),
+  ];
+}
+
+/** Loads the flow with robot-config plus `modules`; credentials default to a bearer token for "config". */
+export async function loadFlow(
+  modules: NodeModule[],
+  flow: FlowNode[],
+  credentials: Record<string, Record<string, string>> = { config: { token: TEST_TOKEN } },
+): Promise<void> {
+  await helper.load([robotConfig as NodeModule, ...modules] as never, flow, credentials);
+}
+
+/** Resolves with the next message that arrives at the helper node `id`. */
+export function nextMessage(id: string): Promise<NodeMessage & Record<string, unknown>> {
+  const node = helper.getNode(id);
+  return new Promise((resolve) => node.once("input", (msg: NodeMessage & Record<string, unknown>) => resolve(msg)));
+}
+
+/** Collects every message that arrives at the helper node `id`, until the test reads the array. */
+export function collectMessages(id: string): Array<NodeMessage & Record<string, unknown>> {
+  const messages: Array<NodeMessage & Record<string, unknown>> = [];
+  helper.getNode(id).on("input", (msg: NodeMessage & Record<string, unknown>) => messages.push(msg));
+  return messages;
+}
+
+/** Waits until `predicate` holds, polling; fails after `ms`. */
+export async function waitFor(predicate: () => boolean, ms = 5000, what = "condition"): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Records every status a node shows. */
+export function recordStatuses(id: string): Array<{ fill?: string; shape?: string; text?: string }> {
+  const statuses: Array<{ fill?: string; shape?: string; text?: string }> = [];
+  const node = helper.getNode(id) as Node & { status: (s: object) => void };
+  const original = node.status.bind(node);
+  node.status = (status: object) => {
+    statuses.push(status);
+    original(status);
+  };
+  return statuses;
+}
+
+/** The catch and helper nodes most tests wire after the node under test. */
+export function outputsAndCatch(sourceId: string): FlowNode[] {
+  return [
+    { id: "out", type: "helper" },
+    { id: "catch", type: "catch", scope: [sourceId], uncaught: false, wires: [["caught"]] },
+    { id: "caught", type: "helper" },
+  ];
+}

@@ -1,0 +1,104 @@
+/**
+ * A recording stub of the robot cloud on loopback (port 0): it records every
+ * request exactly as it arrived on the wire and answers from a queue of scripted
+ * replies, so tests check the wire format rather than a mocked library.
+ */
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  /** The body parsed as JSON, or undefined when empty. */
+  body: unknown;
+}
+
+export interface ScriptedReply {
+  status?: number;
+  /** Sent as JSON unless it is a string. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Destroy the connection instead of answering. */
+  drop?: boolean;
+}
+
+export type Responder = (request: RecordedRequest) => ScriptedReply;
+
+export class RecordingServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: ScriptedReply[] = [];
+  private fallback: Responder = () => ({ status: 200, body: {} });
+  private readonly server = http.createServer((req, res) => this.handle(req, res));
+  private readonly sockets = new Set<Socket>();
+
+  constructor() {
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Answers the next requests in order with these replies, then falls back to the responder. */
+  reply(...replies: ScriptedReply[]): this {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  /** Answers every request not covered by reply() with this responder. */
+  respondWith(responder: Responder): this {
+    this.fallback = responder;
+    return this;
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.queue.length = 0;
+    this.fallback = () => ({ status: 200, body: {} });
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const rawBody = Buffer.concat(chunks).toString("utf8");
+      let body: unknown;
+      try {
+        body = rawBody === "" ? undefined : JSON.parse(rawBody);
+      } catch {
+        body = rawBody;
+      }
+      const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body };
+      this.requests.push(recorded);
+      const reply = this.queue.shift() ?? this.fallback(recorded);
+      const answer = () => {
+        if (reply.drop) {
+          req.socket.destroy();
+          return;
+        }
+        const payload = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
+        res.writeHead(reply.status ?? 200, { "Content-Type": "application/json", ...reply.headers });
+        res.end(payload);
+      };
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
+    });
+  }
+}
