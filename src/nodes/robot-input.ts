@@ -44,18 +44,26 @@ export function handleRobotInput<Result>(
     node.status({ fill: "blue", shape: "dot", text: inFlight.size > 1 ? `${inFlight.size} requests` : "requesting" });
   };
 
-  node.on("input", (msg: NodeMessageInFlow, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
+  // A config problem is shown at deploy time, before any message arrives.
+  const configProblem = (): RobotApiError | undefined => {
     const config = configNodeId ? (RED.nodes.getNode(configNodeId) as RobotConfigNode | null) : null;
-    if (!config) {
-      node.status({ fill: "red", shape: "ring", text: "no robot-config" });
-      done(invalidInput("robot", "no robot-config node is selected"));
+    if (!config) return invalidInput("robot", "no robot-config node is selected");
+    return "error" in config.robot ? config.robot.error : undefined;
+  };
+  const showConfigProblem = (problem: RobotApiError) => {
+    node.status({ fill: "red", shape: "ring", text: shorten(`config: ${problem.field ?? problem.code}`) });
+  };
+  const problemAtStart = configProblem();
+  if (problemAtStart) showConfigProblem(problemAtStart);
+
+  node.on("input", (msg: NodeMessageInFlow, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
+    const problem = configProblem();
+    if (problem) {
+      showConfigProblem(problem);
+      done(problem);
       return;
     }
-    if ("error" in config.robot) {
-      node.status({ fill: "red", shape: "ring", text: shorten(config.robot.error.code) });
-      done(config.robot.error);
-      return;
-    }
+    const config = RED.nodes.getNode(configNodeId!) as RobotConfigNode & { robot: { client: RobotClient } };
     const controller = new AbortController();
     inFlight.add(controller);
     showProgress();

@@ -7,6 +7,12 @@ import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
 
+// Node-RED's own Catch and Status nodes, so tests can watch what a flow author would.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const catchNode = require("@node-red/nodes/core/common/25-catch.js") as NodeModule;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const statusNode = require("@node-red/nodes/core/common/25-status.js") as NodeModule;
+
 helper.init(require.resolve("node-red"));
 
 export { helper };
@@ -26,13 +32,13 @@ export function flowWith(baseUrl: string, nodes: FlowNode[], config: Record<stri
   ];
 }
 
-/** Loads the flow with robot-config plus `modules`; credentials default to a bearer token for "config". */
+/** Loads the flow with robot-config, Catch, Status plus `modules`; credentials default to a bearer token for "config". */
 export async function loadFlow(
   modules: NodeModule[],
   flow: FlowNode[],
   credentials: Record<string, Record<string, string>> = { config: { token: TEST_TOKEN } },
 ): Promise<void> {
-  await helper.load([robotConfig as NodeModule, ...modules] as never, flow, credentials);
+  await helper.load([robotConfig as NodeModule, catchNode, statusNode, ...modules] as never, flow, credentials);
 }
 
 /** Resolves with the next message that arrives at the helper node `id`. */
@@ -73,7 +79,7 @@ export function recordStatuses(id: string): Array<{ fill?: string; shape?: strin
 export function outputsAndCatch(sourceId: string): FlowNode[] {
   return [
     { id: "out", type: "helper" },
-    { id: "catch", type: "catch", scope: [sourceId], uncaught: false, wires: [["caught"]] },
+    { id: "catch-errors", type: "catch", scope: [sourceId], uncaught: false, wires: [["caught"]] },
     { id: "caught", type: "helper" },
   ];
 }
