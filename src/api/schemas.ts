@@ -15,7 +15,8 @@ export const SerialNumber = z
   .string({ error: "must be a string" })
   .regex(SERIAL_NUMBER_PATTERN, "must be 1-128 letters, digits, '-' or '_'");
 
-const text = z.string({ error: "must be a string" }).trim().min(1, "must not be empty");
+/** Non-blank text, sent as given (not trimmed: what the user typed is what the cloud gets). */
+const text = z.string({ error: "must be a string" }).refine((value) => value.trim() !== "", "must not be empty");
 const count = z.number({ error: "must be a number" }).int("must be a whole number").min(0, "must be 0 or more");
 
 /** Numbers and strings both accepted, always sent as a string (field notes: the cloud wants TYPE_STRING). */

@@ -23,7 +23,7 @@ export interface RobotNodeBehaviour<Result> {
 }
 
 /** Status texts stay short: the editor shows them under the node. */
-function shorten(text: string, max = 24): string {
+function shorten(text: string, max = 32): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
