@@ -7,12 +7,10 @@ import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
 import { COMMANDS, COMMAND_FAMILIES, COMMAND_TYPES, isCommandType, type CommandType } from "../api/commands";
 import { invalidInput } from "../api/errors";
 import type { CommandRequest } from "../api/schemas";
-import { evaluateProperty, firstText, handleRobotInput, isPlainObject } from "./robot-input";
+import { evaluateProperty, handleRobotInput, isPlainObject, resolveSerialNumber, type SerialNumberSetting } from "./robot-input";
 
-export interface RobotCommandProperties extends NodeDef {
+export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   robot: string;
-  serialNumber: string;
-  serialNumberType: string;
   /** One of the eleven command types, or "" to take it from msg.command / msg.payload.command. */
   command: string;
   cleaningMode: string;
@@ -110,13 +108,8 @@ export default function registerRobotCommand(RED: NodeAPI): void {
       return values;
     }
 
-    async function serialNumberFor(msg: NodeMessageInFlow, fromPayload: unknown): Promise<unknown> {
-      if (fromPayload !== undefined) return fromPayload;
-      const fromMsg = (msg as { serialNumber?: unknown }).serialNumber;
-      if (fromMsg !== undefined) return fromMsg;
-      const fromNode = await evaluateProperty(RED, node, msg, config.serialNumber, config.serialNumberType);
-      return firstText(fromNode) ?? fromNode ?? "";
-    }
+    const serialNumberFor = (msg: NodeMessageInFlow, fromPayload: unknown) =>
+      resolveSerialNumber(RED, node, msg, fromPayload, config);
 
     async function requestFor(msg: NodeMessageInFlow): Promise<CommandRequest> {
       const payload = msg.payload;

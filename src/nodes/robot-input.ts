@@ -126,6 +126,42 @@ export function firstText(...candidates: unknown[]): string | undefined {
   return undefined;
 }
 
+/** The node properties every robot node has for choosing its robot. */
+export interface SerialNumberSetting {
+  serialNumber: string;
+  serialNumberType: string;
+}
+
+/**
+ * The robot a message is for: the value the payload gives, else
+ * msg.serialNumber, else the node's (TypedInput) setting. Whatever comes out is
+ * validated by the request schema, so a bad value is reported with its field.
+ */
+export async function resolveSerialNumber(
+  RED: NodeAPI,
+  node: Node,
+  msg: NodeMessageInFlow,
+  fromPayload: unknown,
+  setting: SerialNumberSetting,
+): Promise<unknown> {
+  if (fromPayload !== undefined) return fromPayload;
+  const fromMsg = (msg as { serialNumber?: unknown }).serialNumber;
+  if (fromMsg !== undefined) return fromMsg;
+  const fromNode = await evaluateProperty(RED, node, msg, setting.serialNumber, setting.serialNumberType);
+  return typeof fromNode === "string" ? fromNode.trim() : (fromNode ?? "");
+}
+
+/** The operation for one message: msg.operation when given, else the node's; unknown ones are refused. */
+export function chooseOperation<Op extends string>(msg: NodeMessageInFlow, configured: string, allowed: readonly Op[]): Op {
+  const fromMsg = (msg as { operation?: unknown }).operation;
+  const chosen = fromMsg === undefined || fromMsg === "" ? configured : fromMsg;
+  if (typeof chosen !== "string" || !(allowed as readonly string[]).includes(chosen)) {
+    const field = fromMsg === undefined || fromMsg === "" ? "operation" : "msg.operation";
+    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen)})`);
+  }
+  return chosen as Op;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
