@@ -102,6 +102,20 @@ function parseRetryAfter(header: unknown, now: number): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
+/**
+ * A google.rpc.Status-like {code, message[, details]} body with a non-zero code
+ * is an error even under HTTP 200 (the cloud's error numbering, field notes).
+ */
+function errorBodyOf(body: unknown): { code: number; message: string } | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const keys = Object.keys(body);
+  if (!keys.every((key) => ["code", "message", "msg", "details"].includes(key))) return undefined;
+  const { code, message, msg } = body as { code?: unknown; message?: unknown; msg?: unknown };
+  if (typeof code !== "number" || code === 0) return undefined;
+  const text = typeof message === "string" ? message : typeof msg === "string" ? msg : "";
+  return { code, message: text };
+}
+
 /** Which token a request went out with, so a 401 invalidates that one and no other. */
 interface SentWith {
   token?: string;
@@ -278,6 +292,17 @@ export class RobotClient {
     }
 
     let data: unknown = body ?? {};
+    const errorInSuccess = endpoint.envelope ? undefined : errorBodyOf(body);
+    if (errorInSuccess) {
+      const name = API_CODE_NAMES[errorInSuccess.code] ?? `code ${errorInSuccess.code}`;
+      return this.fail({
+        kind: "envelope",
+        operation,
+        status,
+        apiCode: errorInSuccess.code,
+        message: `${operation}: ${name}${errorInSuccess.message ? `: ${errorInSuccess.message}` : ""}`,
+      });
+    }
     if (endpoint.envelope) {
       const envelope = Envelope.safeParse(body);
       if (!envelope.success) {
@@ -290,6 +315,7 @@ export class RobotClient {
           operation,
           status,
           apiCode: envelope.data.code,
+          retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
           message: `${operation}: ${name}${envelope.data.msg ? `: ${envelope.data.msg}` : ""}`,
         });
       }

@@ -11,9 +11,13 @@ import { COMMANDS, COMMAND_FAMILIES, COMMAND_PARAMETERS, MOVE_DIRECTIONS, comman
  * '/', '.', '%' or '?' can steer a request to another path.
  */
 export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-export const SerialNumber = z
-  .string({ error: "must be a string" })
-  .regex(SERIAL_NUMBER_PATTERN, "must be 1-128 letters, digits, '-' or '_'");
+export const SerialNumber = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
+  if (value === "") {
+    ctx.addIssue({ code: "custom", message: "is not set: give the robot's serial number in the message or the node" });
+  } else if (!SERIAL_NUMBER_PATTERN.test(value)) {
+    ctx.addIssue({ code: "custom", message: "must be 1-128 letters, digits, '-' or '_'" });
+  }
+});
 
 /** Non-blank text, sent as given (not trimmed: what the user typed is what the cloud gets). */
 const text = z.string({ error: "must be a string" }).refine((value) => value.trim() !== "", "must not be empty");

@@ -263,7 +263,7 @@ describe("robot-command", function () {
     ["an unknown direction", {}, { payload: { command: "REMOTE_CONTROL_MOVE", direction: "up" } }, /controlMovingParameter\.direction: must be one of FORWARD/],
     ["a parameter on a command without one", {}, { payload: { serialNumber: SERIAL, remoteTaskCommandType: "PAUSE_TASK", commandParameter: { controlMovingParameter: { direction: "LEFT" } } } }, /commandParameter\.controlMovingParameter: is not allowed for PAUSE_TASK/],
     ["an unknown compact field", {}, { payload: { command: "CROSS_NAVIGATE", postion: "charging" } }, /payload\.postion: is not a field/],
-    ["an empty serial number", { serialNumber: "" }, { payload: 1 }, /serialNumber: must be 1-128/],
+    ["an empty serial number", { serialNumber: "" }, { payload: 1 }, /serialNumber: is not set/],
     ["an unsafe serial number", {}, { payload: 1, serialNumber: "../../admin" }, /serialNumber: must be 1-128/],
     ["a serial number that is not text", {}, { payload: 1, serialNumber: 42 }, /serialNumber: must be a string/],
   ];

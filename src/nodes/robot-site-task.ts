@@ -1,0 +1,176 @@
+/**
+ * robot-site-task: the site endpoints of an "s line" robot. Reads its status
+ * (B1) or its site (B2), creates a temporary site task (B3) or sends a
+ * temporary task (B4). The B3 and B4 bodies come whole from msg.payload, or are
+ * built from the node's fields for the common one-floor, one-area case.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
+import { invalidInput } from "../api/errors";
+import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
+import {
+  chooseOperation,
+  evaluateProperty,
+  firstText,
+  handleRobotInput,
+  isPlainObject,
+  resolveSerialNumber,
+  type SerialNumberSetting,
+} from "./robot-input";
+
+/** The node's operations: status (B1), siteInfo (B2), createTempTask (B3), sendTempTask (B4). */
+export const SITE_TASK_OPERATIONS = ["status", "siteInfo", "createTempTask", "sendTempTask"] as const;
+export type SiteTaskOperation = (typeof SITE_TASK_OPERATIONS)[number];
+
+/**
+ * msg.payload is taken as the B3 body when it carries one of these fields.
+ * serialNumber alone does not count: on every operation it only names the robot.
+ */
+export const TEMP_SITE_TASK_BODY_FIELDS = ["cleaningMode", "loopCount", "siteId", "siteName", "taskName", "floors", "tasks"] as const;
+/** msg.payload is taken as the B4 body when it carries one of these fields. */
+export const TEMP_TASK_BODY_FIELDS = ["productId", "tempTaskCommand"] as const;
+
+/** The text fields of the dialog; each is a TypedInput with a `<name>Type` companion. */
+export const TEXT_FIELDS = ["siteId", "siteName", "floorName", "mapId", "mapName", "areaId", "areaName", "taskName"] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
+
+export interface RobotSiteTaskProperties extends NodeDef, SerialNumberSetting, Record<TextField | `${TextField}Type`, string> {
+  robot: string;
+  operation: string;
+  floorIndex: string | number;
+  cleaningMode: string;
+  loop: boolean;
+  loopCount: string | number;
+}
+
+type SiteTaskAnswer = RobotStatus | SiteInfo | TempSiteTaskResult | TempTaskCommandResult;
+
+/** Which dialog fields build which body (the editor shows the same rows, see robot-site-task.html). */
+export const DIALOG_FIELDS_OF = {
+  createTempTask: ["siteId", "siteName", "floorIndex", "floorName", "mapId", "areaId", "areaName", "taskName", "cleaningMode", "loopCount"],
+  sendTempTask: ["taskName", "cleaningMode", "loop", "loopCount", "mapName", "mapId", "areaId"],
+} as const;
+
+function carriesAny(payload: unknown, fields: readonly string[]): payload is Record<string, unknown> {
+  return isPlainObject(payload) && fields.some((field) => field in payload);
+}
+
+/** A whole number from the dialog; an empty field takes the default. */
+function wholeNumber(value: string | number | undefined, field: string, fallback: number): number {
+  if (value === undefined || value === null || String(value).trim() === "") return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw invalidInput(field, `must be a whole number of 0 or more (got ${JSON.stringify(value)})`);
+  return number;
+}
+
+/** Short status text for an answer: "RUNNING 87%", the site's name, "task sent". */
+export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnswer): string {
+  switch (operation) {
+    case "status": {
+      const state = firstText(answer.taskState) ?? (answer.online === false ? "offline" : "status read");
+      const power = isPlainObject(answer.battery) ? answer.battery.powerPercentage : undefined;
+      // int64-like values may come back as strings (field notes).
+      const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
+      return Number.isFinite(percent) ? `${state} ${Math.round(percent)}%` : state;
+    }
+    case "siteInfo": {
+      const site = isPlainObject(answer.site) ? answer.site : {};
+      return firstText(answer.siteName, answer.name, site.siteName, site.name, answer.siteId, site.id) ?? "site info";
+    }
+    case "createTempTask":
+    case "sendTempTask":
+      return "task sent";
+  }
+}
+
+/** Wires one robot-site-task node: how each message becomes a call. */
+function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties): void {
+  /** The robot: the body's own serial field, else msg.serialNumber, else the node's Serial no. */
+  const serialNumberFor = (msg: NodeMessageInFlow, fromBody: unknown) => resolveSerialNumber(RED, node, msg, fromBody, config);
+
+  /** The serial number carried by a payload that is not a body: msg.payload.serialNumber. */
+  function payloadSerialNumber(msg: NodeMessageInFlow): unknown {
+    return isPlainObject(msg.payload) ? msg.payload.serialNumber : undefined;
+  }
+
+  /** A required text field of the dialog, evaluated for this message. */
+  async function dialogText(msg: NodeMessageInFlow, field: TextField, operation: SiteTaskOperation): Promise<unknown> {
+    const value = await evaluateProperty(RED, node, msg, config[field], config[`${field}Type`]);
+    if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
+      throw invalidInput(field, `is required for ${operation} when msg.payload is not the request body; set it in the node`);
+    }
+    return value;
+  }
+
+  async function createTempTaskRequest(msg: NodeMessageInFlow): Promise<TempSiteTaskRequest> {
+    const payload = msg.payload;
+    if (carriesAny(payload, TEMP_SITE_TASK_BODY_FIELDS)) {
+      // The spec's body is sent as given; only a missing serial number is filled in.
+      return { ...payload, serialNumber: await serialNumberFor(msg, payload.serialNumber) } as TempSiteTaskRequest;
+    }
+    const text = (field: TextField) => dialogText(msg, field, "createTempTask");
+    const mapId = await text("mapId");
+    const areaId = await text("areaId");
+    return {
+      cleaningMode: config.cleaningMode,
+      loopCount: wholeNumber(config.loopCount, "loopCount", 1),
+      siteId: await text("siteId"),
+      siteName: await text("siteName"),
+      taskName: await text("taskName"),
+      floors: [
+        {
+          index: wholeNumber(config.floorIndex, "floorIndex", 0),
+          name: await text("floorName"),
+          mapId,
+          area: { id: areaId, name: await text("areaName") },
+        },
+      ],
+      tasks: [{ mapId, subTasks: [{ mapId, areaId }] }],
+      serialNumber: await serialNumberFor(msg, payloadSerialNumber(msg)),
+    } as TempSiteTaskRequest;
+  }
+
+  async function sendTempTaskRequest(msg: NodeMessageInFlow): Promise<TempTaskCommandRequest> {
+    const payload = msg.payload;
+    if (carriesAny(payload, TEMP_TASK_BODY_FIELDS)) {
+      return { ...payload, productId: await serialNumberFor(msg, payload.productId) } as TempTaskCommandRequest;
+    }
+    const text = (field: TextField) => dialogText(msg, field, "sendTempTask");
+    return {
+      productId: await serialNumberFor(msg, payloadSerialNumber(msg)),
+      tempTaskCommand: {
+        taskName: await text("taskName"),
+        cleaningMode: config.cleaningMode,
+        // The client sends loop, loopCount and areaId as the strings the cloud wants.
+        loop: Boolean(config.loop),
+        loopCount: wholeNumber(config.loopCount, "loopCount", 1),
+        mapName: await text("mapName"),
+        startParam: { mapId: await text("mapId"), areaId: await text("areaId") },
+      },
+    } as TempTaskCommandRequest;
+  }
+
+  handleRobotInput<SiteTaskAnswer>(RED, node, config.robot, {
+    run: async ({ msg, client, signal }) => {
+      const operation = chooseOperation(msg, config.operation, SITE_TASK_OPERATIONS);
+      switch (operation) {
+        case "status":
+          return client.getRobotStatus({ serialNumber: (await serialNumberFor(msg, payloadSerialNumber(msg))) as string }, { signal });
+        case "siteInfo":
+          return client.getSiteInfo({ serialNumber: (await serialNumberFor(msg, payloadSerialNumber(msg))) as string }, { signal });
+        case "createTempTask":
+          return client.createTempSiteTask(await createTempTaskRequest(msg), { signal });
+        case "sendTempTask":
+          return client.sendTempTask(await sendTempTaskRequest(msg), { signal });
+      }
+    },
+    // The operation is read again from the same msg and config: run() already accepted it.
+    statusText: (answer, msg) => statusTextFor(chooseOperation(msg, config.operation, SITE_TASK_OPERATIONS), answer),
+  });
+}
+
+export default function registerRobotSiteTask(RED: NodeAPI): void {
+  RED.nodes.registerType("robot-site-task", function RobotSiteTask(this: Node, config: RobotSiteTaskProperties) {
+    RED.nodes.createNode(this, config);
+    setUpSiteTask(RED, this, config);
+  });
+}

@@ -1,0 +1,640 @@
+/**
+ * robot-site-task through real Node-RED against a recording server: the exact
+ * request of each operation (B1-B4) and its parsed answer, msg.operation,
+ * serial-number precedence, the B3/B4 bodies from msg.payload and from the
+ * dialog, B4's string coercion and rejection, bad input (nothing sent), and
+ * status texts.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import robotMaps from "../../src/nodes/robot-maps";
+import robotSiteTask, { DIALOG_FIELDS_OF } from "../../src/nodes/robot-site-task";
+import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import {
+  TAB,
+  TEST_TOKEN,
+  collectMessages,
+  flowWith,
+  helper,
+  loadFlow,
+  nextMessage,
+  outputsAndCatch,
+  recordStatuses,
+  waitFor,
+  type FlowNode,
+} from "../support/node-red";
+
+type CoreNodeModule = (RED: never) => void;
+/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules */
+const CORE_NODES_USED_BY_THE_EXAMPLE = [
+  require("@node-red/nodes/core/common/20-inject.js"),
+  require("@node-red/nodes/core/common/90-comment.js"),
+  require("@node-red/nodes/core/function/10-function.js"),
+] as CoreNodeModule[];
+/* eslint-enable @typescript-eslint/no-require-imports */
+const ROOT = path.resolve(__dirname, "../../..");
+
+const SERIAL = "GS-S-000101";
+const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
+const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
+
+const STATUS_ANSWER = {
+  serialNumber: SERIAL,
+  taskState: "RUNNING",
+  online: true,
+  speedKilometerPerHour: 1.2,
+  battery: { charging: false, powerPercentage: 87 },
+  localizationInfo: { localizationState: "NORMAL", map: { id: MAP_ID, name: "Floor 1", version: 3 } },
+  firmwareOnlyField: { nested: ["kept"] },
+};
+const SITE_ANSWER = {
+  siteId: SITE_ID,
+  siteName: "Headquarters",
+  buildings: [{ name: "Main", floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID }] }],
+  unknownField: 7,
+};
+const TEMP_SITE_TASK_ANSWER = { taskId: "task-42", state: "CREATED", extra: { kept: true } };
+const TEMP_TASK_ACCEPTED = {
+  productId: SERIAL,
+  requestId: "req-1",
+  orderType: "start_task",
+  cmdStatus: 5,
+  cmdResultCode: "6880",
+  newField: "kept",
+};
+
+const PATHS = {
+  status: (serial: string) => `/openapi/v2alpha1/s/robots/${serial}/status`,
+  siteInfo: (serial: string) => `/openapi/v2alpha1/robots/${serial}/getSiteInfo`,
+  createTempTask: "/openapi/v2/robot/tasks/temp/withSite",
+  sendTempTask: "/v2alpha1/robotCommand/tempTask:send",
+};
+
+/** The cloud's answer for each path. */
+function answerFor(request: RecordedRequest): ScriptedReply {
+  if (request.path.endsWith("/status")) return { body: STATUS_ANSWER };
+  if (request.path.endsWith("/getSiteInfo")) return { body: SITE_ANSWER };
+  if (request.path === PATHS.createTempTask) return { body: TEMP_SITE_TASK_ANSWER };
+  if (request.path === PATHS.sendTempTask) return { body: TEMP_TASK_ACCEPTED };
+  return { status: 404, body: { code: 5, message: "no such path" } };
+}
+
+function siteTaskNode(settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id: "site",
+    type: "robot-site-task",
+    robot: "config",
+    serialNumber: SERIAL,
+    serialNumberType: "str",
+    operation: "status",
+    siteId: SITE_ID,
+    siteIdType: "str",
+    siteName: "Headquarters",
+    siteNameType: "str",
+    floorIndex: 0,
+    floorName: "Floor 1",
+    floorNameType: "str",
+    mapId: MAP_ID,
+    mapIdType: "str",
+    mapName: "Floor 1",
+    mapNameType: "str",
+    areaId: "1",
+    areaIdType: "str",
+    areaName: "Lobby",
+    areaNameType: "str",
+    taskName: "Lobby clean",
+    taskNameType: "str",
+    cleaningMode: "清扫",
+    loop: false,
+    loopCount: 1,
+    wires: [["out"]],
+    ...settings,
+  };
+}
+
+/** The B3 body the dialog's default settings above must build. */
+const DIALOG_B3_BODY = {
+  cleaningMode: "清扫",
+  loopCount: 1,
+  siteId: SITE_ID,
+  siteName: "Headquarters",
+  taskName: "Lobby clean",
+  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
+  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
+  serialNumber: SERIAL,
+};
+
+/** The B4 body the dialog's default settings above must build. */
+const DIALOG_B4_BODY = {
+  productId: SERIAL,
+  tempTaskCommand: {
+    taskName: "Lobby clean",
+    cleaningMode: "清扫",
+    loop: "false",
+    loopCount: "1",
+    mapName: "Floor 1",
+    startParam: { mapId: MAP_ID, areaId: "1" },
+  },
+};
+
+describe("robot-site-task", function () {
+  let server: RecordingServer;
+
+  before(async () => {
+    server = await new RecordingServer().start();
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach((done) => {
+    server.reset();
+    server.respondWith(answerFor);
+    helper.startServer(done);
+  });
+  afterEach(async () => {
+    await helper.unload();
+    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+  });
+
+  async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
+    await loadFlow([robotSiteTask], flowWith(server.url, [siteTaskNode(settings), ...outputsAndCatch("site")], config));
+  }
+
+  /** Sends one message and resolves with whichever comes: the output or the caught error. */
+  async function outcome(msg: Record<string, unknown>) {
+    const output = nextMessage("out").then((m) => ({ output: m, caught: undefined }));
+    const caught = nextMessage("caught").then((m) => ({ caught: m, output: undefined }));
+    helper.getNode("site").receive(msg);
+    return Promise.race([output, caught]) as Promise<{ output?: Record<string, unknown>; caught?: Record<string, unknown> }>;
+  }
+
+  function assertAuthenticatedJson(request: RecordedRequest) {
+    assert.equal(request.headers.authorization, `Bearer ${TEST_TOKEN}`);
+    assert.equal(request.headers["content-type"], "application/json");
+  }
+
+  describe("status and siteInfo", () => {
+    it("status: GETs B1 without a body and emits the whole answer", async () => {
+      await load({ operation: "status" });
+      const statuses = recordStatuses("site");
+      const { output } = await outcome({ payload: "tick", topic: "poll" });
+      assert.ok(output, "an output");
+      assert.equal(server.requests.length, 1);
+      const request = server.requests[0]!;
+      assert.equal(request.method, "GET");
+      assert.equal(request.path, PATHS.status(SERIAL));
+      assert.equal(request.rawBody, "");
+      assertAuthenticatedJson(request);
+      assert.deepEqual(output.payload, STATUS_ANSWER);
+      assert.equal(output.topic, "poll");
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "RUNNING 87%" });
+    });
+
+    it("siteInfo: GETs B2 without a body, emits the whole answer and shows the site's name", async () => {
+      await load({ operation: "siteInfo" });
+      const statuses = recordStatuses("site");
+      const { output } = await outcome({ payload: 1 });
+      assert.ok(output);
+      const request = server.requests[0]!;
+      assert.equal(request.method, "GET");
+      assert.equal(request.path, PATHS.siteInfo(SERIAL));
+      assert.equal(request.rawBody, "");
+      assertAuthenticatedJson(request);
+      assert.deepEqual(output.payload, SITE_ANSWER);
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "Headquarters" });
+    });
+
+    it("siteInfo for a robot on no site reaches the Catch node with the cloud's code and text", async () => {
+      server.reply({ status: 404, body: { code: 5, message: "The robot is not on a site." } });
+      await load({ operation: "siteInfo", serialNumber: "GS-S-000201" });
+      const statuses = recordStatuses("site");
+      const { caught, output } = await outcome({ payload: 1, topic: "site?" });
+      assert.equal(output, undefined);
+      const error = caught!.error as { message: string; code: string };
+      assert.equal(error.code, "NOT_FOUND");
+      assert.match(error.message, /NOT_FOUND: The robot is not on a site\./);
+      assert.equal(caught!.topic, "site?");
+      assert.equal(server.requests[0]!.path, PATHS.siteInfo("GS-S-000201"));
+      assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "NOT_FOUND" });
+      assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
+    });
+
+    it("shows the task state alone when the answer has no battery, and offline when it has no state", async () => {
+      server.reply({ body: { serialNumber: SERIAL, taskState: "IDLE" } }, { body: { serialNumber: SERIAL, online: false } });
+      await load({ operation: "status" });
+      const statuses = recordStatuses("site");
+      await outcome({ payload: 1 });
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "IDLE" });
+      await outcome({ payload: 2 });
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "offline" });
+    });
+
+    it("takes the serial number from msg.payload.serialNumber, then msg.serialNumber, then the node", async () => {
+      await load({ operation: "status" });
+      await outcome({ payload: { serialNumber: "FROM-PAYLOAD" }, serialNumber: "FROM-MSG" });
+      await outcome({ payload: "x", serialNumber: "FROM-MSG" });
+      await outcome({ payload: { other: 1 } });
+      assert.deepEqual(
+        server.requests.map((r) => r.path),
+        [PATHS.status("FROM-PAYLOAD"), PATHS.status("FROM-MSG"), PATHS.status(SERIAL)],
+      );
+    });
+
+    it("evaluates the node's serial number from msg, flow and env", async () => {
+      process.env.ROBOT_FLEET_SITE_TEST_SERIAL = "FROM-ENV";
+      try {
+        await load({ operation: "status", serialNumber: "robot.sn", serialNumberType: "msg" });
+        await outcome({ payload: 1, robot: { sn: "FROM-MSG-PATH" } });
+        await helper.unload();
+        await load({ operation: "status", serialNumber: "robotSerial", serialNumberType: "flow" });
+        helper.getNode("site").context().flow.set("robotSerial", "FROM-FLOW");
+        await outcome({ payload: 1 });
+        await helper.unload();
+        await load({ operation: "status", serialNumber: "ROBOT_FLEET_SITE_TEST_SERIAL", serialNumberType: "env" });
+        await outcome({ payload: 1 });
+      } finally {
+        delete process.env.ROBOT_FLEET_SITE_TEST_SERIAL;
+      }
+      assert.deepEqual(
+        server.requests.map((r) => r.path),
+        [PATHS.status("FROM-MSG-PATH"), PATHS.status("FROM-FLOW"), PATHS.status("FROM-ENV")],
+      );
+    });
+  });
+
+  describe("msg.operation", () => {
+    it("overrides the node's operation and stays on the message", async () => {
+      await load({ operation: "status" });
+      const { output } = await outcome({ payload: 1, operation: "siteInfo" });
+      assert.equal(server.requests[0]!.path, PATHS.siteInfo(SERIAL));
+      assert.equal(output!.operation, "siteInfo");
+      assert.deepEqual(output!.payload, SITE_ANSWER);
+      const second = await outcome({ payload: 1, operation: "sendTempTask" });
+      assert.ok(second.output);
+      assert.equal(server.requests[1]!.path, PATHS.sendTempTask);
+      assert.deepEqual(server.requests[1]!.body, DIALOG_B4_BODY);
+      const third = await outcome({ payload: 1, operation: "" });
+      assert.ok(third.output, "an empty msg.operation counts as not set");
+      assert.equal(server.requests[2]!.path, PATHS.status(SERIAL));
+    });
+  });
+
+  describe("createTempTask (B3)", () => {
+    const B3_BODY = {
+      cleaningMode: "清扫",
+      loopCount: 2,
+      siteId: SITE_ID,
+      siteName: "Headquarters",
+      taskName: "Two floors",
+      floors: [
+        { index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } },
+        { index: 1, name: "Floor 2", mapId: "map-2", area: { id: "4", name: "Canteen" } },
+      ],
+      tasks: [
+        { mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] },
+        { mapId: "map-2", subTasks: [{ mapId: "map-2", areaId: "4" }] },
+      ],
+      serialNumber: "GS-S-000102",
+    };
+
+    it("POSTs the spec's body from msg.payload unchanged and emits the answer", async () => {
+      await load({ operation: "createTempTask" });
+      const statuses = recordStatuses("site");
+      const { output } = await outcome({ payload: B3_BODY, topic: "b3" });
+      assert.ok(output);
+      assert.equal(server.requests.length, 1);
+      const request = server.requests[0]!;
+      assert.equal(request.method, "POST");
+      assert.equal(request.path, PATHS.createTempTask);
+      assertAuthenticatedJson(request);
+      assert.deepEqual(JSON.parse(request.rawBody), B3_BODY);
+      assert.deepEqual(output.payload, TEMP_SITE_TASK_ANSWER);
+      assert.equal(output.topic, "b3");
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "task sent" });
+    });
+
+    it("fills a missing serialNumber from msg.serialNumber, else the node", async () => {
+      await load({ operation: "createTempTask" });
+      const withoutSerial: Record<string, unknown> = { ...B3_BODY };
+      delete withoutSerial.serialNumber;
+      await outcome({ payload: withoutSerial, serialNumber: "FROM-MSG" });
+      await outcome({ payload: withoutSerial });
+      await outcome({ payload: B3_BODY, serialNumber: "FROM-MSG" });
+      assert.deepEqual(
+        server.requests.map((r) => (r.body as { serialNumber: string }).serialNumber),
+        ["FROM-MSG", SERIAL, "GS-S-000102"],
+      );
+    });
+
+    it("accepts numeric area ids in the body and sends them as strings", async () => {
+      await load({ operation: "createTempTask" });
+      const body = structuredClone(B3_BODY) as unknown as { floors: Array<{ area: { id: unknown } }>; tasks: Array<{ subTasks: Array<{ areaId: unknown }> }> };
+      body.floors[0]!.area.id = 1;
+      body.tasks[0]!.subTasks[0]!.areaId = 1;
+      await outcome({ payload: body });
+      const sent = server.requests[0]!.body as typeof body;
+      assert.equal(sent.floors[0]!.area.id, "1");
+      assert.equal(sent.tasks[0]!.subTasks[0]!.areaId, "1");
+    });
+
+    it("builds the body from the dialog's fields when msg.payload is not a B3 body", async () => {
+      await load({ operation: "createTempTask" });
+      for (const payload of [undefined, 1700000000000, "go", { temperature: 21 }, [1, 2], { serialNumber: SERIAL }]) {
+        const { output } = await outcome({ payload });
+        assert.ok(output, `an output for ${JSON.stringify(payload)}`);
+      }
+      assert.equal(server.requests.length, 6);
+      for (const request of server.requests) {
+        assert.equal(request.path, PATHS.createTempTask);
+        assert.deepEqual(request.body, DIALOG_B3_BODY);
+      }
+    });
+
+    it("builds the body from fields that come from the message (a robot maps answer)", async () => {
+      await load({
+        operation: "createTempTask",
+        mapId: "payload.mapId",
+        mapIdType: "msg",
+        areaId: "payload.subareas.partitions[0].id",
+        areaIdType: "msg",
+        areaName: "payload.subareas.partitions[0].name",
+        areaNameType: "msg",
+        floorIndex: 2,
+        loopCount: "3",
+      });
+      const subareas = { mapId: "map-from-msg", subareas: { partitions: [{ id: 7, name: "Corridor" }] } };
+      await outcome({ payload: subareas, serialNumber: "GS-S-000103" });
+      assert.deepEqual(server.requests[0]!.body, {
+        ...DIALOG_B3_BODY,
+        loopCount: 3,
+        floors: [{ index: 2, name: "Floor 1", mapId: "map-from-msg", area: { id: "7", name: "Corridor" } }],
+        tasks: [{ mapId: "map-from-msg", subTasks: [{ mapId: "map-from-msg", areaId: "7" }] }],
+        serialNumber: "GS-S-000103",
+      });
+    });
+  });
+
+  describe("sendTempTask (B4)", () => {
+    it("POSTs the spec's body, coercing loop, loopCount and areaId to strings and filling productId", async () => {
+      await load({ operation: "sendTempTask" });
+      const statuses = recordStatuses("site");
+      const payload = {
+        tempTaskCommand: {
+          taskName: "Spill",
+          cleaningMode: "清扫",
+          loop: true,
+          loopCount: 2,
+          mapName: "Floor 1",
+          startParam: { mapId: MAP_ID, areaId: 3 },
+        },
+      };
+      const { output } = await outcome({ payload, serialNumber: "GS-S-000104" });
+      assert.ok(output);
+      const request = server.requests[0]!;
+      assert.equal(request.method, "POST");
+      assert.equal(request.path, PATHS.sendTempTask);
+      assertAuthenticatedJson(request);
+      assert.deepEqual(JSON.parse(request.rawBody), {
+        productId: "GS-S-000104",
+        tempTaskCommand: {
+          taskName: "Spill",
+          cleaningMode: "清扫",
+          loop: "true",
+          loopCount: "2",
+          mapName: "Floor 1",
+          startParam: { mapId: MAP_ID, areaId: "3" },
+        },
+      });
+      assert.deepEqual(output.payload, TEMP_TASK_ACCEPTED);
+      assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "task sent" });
+    });
+
+    it("keeps a body's own productId and string values as they are", async () => {
+      await load({ operation: "sendTempTask" });
+      const body = {
+        productId: "GS-S-000105",
+        tempTaskCommand: {
+          taskName: "Night",
+          cleaningMode: "清扫",
+          loop: "false",
+          loopCount: "1",
+          mapName: "Floor 1",
+          startParam: { mapId: MAP_ID, areaId: "2" },
+        },
+      };
+      await outcome({ payload: body, serialNumber: "FROM-MSG" });
+      assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), body);
+    });
+
+    it("builds the body from the dialog's fields when msg.payload is not a B4 body", async () => {
+      await load({ operation: "sendTempTask" });
+      await outcome({ payload: "go" });
+      await outcome({ payload: { serialNumber: "FROM-PAYLOAD" } });
+      await helper.unload();
+      await load({ operation: "sendTempTask", loop: true, loopCount: 4, areaId: "12" });
+      await outcome({ payload: 0, serialNumber: "FROM-MSG" });
+      assert.deepEqual(
+        server.requests.map((r) => r.body),
+        [
+          DIALOG_B4_BODY,
+          { ...DIALOG_B4_BODY, productId: "FROM-PAYLOAD" },
+          {
+            productId: "FROM-MSG",
+            tempTaskCommand: { ...DIALOG_B4_BODY.tempTaskCommand, loop: "true", loopCount: "4", startParam: { mapId: MAP_ID, areaId: "12" } },
+          },
+        ],
+      );
+    });
+
+    it("reports a task the robot rejected (cmdStatus 7) with its cmdResultCode, once, without retrying", async () => {
+      server.reply({ body: { productId: SERIAL, requestId: "req-9", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
+      await load({ operation: "sendTempTask" });
+      const statuses = recordStatuses("site");
+      const outputs = collectMessages("out");
+      const caught = collectMessages("caught");
+      helper.getNode("site").receive({ payload: "go", topic: "spill" });
+      await waitFor(() => caught.length === 1, 5000, "the rejection");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(outputs.length, 0);
+      assert.equal(caught.length, 1);
+      const error = caught[0]!.error as { message: string; code: string };
+      assert.equal(error.code, "COMMAND_REJECTED");
+      assert.match(error.message, /cmdResultCode 2010100009/);
+      assert.equal(caught[0]!.topic, "spill");
+      assert.equal(server.requests.length, 1, "a rejected task is not sent again");
+      assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "COMMAND_REJECTED" });
+      assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
+    });
+  });
+
+  const badInputs: Array<[string, Record<string, unknown>, Record<string, unknown>, RegExp]> = [
+    [
+      "a B3 floor without an area id",
+      { operation: "createTempTask" },
+      {
+        payload: {
+          ...DIALOG_B3_BODY,
+          floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { name: "Lobby" } }],
+        },
+      },
+      /floors\.0\.area\.id: must be a string or a whole number/,
+    ],
+    [
+      "a B3 sub-task with a boolean area id",
+      { operation: "createTempTask" },
+      { payload: { ...DIALOG_B3_BODY, tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: true }] }] } },
+      /tasks\.0\.subTasks\.0\.areaId/,
+    ],
+    ["a B3 body without floors", { operation: "createTempTask" }, { payload: { ...DIALOG_B3_BODY, floors: [] } }, /floors: must list at least one floor/],
+    ["a B3 body with a misspelt field", { operation: "createTempTask" }, { payload: { ...DIALOG_B3_BODY, flors: [] } }, /flors/],
+    [
+      "a B4 loop value that is not a boolean",
+      { operation: "sendTempTask" },
+      { payload: { tempTaskCommand: { ...DIALOG_B4_BODY.tempTaskCommand, loop: "yes" } } },
+      /tempTaskCommand\.loop: must be true, false/,
+    ],
+    [
+      "a B4 loop count that is not a whole number",
+      { operation: "sendTempTask" },
+      { payload: { tempTaskCommand: { ...DIALOG_B4_BODY.tempTaskCommand, loopCount: 1.5 } } },
+      /tempTaskCommand\.loopCount/,
+    ],
+    ["a dialog field left empty (createTempTask)", { operation: "createTempTask", mapId: "" }, { payload: 1 }, /mapId: is required for createTempTask/],
+    ["a dialog field left empty (sendTempTask)", { operation: "sendTempTask", mapName: "" }, { payload: 1 }, /mapName: is required for sendTempTask/],
+    ["a dialog loop count that is not a number", { operation: "sendTempTask", loopCount: "twice" }, { payload: 1 }, /loopCount: must be a whole number/],
+    ["no serial number anywhere", { serialNumber: "" }, { payload: 1 }, /serialNumber: is not set/],
+    ["an empty msg.serialNumber", {}, { payload: 1, serialNumber: "" }, /serialNumber: is not set/],
+    ["an unsafe serial number", {}, { payload: { serialNumber: "../../admin" } }, /serialNumber: must be 1-128/],
+    ["an unsafe productId", { operation: "sendTempTask" }, { payload: { ...DIALOG_B4_BODY, productId: "a/b" } }, /productId: must be 1-128/],
+    ["an unknown msg.operation", {}, { payload: 1, operation: "reboot" }, /msg\.operation: must be one of status, siteInfo, createTempTask, sendTempTask/],
+    ["an unknown operation in the node", { operation: "reboot" }, { payload: 1 }, /^RobotApiError: operation: must be one of/],
+  ];
+  for (const [label, settings, msg, expected] of badInputs) {
+    it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
+      await load(settings);
+      const statuses = recordStatuses("site");
+      const { caught, output } = await outcome({ ...msg, topic: "keep-me" });
+      assert.equal(output, undefined);
+      const error = caught!.error as { message: string; code: string; source: { id: string } };
+      assert.match(error.message, expected);
+      assert.equal(error.code, "INVALID_INPUT");
+      assert.equal(error.source.id, "site");
+      assert.equal(caught!.topic, "keep-me");
+      assert.equal(server.requests.length, 0);
+      assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
+    });
+  }
+
+  it("keeps the message's other properties, shows progress, and never shows the token", async () => {
+    await load({ operation: "status" });
+    const statuses = recordStatuses("site");
+    const { output } = await outcome({ payload: 1, topic: "floor/1", _custom: { a: 1 }, serialNumber: SERIAL });
+    assert.equal(output!.topic, "floor/1");
+    assert.deepEqual(output!._custom, { a: 1 });
+    assert.equal(output!.serialNumber, SERIAL);
+    assert.deepEqual(statuses[0], { fill: "blue", shape: "dot", text: "requesting" });
+    assert.ok(!JSON.stringify(output).includes(TEST_TOKEN));
+    assert.ok(!JSON.stringify(statuses).includes(TEST_TOKEN));
+  });
+
+  it("the editor shows the dialog rows that build each body", () => {
+    const html = fs.readFileSync(path.resolve(__dirname, "../../../nodes/robot-site-task.html"), "utf8");
+    const rows = /var OPERATION_ROWS = (\{[\s\S]*?\});/.exec(html);
+    assert.ok(rows, "OPERATION_ROWS in the editor file");
+    assert.deepEqual(JSON.parse(rows[1]!), { status: [], siteInfo: [], ...DIALOG_FIELDS_OF });
+    for (const field of new Set(Object.values(DIALOG_FIELDS_OF).flat())) {
+      assert.match(html, new RegExp(`id="node-input-${field}"`), `the dialog has ${field}`);
+      assert.match(html, new RegExp(`class="form-row robot-site-task-row-${field}"`), `the row of ${field} can be hidden`);
+    }
+  });
+
+  describe("the example flow", () => {
+    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/robot-site-task.json"), "utf8")) as FlowNode[];
+
+    /** A plausible cloud: GS-S-000101 is on a site with one map of two areas; GS-S-000201 is on no site. */
+    function exampleCloud(request: RecordedRequest): ScriptedReply {
+      if (request.path === PATHS.siteInfo("GS-S-000201")) return { status: 404, body: { code: 5, message: "The robot is not on a site." } };
+      if (request.path === "/openapi/v1/map/robotMap/list") return { body: { code: 0, msg: "SUCCESS", data: [{ mapId: MAP_ID, mapName: "Floor 1" }] } };
+      if (request.path === "/openapi/v1/map/subareas/get") {
+        return { body: { code: 0, msg: "SUCCESS", data: { mapId: MAP_ID, subareas: { partitions: [{ id: 3, name: "Lobby" }, { id: 4, name: "Hall" }] } } } };
+      }
+      return answerFor(request);
+    }
+
+    async function loadExample() {
+      server.respondWith(exampleCloud);
+      const config = EXAMPLE.find((node) => node.type === "robot-config")!;
+      const flow: FlowNode[] = [
+        { id: TAB, type: "tab", label: "example" },
+        // Debug nodes become helper nodes, so the test sees what the sidebar would show.
+        ...EXAMPLE.map((node) => ({
+          ...node,
+          z: TAB,
+          ...(node.type === "debug" ? { type: "helper" } : {}),
+          ...(node.type === "robot-config" ? { baseUrl: server.url } : {}),
+        })),
+      ];
+      await loadFlow([robotSiteTask, robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: TEST_TOKEN } });
+    }
+
+    it("points at the simulator, carries no credentials and has an inject per operation", () => {
+      const config = EXAMPLE.find((node) => node.type === "robot-config")!;
+      assert.equal(config.name, "Robot cloud simulator");
+      assert.equal(config.baseUrl, "http://127.0.0.1:18080");
+      assert.ok(!JSON.stringify(EXAMPLE).includes("credentials"));
+      const operations = new Set(EXAMPLE.filter((node) => node.type === "robot-site-task").map((node) => node.operation));
+      assert.deepEqual([...operations].sort(), ["createTempTask", "sendTempTask", "siteInfo", "status"]);
+      assert.ok(EXAMPLE.some((node) => node.type === "catch"), "a catch node");
+    });
+
+    it("reads status and site info, and catches the site info of a robot on no site", async () => {
+      await loadExample();
+      const status = nextMessage("sitetask-debug-status");
+      helper.getNode("sitetask-inject-status").receive({});
+      assert.deepEqual((await status).payload, STATUS_ANSWER);
+      const site = nextMessage("sitetask-debug-site");
+      helper.getNode("sitetask-inject-site").receive({});
+      assert.deepEqual((await site).payload, SITE_ANSWER);
+      const error = nextMessage("sitetask-debug-errors");
+      helper.getNode("sitetask-inject-nosite").receive({});
+      assert.equal(((await error).error as { code: string }).code, "NOT_FOUND");
+      assert.equal(server.requests.at(-1)!.path, PATHS.siteInfo("GS-S-000201"));
+    });
+
+    it("sends a temporary task for the first area of the first map", async () => {
+      await loadExample();
+      const sent = nextMessage("sitetask-debug-b4");
+      helper.getNode("sitetask-inject-b4").receive({});
+      assert.deepEqual((await sent).payload, TEMP_TASK_ACCEPTED);
+      assert.deepEqual(server.requests.at(-1)!.body, {
+        productId: SERIAL,
+        tempTaskCommand: {
+          taskName: "Clean Lobby",
+          cleaningMode: "清扫",
+          loop: "false",
+          loopCount: "1",
+          mapName: "Floor 1",
+          startParam: { mapId: MAP_ID, areaId: "3" },
+        },
+      });
+    });
+
+    it("creates a site task from the site, the first map and its first area", async () => {
+      await loadExample();
+      const created = nextMessage("sitetask-debug-b3");
+      helper.getNode("sitetask-inject-b3").receive({});
+      assert.deepEqual((await created).payload, TEMP_SITE_TASK_ANSWER);
+      assert.deepEqual(server.requests.at(-1)!.body, {
+        cleaningMode: "清扫",
+        loopCount: 1,
+        siteId: SITE_ID,
+        siteName: "Headquarters",
+        taskName: "Temporary site task",
+        floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "3", name: "Lobby" } }],
+        tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "3" }] }],
+        serialNumber: SERIAL,
+      });
+    });
+  });
+});
