@@ -13,7 +13,7 @@ import {
   type ResultOf,
   type RobotOperationName,
 } from "./endpoints";
-import { API_CODE_NAMES, RobotApiError, invalidInput } from "./errors";
+import { API_CODE_NAMES, RobotApiError, describeIssues, invalidInput } from "./errors";
 import { Envelope, ErrorBody } from "./schemas";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
@@ -63,16 +63,6 @@ export function normaliseBaseUrl(raw: string): string {
     throw invalidInput("baseUrl", "must not hold credentials, a query or a fragment");
   }
   return url.href.replace(/\/+$/, "");
-}
-
-/** Formats a zod failure as "field.path: problem", naming the first offending fields. */
-export function describeIssues(error: z.ZodError): { field: string; message: string } {
-  const described = error.issues.slice(0, 3).map((issue) => {
-    const field = issue.path.map(String).join(".");
-    return { field, text: field ? `${field}: ${issue.message}` : issue.message };
-  });
-  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
-  return { field: described[0]?.field ?? "", message: described.map((d) => d.text).join("; ") + more };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 /**
  * The one error type of the client. Every failure (bad input, HTTP status,
  * envelope code, timeout, network, malformed answer, robot rejection) becomes a
@@ -132,4 +134,14 @@ export function invalidInput(field: string, problem: string, operation?: string)
 
 export function isRobotApiError(value: unknown): value is RobotApiError {
   return value instanceof RobotApiError;
+}
+
+/** Formats a zod failure as "field.path: problem", naming the first offending fields. */
+export function describeIssues(error: z.ZodError): { field: string; message: string } {
+  const described = error.issues.slice(0, 3).map((issue) => {
+    const field = issue.path.map(String).join(".");
+    return { field, text: field ? `${field}: ${issue.message}` : issue.message };
+  });
+  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
+  return { field: described[0]?.field ?? "", message: described.map((d) => d.text).join("; ") + more };
 }

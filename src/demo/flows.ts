@@ -1,0 +1,54 @@
+/**
+ * Turns the importable example flows into one deployable flow file for the
+ * demo: one tab per example, every robot-config pointed at the running
+ * simulator with the demo token, every MQTT broker at the embedded broker.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+type FlowNode = Record<string, unknown> & { id: string; type: string };
+
+export interface DemoTargets {
+  simulatorUrl: string;
+  token: string;
+  mqttPort: number;
+}
+
+/** Nodes on a canvas have coordinates or wires; config nodes have neither and stay global. */
+function isCanvasNode(node: FlowNode): boolean {
+  return "wires" in node || "x" in node;
+}
+
+export function buildDemoFlows(
+  examplesDir: string,
+  targets: DemoTargets,
+): { flows: FlowNode[]; credentials: Record<string, Record<string, string>> } {
+  const flows: FlowNode[] = [];
+  const configs = new Map<string, FlowNode>();
+  const credentials: Record<string, Record<string, string>> = {};
+  const files = fs.readdirSync(examplesDir).filter((file) => file.endsWith(".json")).sort();
+  for (const file of files) {
+    const tabId = `demo-${path.basename(file, ".json")}`;
+    flows.push({ id: tabId, type: "tab", label: path.basename(file, ".json"), info: `Example flow ${file}` });
+    const nodes = JSON.parse(fs.readFileSync(path.join(examplesDir, file), "utf8")) as FlowNode[];
+    for (const node of nodes) {
+      if (node.type === "tab") continue;
+      if (isCanvasNode(node)) {
+        flows.push({ ...node, z: tabId });
+        continue;
+      }
+      const config: FlowNode = { ...node };
+      delete config.z;
+      if (config.type === "robot-config") {
+        config.baseUrl = targets.simulatorUrl;
+        config.authMode = "token";
+        credentials[config.id] = { token: targets.token };
+      } else if (config.type === "mqtt-broker") {
+        config.broker = "127.0.0.1";
+        config.port = String(targets.mqttPort);
+      }
+      configs.set(config.id, config);
+    }
+  }
+  return { flows: [...flows, ...configs.values()], credentials };
+}

@@ -1,0 +1,134 @@
+/**
+ * The README's start command: the robot-cloud simulator, an embedded MQTT
+ * broker and Node-RED 4.1 with this package installed and every example flow
+ * deployed against the simulator. Ctrl-C stops all of it.
+ *
+ * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
+ * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); 0 picks a free port.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { Aedes } from "aedes";
+import { startSimulator } from "../simulator";
+import { DEMO_TOKEN } from "../simulator/fleet";
+import { buildDemoFlows } from "./flows";
+
+const packageRoot = path.resolve(__dirname, "../../..");
+const packageName = (JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { name: string }).name;
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, not "${raw}"`);
+  return port;
+}
+
+function listen(server: net.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** Installs this package into the throwaway user directory the way npm links a local folder. */
+function prepareUserDir(): string {
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-"));
+  const modules = path.join(userDir, "node_modules");
+  fs.mkdirSync(path.dirname(path.join(modules, packageName)), { recursive: true });
+  fs.symlinkSync(packageRoot, path.join(modules, packageName), "dir");
+  return userDir;
+}
+
+async function main(): Promise<void> {
+  const host = process.env.HOST || "127.0.0.1";
+  const editorPort = portFromEnv("PORT", 1880);
+
+  const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080) });
+
+  const broker = await Aedes.createBroker();
+  const mqttServer = net.createServer((socket) => broker.handle(socket));
+  const mqttPort = await listen(mqttServer, portFromEnv("MQTT_PORT", 1883), "127.0.0.1");
+
+  const userDir = prepareUserDir();
+  const { flows, credentials } = buildDemoFlows(path.join(packageRoot, "examples"), {
+    simulatorUrl: simulator.url,
+    token: DEMO_TOKEN,
+    mqttPort,
+  });
+  fs.writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flows, null, 2));
+  fs.writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify(credentials, null, 2));
+
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const RED = require("node-red") as NodeRedEmbedded;
+  const app = express();
+  const server = http.createServer(app);
+  RED.init(server, {
+    userDir,
+    flowFile: "flows.json",
+    credentialSecret: false,
+    httpAdminRoot: "/",
+    httpNodeRoot: "/api",
+    uiHost: host,
+    editorTheme: { tours: false, projects: { enabled: false } },
+    telemetry: { enabled: false, updateNotification: false },
+    diagnostics: { enabled: false },
+    logging: { console: { level: "info", metrics: false, audit: false } },
+  });
+  app.use("/", RED.httpAdmin);
+  app.use("/api", RED.httpNode);
+  const port = await listen(server, editorPort, host);
+  // start() resolves before the flows run; the banner waits until they do.
+  const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
+  await RED.start();
+  await flowsStarted;
+
+  const sensorTopic = "facility/sensors/kitchen/spill";
+  console.log(`
+  Robot fleet demo is running.
+    Node-RED editor   http://${host}:${port}/
+    Robot simulator   ${simulator.url}   (token "${DEMO_TOKEN}")
+    MQTT broker       mqtt://127.0.0.1:${mqttPort}
+
+  Publish a sensor message to start a cleaning run:
+    npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"robot":"GS-S-000101"}'
+  Then read the robot's status with the "robot status" inject in the editor.
+  Ctrl-C stops everything.
+`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\nStopping the demo...");
+    await RED.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
+    await simulator.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+}
+
+interface NodeRedEmbedded {
+  init(server: http.Server, settings: Record<string, unknown>): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  httpAdmin: express.Express;
+  httpNode: express.Express;
+  events: { once(event: string, listener: () => void): void };
+}
+
+main().catch((error: unknown) => {
+  console.error(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

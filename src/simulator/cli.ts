@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+/**
+ * robot-cloud-simulator: runs the simulated robot cloud so flows can be built
+ * with no robot. Prints the base URL, the tokens and the client credentials to
+ * put in a robot-config node; Ctrl-C (or SIGTERM) stops it.
+ */
+import { parseArgs } from "node:util";
+import { demoFleet, DEMO_CLIENT } from "./fleet";
+import type { Faults } from "./faults";
+import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
+
+export const DEFAULT_CLI_PORT = 18080;
+
+export const USAGE = `Usage: robot-cloud-simulator [options]
+
+A simulated robot cloud on this machine: three S-line robots, maps, site
+tasks, the token grant, and the same checks as the real service.
+
+Options:
+  --port N             port to listen on (default ${DEFAULT_CLI_PORT}; 0 picks a free one)
+  --host ADDRESS       address to listen on (default 127.0.0.1)
+  --token T            access token of the demo account (repeatable or a comma list;
+                       replaces the default "demo-token")
+  --latency MS         add MS milliseconds to every answer
+  --fail-rate R        share 0..1 of answers that fail (HTTP 500, or code 13 on map endpoints)
+  --drop-rate R        share 0..1 of requests whose connection is dropped after taking effect
+  --malformed-rate R   share 0..1 of answers whose body is cut short
+  --rate-limit N       requests allowed per token and window (default ${DEFAULT_RATE_LIMIT.requests}; 0 turns it off)
+  --rate-window MS     length of the rate-limit window (default ${DEFAULT_RATE_LIMIT.windowMs})
+  --seed N             seed of the fault dice (default 1), for repeatable runs
+  --quiet              no log line per request
+  --help               show this text
+
+While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults (JSON such as {"failRate":0.2})
+and POST ${CONTROL_PREFIX}reset puts the fleet back as it started.`;
+
+export class CliUsageError extends Error {}
+
+export type CliCommand = { help: true } | { help: false; options: SimulatorOptions };
+
+function numberOption(name: string, raw: string | undefined, check: (value: number) => boolean, expected: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(value) || !check(value)) {
+    throw new CliUsageError(`--${name} must be ${expected}, not "${raw}"`);
+  }
+  return value;
+}
+
+const isRate = (value: number) => value >= 0 && value <= 1;
+const isWholeAtLeast = (minimum: number) => (value: number) => Number.isInteger(value) && value >= minimum;
+
+/** Turns the command line into simulator options; throws CliUsageError naming the flag that is wrong. */
+export function parseCliArgs(argv: string[]): CliCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        token: { type: "string", multiple: true },
+        latency: { type: "string" },
+        "fail-rate": { type: "string" },
+        "drop-rate": { type: "string" },
+        "malformed-rate": { type: "string" },
+        "rate-limit": { type: "string" },
+        "rate-window": { type: "string" },
+        seed: { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { help: true };
+
+  const port = numberOption("port", values.port, (value) => isWholeAtLeast(0)(value) && value <= 65535, "a port number (0-65535)");
+  const tokens = values.token?.flatMap((value) => value.split(",")).map((token) => token.trim());
+  if (tokens?.some((token) => token === "" || /\s/.test(token))) {
+    throw new CliUsageError("--token must not be empty or hold spaces");
+  }
+  const faults: Partial<Faults> = {};
+  const latency = numberOption("latency", values.latency, isWholeAtLeast(0), "a whole number of milliseconds");
+  if (latency !== undefined) faults.latencyMs = latency;
+  const failRate = numberOption("fail-rate", values["fail-rate"], isRate, "a number from 0 to 1");
+  if (failRate !== undefined) faults.failRate = failRate;
+  const dropRate = numberOption("drop-rate", values["drop-rate"], isRate, "a number from 0 to 1");
+  if (dropRate !== undefined) faults.dropRate = dropRate;
+  const malformedRate = numberOption("malformed-rate", values["malformed-rate"], isRate, "a number from 0 to 1");
+  if (malformedRate !== undefined) faults.malformedRate = malformedRate;
+
+  const requests = numberOption("rate-limit", values["rate-limit"], isWholeAtLeast(0), "a whole number (0 turns it off)");
+  const windowMs = numberOption("rate-window", values["rate-window"], isWholeAtLeast(1), "a whole number of milliseconds");
+  const rateLimit: RateLimit | false =
+    requests === 0 ? false : { requests: requests ?? DEFAULT_RATE_LIMIT.requests, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
+  const seed = numberOption("seed", values.seed, Number.isInteger, "a whole number");
+
+  const options: SimulatorOptions = {
+    port: port ?? DEFAULT_CLI_PORT,
+    host: values.host ?? "127.0.0.1",
+    faults,
+    rateLimit,
+    quiet: values.quiet ?? false,
+  };
+  if (tokens) options.tokens = tokens;
+  if (seed !== undefined) options.seed = seed;
+  return { help: false, options };
+}
+
+function describeFaults(faults: Faults): string {
+  const parts: string[] = [];
+  if (faults.latencyMs) parts.push(`latency ${faults.latencyMs} ms`);
+  if (faults.failRate) parts.push(`fail ${faults.failRate * 100}%`);
+  if (faults.dropRate) parts.push(`drop ${faults.dropRate * 100}%`);
+  if (faults.malformedRate) parts.push(`malformed ${faults.malformedRate * 100}%`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+/** What the user needs to point a robot-config node (or any client) at the simulator. */
+export function banner(url: string, options: SimulatorOptions, faults: Faults): string {
+  const fleet = demoFleet();
+  const sites = new Map(fleet.sites.map((site) => [site.id, site.name]));
+  const [demoAccount, ...otherAccounts] = fleet.accounts;
+  const demoTokens = options.tokens ?? demoAccount?.tokens ?? [];
+  const tokenLines = [
+    ...demoTokens.map((token) => `${token}   (all robots)`),
+    ...otherAccounts.flatMap((account) =>
+      account.tokens.map((token) => `${token}   (${account.robots === "all" ? "all robots" : `${account.robots.join(", ")} only`})`),
+    ),
+  ];
+  const robotLines = fleet.robots.map(
+    (robot) => `${robot.serialNumber}  ${robot.displayName}, ${robot.siteId ? `site "${sites.get(robot.siteId)}"` : "on no site"}`,
+  );
+  const rateLimit = options.rateLimit === false ? "off" : `${(options.rateLimit ?? DEFAULT_RATE_LIMIT).requests} requests per ${(options.rateLimit ?? DEFAULT_RATE_LIMIT).windowMs} ms per token`;
+  const indent = `\n${" ".repeat(22)}`;
+  return [
+    `Robot cloud simulator listening on ${url}`,
+    "",
+    `  Base URL            ${url}`,
+    `  Access tokens       ${tokenLines.join(indent)}`,
+    `  Client credentials  client id ${DEMO_CLIENT.clientId}, client secret ${DEMO_CLIENT.clientSecret},` +
+      `${indent}access key secret ${DEMO_CLIENT.accessKeySecret} (the grant's open_access_key)`,
+    `  Robots              ${robotLines.join(indent)}`,
+    `  Rate limit          ${rateLimit}`,
+    `  Faults              ${describeFaults(faults)}`,
+    `  Control             GET/PUT ${url}${CONTROL_PREFIX}faults   POST ${url}${CONTROL_PREFIX}reset`,
+    "",
+    "Ctrl-C stops it.",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<void> {
+  let command: CliCommand;
+  try {
+    command = parseCliArgs(argv);
+  } catch (error) {
+    if (!(error instanceof CliUsageError)) throw error;
+    console.error(`robot-cloud-simulator: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (command.help) {
+    console.log(USAGE);
+    return;
+  }
+  const simulator = await startSimulator(command.options);
+  console.log(banner(simulator.url, command.options, simulator.faults));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!command.options.quiet) console.log(`\n${signal}: stopping the simulator`);
+    simulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`robot-cloud-simulator: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    const text = error instanceof Error ? error.message : String(error);
+    console.error(`robot-cloud-simulator could not start: ${text}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,287 @@
+/**
+ * The simulated fleet: its data model, the seeded demo fleet (three S-line
+ * robots, one site, two accounts) and the credentials that reach it.
+ */
+
+export type TaskState = "IDLE" | "RUNNING" | "PAUSED" | "OTHER";
+
+export interface NavigationPoint {
+  name: string;
+  x: number;
+  y: number;
+  angle: number;
+}
+
+export interface Partition {
+  id: number;
+  name: string;
+}
+
+export interface SimMap {
+  /** UUID-like, as C2 lists it. */
+  id: string;
+  name: string;
+  version: number;
+  partitions: Partition[];
+  navigationPoints: NavigationPoint[];
+}
+
+export interface SiteFloor {
+  index: number;
+  name: string;
+  mapId: string;
+}
+
+export interface SiteBuilding {
+  id: string;
+  name: string;
+  floors: SiteFloor[];
+}
+
+export interface SimSite {
+  id: string;
+  name: string;
+  buildings: SiteBuilding[];
+}
+
+export interface Position {
+  x: number;
+  y: number;
+  angle: number;
+}
+
+export interface CurrentTask {
+  id: string;
+  name: string;
+  /** Which endpoint started it: the command endpoint (A), a site task (B3) or a temporary task (B4). */
+  source: "command" | "site_task" | "temp_task";
+  cleaningMode: string;
+  mapId: string;
+  mapName: string;
+  loop: boolean;
+  loopCount: number;
+  /** Area ids (as strings, the way B3 and B4 send them) when the task names areas. */
+  areaIds: string[];
+  siteId?: string;
+  startTime: string;
+}
+
+export interface NavigationState {
+  state: "ARRIVED" | "PAUSED" | "STOPPED";
+  mapName: string;
+  position: string;
+}
+
+export interface SimRobot {
+  serialNumber: string;
+  displayName: string;
+  model: string;
+  firmwareVersion: string;
+  online: boolean;
+  taskState: TaskState;
+  battery: { charging: boolean; powerPercentage: number };
+  emergencyStop: boolean;
+  /** Undefined for a robot that is on no site (B2 then answers code 5). */
+  siteId: string | undefined;
+  maps: SimMap[];
+  cleanModes: string[];
+  localization: { state: "NORMAL" | "LOST"; mapId: string; position: Position };
+  currentTask: CurrentTask | undefined;
+  navigation: NavigationState | undefined;
+  remoteControl: boolean;
+}
+
+export interface ClientCredentialSeed {
+  clientId: string;
+  clientSecret: string;
+  /** What the portal calls AccessKeyID; sending it as open_access_key is the classic mistake (HTTP 400). */
+  accessKeyId: string;
+  /** The value the grant wants as open_access_key. */
+  accessKeySecret: string;
+}
+
+export interface AccountSeed {
+  id: string;
+  name: string;
+  /** Opaque user id echoed in command resources. */
+  userId: string;
+  /** Serial numbers this account may use, or "all". */
+  robots: string[] | "all";
+  /** Fixed access tokens of the account. */
+  tokens: string[];
+  /** Client credentials that grant a token for this account. */
+  clients: ClientCredentialSeed[];
+}
+
+export interface FleetSeed {
+  sites: SimSite[];
+  robots: SimRobot[];
+  accounts: AccountSeed[];
+}
+
+/** Sees all three robots. */
+export const DEMO_TOKEN = "demo-token";
+/** Sees only GS-S-000201, the warehouse robot. */
+export const WAREHOUSE_TOKEN = "warehouse-token";
+/** Grants a token for the demo account through POST /gas/api/v1alpha1/oauth/token. */
+export const DEMO_CLIENT: Readonly<ClientCredentialSeed> = {
+  clientId: "demo-client",
+  clientSecret: "demo-client-secret",
+  accessKeyId: "demo-access-key-id",
+  accessKeySecret: "demo-access-key-secret",
+};
+
+export const SITE_ROBOTS = ["GS-S-000101", "GS-S-000102"] as const;
+export const OFF_SITE_ROBOT = "GS-S-000201";
+
+const RIVERSIDE_SITE_ID = "6b1f0c4e-2d7a-4e93-b5a8-1c9e7f3d2a60";
+const FLOOR_1_MAP_ID = "0a6c3f52-7d1e-4b8a-9f25-3c71e4d2b801";
+const FLOOR_2_MAP_ID = "0a6c3f52-7d1e-4b8a-9f25-3c71e4d2b802";
+const WAREHOUSE_MAP_ID = "9e4d2b17-3a6f-4c81-8d05-f2b7a1c6e901";
+
+function officeMaps(): SimMap[] {
+  return [
+    {
+      id: FLOOR_1_MAP_ID,
+      name: "Floor 1",
+      version: 3,
+      partitions: [
+        { id: 1, name: "Lobby" },
+        { id: 2, name: "Corridor" },
+        { id: 3, name: "Kitchen" },
+      ],
+      navigationPoints: [
+        { name: "charging", x: 0, y: 0, angle: 0 },
+        { name: "Lobby entrance", x: 12.5, y: 3.2, angle: 1.571 },
+        { name: "Kitchen door", x: 25, y: -4, angle: 3.142 },
+      ],
+    },
+    {
+      id: FLOOR_2_MAP_ID,
+      name: "Floor 2",
+      version: 1,
+      partitions: [
+        { id: 4, name: "Canteen" },
+        { id: 5, name: "Meeting rooms" },
+      ],
+      navigationPoints: [
+        { name: "charging", x: 1.5, y: 0.5, angle: 0 },
+        { name: "Canteen", x: 18.2, y: 7.6, angle: -1.571 },
+      ],
+    },
+  ];
+}
+
+const S_LINE_CLEAN_MODES = ["__middle_cleaning", "__heavy_cleaning", "__light_cleaning", "清扫", "清洗", "尘推", "吸尘"];
+
+/** The fleet every simulator starts with (a fresh copy each call: reset must not see old changes). */
+export function demoFleet(): FleetSeed {
+  return {
+    sites: [
+      {
+        id: RIVERSIDE_SITE_ID,
+        name: "Riverside Office Park",
+        buildings: [
+          {
+            id: "b7d3e1a2-5c4f-4a8b-9e61-0f2c3d4b5a01",
+            name: "Tower A",
+            floors: [
+              { index: 0, name: "Floor 1", mapId: FLOOR_1_MAP_ID },
+              { index: 1, name: "Floor 2", mapId: FLOOR_2_MAP_ID },
+            ],
+          },
+        ],
+      },
+    ],
+    robots: [
+      {
+        serialNumber: "GS-S-000101",
+        displayName: "Lobby scrubber",
+        model: "S-line S50",
+        firmwareVersion: "3.8.2",
+        online: true,
+        taskState: "IDLE",
+        battery: { charging: true, powerPercentage: 96 },
+        emergencyStop: false,
+        siteId: RIVERSIDE_SITE_ID,
+        maps: officeMaps(),
+        cleanModes: [...S_LINE_CLEAN_MODES],
+        localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 0, y: 0, angle: 0 } },
+        currentTask: undefined,
+        navigation: undefined,
+        remoteControl: false,
+      },
+      {
+        serialNumber: "GS-S-000102",
+        displayName: "Kitchen scrubber",
+        model: "S-line S50",
+        firmwareVersion: "3.8.2",
+        online: true,
+        taskState: "IDLE",
+        battery: { charging: false, powerPercentage: 64 },
+        emergencyStop: false,
+        siteId: RIVERSIDE_SITE_ID,
+        maps: officeMaps(),
+        cleanModes: [...S_LINE_CLEAN_MODES],
+        localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 25, y: -4, angle: 3.142 } },
+        currentTask: undefined,
+        navigation: undefined,
+        remoteControl: false,
+      },
+      {
+        serialNumber: OFF_SITE_ROBOT,
+        displayName: "Warehouse sweeper",
+        model: "S-line S75",
+        firmwareVersion: "3.6.0",
+        online: true,
+        taskState: "IDLE",
+        battery: { charging: false, powerPercentage: 41 },
+        emergencyStop: false,
+        siteId: undefined,
+        maps: [
+          {
+            id: WAREHOUSE_MAP_ID,
+            name: "Warehouse",
+            version: 7,
+            partitions: [
+              { id: 1, name: "Aisle 1" },
+              { id: 2, name: "Aisle 2" },
+              { id: 3, name: "Loading dock" },
+            ],
+            navigationPoints: [
+              { name: "charging", x: -2, y: 0, angle: 0 },
+              { name: "Dock 3", x: 40.5, y: 12, angle: 1.571 },
+            ],
+          },
+        ],
+        cleanModes: ["__middle_cleaning", "__heavy_cleaning", "清扫", "尘推"],
+        localization: { state: "NORMAL", mapId: WAREHOUSE_MAP_ID, position: { x: 40.5, y: 12, angle: 1.571 } },
+        currentTask: undefined,
+        navigation: undefined,
+        remoteControl: false,
+      },
+    ],
+    accounts: [
+      {
+        id: "hq-facility",
+        name: "HQ facility management",
+        userId: "5c2e9a41-7b3d-4f18-a6e0-91d4c8b2f701",
+        robots: "all",
+        tokens: [DEMO_TOKEN],
+        clients: [{ ...DEMO_CLIENT }],
+      },
+      {
+        id: "warehouse-contractor",
+        name: "Warehouse cleaning contractor",
+        userId: "5c2e9a41-7b3d-4f18-a6e0-91d4c8b2f702",
+        robots: [OFF_SITE_ROBOT],
+        tokens: [WAREHOUSE_TOKEN],
+        clients: [],
+      },
+    ],
+  };
+}
+
+export function mayUse(account: AccountSeed, serialNumber: string): boolean {
+  return account.robots === "all" || account.robots.includes(serialNumber);
+}

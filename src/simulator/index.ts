@@ -1,0 +1,33 @@
+/** The robot-cloud simulator: a stateful stand-in for the cloud that serves the endpoint table. */
+export {
+  startSimulator,
+  CONTROL_PREFIX,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RATE_LIMIT,
+  type FleetView,
+  type RateLimit,
+  type RunningSimulator,
+  type SimulatorOptions,
+} from "./server";
+export { FaultsUpdate, NO_FAULTS, seededRandom, type Faults } from "./faults";
+export {
+  DEMO_CLIENT,
+  DEMO_TOKEN,
+  OFF_SITE_ROBOT,
+  SITE_ROBOTS,
+  WAREHOUSE_TOKEN,
+  demoFleet,
+  type AccountSeed,
+  type ClientCredentialSeed,
+  type FleetSeed,
+  type SimMap,
+  type SimRobot,
+  type SimSite,
+} from "./fleet";
+export {
+  START_DELAY,
+  TEMP_TASK_ACCEPTED,
+  TEMP_TASK_AREA_UNREACHABLE,
+  TEMP_TASK_REJECTED,
+  TEMP_TASK_ROBOT_BUSY,
+} from "./world";

@@ -1,0 +1,519 @@
+/**
+ * What the simulated robots do: the state of the fleet and the effect of every
+ * operation of the endpoint table on it. No HTTP here; failures are SimErrors
+ * that the server frames as the endpoint's error style.
+ */
+import { randomUUID } from "node:crypto";
+import { COMMAND_FAMILIES, type CommandType } from "../api/commands";
+import type { z } from "zod";
+import type { Endpoints, OperationName } from "../api/endpoints";
+import type { CommandResource } from "../api/schemas";
+import {
+  mayUse,
+  type AccountSeed,
+  type CurrentTask,
+  type FleetSeed,
+  type SimMap,
+  type SimRobot,
+  type SimSite,
+} from "./fleet";
+
+/** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
+export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
+
+/** Status codes of the cloud's error bodies (gRPC numbering, field notes). */
+export const Code = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAUTHENTICATED: 16,
+} as const;
+
+const HTTP_STATUS_OF_CODE: Readonly<Record<number, number>> = {
+  3: 400,
+  5: 404,
+  7: 403,
+  8: 429,
+  9: 400,
+  12: 405,
+  13: 500,
+  16: 401,
+};
+
+export interface SimErrorOptions {
+  /** Default: the usual HTTP status of the code. */
+  httpStatus?: number;
+  /** Extra answer headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+  /**
+   * Answered as an HTTP status even on the envelope endpoints: refusals that
+   * happen before the request reaches the service (401, 405, 413, 415).
+   */
+  transport?: boolean;
+}
+
+/** A refusal in the cloud's terms: a code and a message that names the field when there is one. */
+export class SimError extends Error {
+  readonly httpStatus: number;
+  readonly headers: Record<string, string> | undefined;
+  readonly transport: boolean;
+  constructor(
+    readonly code: number,
+    message: string,
+    options: SimErrorOptions = {},
+  ) {
+    super(message);
+    this.httpStatus = options.httpStatus ?? HTTP_STATUS_OF_CODE[code] ?? 400;
+    this.headers = options.headers;
+    this.transport = options.transport ?? false;
+  }
+}
+
+function invalid(field: string, problem: string): SimError {
+  return new SimError(Code.INVALID_ARGUMENT, `${field}: ${problem}`);
+}
+
+/** B4 result codes (field notes: 2010100006-13 are refusals; 6880 with cmdStatus 5 is accepted). */
+export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as const;
+export const TEMP_TASK_AREA_UNREACHABLE = "2010100006";
+export const TEMP_TASK_ROBOT_BUSY = "2010100009";
+export const TEMP_TASK_REJECTED = 7;
+
+/** Every command resource says so (spec); its unit is not documented. */
+export const START_DELAY = 1800000;
+
+/** RFC 3339 with nanosecond precision: the clock gives milliseconds, a counter fills the rest so times stay distinct. */
+let nanoCounter = 0;
+export function nanoTimestamp(epochMs: number): string {
+  nanoCounter = (nanoCounter + 1) % 1_000_000;
+  return new Date(epochMs).toISOString().replace(/Z$/, `${String(nanoCounter).padStart(6, "0")}Z`);
+}
+
+function milliTimestamp(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/** Lower-cases the enumerated values of a command parameter (spec normalisation); cleaningMode and names stay. */
+function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandParameter"]>): Record<string, unknown> {
+  const echo: Record<string, unknown> = {};
+  if (parameter.startTaskParameter) {
+    const { cleaningMode, task } = parameter.startTaskParameter;
+    echo.startTaskParameter = { cleaningMode, task: { ...task, subTasks: [] } };
+  }
+  if (parameter.startNavigationParameter) echo.startNavigationParameter = { ...parameter.startNavigationParameter };
+  if (parameter.controlMovingParameter) {
+    echo.controlMovingParameter = { direction: parameter.controlMovingParameter.direction.toLowerCase() };
+  }
+  return echo;
+}
+
+function commandTypeOf(request: Parsed<"submitCommand">): CommandType {
+  for (const family of COMMAND_FAMILIES) {
+    const type = request[family];
+    if (type !== undefined) return type;
+  }
+  // The request schema guarantees exactly one family field.
+  throw invalid("remoteTaskCommandType", "no command type given");
+}
+
+const REMOTE_STEP_METRES = 0.5;
+const REMOTE_TURN_RADIANS = Math.PI / 12;
+
+export interface WorldOptions {
+  now: () => number;
+  maxCommandsPerRobot: number;
+}
+
+export class World {
+  readonly robots = new Map<string, SimRobot>();
+  readonly sites = new Map<string, SimSite>();
+  /** Per robot, in submission order; the oldest are dropped past the cap. */
+  readonly commands = new Map<string, Map<string, CommandResource>>();
+
+  constructor(
+    seed: FleetSeed,
+    private readonly options: WorldOptions,
+  ) {
+    const copy = structuredClone(seed);
+    for (const site of copy.sites) this.sites.set(site.id, site);
+    for (const robot of copy.robots) {
+      this.robots.set(robot.serialNumber, robot);
+      this.commands.set(robot.serialNumber, new Map());
+    }
+  }
+
+  /** The robot the account may use; code 5 when there is no such robot, 7 when it belongs to someone else. */
+  robotFor(account: AccountSeed, serialNumber: string): SimRobot {
+    const robot = this.robots.get(serialNumber);
+    if (!robot) throw new SimError(Code.NOT_FOUND, `Robot ${serialNumber} not found.`);
+    if (!mayUse(account, serialNumber)) {
+      throw new SimError(Code.PERMISSION_DENIED, `The caller has no permission on robot ${serialNumber}.`);
+    }
+    return robot;
+  }
+
+  // ------------------------------------------------------------ Endpoint A
+
+  submitCommand(robot: SimRobot, request: Parsed<"submitCommand">, account: AccountSeed): CommandResource {
+    const type = commandTypeOf(request);
+    const effect = this.planCommand(robot, type, request.commandParameter);
+    const now = this.options.now();
+    const id = randomUUID();
+    const createTime = nanoTimestamp(now);
+    const resource: CommandResource = {
+      name: `robots/${robot.serialNumber}/commands/${id}`,
+      parent: `robots/${robot.serialNumber}`,
+      commandParameter: request.commandParameter ? echoParameter(request.commandParameter) : {},
+      state: "WAITING",
+      serialNumber: robot.serialNumber,
+      user: account.userId,
+      createTime,
+      updateTime: createTime,
+      startTime: milliTimestamp(now),
+      startDelay: START_DELAY,
+      rawCommandType: type.toLowerCase(),
+    };
+    const stored = this.commands.get(robot.serialNumber)!;
+    stored.set(id, resource);
+    while (stored.size > this.options.maxCommandsPerRobot) stored.delete(stored.keys().next().value!);
+    effect();
+    return structuredClone(resource);
+  }
+
+  readCommand(robot: SimRobot, commandId: string): CommandResource {
+    const resource = this.commands.get(robot.serialNumber)?.get(commandId);
+    if (!resource) throw new SimError(Code.NOT_FOUND, `Command ${commandId} of robot ${robot.serialNumber} not found.`);
+    return structuredClone(resource);
+  }
+
+  /**
+   * Checks a command against the robot and returns its effect. A robot busy
+   * with a task ignores new task or navigation starts: the command is still
+   * accepted (WAITING), and the status shows that nothing started (field notes).
+   */
+  private planCommand(
+    robot: SimRobot,
+    type: CommandType,
+    parameter: Parsed<"submitCommand">["commandParameter"],
+  ): () => void {
+    const busy = robot.taskState === "RUNNING" || robot.taskState === "PAUSED";
+    switch (type) {
+      case "START_TASK": {
+        const { cleaningMode, task } = parameter!.startTaskParameter!;
+        const field = "commandParameter.startTaskParameter";
+        const map = this.mapByIdOrName(robot, task.map, `${field}.task.map`);
+        this.checkCleaningMode(robot, cleaningMode, `${field}.cleaningMode`);
+        return () => {
+          if (busy) return;
+          this.startTask(robot, {
+            name: task.name,
+            source: "command",
+            cleaningMode,
+            map,
+            loop: task.loop,
+            loopCount: task.loopCount,
+            areaIds: [],
+          });
+        };
+      }
+      case "PAUSE_TASK":
+        return () => {
+          if (robot.taskState === "RUNNING") robot.taskState = "PAUSED";
+        };
+      case "RESUME_TASK":
+        return () => {
+          if (robot.taskState === "PAUSED") robot.taskState = "RUNNING";
+        };
+      case "STOP_TASK":
+        return () => {
+          if (!busy) return;
+          robot.taskState = "IDLE";
+          robot.currentTask = undefined;
+        };
+      case "CROSS_NAVIGATE":
+      case "PAUSE_NAVIGATE":
+      case "RESUME_NAVIGATE":
+      case "STOP_NAVIGATE": {
+        const { map: mapName, position } = parameter!.startNavigationParameter!;
+        const field = "commandParameter.startNavigationParameter";
+        const map = robot.maps.find((candidate) => candidate.name === mapName);
+        if (!map) throw invalid(`${field}.map`, `"${mapName}" is not a map name of robot ${robot.serialNumber} (${names(robot.maps)})`);
+        const point = map.navigationPoints.find((candidate) => candidate.name === position);
+        if (!point) {
+          throw invalid(`${field}.position`, `no navigation point "${position}" on map ${map.name} (${names(map.navigationPoints)})`);
+        }
+        // Navigation completes at once in the simulator; pause, resume and stop only change its state.
+        return () => {
+          if (type === "CROSS_NAVIGATE" || type === "RESUME_NAVIGATE") {
+            if (busy) return;
+            robot.localization.mapId = map.id;
+            robot.localization.position = { x: point.x, y: point.y, angle: point.angle };
+            robot.battery.charging = point.name === "charging";
+            robot.navigation = { state: "ARRIVED", mapName: map.name, position: point.name };
+          } else if (robot.navigation) {
+            robot.navigation.state = type === "PAUSE_NAVIGATE" ? "PAUSED" : "STOPPED";
+          }
+        };
+      }
+      case "REMOTE_CONTROL_START":
+        return () => {
+          robot.remoteControl = true;
+        };
+      case "REMOTE_CONTROL_MOVE": {
+        if (!robot.remoteControl) {
+          throw new SimError(Code.FAILED_PRECONDITION, "Remote control is not started: send REMOTE_CONTROL_START first.");
+        }
+        const direction = parameter!.controlMovingParameter!.direction;
+        return () => {
+          const position = robot.localization.position;
+          if (direction === "LEFT" || direction === "RIGHT") {
+            position.angle = round(position.angle + (direction === "LEFT" ? REMOTE_TURN_RADIANS : -REMOTE_TURN_RADIANS));
+            return;
+          }
+          const step = direction === "FORWARD" ? REMOTE_STEP_METRES : -REMOTE_STEP_METRES;
+          position.x = round(position.x + step * Math.cos(position.angle));
+          position.y = round(position.y + step * Math.sin(position.angle));
+          robot.battery.charging = false;
+        };
+      }
+      case "REMOTE_CONTROL_STOP":
+        return () => {
+          robot.remoteControl = false;
+        };
+    }
+  }
+
+  private startTask(
+    robot: SimRobot,
+    task: Omit<CurrentTask, "id" | "mapId" | "mapName" | "startTime"> & { map: SimMap },
+  ): CurrentTask {
+    const { map, ...rest } = task;
+    robot.currentTask = {
+      ...rest,
+      id: randomUUID(),
+      mapId: map.id,
+      mapName: map.name,
+      startTime: milliTimestamp(this.options.now()),
+    };
+    robot.taskState = "RUNNING";
+    robot.battery.charging = false;
+    robot.navigation = undefined;
+    robot.localization.mapId = map.id;
+    return robot.currentTask;
+  }
+
+  private mapByIdOrName(robot: SimRobot, reference: string, field: string): SimMap {
+    const map = robot.maps.find((candidate) => candidate.id === reference || candidate.name === reference);
+    if (!map) throw invalid(field, `unknown map "${reference}" on robot ${robot.serialNumber} (${names(robot.maps)})`);
+    return map;
+  }
+
+  private checkCleaningMode(robot: SimRobot, mode: string, field: string): void {
+    if (!robot.cleanModes.includes(mode)) {
+      throw invalid(field, `"${mode}" is not a clean mode of robot ${robot.serialNumber} (${robot.cleanModes.join(", ")})`);
+    }
+  }
+
+  // ------------------------------------------------------------ Endpoint B
+
+  /** B1: the field notes' S-line status shape. */
+  status(robot: SimRobot): Record<string, unknown> {
+    const map = this.currentMap(robot);
+    const moving = robot.taskState === "RUNNING";
+    return {
+      serialNumber: robot.serialNumber,
+      displayName: robot.displayName,
+      online: robot.online,
+      taskState: robot.taskState,
+      speedKilometerPerHour: moving ? 2.5 : 0,
+      battery: { ...robot.battery },
+      emergencyStop: { enabled: robot.emergencyStop },
+      localizationInfo: {
+        localizationState: robot.localization.state,
+        map: { id: map.id, name: map.name, version: map.version },
+        mapPosition: { ...robot.localization.position },
+      },
+      cleanModes: robot.cleanModes.map((name) => ({ name })),
+      supportSite: robot.siteId !== undefined,
+      navigationPoints: { naviPoints: map.navigationPoints.map((point) => ({ naviPointName: point.name })) },
+      workModes: [{ name: "cleaning" }, { name: "navigation" }, { name: "remote_control" }],
+      remoteControl: { enabled: robot.remoteControl },
+      ...(robot.navigation ? { navigation: { ...robot.navigation } } : {}),
+      ...(robot.currentTask ? { currentTask: structuredClone(robot.currentTask) } : {}),
+      device: { model: robot.model, firmwareVersion: robot.firmwareVersion },
+    };
+  }
+
+  /** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (field notes). */
+  siteInfo(robot: SimRobot): Record<string, unknown> {
+    const site = this.siteOf(robot);
+    return {
+      siteId: site.id,
+      siteName: site.name,
+      robotSn: robot.serialNumber,
+      buildings: site.buildings.map((building) => ({
+        id: building.id,
+        name: building.name,
+        floors: building.floors.map((floor) => {
+          const map = robot.maps.find((candidate) => candidate.id === floor.mapId);
+          return {
+            index: floor.index,
+            name: floor.name,
+            mapId: floor.mapId,
+            mapName: map?.name ?? floor.name,
+            mapVersion: map?.version ?? 1,
+            // Area ids are strings here: they go back as B3's area.id and B4's areaId, which want strings.
+            areas: (map?.partitions ?? []).map((partition) => ({ id: String(partition.id), name: partition.name })),
+          };
+        }),
+      })),
+    };
+  }
+
+  /** B3: a temporary task on the robot's site. */
+  createTempSiteTask(robot: SimRobot, request: Parsed<"createTempSiteTask">, raw: unknown): Record<string, unknown> {
+    requireStrings(raw, [
+      ...request.floors.map((_, index) => ["floors", index, "area", "id"]),
+      ...request.tasks.flatMap((task, index) => task.subTasks.map((_, sub) => ["tasks", index, "subTasks", sub, "areaId"])),
+    ]);
+    const site = this.siteOf(robot);
+    if (request.siteId !== site.id) throw invalid("siteId", `robot ${robot.serialNumber} is on site ${site.id} (${site.name}), not ${request.siteId}`);
+    this.checkCleaningMode(robot, request.cleaningMode, "cleaningMode");
+    request.floors.forEach((floor, index) => {
+      const map = this.mapById(robot, floor.mapId, `floors.${index}.mapId`);
+      this.areaOf(map, String(floor.area.id), `floors.${index}.area.id`);
+    });
+    const areaIds: string[] = [];
+    let firstMap: SimMap | undefined;
+    request.tasks.forEach((task, index) => {
+      const map = this.mapById(robot, task.mapId, `tasks.${index}.mapId`);
+      firstMap ??= map;
+      task.subTasks.forEach((subTask, sub) => {
+        const field = `tasks.${index}.subTasks.${sub}`;
+        const subMap = this.mapById(robot, subTask.mapId, `${field}.mapId`);
+        this.areaOf(subMap, String(subTask.areaId), `${field}.areaId`);
+        areaIds.push(String(subTask.areaId));
+      });
+    });
+    if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
+      throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} is busy with task "${robot.currentTask?.name ?? "unknown"}".`);
+    }
+    const task = this.startTask(robot, {
+      name: request.taskName,
+      source: "site_task",
+      cleaningMode: request.cleaningMode,
+      map: firstMap!,
+      loop: request.loopCount > 1,
+      loopCount: request.loopCount,
+      areaIds,
+      siteId: site.id,
+    });
+    return {
+      taskId: task.id,
+      taskName: task.name,
+      siteId: site.id,
+      siteName: site.name,
+      serialNumber: robot.serialNumber,
+      state: "RUNNING",
+      createTime: nanoTimestamp(this.options.now()),
+    };
+  }
+
+  /** B4: accepted (cmdStatus 5) or refused by the robot (cmdStatus 7) under HTTP 200, like the field notes. */
+  sendTempTask(robot: SimRobot, request: Parsed<"sendTempTask">, raw: unknown): Record<string, unknown> {
+    requireStrings(raw, [
+      ["tempTaskCommand", "loop"],
+      ["tempTaskCommand", "loopCount"],
+      ["tempTaskCommand", "startParam", "areaId"],
+    ]);
+    const command = request.tempTaskCommand;
+    this.checkCleaningMode(robot, command.cleaningMode, "tempTaskCommand.cleaningMode");
+    const answer = (result: { cmdStatus: number; cmdResultCode: string }) => ({
+      productId: robot.serialNumber,
+      requestId: randomUUID(),
+      orderType: "start_task",
+      ...result,
+    });
+    const map = robot.maps.find((candidate) => candidate.id === command.startParam.mapId);
+    const areaId = String(command.startParam.areaId);
+    const reachable = map !== undefined && map.name === command.mapName && map.partitions.some((partition) => String(partition.id) === areaId);
+    if (!reachable) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_AREA_UNREACHABLE });
+    if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
+      return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
+    }
+    const loopCount = Number(command.loopCount);
+    this.startTask(robot, {
+      name: command.taskName,
+      source: "temp_task",
+      cleaningMode: command.cleaningMode,
+      map,
+      loop: String(command.loop) === "true",
+      loopCount,
+      areaIds: [areaId],
+    });
+    return answer(TEMP_TASK_ACCEPTED);
+  }
+
+  // ------------------------------------------------------------ Endpoint C
+
+  subareas(robot: SimRobot, mapId: string): { mapId: string; subareas: { partitions: { id: number; name: string }[] } } {
+    const map = robot.maps.find((candidate) => candidate.id === mapId);
+    if (!map) throw invalid("mapId", `unknown map ${mapId} on robot ${robot.serialNumber}`);
+    return { mapId: map.id, subareas: { partitions: map.partitions.map((partition) => ({ ...partition })) } };
+  }
+
+  mapList(robot: SimRobot): { mapId: string; mapName: string; mapVersion: number }[] {
+    return robot.maps.map((map) => ({ mapId: map.id, mapName: map.name, mapVersion: map.version }));
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  private currentMap(robot: SimRobot): SimMap {
+    return robot.maps.find((map) => map.id === robot.localization.mapId) ?? robot.maps[0]!;
+  }
+
+  private siteOf(robot: SimRobot): SimSite {
+    const site = robot.siteId === undefined ? undefined : this.sites.get(robot.siteId);
+    if (!site) throw new SimError(Code.NOT_FOUND, "The robot is not on a site.");
+    return site;
+  }
+
+  private mapById(robot: SimRobot, mapId: string, field: string): SimMap {
+    const map = robot.maps.find((candidate) => candidate.id === mapId);
+    if (!map) throw invalid(field, `unknown map ${mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
+    return map;
+  }
+
+  private areaOf(map: SimMap, areaId: string, field: string): void {
+    if (!map.partitions.some((partition) => String(partition.id) === areaId)) {
+      throw invalid(field, `unknown area ${areaId} on map ${map.name} (${map.partitions.map((p) => `${p.id} ${p.name}`).join(", ")})`);
+    }
+  }
+}
+
+function names(items: readonly { name: string }[]): string {
+  return items.map((item) => item.name).join(", ");
+}
+
+/**
+ * The real cloud parses B3 and B4 against protobuf string fields: a number or
+ * boolean where a string belongs is refused (field notes), although the
+ * client's schema would turn it into a string. This checks the wire form.
+ */
+function requireStrings(raw: unknown, paths: (string | number)[][]): void {
+  for (const path of paths) {
+    let value: unknown = raw;
+    for (const key of path) value = (value as Record<string | number, unknown> | undefined)?.[key];
+    if (value !== undefined && typeof value !== "string") {
+      throw invalid(path.join("."), `invalid value ${JSON.stringify(value)} for type TYPE_STRING`);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The README's start command, end to end: the real demo process with the
+ * simulator, the MQTT broker and Node-RED, on free ports. A sensor message
+ * published on MQTT and an inject pressed through the admin API must each move
+ * a simulated robot.
+ */
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import mqtt from "mqtt";
+import { RobotClient } from "../../src/api/client";
+
+/** Polls the robot's status until it reaches `wanted` or 15 s pass; returns the last state seen. */
+async function settledState(robots: RobotClient, serialNumber: string, wanted: string): Promise<string | undefined> {
+  let state: string | undefined;
+  for (const started = Date.now(); Date.now() - started < 15_000; ) {
+    state = (await robots.getRobotStatus({ serialNumber })).taskState;
+    if (state === wanted) break;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  return state;
+}
+
+const root = path.resolve(__dirname, "../../..");
+const DEMO_TOKEN = "demo-token";
+
+interface DemoUrls {
+  editor: string;
+  simulator: string;
+  mqtt: string;
+}
+
+function startDemo(): Promise<{ child: ChildProcess; urls: DemoUrls; output: () => string }> {
+  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js")], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), 45_000);
+    child.once("exit", (code) => reject(new Error(`the demo exited with ${code}:\n${text}`)));
+    const poll = setInterval(() => {
+      const editor = /Node-RED editor\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
+      const simulator = /Robot simulator\s+(http:\/\/\S+)/.exec(text)?.[1];
+      const broker = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
+      if (editor && simulator && broker) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve({ child, urls: { editor, simulator, mqtt: broker }, output: () => text });
+      }
+    }, 50);
+  });
+}
+
+async function getJson(url: string): Promise<unknown> {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  assert.equal(response.status, 200, url);
+  return response.json();
+}
+
+describe("demo (npm start)", function () {
+  this.timeout(90_000);
+  let demo: Awaited<ReturnType<typeof startDemo>>;
+  let robots: RobotClient;
+
+  before(async () => {
+    demo = await startDemo();
+    robots = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN } });
+  });
+
+  after(async () => {
+    if (!demo) return;
+    const exited = new Promise<number | null>((resolve) => demo.child.once("exit", resolve));
+    demo.child.kill("SIGINT");
+    const code = await exited;
+    assert.equal(code, 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
+  });
+
+  it("runs Node-RED with the four node types loaded from the installed package", async () => {
+    const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
+    const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task"]);
+    for (const set of ours) {
+      assert.equal(set.err, undefined);
+      assert.equal(set.enabled, true);
+    }
+  });
+
+  it("deploys every example flow on its own tab and offers the examples for import", async () => {
+    const flows = (await getJson(`${demo.urls.editor}/flows`)) as Array<{ type: string; label?: string }>;
+    const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
+    assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
+    const types = new Set(flows.map((node) => node.type));
+    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config"]) assert.ok(types.has(type), type);
+    // What Import > Examples lists for this package: one entry per file in examples/.
+    const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
+    const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
+    assert.deepEqual(listed.map((entry) => entry.fn).sort(), files.sort());
+    for (const file of files) assert.ok(tabs.includes(file), `tab for ${file}`);
+  });
+
+  it("starts a cleaning run when a spill sensor publishes on MQTT", async () => {
+    const serialNumber = "GS-S-000102";
+    const before = await robots.getRobotStatus({ serialNumber });
+    assert.notEqual(before.taskState, "RUNNING");
+    const client = await mqtt.connectAsync(demo.urls.mqtt);
+    try {
+      await client.publishAsync("facility/sensors/lobby/spill", JSON.stringify({ robot: serialNumber }), { qos: 1 });
+    } finally {
+      await client.endAsync();
+    }
+    assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
+  });
+
+  it("starts a cleaning run when the example's inject is pressed through the admin API", async () => {
+    const serialNumber = "GS-S-000101";
+    assert.notEqual((await robots.getRobotStatus({ serialNumber })).taskState, "RUNNING");
+    const response = await fetch(`${demo.urls.editor}/inject/iot-test-spill`, { method: "POST" });
+    assert.equal(response.status, 200);
+    assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The simulator serves every row of the endpoint table with an answer the
+ * table's own response schema accepts (on the wire and through the real
+ * RobotClient), the B4 path other clients use, the command read-back, and the
+ * exact command resource of the spec.
+ */
+import assert from "node:assert/strict";
+import { RobotClient } from "../../src/api/client";
+import { ENDPOINTS, OPERATION_NAMES, pathFor, type Endpoint, type OperationName, type RequestOf } from "../../src/api/endpoints";
+import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+import { DEMO_CLIENT, DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+
+const FLEET = demoFleet();
+const SITE = FLEET.sites[0]!;
+const FLOOR_1 = FLEET.robots[0]!.maps[0]!;
+
+/** A valid request for every operation: a row added to the table without a sample does not compile. */
+const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
+  submitCommand: { serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" },
+  getRobotStatus: { serialNumber: "GS-S-000101" },
+  getSiteInfo: { serialNumber: "GS-S-000101" },
+  createTempSiteTask: {
+    cleaningMode: "清扫",
+    loopCount: 1,
+    siteId: SITE.id,
+    siteName: SITE.name,
+    taskName: "Morning lobby",
+    floors: [{ index: 0, name: "Floor 1", mapId: FLOOR_1.id, area: { id: "1", name: "Lobby" } }],
+    tasks: [{ mapId: FLOOR_1.id, subTasks: [{ mapId: FLOOR_1.id, areaId: "1" }] }],
+    serialNumber: "GS-S-000101",
+  },
+  sendTempTask: {
+    productId: "GS-S-000102",
+    tempTaskCommand: {
+      taskName: "Corridor spot clean",
+      cleaningMode: "清扫",
+      loop: "false",
+      loopCount: "1",
+      mapName: "Floor 1",
+      startParam: { mapId: FLOOR_1.id, areaId: "2" },
+    },
+  },
+  getSubareas: { mapId: FLOOR_1.id, robotSn: "GS-S-000101" },
+  listMaps: { robotSn: "GS-S-000201" },
+  grantToken: {
+    grant_type: OPEN_ACCESS_GRANT_TYPE,
+    client_id: DEMO_CLIENT.clientId,
+    client_secret: DEMO_CLIENT.clientSecret,
+    open_access_key: DEMO_CLIENT.accessKeySecret,
+  },
+};
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+async function raw(base: string, method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<RawAnswer> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const NANO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
+const MILLI_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe("simulator: the endpoint table", function () {
+  let simulator: RunningSimulator;
+  let client: RobotClient;
+
+  before(async () => {
+    simulator = await startSimulator({ quiet: true, rateLimit: false });
+    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
+  });
+  beforeEach(() => simulator.reset());
+  after(() => simulator.close());
+
+  it("answers every row on the wire with what the row's response schema accepts", async () => {
+    for (const operation of OPERATION_NAMES) {
+      const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
+      const request = endpoint.request.parse(SAMPLES[operation]);
+      const path = pathFor(endpoint, endpoint.serialNumberOf?.(request));
+      const answer = await raw(simulator.url, endpoint.method, path, {
+        token: endpoint.authenticated ? DEMO_TOKEN : undefined,
+        body: endpoint.sendsBody ? request : undefined,
+      });
+      assert.equal(answer.status, 200, `${operation}: ${answer.text}`);
+      let data = answer.json;
+      if (endpoint.envelope) {
+        const envelope = Envelope.parse(answer.json);
+        assert.deepEqual([envelope.code, envelope.msg], [0, "SUCCESS"], operation);
+        data = envelope.data;
+      }
+      const parsed = endpoint.response.safeParse(data);
+      assert.ok(parsed.success, `${operation}: ${answer.text}`);
+      assert.equal(endpoint.rejectionOf?.(parsed.data as never), undefined, operation);
+    }
+  });
+
+  it("answers every robot operation through the real RobotClient", async () => {
+    const results: Record<string, unknown> = {};
+    for (const operation of OPERATION_NAMES) {
+      if (operation === "grantToken") continue;
+      results[operation] = await client.call(operation, SAMPLES[operation]);
+    }
+    assert.equal((results.getRobotStatus as { serialNumber: string }).serialNumber, "GS-S-000101");
+    assert.equal((results.getSiteInfo as { siteId: string }).siteId, SITE.id);
+    assert.deepEqual(
+      (results.listMaps as { mapName: string }[]).map((map) => map.mapName),
+      ["Warehouse"],
+    );
+    assert.deepEqual(results.getSubareas, {
+      mapId: FLOOR_1.id,
+      subareas: { partitions: FLOOR_1.partitions },
+    });
+    assert.equal((results.sendTempTask as { cmdStatus: number }).cmdStatus, 5);
+    assert.equal((results.submitCommand as { rawCommandType: string }).rawCommandType, "pause_task");
+  });
+
+  it("accepts B4 under /openapi/v2alpha1 as well, the path other real clients use", async () => {
+    const answer = await raw(simulator.url, "POST", `/openapi${ENDPOINTS.sendTempTask.path}`, {
+      token: DEMO_TOKEN,
+      body: SAMPLES.sendTempTask,
+    });
+    assert.equal(answer.status, 200, answer.text);
+    const { requestId, ...rest } = answer.json as Record<string, unknown>;
+    assert.match(String(requestId), new RegExp(`^${UUID}$`));
+    assert.deepEqual(rest, { productId: "GS-S-000102", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880" });
+    assert.equal(simulator.state.robot("GS-S-000102")!.taskState, "RUNNING");
+  });
+
+  it("answers the command resource of the spec, lower-casing enum values and adding subTasks", async () => {
+    await client.submitCommand({ serialNumber: "GS-S-000101", remoteControlCommandType: "REMOTE_CONTROL_START" });
+    const move = await client.submitCommand({
+      serialNumber: "GS-S-000101",
+      remoteControlCommandType: "REMOTE_CONTROL_MOVE",
+      commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
+    });
+    assert.deepEqual(Object.keys(move).sort(), [
+      "commandParameter",
+      "createTime",
+      "name",
+      "parent",
+      "rawCommandType",
+      "serialNumber",
+      "startDelay",
+      "startTime",
+      "state",
+      "updateTime",
+      "user",
+    ]);
+    assert.match(move.name, new RegExp(`^robots/GS-S-000101/commands/${UUID}$`));
+    assert.equal(move.parent, "robots/GS-S-000101");
+    assert.deepEqual(move.commandParameter, { controlMovingParameter: { direction: "forward" } });
+    assert.equal(move.state, "WAITING");
+    assert.equal(move.serialNumber, "GS-S-000101");
+    assert.equal(move.user, FLEET.accounts[0]!.userId);
+    assert.match(move.createTime!, NANO_TIME);
+    assert.equal(move.updateTime, move.createTime);
+    assert.match(move.startTime!, MILLI_TIME);
+    assert.equal(move.startDelay, 1800000);
+    assert.equal(move.rawCommandType, "remote_control_move");
+
+    const start = await client.submitCommand({
+      serialNumber: "GS-S-000102",
+      remoteTaskCommandType: "START_TASK",
+      commandParameter: {
+        startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: true, loopCount: 2 } },
+      },
+    });
+    assert.deepEqual(start.commandParameter, {
+      startTaskParameter: {
+        cleaningMode: "__middle_cleaning",
+        task: { name: "Lobby", map: "Floor 1", loop: true, loopCount: 2, subTasks: [] },
+      },
+    });
+    assert.equal(start.rawCommandType, "start_task");
+
+    const pause = await client.submitCommand({ serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" });
+    assert.deepEqual(pause.commandParameter, {});
+    assert.notEqual(pause.name, start.name);
+  });
+
+  it("reads a stored command back with GET /v1alpha1/robots/<sn>/commands/<id>", async () => {
+    const submitted = await client.submitCommand({
+      serialNumber: "GS-S-000201",
+      remoteNavigationCommandType: "CROSS_NAVIGATE",
+      commandParameter: { startNavigationParameter: { map: "Warehouse", position: "charging" } },
+    });
+    const readBack = await raw(simulator.url, "GET", `/v1alpha1/${submitted.name}`, { token: DEMO_TOKEN });
+    assert.equal(readBack.status, 200, readBack.text);
+    assert.deepEqual(readBack.json, submitted);
+
+    const unknown = await raw(simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", { token: DEMO_TOKEN });
+    assert.equal(unknown.status, 404);
+    assert.equal((unknown.json as { code: number }).code, 5);
+
+    const otherAccount = await raw(simulator.url, "GET", `/v1alpha1/${submitted.name.replace("GS-S-000201", "GS-S-000101")}`, {
+      token: "warehouse-token",
+    });
+    assert.equal(otherAccount.status, 403);
+    assert.equal((otherAccount.json as { code: number }).code, 7);
+  });
+
+  it("answers 404 for an unknown path and 405 with Allow for a wrong method", async () => {
+    const unknown = await raw(simulator.url, "GET", "/v1alpha1/robots", { token: DEMO_TOKEN });
+    assert.equal(unknown.status, 404);
+    assert.equal((unknown.json as { code: number }).code, 5);
+
+    const wrongMethod = await raw(simulator.url, "GET", ENDPOINTS.listMaps.path, { token: DEMO_TOKEN });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get("allow"), "POST");
+
+    const postStatus = await raw(simulator.url, "POST", pathFor(ENDPOINTS.getRobotStatus, "GS-S-000101"), {
+      token: DEMO_TOKEN,
+      body: {},
+    });
+    assert.equal(postStatus.status, 405);
+    assert.equal(postStatus.headers.get("allow"), "GET");
+  });
+});
