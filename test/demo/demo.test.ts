@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import mqtt from "mqtt";
+import WebSocket from "ws";
 import { RobotClient } from "../../src/api/client";
 
 /** Polls the robot's status until it reaches `wanted` or 15 s pass; returns the last state seen. */
@@ -122,5 +123,72 @@ describe("demo (npm start)", function () {
     const response = await fetch(`${demo.urls.editor}/inject/iot-test-spill`, { method: "POST" });
     assert.equal(response.status, 200);
     assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
+  });
+
+  describe("every example flow against the simulator", function () {
+    /** What pressing each example inject must show in the editor's debug sidebar. */
+    const EXPECTED: Record<string, Array<{ debug: string; contains: string }>> = {
+      "sitetask-inject-status": [{ debug: "sitetask-debug-status", contains: '"taskState":"IDLE"' }],
+      "sitetask-inject-site": [{ debug: "sitetask-debug-site", contains: "Riverside Office Park" }],
+      "sitetask-inject-nosite": [{ debug: "sitetask-debug-errors", contains: "The robot is not on a site." }],
+      "sitetask-inject-b4": [{ debug: "sitetask-debug-b4", contains: '"cmdStatus":5' }],
+      "sitetask-inject-b3": [{ debug: "sitetask-debug-b3", contains: '"taskId":' }],
+      "maps-inject-list": [{ debug: "maps-debug-list", contains: '"mapName":"Floor 1"' }],
+      "maps-inject-first": [{ debug: "maps-debug-areas", contains: '"name":"Lobby"' }],
+      "maps-inject-every": [
+        { debug: "maps-debug-every", contains: '"name":"Lobby"' },
+        { debug: "maps-debug-every", contains: '"name":"Canteen"' },
+      ],
+      "maps-inject-unknown": [{ debug: "maps-debug-errors", contains: "no-such-map" }],
+      "iot-test-spill": [
+        { debug: "iot-command-debug", contains: '"state":"WAITING"' },
+        { debug: "iot-status-debug", contains: "RUNNING" },
+      ],
+    };
+    const ERROR_DEBUG_NODES = new Set(["sitetask-debug-errors", "maps-debug-errors", "iot-error-debug"]);
+    let comms: WebSocket;
+    const received: Array<{ id: string; msg: string }> = [];
+
+    before(async () => {
+      comms = new WebSocket(`${demo.urls.editor.replace(/^http/, "ws")}/comms`);
+      await new Promise((resolve, reject) => {
+        comms.once("open", resolve);
+        comms.once("error", reject);
+      });
+      comms.on("message", (data: Buffer) => {
+        for (const event of JSON.parse(data.toString()) as Array<{ topic: string; data: { id: string; msg: string } }>) {
+          if (event.topic === "debug") received.push({ id: event.data.id, msg: String(event.data.msg) });
+        }
+      });
+      comms.send(JSON.stringify({ subscribe: "debug" }));
+    });
+    after(() => comms?.close());
+
+    it("has an expectation for every inject in examples/", () => {
+      const injects = fs
+        .readdirSync(path.join(root, "examples"))
+        .flatMap((file) => JSON.parse(fs.readFileSync(path.join(root, "examples", file), "utf8")) as Array<{ id: string; type: string }>)
+        .filter((node) => node.type === "inject")
+        .map((node) => node.id);
+      assert.deepEqual(injects.sort(), Object.keys(EXPECTED).sort());
+    });
+
+    for (const [inject, expectations] of Object.entries(EXPECTED)) {
+      it(`${inject} shows what it should`, async () => {
+        // Each example starts from the seeded fleet (a running task would refuse the next one).
+        assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
+        received.length = 0;
+        assert.equal((await fetch(`${demo.urls.editor}/inject/${inject}`, { method: "POST" })).status, 200);
+        const met = () => expectations.every((e) => received.some((r) => r.id === e.debug && r.msg.includes(e.contains)));
+        for (const started = Date.now(); !met() && Date.now() - started < 15_000; ) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.ok(met(), `expected ${JSON.stringify(expectations)}, got ${JSON.stringify(received)}`);
+        const expectsError = expectations.some((e) => ERROR_DEBUG_NODES.has(e.debug));
+        if (!expectsError) {
+          assert.deepEqual(received.filter((r) => ERROR_DEBUG_NODES.has(r.id)), [], "no error reached a Catch node");
+        }
+      });
+    }
   });
 });
