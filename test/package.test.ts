@@ -1,0 +1,81 @@
+/**
+ * What the Flow Library scorecard checks offline, and the packaging facts
+ * Node-RED's loader depends on (html beside the loaded .js, icons, examples).
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(__dirname, "../..");
+const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+  name: string;
+  license?: string;
+  repository?: { url?: string };
+  keywords?: string[];
+  engines?: { node?: string };
+  dependencies?: Record<string, string>;
+  "node-red": { version?: string; nodes: Record<string, string> };
+};
+const nodeTypes = Object.keys(pkg["node-red"].nodes);
+const exampleFiles = fs.readdirSync(path.join(root, "examples")).filter((file) => file.endsWith(".json"));
+const examples = exampleFiles.map((file) => ({
+  file,
+  nodes: JSON.parse(fs.readFileSync(path.join(root, "examples", file), "utf8")) as Array<Record<string, unknown>>,
+}));
+
+describe("package", function () {
+  it("has what the Flow Library scorecard checks offline", () => {
+    assert.match(pkg.name, /^(@[a-z0-9-]+\/|node-red-contrib-)/);
+    assert.ok(pkg.license, "license");
+    assert.ok(pkg.repository?.url, "repository");
+    assert.ok(pkg.keywords?.includes("node-red"), "keyword node-red");
+    assert.ok(pkg["node-red"].version, "node-red.version");
+    assert.ok(pkg.engines?.node, "engines.node");
+    assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 6, "at most 6 dependencies");
+    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task"]);
+  });
+
+  for (const type of nodeTypes) {
+    it(`${type}: the editor file sits beside the loaded file and registers the type with help`, () => {
+      const js = path.join(root, pkg["node-red"].nodes[type]!);
+      const html = fs.readFileSync(js.replace(/\.js$/, ".html"), "utf8");
+      assert.match(html, new RegExp(`registerType\\(\\s*["']${type}["']`));
+      assert.match(html, new RegExp(`data-help-name=["']${type}["']`));
+      for (const icon of html.matchAll(/icon:\s*["']([^"']+)["']/g)) {
+        assert.ok(fs.existsSync(path.join(root, "icons", icon[1]!)), `icon ${icon[1]} exists in icons/`);
+      }
+      if (type !== "robot-config") {
+        assert.match(html, /<h3>Inputs<\/h3>/);
+        assert.match(html, /<h3>Outputs<\/h3>/);
+        assert.match(html, /icon:\s*["'][^"']+\.svg["']/, "has its own icon");
+      }
+    });
+  }
+
+  it("uses every node type in some example, and no example carries credentials", () => {
+    assert.ok(examples.length >= 3);
+    const used = new Set(examples.flatMap((example) => example.nodes.map((node) => node.type)));
+    for (const type of nodeTypes) assert.ok(used.has(type), `${type} appears in an example`);
+    for (const example of examples) {
+      assert.ok(Array.isArray(example.nodes), example.file);
+      for (const node of example.nodes) assert.equal(node.credentials, undefined, `${example.file} ${String(node.id)}`);
+    }
+  });
+
+  it("commits no generated file", function () {
+    let tracked: string[];
+    try {
+      tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" }).split("\n");
+    } catch {
+      this.skip();
+    }
+    assert.deepEqual(
+      tracked.filter((file) => /^(dist|nodes\/icons)\//.test(file) || /\.js$/.test(file) && !/^nodes\/[a-z-]+\.js$/.test(file)),
+      [],
+    );
+    for (const shim of tracked.filter((file) => /^nodes\/[a-z-]+\.js$/.test(file))) {
+      assert.ok(fs.readFileSync(path.join(root, shim), "utf8").split("\n").length <= 5, `${shim} is a shim`);
+    }
+  });
+});
