@@ -4,141 +4,341 @@
  * anything else (a sensor reading), in which case the node's command is sent.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
-import { COMMANDS, COMMAND_FAMILIES, COMMAND_TYPES, isCommandType, type CommandType } from "../api/commands";
-import { invalidInput } from "../api/errors";
-import type { CommandRequest } from "../api/schemas";
+import {
+  COMMANDS,
+  COMMAND_FAMILIES,
+  COMMAND_TYPES,
+  MOVE_DIRECTIONS,
+  commandsOfFamily,
+  isCommandType,
+  type CommandFamily,
+  type CommandParameterName,
+  type CommandType,
+} from "../api/commands";
+import { RobotApiError, invalidInput } from "../api/errors";
+import { CommandRequest, SERIAL_NUMBER_PATTERN } from "../api/schemas";
 import { evaluateProperty, handleRobotInput, isPlainObject, resolveSerialNumber, type SerialNumberSetting } from "./robot-input";
+
+/** The command parameters a compact payload and the dialog speak of, flat. */
+export const PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;
+export type ParameterField = (typeof PARAMETER_FIELDS)[number];
+type ParameterValues = Partial<Record<ParameterField, unknown>>;
+
+/**
+ * Where each flat field sits inside its parameter object. This one table builds
+ * the request, decides which dialog rows a command shows and turns a schema
+ * error's path back into the name the user gave the value.
+ */
+export const FIELD_PATHS = {
+  startTaskParameter: {
+    cleaningMode: ["cleaningMode"],
+    taskName: ["task", "name"],
+    map: ["task", "map"],
+    loop: ["task", "loop"],
+    loopCount: ["task", "loopCount"],
+  },
+  startNavigationParameter: { map: ["map"], position: ["position"] },
+  controlMovingParameter: { direction: ["direction"] },
+} as const satisfies Record<CommandParameterName, Partial<Record<ParameterField, readonly string[]>>>;
+
+/** The flat fields a command needs, in dialog order ([] for commands without parameters). */
+export function fieldsOf(command: CommandType): ParameterField[] {
+  const parameter = COMMANDS[command].parameter;
+  return parameter ? (Object.keys(FIELD_PATHS[parameter]) as ParameterField[]) : [];
+}
+
+/** What each field is when typed straight into the dialog (its TypedInput's own type). */
+const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction"> = {
+  cleaningMode: "str",
+  taskName: "str",
+  map: "str",
+  loop: "bool",
+  loopCount: "num",
+  position: "str",
+  direction: "direction",
+};
+
+/** Fields of the compact payload besides the parameters; `name` is accepted for taskName. */
+const COMPACT_EXTRA_FIELDS = ["command", "serialNumber", "name"] as const;
+const COMPACT_FIELDS = new Set<string>([...COMPACT_EXTRA_FIELDS, ...PARAMETER_FIELDS]);
+
+/** Words for the dialog's command list; typed so that a new command cannot be left without one. */
+const COMMAND_LABELS: Record<CommandType, string> = {
+  START_TASK: "start a cleaning task",
+  PAUSE_TASK: "pause the task",
+  RESUME_TASK: "resume the task",
+  STOP_TASK: "stop the task",
+  CROSS_NAVIGATE: "go to a position",
+  PAUSE_NAVIGATE: "pause",
+  RESUME_NAVIGATE: "resume",
+  STOP_NAVIGATE: "stop",
+  REMOTE_CONTROL_START: "start",
+  REMOTE_CONTROL_MOVE: "move",
+  REMOTE_CONTROL_STOP: "stop",
+};
+const FAMILY_LABELS: Record<CommandFamily, string> = {
+  remoteTaskCommandType: "Cleaning task",
+  remoteNavigationCommandType: "Navigation",
+  remoteControlCommandType: "Remote control",
+};
+
+/**
+ * What the editor needs from the command catalogue. It reaches the editor as
+ * the exportable runtime setting `robotCommandCatalogue` (RED.settings), so the
+ * dialog reads src/api/commands.ts instead of a copy of it.
+ */
+export function editorCatalogue() {
+  return {
+    families: COMMAND_FAMILIES.map((family) => ({
+      family,
+      label: FAMILY_LABELS[family],
+      commands: commandsOfFamily(family).map((type) => ({ type, label: COMMAND_LABELS[type], fields: fieldsOf(type) })),
+    })),
+    fields: [...PARAMETER_FIELDS],
+    directions: [...MOVE_DIRECTIONS],
+    serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
+  };
+}
 
 export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   robot: string;
-  /** One of the eleven command types, or "" to take it from msg.command / msg.payload.command. */
+  /** One of the eleven command types, or "" to take it from msg.command. */
   command: string;
   cleaningMode: string;
+  cleaningModeType?: string;
   taskName: string;
-  taskNameType: string;
+  taskNameType?: string;
   map: string;
-  mapType: string;
-  loop: boolean;
+  mapType?: string;
+  /** A checkbox's boolean in flows saved before loop became a TypedInput; "true"/"false" since. */
+  loop: boolean | string;
+  loopType?: string;
   loopCount: string | number;
+  loopCountType?: string;
   position: string;
-  positionType: string;
+  positionType?: string;
   direction: string;
+  directionType?: string;
 }
 
-/** The fields a compact payload may carry besides `command` and `serialNumber`. */
-export const COMPACT_PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;
-type CompactParameters = Partial<Record<(typeof COMPACT_PARAMETER_FIELDS)[number], unknown>>;
-const COMPACT_FIELDS = new Set<string>(["command", "serialNumber", ...COMPACT_PARAMETER_FIELDS]);
-
-/** Which compact fields each parameter object is built from. */
-const FIELDS_OF_PARAMETER = {
-  startTaskParameter: ["cleaningMode", "taskName", "map", "loop", "loopCount"],
-  startNavigationParameter: ["map", "position"],
-  controlMovingParameter: ["direction"],
-} as const;
-
-/** Builds the spec's request body for a command from flat parameters. */
-export function buildCommandRequest(serialNumber: unknown, command: CommandType, p: CompactParameters): Record<string, unknown> {
+/** Builds the spec's request body for a command from flat parameter values. */
+export function buildCommandRequest(serialNumber: unknown, command: CommandType, values: ParameterValues): Record<string, unknown> {
   const { family, parameter } = COMMANDS[command];
   const body: Record<string, unknown> = { serialNumber, [family]: command };
-  switch (parameter) {
-    case "startTaskParameter":
-      body.commandParameter = {
-        startTaskParameter: {
-          cleaningMode: p.cleaningMode,
-          task: { name: p.taskName, map: p.map, loop: p.loop, loopCount: p.loopCount },
-        },
-      };
-      break;
-    case "startNavigationParameter":
-      body.commandParameter = { startNavigationParameter: { map: p.map, position: p.position } };
-      break;
-    case "controlMovingParameter":
-      // Directions are upper case on the wire (the cloud echoes them lower case).
-      body.commandParameter = {
-        controlMovingParameter: { direction: typeof p.direction === "string" ? p.direction.toUpperCase() : p.direction },
-      };
-      break;
-    case undefined:
-      break;
+  if (parameter) {
+    const object: Record<string, unknown> = {};
+    for (const [field, path] of Object.entries(FIELD_PATHS[parameter]) as Array<[ParameterField, readonly string[]]>) {
+      let parent = object;
+      for (const key of path.slice(0, -1)) parent = (parent[key] ??= {}) as Record<string, unknown>;
+      parent[path.at(-1)!] = values[field];
+    }
+    body.commandParameter = { [parameter]: object };
   }
   return body;
 }
 
-function isRawRequest(payload: unknown): payload is Record<string, unknown> {
+/** The flat field a request path stands for, e.g. commandParameter.startTaskParameter.task.name is taskName. */
+function fieldAtPath(path: readonly PropertyKey[]): ParameterField | "serialNumber" | undefined {
+  if (path.length === 1 && path[0] === "serialNumber") return "serialNumber";
+  if (path[0] !== "commandParameter") return undefined;
+  const parameter = path[1] as CommandParameterName;
+  if (!Object.prototype.hasOwnProperty.call(FIELD_PATHS, parameter)) return undefined;
+  const inner = path.slice(2).join(".");
+  const paths: Partial<Record<ParameterField, readonly string[]>> = FIELD_PATHS[parameter];
+  return PARAMETER_FIELDS.find((field) => paths[field]?.join(".") === inner);
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) value = isPlainObject(value) ? value[key as string] : undefined;
+  return value;
+}
+
+/**
+ * Checks a request body with the spec's schema before anything is sent, naming
+ * each bad value where the user gave it (payload.map, msg.serialNumber, the
+ * node's map, ...) rather than by its place in the request.
+ */
+function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): CommandRequest {
+  const result = CommandRequest.safeParse(body);
+  if (result.success) return body as CommandRequest;
+  const problems = result.error.issues.slice(0, 3).map((issue) => {
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    const field = nameOf(path);
+    let problem = issue.message;
+    if (issue.code === "unrecognized_keys") problem = "is not a field of the request body";
+    else if (issue.code === "invalid_type" && valueAt(body, path) === undefined) problem = `is not set (${needer} needs it)`;
+    return { field, text: `${field}: ${problem}` };
+  });
+  const more = result.error.issues.length > 3 ? ` (and ${result.error.issues.length - 3} more)` : "";
+  throw new RobotApiError({
+    kind: "invalid_input",
+    operation: "submitCommand",
+    field: problems[0]?.field ?? "payload",
+    message: problems.map((p) => p.text).join("; ") + more,
+  });
+}
+
+function isSpecBody(payload: unknown): payload is Record<string, unknown> {
   return isPlainObject(payload) && COMMAND_FAMILIES.some((family) => family in payload);
 }
 
-function isCompactRequest(payload: unknown): payload is Record<string, unknown> {
+function isCompactCommand(payload: unknown): payload is Record<string, unknown> {
   return isPlainObject(payload) && "command" in payload;
 }
 
+/** A command type given as text, in any case ("cross_navigate" is CROSS_NAVIGATE). */
 function commandFrom(value: unknown, field: string): CommandType {
   const command = typeof value === "string" ? value.trim().toUpperCase() : value;
   if (!isCommandType(command)) {
-    throw invalidInput(field, `must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(value)})`);
+    throw invalidInput(field, `must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(value) ?? String(value)})`);
   }
   return command;
 }
 
-function loopCountOf(value: string | number | undefined): unknown {
-  if (value === undefined || value === "") return 1;
-  const count = Number(value);
-  return Number.isFinite(count) ? count : value;
+/** Directions are upper case on the wire (the cloud echoes them lower case); any case is accepted from users. */
+function normaliseDirection(value: unknown): unknown {
+  return typeof value === "string" ? value.trim().toUpperCase() : value;
+}
+
+/**
+ * Text from env variables (and the dialog) holding a boolean or a whole number
+ * is read as one; anything else is left for the schema to reject by name.
+ */
+function coerce(value: unknown, literal: (typeof LITERAL_TYPE)[ParameterField]): unknown {
+  if (typeof value !== "string") return value;
+  if (literal === "bool" && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === "true";
+  if (literal === "num" && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return value;
+}
+
+function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandProperties): void {
+  const typeOf = (field: ParameterField | "serialNumber"): string | undefined => config[`${field}Type`];
+
+  /** How a node setting is named in errors: "map", or "map (msg.place)" when it comes from elsewhere. */
+  function settingName(field: ParameterField | "serialNumber"): string {
+    const type = typeOf(field);
+    const literal = field === "serialNumber" ? "str" : LITERAL_TYPE[field];
+    if (!type || type === literal || type === "str") return field;
+    return `${field} (${type}.${String(config[field])})`;
+  }
+
+  /** One of the node's parameter settings, evaluated for this message. */
+  async function setting(msg: NodeMessageInFlow, field: ParameterField): Promise<unknown> {
+    const literal = LITERAL_TYPE[field];
+    const type = typeOf(field) || literal;
+    const raw = config[field];
+    let value: unknown;
+    if (type === literal || type === "str") {
+      // Flows saved before these fields were TypedInputs hold plain values (loop as a checkbox boolean).
+      if (field === "loop") value = raw === true || /^true$/i.test(String(raw));
+      else if (field === "loopCount") value = raw === undefined || raw === "" ? 1 : raw;
+      else value = raw === "" ? undefined : raw;
+    } else {
+      value = await evaluateProperty(RED, node, msg, String(raw ?? ""), type);
+    }
+    value = coerce(value, literal);
+    return field === "direction" ? normaliseDirection(value) : value;
+  }
+
+  async function settings(msg: NodeMessageInFlow, fields: readonly ParameterField[]): Promise<ParameterValues> {
+    const values: ParameterValues = {};
+    for (const field of fields) values[field] = await setting(msg, field);
+    return values;
+  }
+
+  /** The robot's serial number (payload, then msg.serialNumber, then the node) and how to name it in errors. */
+  async function serialNumberFor(msg: NodeMessageInFlow, fromPayload: unknown): Promise<{ value: unknown; name: string }> {
+    const value = await resolveSerialNumber(RED, node, msg, fromPayload, config);
+    if (fromPayload !== undefined) return { value, name: "payload.serialNumber" };
+    if ((msg as { serialNumber?: unknown }).serialNumber !== undefined) return { value, name: "msg.serialNumber" };
+    return { value, name: settingName("serialNumber") };
+  }
+
+  /** Form 1: the spec's body, checked and sent unchanged (a missing serialNumber is filled in). */
+  async function fromSpecBody(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<CommandRequest> {
+    const serial = await serialNumberFor(msg, payload.serialNumber);
+    const body = { ...payload, serialNumber: serial.value };
+    const family = COMMAND_FAMILIES.find((name) => payload[name] !== undefined);
+    const needer = family ? String(payload[family]) : "the command";
+    return checkRequest(body, (path) => (path.length === 1 && path[0] === "serialNumber" ? serial.name : ["payload", ...path].join(".")), needer);
+  }
+
+  /** Form 2: {command, serialNumber?, ...parameters}; a parameter left out comes from the node. */
+  async function fromCompact(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<CommandRequest> {
+    const unknown = Object.keys(payload).find((key) => !COMPACT_FIELDS.has(key));
+    if (unknown !== undefined) {
+      throw invalidInput(`payload.${unknown}`, `is not a field of the compact form (use ${[...COMPACT_FIELDS].join(", ")})`);
+    }
+    const command = commandFrom(payload.command, "payload.command");
+    if (payload.name !== undefined && payload.taskName !== undefined) {
+      throw invalidInput("payload.name", "give the task name as taskName or as name, not both");
+    }
+    const given: ParameterValues = {};
+    for (const field of PARAMETER_FIELDS) if (payload[field] !== undefined) given[field] = payload[field];
+    if (payload.name !== undefined) given.taskName = payload.name;
+    if (given.direction !== undefined) given.direction = normaliseDirection(given.direction);
+
+    const needed = fieldsOf(command);
+    const unused = (Object.keys(given) as ParameterField[]).find((field) => !needed.includes(field));
+    if (unused !== undefined) {
+      const shown = unused === "taskName" && payload.name !== undefined ? "name" : unused;
+      const takes = needed.length ? `it takes ${needed.join(", ")}` : "it takes no parameters";
+      throw invalidInput(`payload.${shown}`, `is not used by ${command} (${takes})`);
+    }
+    const fromNode = needed.filter((field) => given[field] === undefined);
+    const values = { ...(await settings(msg, fromNode)), ...given };
+    const serial = await serialNumberFor(msg, payload.serialNumber);
+    const nameOf = (path: readonly PropertyKey[]) => {
+      const field = fieldAtPath(path);
+      if (field === "serialNumber") return serial.name;
+      if (field === undefined) return path.join(".");
+      if (field === "taskName" && payload.name !== undefined) return "payload.name";
+      return fromNode.includes(field) ? settingName(field) : `payload.${field}`;
+    };
+    return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
+  }
+
+  /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
+  async function fromSettings(msg: NodeMessageInFlow): Promise<CommandRequest> {
+    const fromMsg = (msg as { command?: unknown }).command;
+    if (!config.command && (fromMsg === undefined || fromMsg === "")) {
+      throw invalidInput("command", "no command is set in the node, in msg.command or in msg.payload.command");
+    }
+    const command = config.command ? commandFrom(config.command, "command") : commandFrom(fromMsg, "msg.command");
+    const values = await settings(msg, fieldsOf(command));
+    // A payload that is not a command (a sensor reading) never names the robot: its serialNumber may be the sensor's.
+    const serial = await serialNumberFor(msg, undefined);
+    const nameOf = (path: readonly PropertyKey[]) => {
+      const field = fieldAtPath(path);
+      if (field === "serialNumber") return serial.name;
+      return field === undefined ? path.join(".") : settingName(field);
+    };
+    return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
+  }
+
+  function requestFor(msg: NodeMessageInFlow): Promise<CommandRequest> {
+    const payload = msg.payload;
+    if (isSpecBody(payload)) return fromSpecBody(msg, payload);
+    if (isCompactCommand(payload)) return fromCompact(msg, payload);
+    return fromSettings(msg);
+  }
+
+  handleRobotInput(RED, node, config.robot, {
+    run: async ({ msg, client, signal }) => client.submitCommand(await requestFor(msg), { signal }),
+    // "START_TASK: WAITING": the command the cloud stored and the state it is in.
+    statusText: (resource) =>
+      resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state,
+  });
 }
 
 export default function registerRobotCommand(RED: NodeAPI): void {
-  function RobotCommand(this: Node, config: RobotCommandProperties) {
-    RED.nodes.createNode(this, config);
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the helpers below evaluate properties for this node
-    const node = this;
-
-    /** The node's own parameter values, evaluated for this message (only those the command needs). */
-    async function configuredParameters(msg: NodeMessageInFlow, command: CommandType): Promise<CompactParameters> {
-      const parameter = COMMANDS[command].parameter;
-      const needed = new Set<string>(parameter ? FIELDS_OF_PARAMETER[parameter] : []);
-      const values: CompactParameters = {};
-      if (needed.has("cleaningMode")) values.cleaningMode = config.cleaningMode;
-      if (needed.has("taskName")) values.taskName = await evaluateProperty(RED, node, msg, config.taskName, config.taskNameType);
-      if (needed.has("map")) values.map = await evaluateProperty(RED, node, msg, config.map, config.mapType);
-      if (needed.has("loop")) values.loop = Boolean(config.loop);
-      if (needed.has("loopCount")) values.loopCount = loopCountOf(config.loopCount);
-      if (needed.has("position")) values.position = await evaluateProperty(RED, node, msg, config.position, config.positionType);
-      if (needed.has("direction")) values.direction = config.direction;
-      return values;
-    }
-
-    const serialNumberFor = (msg: NodeMessageInFlow, fromPayload: unknown) =>
-      resolveSerialNumber(RED, node, msg, fromPayload, config);
-
-    async function requestFor(msg: NodeMessageInFlow): Promise<CommandRequest> {
-      const payload = msg.payload;
-      if (isRawRequest(payload)) {
-        // The spec's body is sent as it is; only a missing serial number is filled in.
-        return { ...payload, serialNumber: await serialNumberFor(msg, payload.serialNumber) } as CommandRequest;
-      }
-      if (isCompactRequest(payload)) {
-        const unknown = Object.keys(payload).filter((key) => !COMPACT_FIELDS.has(key));
-        if (unknown.length) {
-          throw invalidInput(`payload.${unknown[0]}`, `is not a field of the compact form (use ${[...COMPACT_FIELDS].join(", ")})`);
-        }
-        const command = commandFrom(payload.command, "payload.command");
-        const given = Object.fromEntries(Object.entries(payload).filter(([, value]) => value !== undefined));
-        const parameters = { ...(await configuredParameters(msg, command)), ...given };
-        return buildCommandRequest(await serialNumberFor(msg, payload.serialNumber), command, parameters) as CommandRequest;
-      }
-      const chosen = config.command || (msg as { command?: unknown }).command;
-      if (chosen === undefined || chosen === "") {
-        throw invalidInput("command", "no command is set in the node, in msg.command or in msg.payload.command");
-      }
-      const command = commandFrom(chosen, config.command ? "command" : "msg.command");
-      return buildCommandRequest(await serialNumberFor(msg, undefined), command, await configuredParameters(msg, command)) as CommandRequest;
-    }
-
-    handleRobotInput(RED, node, config.robot, {
-      run: async ({ msg, client, signal }) => client.submitCommand(await requestFor(msg), { signal }),
-      statusText: (resource) => `${resource.rawCommandType ?? "command"}: ${resource.state}`,
-    });
-  }
-  RED.nodes.registerType("robot-command", RobotCommand);
+  RED.nodes.registerType(
+    "robot-command",
+    function RobotCommand(this: Node, config: RobotCommandProperties) {
+      RED.nodes.createNode(this, config);
+      setUpRobotCommand(RED, this, config);
+    },
+    { settings: { robotCommandCatalogue: { value: editorCatalogue(), exportable: true } } },
+  );
 }

@@ -140,12 +140,24 @@ describe("demo (npm start)", function () {
         { debug: "maps-debug-every", contains: '"name":"Canteen"' },
       ],
       "maps-inject-unknown": [{ debug: "maps-debug-errors", contains: "no-such-map" }],
+      "command-inject-start": [{ debug: "command-debug", contains: '"rawCommandType":"start_task"' }],
+      "command-inject-pause": [{ debug: "command-debug", contains: '"rawCommandType":"pause_task"' }],
+      "command-inject-resume": [{ debug: "command-debug", contains: '"rawCommandType":"resume_task"' }],
+      "command-inject-stop": [{ debug: "command-debug", contains: '"rawCommandType":"stop_task"' }],
+      "command-inject-charger": [{ debug: "command-debug", contains: '"position":"charging"' }],
+      "command-inject-kitchen": [{ debug: "command-debug", contains: '"position":"Kitchen door"' }],
+      "command-inject-stop-navigation": [{ debug: "command-debug", contains: '"rawCommandType":"stop_navigate"' }],
+      "command-inject-unknown-map": [{ debug: "command-debug-errors", contains: "Floor 9" }],
+      "command-inject-remote-start": [{ debug: "command-debug", contains: '"rawCommandType":"remote_control_start"' }],
+      "command-inject-move-forward": [{ debug: "command-debug", contains: '"direction":"forward"' }],
+      "command-inject-turn-left": [{ debug: "command-debug", contains: '"direction":"left"' }],
+      "command-inject-remote-stop": [{ debug: "command-debug", contains: '"rawCommandType":"remote_control_stop"' }],
       "iot-test-spill": [
         { debug: "iot-command-debug", contains: '"state":"WAITING"' },
         { debug: "iot-status-debug", contains: "RUNNING" },
       ],
     };
-    const ERROR_DEBUG_NODES = new Set(["sitetask-debug-errors", "maps-debug-errors", "iot-error-debug"]);
+    const ERROR_DEBUG_NODES = new Set(["sitetask-debug-errors", "maps-debug-errors", "iot-error-debug", "command-debug-errors"]);
     let comms: WebSocket;
     const received: Array<{ id: string; msg: string }> = [];
 

@@ -41,16 +41,43 @@ export async function loadFlow(
   await helper.load([robotConfig as NodeModule, catchNode, statusNode, ...modules] as never, flow, credentials);
 }
 
-/** Resolves with the next message that arrives at the helper node `id`. */
-export function nextMessage(id: string): Promise<NodeMessage & Record<string, unknown>> {
+type Message = NodeMessage & Record<string, unknown>;
+
+/**
+ * One permanent input listener per node fans messages out to the tests'
+ * listeners. Node-RED's input loop skips the remaining listeners when a
+ * once-listener removes itself mid-loop, so tests never register their own.
+ */
+const listenersOf = new WeakMap<object, Set<(msg: Message) => void>>();
+function listen(id: string, listener: (msg: Message) => void): () => void {
   const node = helper.getNode(id);
-  return new Promise((resolve) => node.once("input", (msg: NodeMessage & Record<string, unknown>) => resolve(msg)));
+  let listeners = listenersOf.get(node);
+  if (!listeners) {
+    const created = new Set<(msg: Message) => void>();
+    node.on("input", (msg: Message) => {
+      for (const each of [...created]) each(msg);
+    });
+    listenersOf.set(node, created);
+    listeners = created;
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Resolves with the next message that arrives at the helper node `id`. */
+export function nextMessage(id: string): Promise<Message> {
+  return new Promise((resolve) => {
+    const stop = listen(id, (msg) => {
+      stop();
+      resolve(msg);
+    });
+  });
 }
 
 /** Collects every message that arrives at the helper node `id`, until the test reads the array. */
-export function collectMessages(id: string): Array<NodeMessage & Record<string, unknown>> {
-  const messages: Array<NodeMessage & Record<string, unknown>> = [];
-  helper.getNode(id).on("input", (msg: NodeMessage & Record<string, unknown>) => messages.push(msg));
+export function collectMessages(id: string): Message[] {
+  const messages: Message[] = [];
+  listen(id, (msg) => messages.push(msg));
   return messages;
 }
 
