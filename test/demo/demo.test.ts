@@ -5,12 +5,12 @@
  * a simulated robot.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import mqtt from "mqtt";
 import WebSocket from "ws";
 import { RobotClient } from "../../src/api/client";
+import { root, startDemo, type RunningDemo } from "../support/demo-process";
 
 /** Polls the robot's status until it reaches `wanted` or 15 s pass; returns the last state seen. */
 async function settledState(robots: RobotClient, serialNumber: string, wanted: string): Promise<string | undefined> {
@@ -23,39 +23,7 @@ async function settledState(robots: RobotClient, serialNumber: string, wanted: s
   return state;
 }
 
-const root = path.resolve(__dirname, "../../..");
 const DEMO_TOKEN = "demo-token";
-
-interface DemoUrls {
-  editor: string;
-  simulator: string;
-  mqtt: string;
-}
-
-function startDemo(): Promise<{ child: ChildProcess; urls: DemoUrls; output: () => string }> {
-  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js")], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), 45_000);
-    child.once("exit", (code) => reject(new Error(`the demo exited with ${code}:\n${text}`)));
-    const poll = setInterval(() => {
-      const editor = /Node-RED editor\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
-      const simulator = /Robot simulator\s+(http:\/\/\S+)/.exec(text)?.[1];
-      const broker = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
-      if (editor && simulator && broker) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve({ child, urls: { editor, simulator, mqtt: broker }, output: () => text });
-      }
-    }, 50);
-  });
-}
 
 async function getJson(url: string): Promise<unknown> {
   const response = await fetch(url, { headers: { Accept: "application/json" } });
@@ -65,7 +33,7 @@ async function getJson(url: string): Promise<unknown> {
 
 describe("demo (npm start)", function () {
   this.timeout(90_000);
-  let demo: Awaited<ReturnType<typeof startDemo>>;
+  let demo: RunningDemo;
   let robots: RobotClient;
 
   before(async () => {
@@ -75,10 +43,7 @@ describe("demo (npm start)", function () {
 
   after(async () => {
     if (!demo) return;
-    const exited = new Promise<number | null>((resolve) => demo.child.once("exit", resolve));
-    demo.child.kill("SIGINT");
-    const code = await exited;
-    assert.equal(code, 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
+    assert.equal(await demo.stop(), 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
   });
 
   it("runs Node-RED with the four node types loaded from the installed package", async () => {

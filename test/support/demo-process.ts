@@ -1,0 +1,54 @@
+/**
+ * Runs the README's start command (the demo) as a real child process on free
+ * ports and reads the URLs it prints.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+export const root = path.resolve(__dirname, "../../..");
+
+export interface DemoUrls {
+  editor: string;
+  simulator: string;
+  mqtt: string;
+}
+
+export interface RunningDemo {
+  child: ChildProcess;
+  urls: DemoUrls;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Ctrl-C; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function startDemo(): Promise<RunningDemo> {
+  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js")], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), 45_000);
+    child.once("exit", (code) => reject(new Error(`the demo exited with ${code}:\n${text}`)));
+    const poll = setInterval(() => {
+      const editor = /Node-RED editor\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
+      const simulator = /Robot simulator\s+(http:\/\/\S+)/.exec(text)?.[1];
+      const broker = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
+      if (editor && simulator && broker) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        const stop = () =>
+          new Promise<number | null>((resolveExit) => {
+            child.once("exit", resolveExit);
+            child.kill("SIGINT");
+          });
+        resolve({ child, urls: { editor, simulator, mqtt: broker }, output: () => text, stop });
+      }
+    }, 50);
+  });
+}
+
