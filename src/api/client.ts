@@ -50,6 +50,8 @@ type ClientMethods = {
 
 /** Checks and normalises a base URL: http(s) only, no query or fragment, no trailing slash. */
 export function normaliseBaseUrl(raw: string): string {
+  // Callers from plain JavaScript (function nodes) may pass anything.
+  if (typeof raw !== "string") throw invalidInput("baseUrl", "must be a string");
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -65,12 +67,12 @@ export function normaliseBaseUrl(raw: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function sleep(ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError());
+    if (signal?.aborted) return reject(abortedError(operation));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortedError());
+      reject(abortedError(operation));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
@@ -162,7 +164,9 @@ export class RobotClient {
     const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
     const { signal } = options;
     let renewedToken = false;
-    for (let attempt = 0; ; attempt++) {
+    // Counts rate-limit retries only: the one resend after a 401 does not use one up.
+    let retries = 0;
+    for (;;) {
       const sent: SentWith = {};
       try {
         return (await this.send(endpoint, input, operation, signal, sent)) as ResultOf<Op>;
@@ -174,8 +178,9 @@ export class RobotClient {
           continue;
         }
         // Rate limiting means the request was refused, so a retry cannot duplicate a command.
-        if (error.isRateLimited && attempt < this.retry.maxRetries) {
-          await sleep(this.backoffMs(attempt, error.retryAfterSeconds), signal);
+        if (error.isRateLimited && retries < this.retry.maxRetries) {
+          await sleep(this.backoffMs(retries, error.retryAfterSeconds), signal, operation);
+          retries++;
           continue;
         }
         throw error;
@@ -264,7 +269,8 @@ export class RobotClient {
       const errorBody = isJson ? ErrorBody.safeParse(body) : undefined;
       const fields = errorBody?.success ? errorBody.data : {};
       const apiCode = fields.code === undefined || fields.code === "" ? NaN : Number(fields.code);
-      const serverText = fields.message ?? fields.msg ?? (isJson ? "" : text.slice(0, 200).trim());
+      // Redacted before it is cut short, so a secret straddling the cut cannot leave half of itself.
+      const serverText = fields.message ?? fields.msg ?? (isJson ? "" : this.redact(text).slice(0, 200).trim());
       const reason = serverText || response.statusText || "";
       const known = Number.isInteger(apiCode) ? apiCode : undefined;
       const codeName = known === undefined ? "" : ` ${API_CODE_NAMES[known] ?? `code ${known}`}`;
@@ -290,6 +296,8 @@ export class RobotClient {
         operation,
         status,
         apiCode: errorInSuccess.code,
+        // A code 8 here is rate limiting like the envelope's: the server's wait is honoured the same way.
+        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
         message: `${operation}: ${name}${errorInSuccess.message ? `: ${errorInSuccess.message}` : ""}`,
       });
     }

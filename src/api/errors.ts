@@ -136,12 +136,25 @@ export function isRobotApiError(value: unknown): value is RobotApiError {
   return value instanceof RobotApiError;
 }
 
-/** Formats a zod failure as "field.path: problem", naming the first offending fields. */
+/**
+ * Formats a zod failure as "field.path: problem", naming the first offending
+ * fields. An unknown key is named itself (zod puts it on the parent object), and
+ * a problem with the input as a whole is named "input", so `field` is never empty.
+ */
 export function describeIssues(error: z.ZodError): { field: string; message: string } {
-  const described = error.issues.slice(0, 3).map((issue) => {
-    const field = issue.path.map(String).join(".");
-    return { field, text: field ? `${field}: ${issue.message}` : issue.message };
+  const described = error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => {
+        const field = [...issue.path, key].map(String).join(".");
+        return { field, text: `${field}: is not a field of this request` };
+      });
+    }
+    const field = issue.path.map(String).join(".") || "input";
+    return [{ field, text: `${field}: ${issue.message}` }];
   });
-  const more = error.issues.length > 3 ? ` (and ${error.issues.length - 3} more)` : "";
-  return { field: described[0]?.field ?? "", message: described.map((d) => d.text).join("; ") + more };
+  const more = described.length > 3 ? ` (and ${described.length - 3} more)` : "";
+  return {
+    field: described[0]?.field ?? "input",
+    message: described.slice(0, 3).map((d) => d.text).join("; ") + more,
+  };
 }

@@ -1,0 +1,484 @@
+/**
+ * Every row of the endpoint table on the wire: method, path, headers, raw body
+ * and the parsed answer (unknown fields kept), each command of Endpoint A, the
+ * string coercion of B3/B4 and the robot's rejection of a temporary task.
+ */
+import assert from "node:assert/strict";
+import { RobotClient } from "../../src/api/client";
+import { COMMANDS, COMMAND_TYPES, type CommandType } from "../../src/api/commands";
+import {
+  ENDPOINTS,
+  OPERATION_NAMES,
+  type Endpoint,
+  type HttpMethod,
+  type OperationName,
+  type RequestOf,
+} from "../../src/api/endpoints";
+import { RobotApiError } from "../../src/api/errors";
+import { OPEN_ACCESS_GRANT_TYPE, type CommandRequest } from "../../src/api/schemas";
+import { RecordingServer, type RecordedRequest } from "../support/recording-server";
+
+const TOKEN = "tok-endpoints-3c9e";
+const CREDENTIALS = { clientId: "client-42", clientSecret: "cs-endpoints-77", accessKeySecret: "aks-endpoints-88" };
+const SN = "GS-S-000101";
+const MAP_ID = "5e1c2a7d-0b4f-4c1e-9a3b-7f2d8c6e1a90";
+
+async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
+    return error;
+  }
+  return assert.fail("expected the call to fail");
+}
+
+/** What one row must look like on the wire; written out here, not read from the table. */
+interface RowExpectation<Op extends OperationName> {
+  method: HttpMethod;
+  template: string;
+  /** The path the server must see for `input`. */
+  wirePath: string;
+  input: RequestOf<Op>;
+  /** The JSON body the server must receive; undefined: no body at all. */
+  body: unknown;
+  /** The server's answer (with fields the schemas do not know). */
+  answer: unknown;
+  /** What the client must return for that answer. */
+  result: unknown;
+}
+
+const SITE_TASK: RequestOf<"createTempSiteTask"> = {
+  cleaningMode: "清扫",
+  loopCount: 1,
+  siteId: "8d3f1e2a-6b7c-4d5e-9f01-23456789abcd",
+  siteName: "Head office",
+  taskName: "Morning lobby",
+  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
+  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
+  serialNumber: SN,
+};
+
+const TEMP_TASK: RequestOf<"sendTempTask"> = {
+  productId: SN,
+  tempTaskCommand: {
+    taskName: "Corridor spot clean",
+    cleaningMode: "清扫",
+    loop: "false",
+    loopCount: "1",
+    mapName: "Floor 1",
+    startParam: { mapId: MAP_ID, areaId: "2" },
+  },
+};
+
+const STATUS_ANSWER = {
+  serialNumber: SN,
+  taskState: "IDLE",
+  online: true,
+  speedKilometerPerHour: 0,
+  battery: { charging: false, powerPercentage: 87 },
+  localizationInfo: { localizationState: "NORMAL", map: { id: MAP_ID, name: "Floor 1", version: "3" } },
+  firmwareOnlyField: { anything: [1, 2, 3] },
+};
+const SITE_ANSWER = { siteId: SITE_TASK.siteId, siteName: "Head office", buildings: [{ id: "b1", floors: [] }] };
+const COMMAND_ANSWER = {
+  name: `robots/${SN}/commands/0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b`,
+  parent: `robots/${SN}`,
+  commandParameter: {},
+  state: "WAITING",
+  serialNumber: SN,
+  user: "u-1",
+  createTime: "2024-05-01T08:00:00.123456789Z",
+  updateTime: "2024-05-01T08:00:00.123456789Z",
+  startTime: "2024-05-01T08:00:00.123Z",
+  startDelay: 1800000,
+  rawCommandType: "pause_task",
+  notInTheSpec: "kept",
+};
+const SUBAREAS = {
+  mapId: MAP_ID,
+  subareas: { partitions: [{ id: 1, name: "Lobby", polygon: [[0, 0]] }, { id: 2, name: "Corridor" }], total: "2" },
+  mapVersion: "3",
+};
+const MAP_LIST = [{ mapId: MAP_ID, mapName: "Floor 1", mapVersion: "3" }];
+
+/** One expectation per row: a row added to the table without one here does not compile. */
+const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
+  submitCommand: {
+    method: "POST",
+    template: "/v1alpha1/robots/{serialNumber}/commands",
+    wirePath: `/v1alpha1/robots/${SN}/commands`,
+    input: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
+    body: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
+    answer: COMMAND_ANSWER,
+    result: COMMAND_ANSWER,
+  },
+  getRobotStatus: {
+    method: "GET",
+    template: "/openapi/v2alpha1/s/robots/{serialNumber}/status",
+    wirePath: `/openapi/v2alpha1/s/robots/${SN}/status`,
+    input: { serialNumber: SN },
+    body: undefined,
+    answer: STATUS_ANSWER,
+    result: STATUS_ANSWER,
+  },
+  getSiteInfo: {
+    method: "GET",
+    template: "/openapi/v2alpha1/robots/{serialNumber}/getSiteInfo",
+    wirePath: `/openapi/v2alpha1/robots/${SN}/getSiteInfo`,
+    input: { serialNumber: SN },
+    body: undefined,
+    answer: SITE_ANSWER,
+    result: SITE_ANSWER,
+  },
+  createTempSiteTask: {
+    method: "POST",
+    template: "/openapi/v2/robot/tasks/temp/withSite",
+    wirePath: "/openapi/v2/robot/tasks/temp/withSite",
+    input: SITE_TASK,
+    body: SITE_TASK,
+    answer: { taskId: "t-123", requestId: "r-456" },
+    result: { taskId: "t-123", requestId: "r-456" },
+  },
+  sendTempTask: {
+    method: "POST",
+    template: "/v2alpha1/robotCommand/tempTask:send",
+    wirePath: "/v2alpha1/robotCommand/tempTask:send",
+    input: TEMP_TASK,
+    body: TEMP_TASK,
+    answer: { productId: SN, requestId: "r-789", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880", extra: true },
+    result: { productId: SN, requestId: "r-789", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880", extra: true },
+  },
+  getSubareas: {
+    method: "POST",
+    template: "/openapi/v1/map/subareas/get",
+    wirePath: "/openapi/v1/map/subareas/get",
+    input: { mapId: MAP_ID, robotSn: SN },
+    body: { mapId: MAP_ID, robotSn: SN },
+    answer: { code: 0, msg: "SUCCESS", data: SUBAREAS },
+    result: SUBAREAS,
+  },
+  listMaps: {
+    method: "POST",
+    template: "/openapi/v1/map/robotMap/list",
+    wirePath: "/openapi/v1/map/robotMap/list",
+    input: { robotSn: SN },
+    body: { robotSn: SN },
+    answer: { code: 0, msg: "SUCCESS", data: MAP_LIST },
+    result: MAP_LIST,
+  },
+  grantToken: {
+    method: "POST",
+    template: "/gas/api/v1alpha1/oauth/token",
+    wirePath: "/gas/api/v1alpha1/oauth/token",
+    input: {
+      grant_type: OPEN_ACCESS_GRANT_TYPE,
+      client_id: CREDENTIALS.clientId,
+      client_secret: CREDENTIALS.clientSecret,
+      open_access_key: CREDENTIALS.accessKeySecret,
+    },
+    body: {
+      grant_type: "urn:gaussian:params:oauth:grant-type:open-access-token",
+      client_id: "client-42",
+      client_secret: "cs-endpoints-77",
+      open_access_key: "aks-endpoints-88",
+    },
+    answer: { token_type: "bearer", access_token: "granted-token-1", expires_in: 1772804832183, scope: "robots" },
+    // The grant's answer is not returned to the caller; it must become the next call's bearer token.
+    result: undefined,
+  },
+};
+
+function assertWire(request: RecordedRequest, row: RowExpectation<OperationName>, endpoint: Endpoint, bearer: string | undefined) {
+  assert.equal(request.method, row.method);
+  assert.equal(request.path, row.wirePath);
+  assert.equal(request.headers["content-type"], "application/json");
+  assert.equal(request.headers.authorization, bearer === undefined ? undefined : `Bearer ${bearer}`);
+  if (row.body === undefined) {
+    assert.equal(request.rawBody, "", "no body is sent");
+    assert.equal(request.headers["transfer-encoding"], undefined);
+  } else {
+    assert.deepEqual(JSON.parse(request.rawBody), row.body);
+    // Exactly the validated request, serialised once: nothing added, nothing reformatted.
+    assert.equal(request.rawBody, JSON.stringify(endpoint.request.parse(row.input)));
+  }
+}
+
+describe("api: the endpoint table on the wire", function () {
+  let server: RecordingServer;
+  let client: RobotClient;
+
+  before(async () => {
+    server = await new RecordingServer().start();
+    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach(() => server.reset());
+
+  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant)", function () {
+    assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
+    assert.deepEqual(
+      OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
+      ["A", "B1", "B2", "B3", "B4", "C1", "C2", "token"],
+    );
+  });
+
+  for (const operation of OPERATION_NAMES) {
+    const row = ROWS[operation] as RowExpectation<OperationName>;
+    const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
+
+    it(`${operation} (${endpoint.id}): ${row.method} ${row.template} in the table`, function () {
+      assert.equal(endpoint.method, row.method);
+      assert.equal(endpoint.path, row.template);
+      assert.equal(endpoint.sendsBody, row.body !== undefined);
+      assert.equal(endpoint.authenticated, operation !== "grantToken");
+    });
+
+    if (operation === "grantToken") {
+      it("grantToken (token): the grant carries the credentials and no Authorization, its token is then used", async function () {
+        const robotAnswer = ROWS.getRobotStatus;
+        server.reply({ body: row.answer }, { body: robotAnswer.answer });
+        const viaGrant = new RobotClient({ baseUrl: server.url, auth: CREDENTIALS });
+        const result = await viaGrant.getRobotStatus(robotAnswer.input);
+        assert.equal(server.requests.length, 2);
+        assertWire(server.requests[0]!, row, endpoint, undefined);
+        assert.ok(!("authorization" in server.requests[0]!.headers), "the grant must carry no Authorization header");
+        assertWire(server.requests[1]!, robotAnswer, ENDPOINTS.getRobotStatus, "granted-token-1");
+        assert.deepEqual(result, robotAnswer.result);
+      });
+      continue;
+    }
+
+    it(`${operation} (${endpoint.id}): request on the wire and the parsed answer`, async function () {
+      server.reply({ body: row.answer });
+      const result = await client.call(operation, row.input as never);
+      assert.equal(server.requests.length, 1);
+      assertWire(server.requests[0]!, row, endpoint, TOKEN);
+      assert.deepEqual(result, row.result);
+    });
+
+    it(`${operation}: the derived method is the same call`, async function () {
+      server.reply({ body: row.answer });
+      // Taken off the client on purpose: the derived methods must not depend on `this` at the call site.
+      const method = client[operation] as (input: unknown) => Promise<unknown>;
+      assert.equal(typeof method, "function");
+      assert.deepEqual(await method(row.input), row.result);
+      assert.equal(server.requests[0]!.path, row.wirePath);
+    });
+  }
+
+  it("offers no method for the token grant (it is internal to the client)", function () {
+    assert.equal((client as unknown as Record<string, unknown>).grantToken, undefined);
+  });
+});
+
+// ------------------------------------------------------------------ Endpoint A
+
+/** Family and parameter of each command as the spec's table says, written out independently of COMMANDS. */
+const SPEC_COMMANDS: Record<CommandType, { family: string; parameter: string | undefined; raw: string }> = {
+  START_TASK: { family: "remoteTaskCommandType", parameter: "startTaskParameter", raw: "start_task" },
+  PAUSE_TASK: { family: "remoteTaskCommandType", parameter: undefined, raw: "pause_task" },
+  RESUME_TASK: { family: "remoteTaskCommandType", parameter: undefined, raw: "resume_task" },
+  STOP_TASK: { family: "remoteTaskCommandType", parameter: undefined, raw: "stop_task" },
+  CROSS_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter", raw: "cross_navigate" },
+  PAUSE_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter", raw: "pause_navigate" },
+  RESUME_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter", raw: "resume_navigate" },
+  STOP_NAVIGATE: { family: "remoteNavigationCommandType", parameter: "startNavigationParameter", raw: "stop_navigate" },
+  REMOTE_CONTROL_START: { family: "remoteControlCommandType", parameter: undefined, raw: "remote_control_start" },
+  REMOTE_CONTROL_MOVE: { family: "remoteControlCommandType", parameter: "controlMovingParameter", raw: "remote_control_move" },
+  REMOTE_CONTROL_STOP: { family: "remoteControlCommandType", parameter: undefined, raw: "remote_control_stop" },
+};
+
+const NAVIGATION = { startNavigationParameter: { map: "Floor 1", position: "charging" } };
+
+/** The spec's request body of each command. */
+const COMMAND_BODIES: Record<CommandType, CommandRequest> = {
+  START_TASK: {
+    serialNumber: SN,
+    remoteTaskCommandType: "START_TASK",
+    commandParameter: {
+      startTaskParameter: {
+        cleaningMode: "__middle_cleaning",
+        task: { name: "Lobby daily", map: "Floor 1", loop: false, loopCount: 1 },
+      },
+    },
+  },
+  PAUSE_TASK: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
+  RESUME_TASK: { serialNumber: SN, remoteTaskCommandType: "RESUME_TASK" },
+  STOP_TASK: { serialNumber: SN, remoteTaskCommandType: "STOP_TASK" },
+  CROSS_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: NAVIGATION },
+  PAUSE_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "PAUSE_NAVIGATE", commandParameter: NAVIGATION },
+  RESUME_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "RESUME_NAVIGATE", commandParameter: NAVIGATION },
+  STOP_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "STOP_NAVIGATE", commandParameter: NAVIGATION },
+  REMOTE_CONTROL_START: { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_START" },
+  REMOTE_CONTROL_MOVE: {
+    serialNumber: SN,
+    remoteControlCommandType: "REMOTE_CONTROL_MOVE",
+    commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
+  },
+  REMOTE_CONTROL_STOP: { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_STOP" },
+};
+
+/** Lower-cases enumerated values the way the cloud echoes them (cleaningMode is echoed unchanged). */
+function echoOf(parameter: unknown): unknown {
+  if (parameter === undefined) return {};
+  return JSON.parse(JSON.stringify(parameter), (key, value: unknown) =>
+    key === "direction" && typeof value === "string" ? value.toLowerCase() : value,
+  ) as unknown;
+}
+
+describe("api: the eleven commands of Endpoint A", function () {
+  let server: RecordingServer;
+  let client: RobotClient;
+
+  before(async () => {
+    server = await new RecordingServer().start();
+    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach(() => server.reset());
+
+  it("the command table lists exactly the spec's eleven commands in their families", function () {
+    assert.deepEqual([...COMMAND_TYPES].sort(), Object.keys(SPEC_COMMANDS).sort());
+    for (const type of COMMAND_TYPES) {
+      assert.equal(COMMANDS[type].family, SPEC_COMMANDS[type].family, type);
+      assert.equal(COMMANDS[type].parameter, SPEC_COMMANDS[type].parameter, type);
+    }
+  });
+
+  for (const type of COMMAND_TYPES) {
+    const spec = SPEC_COMMANDS[type];
+    it(`${type}: ${spec.parameter ? `carries ${spec.parameter}` : "no commandParameter"}, answer kept whole`, async function () {
+      const sent = COMMAND_BODIES[type];
+      const answer = {
+        ...COMMAND_ANSWER,
+        commandParameter: echoOf(sent.commandParameter),
+        rawCommandType: spec.raw,
+        traceId: "unknown-field",
+      };
+      server.reply({ body: answer });
+      const result = await client.submitCommand(sent);
+
+      assert.equal(server.requests.length, 1);
+      const request = server.requests[0]!;
+      assert.equal(request.method, "POST");
+      assert.equal(request.path, `/v1alpha1/robots/${SN}/commands`);
+      assert.equal(request.headers["content-type"], "application/json");
+      assert.equal(request.headers.authorization, `Bearer ${TOKEN}`);
+      assert.equal(request.rawBody, JSON.stringify(sent));
+      const body = JSON.parse(request.rawBody) as Record<string, unknown>;
+      assert.equal(body.serialNumber, SN);
+      assert.equal(body[spec.family], type);
+      const families = ["remoteTaskCommandType", "remoteNavigationCommandType", "remoteControlCommandType"];
+      assert.deepEqual(families.filter((family) => family in body), [spec.family], "exactly one family field");
+      if (spec.parameter === undefined) {
+        assert.ok(!("commandParameter" in body), "commandParameter is omitted");
+      } else {
+        assert.deepEqual(Object.keys(body.commandParameter as object), [spec.parameter]);
+      }
+      assert.deepEqual(result, answer);
+      assert.equal(result.state, "WAITING");
+      assert.equal(result.traceId, "unknown-field");
+    });
+  }
+});
+
+// ------------------------------------------------------------------ B3 / B4
+
+describe("api: B3/B4 coercion and the robot's rejection", function () {
+  let server: RecordingServer;
+  let client: RobotClient;
+
+  before(async () => {
+    server = await new RecordingServer().start();
+    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach(() => server.reset());
+
+  const accepted = { productId: SN, requestId: "r-1", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880" };
+
+  it("B4 sends loop, loopCount and areaId given as boolean/number as strings", async function () {
+    server.reply({ body: accepted });
+    await client.sendTempTask({
+      productId: SN,
+      tempTaskCommand: {
+        taskName: "Spot",
+        cleaningMode: "清扫",
+        loop: true,
+        loopCount: 3,
+        mapName: "Floor 1",
+        startParam: { mapId: MAP_ID, areaId: 7 },
+      },
+    });
+    const sent = JSON.parse(server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
+    assert.equal(sent.tempTaskCommand.loop, "true");
+    assert.equal(sent.tempTaskCommand.loopCount, "3");
+    assert.deepEqual(sent.tempTaskCommand.startParam, { mapId: MAP_ID, areaId: "7" });
+    assert.match(server.requests[0]!.rawBody, /"loop":"true","loopCount":"3"/);
+    assert.match(server.requests[0]!.rawBody, /"areaId":"7"/);
+  });
+
+  it("B4 sends loop false and loopCount 0 as \"false\" and \"0\" (falsy values are not dropped)", async function () {
+    server.reply({ body: accepted });
+    await client.sendTempTask({
+      productId: SN,
+      tempTaskCommand: { ...TEMP_TASK.tempTaskCommand, loop: false, loopCount: 0, startParam: { mapId: MAP_ID, areaId: 0 } },
+    });
+    const sent = JSON.parse(server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
+    assert.equal(sent.tempTaskCommand.loop, "false");
+    assert.equal(sent.tempTaskCommand.loopCount, "0");
+    assert.deepEqual(sent.tempTaskCommand.startParam, { mapId: MAP_ID, areaId: "0" });
+  });
+
+  it("B3 sends numeric area ids as strings (floors and sub-tasks)", async function () {
+    server.reply({ body: {} });
+    await client.createTempSiteTask({
+      ...SITE_TASK,
+      floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: 4, name: "Lobby" } }],
+      tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: 4 }, { mapId: MAP_ID, areaId: 5 }] }],
+    });
+    const sent = JSON.parse(server.requests[0]!.rawBody) as {
+      floors: { area: { id: unknown } }[];
+      tasks: { subTasks: { areaId: unknown }[] }[];
+      loopCount: unknown;
+    };
+    assert.equal(sent.floors[0]!.area.id, "4");
+    assert.deepEqual(
+      sent.tasks[0]!.subTasks.map((subTask) => subTask.areaId),
+      ["4", "5"],
+    );
+    assert.equal(sent.loopCount, 1, "B3 loopCount stays an integer");
+  });
+
+  it("B4 cmdStatus 7 is a rejection: kind rejected, COMMAND_REJECTED, resultCode from cmdResultCode", async function () {
+    server.reply({ body: { productId: SN, requestId: "r-2", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
+    const error = await failureOf(client.sendTempTask(TEMP_TASK));
+    assert.equal(error.kind, "rejected");
+    assert.equal(error.code, "COMMAND_REJECTED");
+    assert.equal(error.resultCode, "2010100009");
+    assert.equal(error.operation, "sendTempTask");
+    assert.equal(error.status, 200);
+    assert.match(error.message, /rejected/);
+    assert.match(error.message, /2010100009/);
+    assert.equal(server.requests.length, 1, "a rejection is not retried");
+  });
+
+  it("B4 cmdStatus 7 sent as a string (int64) is a rejection too", async function () {
+    server.reply({ body: { productId: SN, cmdStatus: "7", cmdResultCode: 2010100006 } });
+    const error = await failureOf(client.sendTempTask(TEMP_TASK));
+    assert.equal(error.kind, "rejected");
+    assert.equal(error.resultCode, "2010100006");
+  });
+
+  it("B4 cmdStatus 5 is success and returns the whole answer", async function () {
+    server.reply({ body: { ...accepted, queuePosition: 0 } });
+    assert.deepEqual(await client.sendTempTask(TEMP_TASK), { ...accepted, queuePosition: 0 });
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * Retries: only "slow down" answers (envelope code 8, HTTP 429) are sent again,
+ * at most maxRetries times, honouring Retry-After up to maxDelayMs. Anything
+ * that may have reached the robot (500, timeout, dropped connection) is
+ * reported once, never re-sent: a robot command must not run twice.
+ * Counts and order are asserted, never timings.
+ */
+import assert from "node:assert/strict";
+import { RobotClient, type RetryOptions } from "../../src/api/client";
+import { RobotApiError } from "../../src/api/errors";
+import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+
+const TOKEN = "tok-retries-81f0";
+const SN = "GS-S-000101";
+const COMMAND = { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_MOVE", commandParameter: { controlMovingParameter: { direction: "FORWARD" } } } as const;
+const RESOURCE = { name: `robots/${SN}/commands/1`, state: "WAITING", rawCommandType: "remote_control_move" };
+const MAPS = [{ mapId: "m-1", mapName: "Floor 1" }];
+/** So long that a test relying on it would hit mocha's timeout: proves Retry-After replaced the backoff. */
+const HOUR_MS = 3_600_000;
+
+async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
+    return error;
+  }
+  return assert.fail("expected the call to fail");
+}
+
+const rateLimited: ScriptedReply = { status: 429, body: { code: 8, message: "too many requests" }, headers: { "Retry-After": "0" } };
+const envelope8: ScriptedReply = { body: { code: 8, msg: "RESOURCE_EXHAUSTED", data: [] }, headers: { "Retry-After": "0" } };
+
+describe("api: retries", function () {
+  let server: RecordingServer;
+  const clientWith = (retry: RetryOptions, timeoutMs = 2000) =>
+    new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs, retry });
+
+  before(async () => {
+    server = await new RecordingServer().start();
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach(() => server.reset());
+
+  for (const maxRetries of [0, 1, 3]) {
+    it(`HTTP 429 is sent maxRetries+1 = ${maxRetries + 1} times, then reported`, async function () {
+      server.respondWith(() => rateLimited);
+      const error = await failureOf(clientWith({ maxRetries, baseDelayMs: HOUR_MS }).submitCommand(COMMAND));
+      assert.equal(error.kind, "http");
+      assert.equal(error.status, 429);
+      assert.equal(error.isRateLimited, true);
+      assert.equal(error.retryAfterSeconds, 0);
+      assert.equal(server.requests.length, maxRetries + 1);
+      // Each retry is the same request again.
+      for (const request of server.requests) {
+        assert.equal(request.path, `/v1alpha1/robots/${SN}/commands`);
+        assert.equal(request.rawBody, server.requests[0]!.rawBody);
+      }
+    });
+
+    it(`envelope code 8 is sent maxRetries+1 = ${maxRetries + 1} times, then reported`, async function () {
+      server.respondWith(() => envelope8);
+      const error = await failureOf(clientWith({ maxRetries, baseDelayMs: HOUR_MS }).listMaps({ robotSn: SN }));
+      assert.equal(error.kind, "envelope");
+      assert.equal(error.code, "RESOURCE_EXHAUSTED");
+      assert.equal(server.requests.length, maxRetries + 1);
+    });
+  }
+
+  it("the default is three retries", async function () {
+    server.respondWith(() => rateLimited);
+    const client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+    await failureOf(client.listMaps({ robotSn: SN }));
+    assert.equal(server.requests.length, 4);
+  });
+
+  it("a retry that succeeds returns the later answer (429, then code 8 in a google.rpc-like body)", async function () {
+    server.reply(rateLimited, { body: { code: 8, message: "slow down" }, headers: { "Retry-After": "0" } }, { body: RESOURCE });
+    const result = await clientWith({ maxRetries: 3, baseDelayMs: HOUR_MS }).submitCommand(COMMAND);
+    assert.deepEqual(result, RESOURCE);
+    assert.equal(server.requests.length, 3);
+  });
+
+  it("without Retry-After the exponential backoff (small base delay) is used", async function () {
+    server.reply({ status: 429, body: {} }, { status: 429, body: {} }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    const result = await clientWith({ maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 }).listMaps({ robotSn: SN });
+    assert.deepEqual(result, MAPS);
+    assert.equal(server.requests.length, 3);
+  });
+
+  it("a Retry-After larger than maxDelayMs is capped", async function () {
+    server.reply({ status: 429, body: {}, headers: { "Retry-After": "3600" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    const result = await clientWith({ maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 }).listMaps({ robotSn: SN });
+    assert.deepEqual(result, MAPS);
+    assert.equal(server.requests.length, 2);
+  });
+
+  it("a Retry-After given as an HTTP date is honoured (a past date: retry now)", async function () {
+    server.reply(
+      { status: 429, body: {}, headers: { "Retry-After": new Date(Date.now() - 60_000).toUTCString() } },
+      { body: { code: 0, msg: "SUCCESS", data: MAPS } },
+    );
+    assert.deepEqual(await clientWith({ maxRetries: 1, baseDelayMs: HOUR_MS }).listMaps({ robotSn: SN }), MAPS);
+    assert.equal(server.requests.length, 2);
+  });
+
+  it("the Retry-After value is on the reported error", async function () {
+    server.respondWith(() => ({ status: 429, body: {}, headers: { "Retry-After": "120" } }));
+    const error = await failureOf(clientWith({ maxRetries: 0 }).listMaps({ robotSn: SN }));
+    assert.equal(error.retryAfterSeconds, 120);
+    assert.equal(server.requests.length, 1);
+  });
+
+  describe("never re-sent: the robot may already have the command", function () {
+    const cases: { name: string; reply: ScriptedReply; kind: string }[] = [
+      { name: "HTTP 500", reply: { status: 500, body: { code: 13, message: "internal" } }, kind: "http" },
+      { name: "HTTP 503", reply: { status: 503, body: "unavailable" }, kind: "http" },
+      { name: "envelope-like code 13 under HTTP 200", reply: { body: { code: 13, message: "internal" } }, kind: "envelope" },
+      { name: "a timeout", reply: { body: RESOURCE, delayMs: 1000 }, kind: "timeout" },
+      { name: "a dropped connection", reply: { drop: true }, kind: "network" },
+      { name: "a malformed answer", reply: { body: "not json" }, kind: "bad_response" },
+    ];
+    for (const { name, reply, kind } of cases) {
+      it(`submitCommand after ${name}: exactly one request`, async function () {
+        server.respondWith(() => reply);
+        const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }, 50).submitCommand(COMMAND));
+        assert.equal(error.kind, kind);
+        assert.equal(server.requests.length, 1);
+      });
+    }
+  });
+
+  it("a 401 with a static token is reported at once, not retried", async function () {
+    server.respondWith(() => ({ status: 401, body: { code: 16, message: "token expired" } }));
+    const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }).submitCommand(COMMAND));
+    assert.equal(error.kind, "http");
+    assert.equal(error.status, 401);
+    assert.equal(error.code, "UNAUTHENTICATED");
+    assert.equal(server.requests.length, 1);
+  });
+});

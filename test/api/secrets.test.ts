@@ -1,0 +1,168 @@
+/**
+ * No secret leaves through an error: not the access token, not the client
+ * secret, not the access key secret; not in the message, the stack,
+ * JSON.stringify, String() or util.inspect; also when the server echoes them
+ * back and for transport failures.
+ */
+import assert from "node:assert/strict";
+import { inspect } from "node:util";
+import { RobotClient } from "../../src/api/client";
+import { RobotApiError } from "../../src/api/errors";
+import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+
+const TOKEN = "tok-7f3a9c2e-SECRET-5b81";
+const CREDENTIALS = { clientId: "client-public-id", clientSecret: "cs-e4d2b7-SECRET-0c19", accessKeySecret: "aks-91f0aa-SECRET-77d3" };
+const GRANTED = "granted-3b7e11-SECRET-a2c4";
+const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
+const SN = "GS-S-000101";
+const ALL_SECRETS = [TOKEN, CREDENTIALS.clientSecret, CREDENTIALS.accessKeySecret, GRANTED];
+
+async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
+    return error;
+  }
+  return assert.fail("expected the call to fail");
+}
+
+/** Every way an error is commonly shown; not even the first half of a secret may appear. */
+function assertNoSecret(error: RobotApiError): void {
+  const views = {
+    message: error.message,
+    stack: error.stack ?? "",
+    json: JSON.stringify(error),
+    string: String(error),
+    inspect: inspect(error, { depth: 5, showHidden: true }),
+  };
+  for (const secret of ALL_SECRETS) {
+    const half = secret.slice(0, Math.ceil(secret.length / 2));
+    for (const [view, text] of Object.entries(views)) {
+      assert.ok(!text.includes(half), `${view} shows (part of) ${secret}: ${text}`);
+    }
+  }
+}
+
+describe("api: secrets never appear in errors", function () {
+  let server: RecordingServer;
+  let client: RobotClient;
+
+  before(async () => {
+    server = await new RecordingServer().start();
+    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs: 50, retry: { maxRetries: 1, baseDelayMs: 1 } });
+  });
+  after(async () => {
+    await server.stop();
+  });
+  beforeEach(() => server.reset());
+
+  const echoes: { name: string; reply: ScriptedReply; kind: string }[] = [
+    { name: "401 echoing the token in message", reply: { status: 401, body: { code: 16, message: `token ${TOKEN} has expired` } }, kind: "http" },
+    { name: "403 echoing the bearer header in msg", reply: { status: 403, body: { code: 7, msg: `Authorization: Bearer ${TOKEN} denied` } }, kind: "http" },
+    { name: "500 non-JSON echoing the request", reply: { status: 500, body: `Bearer ${TOKEN}\nAuthorization failed for ${TOKEN}` }, kind: "http" },
+    {
+      // Without redaction before truncation, the 200-character cut would leave half the token behind.
+      name: "500 non-JSON with the token across the 200-character cut",
+      reply: { status: 500, body: `${"x".repeat(190)}${TOKEN} trailing` },
+      kind: "http",
+    },
+    { name: "error body under HTTP 200 echoing the token", reply: { body: { code: 16, message: `bad token ${TOKEN}` } }, kind: "envelope" },
+    { name: "429 echoing the token (after retries)", reply: { status: 429, body: { message: TOKEN }, headers: { "Retry-After": "0" } }, kind: "http" },
+  ];
+  for (const { name, reply, kind } of echoes) {
+    it(`${name}`, async function () {
+      server.respondWith(() => reply);
+      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      assert.equal(error.kind, kind);
+      assert.match(error.message, /\*\*\*/, "the echoed secret is replaced, the rest of the message kept");
+      assertNoSecret(error);
+      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${TOKEN}`, "the token was really sent");
+    });
+  }
+
+  it("envelope msg echoing the token", async function () {
+    server.reply({ body: { code: 7, msg: `PERMISSION_DENIED for ${TOKEN}`, data: [] } });
+    const error = await failureOf(client.listMaps({ robotSn: SN }));
+    assert.equal(error.kind, "envelope");
+    assert.match(error.message, /PERMISSION_DENIED for \*\*\*/);
+    assertNoSecret(error);
+  });
+
+  const transport: { name: string; reply: ScriptedReply; kind: string }[] = [
+    { name: "dropped connection", reply: { drop: true }, kind: "network" },
+    { name: "timeout", reply: { body: {}, delayMs: 1000 }, kind: "timeout" },
+    { name: "non-JSON 200", reply: { body: `<p>${TOKEN}</p>` }, kind: "bad_response" },
+    { name: "answer failing the schema", reply: { body: { code: 0, msg: "SUCCESS", data: [{ mapId: TOKEN, mapName: 1 }] } }, kind: "bad_response" },
+  ];
+  for (const { name, reply, kind } of transport) {
+    it(`${name}`, async function () {
+      server.reply(reply);
+      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      assert.equal(error.kind, kind);
+      assertNoSecret(error);
+    });
+  }
+
+  it("connection refused", async function () {
+    const closed = await new RecordingServer().start();
+    const url = closed.url;
+    await closed.stop();
+    const error = await failureOf(new RobotClient({ baseUrl: url, auth: { token: TOKEN } }).listMaps({ robotSn: SN }));
+    assert.equal(error.kind, "network");
+    assertNoSecret(error);
+  });
+
+  it("aborted mid-request", async function () {
+    const controller = new AbortController();
+    server.reply({ body: {}, delayMs: 1000 });
+    const slow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+    const pending = failureOf(slow.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    controller.abort();
+    const error = await pending;
+    assert.equal(error.kind, "aborted");
+    assertNoSecret(error);
+  });
+
+  describe("client credentials", function () {
+    const newClient = () => new RobotClient({ baseUrl: server.url, auth: CREDENTIALS, retry: { maxRetries: 0 } });
+
+    it("a failed grant echoing the client secret and the access key secret", async function () {
+      server.reply({
+        status: 400,
+        body: { code: 3, message: `Invalid open access key ${CREDENTIALS.accessKeySecret} for secret ${CREDENTIALS.clientSecret}` },
+      });
+      const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
+      assert.equal(error.operation, "grantToken");
+      assert.match(error.message, /Invalid open access key \*\*\* for secret \*\*\*/);
+      assertNoSecret(error);
+      assert.equal((server.requests[0]!.body as { client_secret?: string }).client_secret, CREDENTIALS.clientSecret, "the secret was really sent");
+    });
+
+    it("a failed grant whose non-JSON body echoes the credentials", async function () {
+      server.reply({ status: 500, body: `grant_type=...&client_secret=${CREDENTIALS.clientSecret}&open_access_key=${CREDENTIALS.accessKeySecret}` });
+      const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
+      assertNoSecret(error);
+    });
+
+    it("a granted token echoed in the final 401", async function () {
+      server.respondWith((request) =>
+        request.path === GRANT_PATH
+          ? { body: { access_token: GRANTED, expires_in: 86_400 } }
+          : { status: 401, body: { code: 16, message: `token ${GRANTED} revoked` } },
+      );
+      const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
+      assert.equal(error.status, 401);
+      assert.equal(server.requests.length, 4, "grant, call, re-grant, resend");
+      assertNoSecret(error);
+    });
+
+    it("a dropped connection after a grant", async function () {
+      server.reply({ body: { access_token: GRANTED, expires_in: 86_400 } }, { drop: true });
+      const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
+      assert.equal(error.kind, "network");
+      assertNoSecret(error);
+    });
+  });
+});
