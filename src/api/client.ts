@@ -56,7 +56,8 @@ export function normaliseBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw invalidInput("baseUrl", `"${raw}" is not a URL`);
+    // The text is not repeated: a malformed URL may still hold a user name and password.
+    throw invalidInput("baseUrl", "is not a URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw invalidInput("baseUrl", `only http and https are accepted, not ${url.protocol}`);

@@ -13,7 +13,7 @@ import type { NodeAPI } from "node-red";
 import { COMMANDS, COMMAND_TYPES, MOVE_DIRECTIONS } from "../../src/api/commands";
 import robotCommand, { FIELD_PATHS, editorCatalogue } from "../../src/nodes/robot-command";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
-import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TAB,
   TEST_TOKEN,
@@ -25,6 +25,7 @@ import {
   recordStatuses,
   waitFor,
   type FlowNode,
+  useRecordingServerAndNodeRed,
 } from "../support/node-red";
 
 type CoreNodeModule = (RED: never) => void;
@@ -118,29 +119,13 @@ const EXPECTED_BODIES: Record<string, Record<string, unknown>> = {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("robot-command", function () {
-  let server: RecordingServer;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach((done) => {
-    server.reset();
-    server.respondWith(commandResource);
-    helper.startServer(done);
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
-  });
+  const stub = useRecordingServerAndNodeRed(commandResource);
 
   /** Every output and caught error of the node under test since the flow was loaded. */
   let seen: { outputs: Msg[]; caught: Msg[] };
 
   async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-    await loadFlow([robotCommand], flowWith(server.url, [commandNode(settings), ...outputsAndCatch("cmd")], config));
+    await loadFlow([robotCommand], flowWith(stub.server.url, [commandNode(settings), ...outputsAndCatch("cmd")], config));
     seen = { outputs: collectMessages("out"), caught: collectMessages("caught") };
   }
 
@@ -157,13 +142,13 @@ describe("robot-command", function () {
     return { output: seen.outputs[outputs], caught: seen.caught[caught] };
   }
 
-  /** Sends one message that must succeed; returns the body the server received. */
+  /** Sends one message that must succeed; returns the body the stub.server received. */
   async function sentBody(msg: Msg): Promise<unknown> {
-    const before = server.requests.length;
+    const before = stub.server.requests.length;
     const { output, caught } = await outcome(msg);
     assert.ok(output, `an output, not ${JSON.stringify(caught?.error)}`);
-    assert.equal(server.requests.length, before + 1);
-    return server.requests.at(-1)!.body;
+    assert.equal(stub.server.requests.length, before + 1);
+    return stub.server.requests.at(-1)!.body;
   }
 
   describe("the request", () => {
@@ -172,8 +157,8 @@ describe("robot-command", function () {
         await load({ command });
         const { output } = await outcome({ payload: Date.now() });
         assert.ok(output, "an output");
-        assert.equal(server.requests.length, 1);
-        const request = server.requests[0]!;
+        assert.equal(stub.server.requests.length, 1);
+        const request = stub.server.requests[0]!;
         assert.equal(request.method, "POST");
         assert.equal(request.path, `/v1alpha1/robots/${SERIAL}/commands`);
         assert.equal(request.headers["content-type"], "application/json");
@@ -201,8 +186,8 @@ describe("robot-command", function () {
       };
       const { output } = await outcome({ payload: body, topic: "night-shift" });
       assert.ok(output);
-      assert.equal(server.requests[0]!.path, "/v1alpha1/robots/GS-S-000102/commands");
-      assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), body);
+      assert.equal(stub.server.requests[0]!.path, "/v1alpha1/robots/GS-S-000102/commands");
+      assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), body);
       assert.equal(output.topic, "night-shift");
       assert.equal((output.payload as { futureField: string }).futureField, "kept");
     });
@@ -259,8 +244,8 @@ describe("robot-command", function () {
       await load({ command: "STOP_TASK" });
       const payloads = [42, "spill detected", "", true, null, undefined, { temperature: 21 }, [1, 2], { serialNumber: "SENSOR-7", level: 3 }];
       for (const payload of payloads) await sentBody({ payload });
-      assert.equal(server.requests.length, payloads.length);
-      for (const request of server.requests) {
+      assert.equal(stub.server.requests.length, payloads.length);
+      for (const request of stub.server.requests) {
         assert.equal(request.path, `/v1alpha1/robots/${SERIAL}/commands`);
         assert.deepEqual(request.body, { serialNumber: SERIAL, remoteTaskCommandType: "STOP_TASK" });
       }
@@ -303,7 +288,7 @@ describe("robot-command", function () {
       await sentBody({ payload: "x", serialNumber: "FROM-MSG" });
       await sentBody({ payload: "x" });
       assert.deepEqual(
-        server.requests.map((r) => [r.path, (r.body as { serialNumber: string }).serialNumber]),
+        stub.server.requests.map((r) => [r.path, (r.body as { serialNumber: string }).serialNumber]),
         [
           ["/v1alpha1/robots/FROM-BODY/commands", "FROM-BODY"],
           ["/v1alpha1/robots/FROM-COMPACT/commands", "FROM-COMPACT"],
@@ -334,7 +319,7 @@ describe("robot-command", function () {
       helper.getNode("cmd").context().global.set("robotSn", "FROM-GLOBAL");
       await sentBody({ payload: 1 });
       assert.deepEqual(
-        server.requests.map((r) => r.path),
+        stub.server.requests.map((r) => r.path),
         ["FROM-ENV", "FROM-MSG-PATH", "FROM-FLOW", "FROM-GLOBAL"].map((sn) => `/v1alpha1/robots/${sn}/commands`),
       );
     });
@@ -384,7 +369,7 @@ describe("robot-command", function () {
       await load({ command: "REMOTE_CONTROL_MOVE", direction: "direction", directionType: "msg" });
       for (const direction of ["backward", "Right"]) await sentBody({ payload: 1, direction });
       assert.deepEqual(
-        server.requests.slice(1).map((r) => r.body),
+        stub.server.requests.slice(1).map((r) => r.body),
         ["BACKWARD", "RIGHT"].map((direction) => ({
           serialNumber: SERIAL,
           remoteControlCommandType: "REMOTE_CONTROL_MOVE",
@@ -510,7 +495,7 @@ describe("robot-command", function () {
         assert.equal(error.code, "INVALID_INPUT");
         assert.equal(error.source.id, "cmd");
         assert.equal(caught!.topic, "keep-me");
-        assert.equal(server.requests.length, 0, "nothing was sent");
+        assert.equal(stub.server.requests.length, 0, "nothing was sent");
         assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
         // The error names the field both in its text and as data.
         assert.ok(error.message.includes(`${field}: `), `${error.message} names ${field}`);
@@ -522,7 +507,7 @@ describe("robot-command", function () {
       const { caught } = await outcome({ payload: { command: "DANCE" } });
       assert.ok(caught);
       assert.ok((await outcome({ payload: 1 })).output);
-      assert.equal(server.requests.length, 1);
+      assert.equal(stub.server.requests.length, 1);
     });
   });
 
@@ -543,7 +528,7 @@ describe("robot-command", function () {
     ];
     for (const [label, reply, code, expected] of failures) {
       it(`reports ${label} to a Catch node once, then works normally`, async () => {
-        server.reply(reply);
+        stub.server.reply(reply);
         await load({ command: "PAUSE_TASK" }, { timeout: 0.3 });
         const statuses = recordStatuses("cmd");
         const outputs = collectMessages("out");
@@ -561,13 +546,13 @@ describe("robot-command", function () {
         assert.equal(caught.length, 1, "one error, no more");
         assert.equal(outputs.length, 1);
         assert.equal((outputs[0]!.payload as { state: string }).state, "WAITING");
-        assert.equal(server.requests.length, 2, "the failed command was not sent again");
+        assert.equal(stub.server.requests.length, 2, "the failed command was not sent again");
         assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "PAUSE_TASK: WAITING" });
       });
     }
 
-    it("never shows the token, even when the server echoes it", async () => {
-      server.reply({ status: 401, body: { code: 16, message: `token ${TEST_TOKEN} is not valid` } });
+    it("never shows the token, even when the stub.server echoes it", async () => {
+      stub.server.reply({ status: 401, body: { code: 16, message: `token ${TEST_TOKEN} is not valid` } });
       await load({ command: "PAUSE_TASK" });
       const statuses = recordStatuses("cmd");
       const { caught } = await outcome({ payload: 1 });
@@ -577,7 +562,7 @@ describe("robot-command", function () {
       const { output } = await outcome({ payload: 2 });
       assert.ok(output);
       for (const seen of [caught, output, statuses]) assert.ok(!JSON.stringify(seen).includes(TEST_TOKEN));
-      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${TEST_TOKEN}`, "the token did go to the server");
+      assert.equal(stub.server.requests[0]!.headers.authorization, `Bearer ${TEST_TOKEN}`, "the token did go to the server");
     });
   });
 
@@ -601,7 +586,7 @@ describe("robot-command", function () {
     });
 
     it("shows the state alone when the answer does not say which command it was", async () => {
-      server.reply({ body: { name: `robots/${SERIAL}/commands/1`, state: "WAITING" } });
+      stub.server.reply({ body: { name: `robots/${SERIAL}/commands/1`, state: "WAITING" } });
       await load();
       const statuses = recordStatuses("cmd");
       await outcome({ payload: 1 });
@@ -610,7 +595,7 @@ describe("robot-command", function () {
   });
 
   it("answers 300 concurrent messages exactly once each and submits each once", async () => {
-    server.respondWith((request) => {
+    stub.server.respondWith((request) => {
       const body = request.body as { serialNumber: string };
       // Every seventh fails, so errors and outputs are both counted under load.
       return body.serialNumber.endsWith("7") ? { status: 500, body: { code: 13, message: "busy" }, delayMs: 5 } : { ...commandResource(request), delayMs: 5 };
@@ -625,10 +610,10 @@ describe("robot-command", function () {
     assert.equal(outputs.length + caught.length, 300);
     assert.equal(caught.length, sent.filter((m) => m.serialNumber.endsWith("7")).length);
     assert.ok(caught.every((m) => (m.error as { code: string }).code === "INTERNAL"));
-    assert.equal(server.requests.length, 300);
+    assert.equal(stub.server.requests.length, 300);
     const ids = [...outputs, ...caught].map((m) => m._msgid).sort();
     assert.deepEqual(ids, sent.map((m) => m._msgid).sort(), "every _msgid exactly once");
-    const robots = server.requests.map((r) => (r.body as { serialNumber: string }).serialNumber).sort();
+    const robots = stub.server.requests.map((r) => (r.body as { serialNumber: string }).serialNumber).sort();
     assert.deepEqual(robots, sent.map((m) => m.serialNumber).sort(), "each message submitted once");
     // Each output carries the answer to its own message, not another's.
     for (const output of outputs) assert.equal((output.payload as { serialNumber: string }).serialNumber, output.serialNumber);
@@ -639,7 +624,7 @@ describe("robot-command", function () {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
     try {
-      server.reply({ delayMs: 1000 });
+      stub.server.reply({ delayMs: 1000 });
       await load({ command: "PAUSE_TASK" });
       const statuses = recordStatuses("cmd");
       const outputs = collectMessages("out");
@@ -659,7 +644,7 @@ describe("robot-command", function () {
         originalError(...args);
       };
       helper.getNode("cmd").receive({ payload: 1 });
-      await waitFor(() => server.requests.length === 1, 2000, "the request");
+      await waitFor(() => stub.server.requests.length === 1, 2000, "the request");
       await helper.unload();
       await pause(1200);
       assert.equal(outputs.length, 0);

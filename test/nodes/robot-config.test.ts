@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { handleRobotInput } from "../../src/nodes/robot-input";
-import { RecordingServer } from "../support/recording-server";
-import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor } from "../support/node-red";
+import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor, useRecordingServerAndNodeRed } from "../support/node-red";
 
 interface ProbeDef extends NodeDef {
   robot: string;
@@ -27,44 +26,29 @@ const probe = (extra: Record<string, unknown> = {}) => ({ id: "probe", type: "ro
 const STATUS = { serialNumber: "SN-1", taskState: "IDLE", battery: { powerPercentage: 80 } };
 
 describe("robot-config", function () {
-  let server: RecordingServer;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach((done) => {
-    server.reset();
-    helper.startServer(done);
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
-  });
+  const stub = useRecordingServerAndNodeRed();
 
   it("sends the access token as a bearer header and emits the parsed answer", async () => {
-    server.reply({ body: STATUS });
-    await loadFlow([probeModule], flowWith(server.url + "/", [probe(), ...outputsAndCatch("probe")]));
+    stub.server.reply({ body: STATUS });
+    await loadFlow([probeModule], flowWith(stub.server.url + "/", [probe(), ...outputsAndCatch("probe")]));
     const output = nextMessage("out");
     helper.getNode("probe").receive({ payload: "go", topic: "kitchen" });
     const msg = await output;
     assert.deepEqual(msg.payload, STATUS);
     assert.equal(msg.topic, "kitchen");
-    assert.equal(server.requests.length, 1);
-    assert.equal(server.requests[0]!.path, "/openapi/v2alpha1/s/robots/SN-1/status");
-    assert.equal(server.requests[0]!.headers.authorization, `Bearer ${TEST_TOKEN}`);
+    assert.equal(stub.server.requests.length, 1);
+    assert.equal(stub.server.requests[0]!.path, "/openapi/v2alpha1/s/robots/SN-1/status");
+    assert.equal(stub.server.requests[0]!.headers.authorization, `Bearer ${TEST_TOKEN}`);
     assert.ok(!JSON.stringify(msg).includes(TEST_TOKEN));
   });
 
   it("fetches one token with client credentials and shares it between nodes", async () => {
-    server.respondWith((request) =>
+    stub.server.respondWith((request) =>
       request.path === "/gas/api/v1alpha1/oauth/token"
         ? { body: { token_type: "bearer", access_token: "granted-1", expires_in: Date.now() + 86_400_000 } }
         : { body: STATUS },
     );
-    const flow = flowWith(server.url, [probe(), probe({ id: "probe2" }), ...outputsAndCatch("probe")], {
+    const flow = flowWith(stub.server.url, [probe(), probe({ id: "probe2" }), ...outputsAndCatch("probe")], {
       authMode: "clientCredentials",
     });
     await loadFlow([probeModule], flow, {
@@ -75,7 +59,7 @@ describe("robot-config", function () {
     helper.getNode("probe").receive({ payload: 1 });
     helper.getNode("probe2").receive({ payload: 2 });
     await waitFor(() => outputs.length === 2, 5000, "two outputs");
-    const grants = server.requests.filter((r) => r.path === "/gas/api/v1alpha1/oauth/token");
+    const grants = stub.server.requests.filter((r) => r.path === "/gas/api/v1alpha1/oauth/token");
     assert.equal(grants.length, 1);
     assert.deepEqual(grants[0]!.body, {
       grant_type: "urn:gaussian:params:oauth:grant-type:open-access-token",
@@ -83,7 +67,7 @@ describe("robot-config", function () {
       client_secret: "client-secret-7",
       open_access_key: "access-key-secret-7",
     });
-    const calls = server.requests.filter((r) => r.path.endsWith("/status"));
+    const calls = stub.server.requests.filter((r) => r.path.endsWith("/status"));
     assert.deepEqual(
       calls.map((r) => r.headers.authorization),
       ["Bearer granted-1", "Bearer granted-1"],
@@ -98,7 +82,7 @@ describe("robot-config", function () {
   ];
   for (const [label, config, credentials, field] of misconfigurations) {
     it(`reports ${label} to a Catch node, naming ${field}, and sends nothing`, async () => {
-      const flow = flowWith(server.url, [probe(), ...outputsAndCatch("probe")], config);
+      const flow = flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], config);
       if (config.baseUrl) flow[1]!.baseUrl = config.baseUrl;
       await loadFlow([probeModule], flow, credentials);
       const statuses = recordStatuses("probe");
@@ -109,22 +93,22 @@ describe("robot-config", function () {
       assert.match(error.message, new RegExp(`\\b${field}\\b`));
       assert.equal(error.code, "INVALID_INPUT");
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: `config: ${field}` });
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
     });
   }
 
   it("reports a node without a robot-config, naming the robot property", async () => {
-    await loadFlow([probeModule], flowWith(server.url, [probe({ robot: "" }), ...outputsAndCatch("probe")]));
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe({ robot: "" }), ...outputsAndCatch("probe")]));
     const caught = nextMessage("caught");
     helper.getNode("probe").receive({ payload: "go" });
     const msg = await caught;
     assert.match((msg.error as { message: string }).message, /\brobot\b/);
-    assert.equal(server.requests.length, 0);
+    assert.equal(stub.server.requests.length, 0);
   });
 
   it("applies the configured timeout and reports TIMEOUT, then serves the next message", async () => {
-    server.reply({ body: STATUS, delayMs: 1500 }, { body: STATUS });
-    await loadFlow([probeModule], flowWith(server.url, [probe(), ...outputsAndCatch("probe")], { timeout: 0.2 }));
+    stub.server.reply({ body: STATUS, delayMs: 1500 }, { body: STATUS });
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], { timeout: 0.2 }));
     const statuses = recordStatuses("probe");
     const caught = nextMessage("caught");
     helper.getNode("probe").receive({ payload: "first" });
@@ -139,13 +123,13 @@ describe("robot-config", function () {
   });
 
   it("aborts in-flight requests and clears the status when the flow stops", async () => {
-    server.reply({ body: STATUS, delayMs: 3000 });
-    await loadFlow([probeModule], flowWith(server.url, [probe(), ...outputsAndCatch("probe")]));
+    stub.server.reply({ body: STATUS, delayMs: 3000 });
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")]));
     const statuses = recordStatuses("probe");
     let outputs = 0;
     helper.getNode("out").on("input", () => outputs++);
     helper.getNode("probe").receive({ payload: "go" });
-    await waitFor(() => server.requests.length === 1, 2000, "the request");
+    await waitFor(() => stub.server.requests.length === 1, 2000, "the request");
     assert.deepEqual(statuses.at(-1), { fill: "blue", shape: "dot", text: "requesting" });
     await helper.unload();
     assert.deepEqual(statuses.at(-1), {});

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import robotMaps from "../../src/nodes/robot-maps";
-import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TAB,
   TEST_TOKEN,
@@ -21,6 +21,8 @@ import {
   recordStatuses,
   waitFor,
   type FlowNode,
+  useRecordingServerAndNodeRed,
+  outcomeOf,
 } from "../support/node-red";
 
 type CoreNodeModule = (RED: never) => void;
@@ -82,35 +84,13 @@ function mapsNode(settings: Record<string, unknown> = {}): FlowNode {
 }
 
 describe("robot-maps", function () {
-  let server: RecordingServer;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach((done) => {
-    server.reset();
-    server.respondWith(answerFor);
-    helper.startServer(done);
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
-  });
+  const stub = useRecordingServerAndNodeRed(answerFor);
 
   async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-    await loadFlow([robotMaps], flowWith(server.url, [mapsNode(settings), ...outputsAndCatch("maps")], config));
+    await loadFlow([robotMaps], flowWith(stub.server.url, [mapsNode(settings), ...outputsAndCatch("maps")], config));
   }
 
-  /** Sends one message and resolves with whichever comes: the output or the caught error. */
-  async function outcome(msg: Record<string, unknown>) {
-    const output = nextMessage("out").then((m) => ({ output: m, caught: undefined }));
-    const caught = nextMessage("caught").then((m) => ({ caught: m, output: undefined }));
-    helper.getNode("maps").receive(msg);
-    return Promise.race([output, caught]) as Promise<{ output?: Record<string, unknown>; caught?: Record<string, unknown> }>;
-  }
+  const outcome = (msg: Record<string, unknown>) => outcomeOf("maps", msg);
 
   function assertJsonPost(request: RecordedRequest, path: string) {
     assert.equal(request.method, "POST");
@@ -124,9 +104,9 @@ describe("robot-maps", function () {
     const statuses = recordStatuses("maps");
     const { output } = await outcome({ payload: "go", topic: "maps" });
     assert.ok(output);
-    assert.equal(server.requests.length, 1);
-    assertJsonPost(server.requests[0]!, LIST_PATH);
-    assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), { robotSn: SERIAL });
+    assert.equal(stub.server.requests.length, 1);
+    assertJsonPost(stub.server.requests[0]!, LIST_PATH);
+    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { robotSn: SERIAL });
     assert.deepEqual(output.payload, MAPS);
     assert.equal(output.topic, "maps");
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "3 maps" });
@@ -137,14 +117,14 @@ describe("robot-maps", function () {
     const statuses = recordStatuses("maps");
     const { output } = await outcome({ payload: 1 });
     assert.ok(output);
-    assertJsonPost(server.requests[0]!, SUBAREAS_PATH);
-    assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), { mapId: MAP_ID, robotSn: SERIAL });
+    assertJsonPost(stub.server.requests[0]!, SUBAREAS_PATH);
+    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { mapId: MAP_ID, robotSn: SERIAL });
     assert.deepEqual(output.payload, SUBAREAS);
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "5 areas" });
   });
 
   it("says 1 map, 1 area and 0 areas", async () => {
-    server.reply(
+    stub.server.reply(
       { body: { code: 0, msg: "SUCCESS", data: [MAPS[0]] } },
       { body: { code: 0, msg: "SUCCESS", data: { mapId: MAP_ID, subareas: { partitions: [{ id: 1, name: "Lobby" }] } } } },
       { body: { code: 0, msg: "SUCCESS", data: { mapId: MAP_ID, subareas: { partitions: [] } } } },
@@ -162,11 +142,11 @@ describe("robot-maps", function () {
   it("msg.operation overrides the node's operation and stays on the message", async () => {
     await load({ operation: "listMaps" });
     const { output } = await outcome({ payload: { mapId: "map-2" }, operation: "getSubareas" });
-    assert.equal(server.requests[0]!.path, SUBAREAS_PATH);
-    assert.deepEqual(server.requests[0]!.body, { mapId: "map-2", robotSn: SERIAL });
+    assert.equal(stub.server.requests[0]!.path, SUBAREAS_PATH);
+    assert.deepEqual(stub.server.requests[0]!.body, { mapId: "map-2", robotSn: SERIAL });
     assert.equal(output!.operation, "getSubareas");
     await outcome({ payload: 1, operation: "" });
-    assert.equal(server.requests[1]!.path, LIST_PATH, "an empty msg.operation counts as not set");
+    assert.equal(stub.server.requests[1]!.path, LIST_PATH, "an empty msg.operation counts as not set");
   });
 
   it("takes mapId from msg.payload.mapId, else the node's Map id from str, msg or flow", async () => {
@@ -181,7 +161,7 @@ describe("robot-maps", function () {
     helper.getNode("maps").context().flow.set("currentMap", "from-flow");
     await outcome({ payload: 1 });
     assert.deepEqual(
-      server.requests.map((r) => (r.body as { mapId: string }).mapId),
+      stub.server.requests.map((r) => (r.body as { mapId: string }).mapId),
       ["from-payload", MAP_ID, "from-msg-path", "from-flow"],
     );
   });
@@ -192,7 +172,7 @@ describe("robot-maps", function () {
     await outcome({ payload: "x", serialNumber: "FROM-MSG" });
     await outcome({ payload: { serialNumber: "NOT-READ" } });
     assert.deepEqual(
-      server.requests.map((r) => r.body),
+      stub.server.requests.map((r) => r.body),
       [{ robotSn: "FROM-PAYLOAD" }, { robotSn: "FROM-MSG" }, { robotSn: SERIAL }],
     );
   });
@@ -200,7 +180,7 @@ describe("robot-maps", function () {
   it("accepts a map-list entry as payload and sends only mapId and robotSn", async () => {
     await load({ operation: "getSubareas" });
     await outcome({ payload: MAPS[1] });
-    assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), { mapId: "map-2", robotSn: SERIAL });
+    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { mapId: "map-2", robotSn: SERIAL });
   });
 
   const envelopeFailures: Array<[number, string, string, unknown]> = [
@@ -213,7 +193,7 @@ describe("robot-maps", function () {
     for (const [code, errorCode, name, data] of envelopeFailures) {
       it(`${operation}: envelope code ${code} reaches the Catch node once as ${errorCode}, with the cloud's msg`, async () => {
         const cloudText = `robot says ${code}`;
-        server.reply({ body: { code, msg: cloudText, data } });
+        stub.server.reply({ body: { code, msg: cloudText, data } });
         await load({ operation });
         const statuses = recordStatuses("maps");
         const outputs = collectMessages("out");
@@ -228,7 +208,7 @@ describe("robot-maps", function () {
         assert.ok(error.message.includes(`${name}: ${cloudText}`), error.message);
         assert.equal(caught[0]!.topic, "t");
         assert.equal(caught[0]!.payload, "go");
-        assert.equal(server.requests.length, 1, "not retried");
+        assert.equal(stub.server.requests.length, 1, "not retried");
         assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: errorCode });
         assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
       });
@@ -237,7 +217,7 @@ describe("robot-maps", function () {
 
   for (const maxRetries of [0, 2]) {
     it(`code 8 RESOURCE_EXHAUSTED is retried maxRetries (${maxRetries}) times, then reaches the Catch node`, async () => {
-      server.respondWith(() => ({ headers: { "Retry-After": "0" }, body: { code: 8, msg: "too many requests", data: [] } }));
+      stub.server.respondWith(() => ({ headers: { "Retry-After": "0" }, body: { code: 8, msg: "too many requests", data: [] } }));
       await load({ operation: "listMaps" }, { maxRetries });
       const outputs = collectMessages("out");
       const caught = collectMessages("caught");
@@ -249,13 +229,13 @@ describe("robot-maps", function () {
       const error = caught[0]!.error as { message: string; code: string };
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
       assert.match(error.message, /RESOURCE_EXHAUSTED: too many requests/);
-      assert.equal(server.requests.length, maxRetries + 1);
-      for (const request of server.requests) assert.deepEqual(request.body, { robotSn: SERIAL });
+      assert.equal(stub.server.requests.length, maxRetries + 1);
+      for (const request of stub.server.requests) assert.deepEqual(request.body, { robotSn: SERIAL });
     });
   }
 
   it("code 8 followed by code 0 ends in the output, once", async () => {
-    server.reply({ headers: { "Retry-After": "0" }, body: { code: 8, msg: "slow down", data: [] } });
+    stub.server.reply({ headers: { "Retry-After": "0" }, body: { code: 8, msg: "slow down", data: [] } });
     await load({ operation: "getSubareas" });
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
@@ -265,7 +245,7 @@ describe("robot-maps", function () {
     assert.equal(caught.length, 0);
     assert.equal(outputs.length, 1);
     assert.deepEqual(outputs[0]!.payload, SUBAREAS);
-    assert.equal(server.requests.length, 2);
+    assert.equal(stub.server.requests.length, 2);
   });
 
   const badInputs: Array<[string, Record<string, unknown>, Record<string, unknown>, RegExp]> = [
@@ -289,7 +269,7 @@ describe("robot-maps", function () {
       assert.equal(error.code, "INVALID_INPUT");
       assert.equal(error.source.id, "maps");
       assert.equal(caught!.topic, "keep-me");
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
     });
   }
@@ -320,7 +300,7 @@ describe("robot-maps", function () {
     }
 
     async function loadExample() {
-      server.respondWith(exampleCloud);
+      stub.server.respondWith(exampleCloud);
       const config = EXAMPLE.find((node) => node.type === "robot-config")!;
       const flow: FlowNode[] = [
         { id: TAB, type: "tab", label: "example" },
@@ -329,7 +309,7 @@ describe("robot-maps", function () {
           ...node,
           z: TAB,
           ...(node.type === "debug" ? { type: "helper" } : {}),
-          ...(node.type === "robot-config" ? { baseUrl: server.url } : {}),
+          ...(node.type === "robot-config" ? { baseUrl: stub.server.url } : {}),
         })),
       ];
       await loadFlow([robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: TEST_TOKEN } });
@@ -365,7 +345,7 @@ describe("robot-maps", function () {
       const caught = (await error).error as { code: string; message: string };
       assert.equal(caught.code, "INVALID_ARGUMENT");
       assert.match(caught.message, /unknown map no-such-map/);
-      assert.deepEqual(server.requests.at(-1)!.body, { mapId: "no-such-map", robotSn: SERIAL });
+      assert.deepEqual(stub.server.requests.at(-1)!.body, { mapId: "no-such-map", robotSn: SERIAL });
     });
   });
 });

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask, { DIALOG_FIELDS_OF } from "../../src/nodes/robot-site-task";
-import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TAB,
   TEST_TOKEN,
@@ -23,6 +23,8 @@ import {
   recordStatuses,
   waitFor,
   type FlowNode,
+  useRecordingServerAndNodeRed,
+  outcomeOf,
 } from "../support/node-red";
 
 type CoreNodeModule = (RED: never) => void;
@@ -139,35 +141,13 @@ const DIALOG_B4_BODY = {
 };
 
 describe("robot-site-task", function () {
-  let server: RecordingServer;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach((done) => {
-    server.reset();
-    server.respondWith(answerFor);
-    helper.startServer(done);
-  });
-  afterEach(async () => {
-    await helper.unload();
-    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
-  });
+  const stub = useRecordingServerAndNodeRed(answerFor);
 
   async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-    await loadFlow([robotSiteTask], flowWith(server.url, [siteTaskNode(settings), ...outputsAndCatch("site")], config));
+    await loadFlow([robotSiteTask], flowWith(stub.server.url, [siteTaskNode(settings), ...outputsAndCatch("site")], config));
   }
 
-  /** Sends one message and resolves with whichever comes: the output or the caught error. */
-  async function outcome(msg: Record<string, unknown>) {
-    const output = nextMessage("out").then((m) => ({ output: m, caught: undefined }));
-    const caught = nextMessage("caught").then((m) => ({ caught: m, output: undefined }));
-    helper.getNode("site").receive(msg);
-    return Promise.race([output, caught]) as Promise<{ output?: Record<string, unknown>; caught?: Record<string, unknown> }>;
-  }
+  const outcome = (msg: Record<string, unknown>) => outcomeOf("site", msg);
 
   function assertAuthenticatedJson(request: RecordedRequest) {
     assert.equal(request.headers.authorization, `Bearer ${TEST_TOKEN}`);
@@ -180,8 +160,8 @@ describe("robot-site-task", function () {
       const statuses = recordStatuses("site");
       const { output } = await outcome({ payload: "tick", topic: "poll" });
       assert.ok(output, "an output");
-      assert.equal(server.requests.length, 1);
-      const request = server.requests[0]!;
+      assert.equal(stub.server.requests.length, 1);
+      const request = stub.server.requests[0]!;
       assert.equal(request.method, "GET");
       assert.equal(request.path, PATHS.status(SERIAL));
       assert.equal(request.rawBody, "");
@@ -196,7 +176,7 @@ describe("robot-site-task", function () {
       const statuses = recordStatuses("site");
       const { output } = await outcome({ payload: 1 });
       assert.ok(output);
-      const request = server.requests[0]!;
+      const request = stub.server.requests[0]!;
       assert.equal(request.method, "GET");
       assert.equal(request.path, PATHS.siteInfo(SERIAL));
       assert.equal(request.rawBody, "");
@@ -206,7 +186,7 @@ describe("robot-site-task", function () {
     });
 
     it("siteInfo for a robot on no site reaches the Catch node with the cloud's code and text", async () => {
-      server.reply({ status: 404, body: { code: 5, message: "The robot is not on a site." } });
+      stub.server.reply({ status: 404, body: { code: 5, message: "The robot is not on a site." } });
       await load({ operation: "siteInfo", serialNumber: "GS-S-000201" });
       const statuses = recordStatuses("site");
       const { caught, output } = await outcome({ payload: 1, topic: "site?" });
@@ -215,13 +195,13 @@ describe("robot-site-task", function () {
       assert.equal(error.code, "NOT_FOUND");
       assert.match(error.message, /NOT_FOUND: The robot is not on a site\./);
       assert.equal(caught!.topic, "site?");
-      assert.equal(server.requests[0]!.path, PATHS.siteInfo("GS-S-000201"));
+      assert.equal(stub.server.requests[0]!.path, PATHS.siteInfo("GS-S-000201"));
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "NOT_FOUND" });
       assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
     });
 
     it("shows the task state alone when the answer has no battery, and offline when it has no state", async () => {
-      server.reply({ body: { serialNumber: SERIAL, taskState: "IDLE" } }, { body: { serialNumber: SERIAL, online: false } });
+      stub.server.reply({ body: { serialNumber: SERIAL, taskState: "IDLE" } }, { body: { serialNumber: SERIAL, online: false } });
       await load({ operation: "status" });
       const statuses = recordStatuses("site");
       await outcome({ payload: 1 });
@@ -236,7 +216,7 @@ describe("robot-site-task", function () {
       await outcome({ payload: "x", serialNumber: "FROM-MSG" });
       await outcome({ payload: { other: 1 } });
       assert.deepEqual(
-        server.requests.map((r) => r.path),
+        stub.server.requests.map((r) => r.path),
         [PATHS.status("FROM-PAYLOAD"), PATHS.status("FROM-MSG"), PATHS.status(SERIAL)],
       );
     });
@@ -257,7 +237,7 @@ describe("robot-site-task", function () {
         delete process.env.ROBOT_FLEET_SITE_TEST_SERIAL;
       }
       assert.deepEqual(
-        server.requests.map((r) => r.path),
+        stub.server.requests.map((r) => r.path),
         [PATHS.status("FROM-MSG-PATH"), PATHS.status("FROM-FLOW"), PATHS.status("FROM-ENV")],
       );
     });
@@ -267,16 +247,16 @@ describe("robot-site-task", function () {
     it("overrides the node's operation and stays on the message", async () => {
       await load({ operation: "status" });
       const { output } = await outcome({ payload: 1, operation: "siteInfo" });
-      assert.equal(server.requests[0]!.path, PATHS.siteInfo(SERIAL));
+      assert.equal(stub.server.requests[0]!.path, PATHS.siteInfo(SERIAL));
       assert.equal(output!.operation, "siteInfo");
       assert.deepEqual(output!.payload, SITE_ANSWER);
       const second = await outcome({ payload: 1, operation: "sendTempTask" });
       assert.ok(second.output);
-      assert.equal(server.requests[1]!.path, PATHS.sendTempTask);
-      assert.deepEqual(server.requests[1]!.body, DIALOG_B4_BODY);
+      assert.equal(stub.server.requests[1]!.path, PATHS.sendTempTask);
+      assert.deepEqual(stub.server.requests[1]!.body, DIALOG_B4_BODY);
       const third = await outcome({ payload: 1, operation: "" });
       assert.ok(third.output, "an empty msg.operation counts as not set");
-      assert.equal(server.requests[2]!.path, PATHS.status(SERIAL));
+      assert.equal(stub.server.requests[2]!.path, PATHS.status(SERIAL));
     });
   });
 
@@ -303,8 +283,8 @@ describe("robot-site-task", function () {
       const statuses = recordStatuses("site");
       const { output } = await outcome({ payload: B3_BODY, topic: "b3" });
       assert.ok(output);
-      assert.equal(server.requests.length, 1);
-      const request = server.requests[0]!;
+      assert.equal(stub.server.requests.length, 1);
+      const request = stub.server.requests[0]!;
       assert.equal(request.method, "POST");
       assert.equal(request.path, PATHS.createTempTask);
       assertAuthenticatedJson(request);
@@ -322,7 +302,7 @@ describe("robot-site-task", function () {
       await outcome({ payload: withoutSerial });
       await outcome({ payload: B3_BODY, serialNumber: "FROM-MSG" });
       assert.deepEqual(
-        server.requests.map((r) => (r.body as { serialNumber: string }).serialNumber),
+        stub.server.requests.map((r) => (r.body as { serialNumber: string }).serialNumber),
         ["FROM-MSG", SERIAL, "GS-S-000102"],
       );
     });
@@ -333,7 +313,7 @@ describe("robot-site-task", function () {
       body.floors[0]!.area.id = 1;
       body.tasks[0]!.subTasks[0]!.areaId = 1;
       await outcome({ payload: body });
-      const sent = server.requests[0]!.body as typeof body;
+      const sent = stub.server.requests[0]!.body as typeof body;
       assert.equal(sent.floors[0]!.area.id, "1");
       assert.equal(sent.tasks[0]!.subTasks[0]!.areaId, "1");
     });
@@ -344,8 +324,8 @@ describe("robot-site-task", function () {
         const { output } = await outcome({ payload });
         assert.ok(output, `an output for ${JSON.stringify(payload)}`);
       }
-      assert.equal(server.requests.length, 6);
-      for (const request of server.requests) {
+      assert.equal(stub.server.requests.length, 6);
+      for (const request of stub.server.requests) {
         assert.equal(request.path, PATHS.createTempTask);
         assert.deepEqual(request.body, DIALOG_B3_BODY);
       }
@@ -365,7 +345,7 @@ describe("robot-site-task", function () {
       });
       const subareas = { mapId: "map-from-msg", subareas: { partitions: [{ id: 7, name: "Corridor" }] } };
       await outcome({ payload: subareas, serialNumber: "GS-S-000103" });
-      assert.deepEqual(server.requests[0]!.body, {
+      assert.deepEqual(stub.server.requests[0]!.body, {
         ...DIALOG_B3_BODY,
         loopCount: 3,
         floors: [{ index: 2, name: "Floor 1", mapId: "map-from-msg", area: { id: "7", name: "Corridor" } }],
@@ -391,7 +371,7 @@ describe("robot-site-task", function () {
       };
       const { output } = await outcome({ payload, serialNumber: "GS-S-000104" });
       assert.ok(output);
-      const request = server.requests[0]!;
+      const request = stub.server.requests[0]!;
       assert.equal(request.method, "POST");
       assert.equal(request.path, PATHS.sendTempTask);
       assertAuthenticatedJson(request);
@@ -424,7 +404,7 @@ describe("robot-site-task", function () {
         },
       };
       await outcome({ payload: body, serialNumber: "FROM-MSG" });
-      assert.deepEqual(JSON.parse(server.requests[0]!.rawBody), body);
+      assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), body);
     });
 
     it("builds the body from the dialog's fields when msg.payload is not a B4 body", async () => {
@@ -435,7 +415,7 @@ describe("robot-site-task", function () {
       await load({ operation: "sendTempTask", loop: true, loopCount: 4, areaId: "12" });
       await outcome({ payload: 0, serialNumber: "FROM-MSG" });
       assert.deepEqual(
-        server.requests.map((r) => r.body),
+        stub.server.requests.map((r) => r.body),
         [
           DIALOG_B4_BODY,
           { ...DIALOG_B4_BODY, productId: "FROM-PAYLOAD" },
@@ -448,7 +428,7 @@ describe("robot-site-task", function () {
     });
 
     it("reports a task the robot rejected (cmdStatus 7) with its cmdResultCode, once, without retrying", async () => {
-      server.reply({ body: { productId: SERIAL, requestId: "req-9", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
+      stub.server.reply({ body: { productId: SERIAL, requestId: "req-9", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
       await load({ operation: "sendTempTask" });
       const statuses = recordStatuses("site");
       const outputs = collectMessages("out");
@@ -462,7 +442,7 @@ describe("robot-site-task", function () {
       assert.equal(error.code, "COMMAND_REJECTED");
       assert.match(error.message, /cmdResultCode 2010100009/);
       assert.equal(caught[0]!.topic, "spill");
-      assert.equal(server.requests.length, 1, "a rejected task is not sent again");
+      assert.equal(stub.server.requests.length, 1, "a rejected task is not sent again");
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "COMMAND_REJECTED" });
       assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
     });
@@ -521,7 +501,7 @@ describe("robot-site-task", function () {
       assert.equal(error.code, "INVALID_INPUT");
       assert.equal(error.source.id, "site");
       assert.equal(caught!.topic, "keep-me");
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
     });
   }
@@ -563,7 +543,7 @@ describe("robot-site-task", function () {
     }
 
     async function loadExample() {
-      server.respondWith(exampleCloud);
+      stub.server.respondWith(exampleCloud);
       const config = EXAMPLE.find((node) => node.type === "robot-config")!;
       const flow: FlowNode[] = [
         { id: TAB, type: "tab", label: "example" },
@@ -572,7 +552,7 @@ describe("robot-site-task", function () {
           ...node,
           z: TAB,
           ...(node.type === "debug" ? { type: "helper" } : {}),
-          ...(node.type === "robot-config" ? { baseUrl: server.url } : {}),
+          ...(node.type === "robot-config" ? { baseUrl: stub.server.url } : {}),
         })),
       ];
       await loadFlow([robotSiteTask, robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: TEST_TOKEN } });
@@ -599,7 +579,7 @@ describe("robot-site-task", function () {
       const error = nextMessage("sitetask-debug-errors");
       helper.getNode("sitetask-inject-nosite").receive({});
       assert.equal(((await error).error as { code: string }).code, "NOT_FOUND");
-      assert.equal(server.requests.at(-1)!.path, PATHS.siteInfo("GS-S-000201"));
+      assert.equal(stub.server.requests.at(-1)!.path, PATHS.siteInfo("GS-S-000201"));
     });
 
     it("sends a temporary task for the first area of the first map", async () => {
@@ -607,7 +587,7 @@ describe("robot-site-task", function () {
       const sent = nextMessage("sitetask-debug-b4");
       helper.getNode("sitetask-inject-b4").receive({});
       assert.deepEqual((await sent).payload, TEMP_TASK_ACCEPTED);
-      assert.deepEqual(server.requests.at(-1)!.body, {
+      assert.deepEqual(stub.server.requests.at(-1)!.body, {
         productId: SERIAL,
         tempTaskCommand: {
           taskName: "Clean Lobby",
@@ -625,7 +605,7 @@ describe("robot-site-task", function () {
       const created = nextMessage("sitetask-debug-b3");
       helper.getNode("sitetask-inject-b3").receive({});
       assert.deepEqual((await created).payload, TEMP_SITE_TASK_ANSWER);
-      assert.deepEqual(server.requests.at(-1)!.body, {
+      assert.deepEqual(stub.server.requests.at(-1)!.body, {
         cleaningMode: "清扫",
         loopCount: 1,
         siteId: SITE_ID,

@@ -6,6 +6,7 @@
 import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
+import { RecordingServer, type Responder } from "./recording-server";
 
 // Node-RED's own Catch and Status nodes, so tests can watch what a flow author would.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -109,4 +110,40 @@ export function outputsAndCatch(sourceId: string): FlowNode[] {
     { id: "catch-errors", type: "catch", scope: [sourceId], uncaught: false, wires: [["caught"]] },
     { id: "caught", type: "helper" },
   ];
+}
+
+/**
+ * The hooks every node test file needs: one recording server on loopback for
+ * the file, reset before each test (answering with `responder`), and Node-RED
+ * started before and unloaded after each test.
+ */
+export function useRecordingServerAndNodeRed(responder?: Responder): { readonly server: RecordingServer } {
+  const context = {} as { server: RecordingServer };
+  before(async () => {
+    context.server = await new RecordingServer().start();
+  });
+  after(async () => {
+    await context.server.stop();
+  });
+  beforeEach((done) => {
+    context.server.reset();
+    if (responder) context.server.respondWith(responder);
+    helper.startServer(done);
+  });
+  afterEach(async () => {
+    await helper.unload();
+    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+  });
+  return context;
+}
+
+/**
+ * Sends `msg` to node `id` and resolves with what follows: the message at the
+ * helper node "out", or the error at "caught" (see outputsAndCatch).
+ */
+export async function outcomeOf(id: string, msg: Record<string, unknown>): Promise<{ output?: Message; caught?: Message }> {
+  const output = nextMessage("out").then((m) => ({ output: m }));
+  const caught = nextMessage("caught").then((m) => ({ caught: m }));
+  helper.getNode(id).receive(msg);
+  return Promise.race([output, caught]);
 }
