@@ -97,7 +97,8 @@ async function main(): Promise<void> {
 
   Publish a sensor message to start a cleaning run:
     npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"robot":"GS-S-000101"}'
-  Then read the robot's status with the "robot status" inject in the editor.
+  The debug sidebar of the iot-spill-sensor-cleaning tab shows the command accepted and,
+  two seconds later, the robot RUNNING. Every other tab has an inject per operation.
   Ctrl-C stops everything.
 `);
 

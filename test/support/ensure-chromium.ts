@@ -1,0 +1,28 @@
+/**
+ * Run before the tests (npm's pretest): the editor tests drive Debian's
+ * Chromium, which npm cannot install. On a Debian machine where we are root it
+ * is installed here, so `npm install && npm test` is the whole set-up; anywhere
+ * else the message says what to install.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+function main(): void {
+  if (fs.existsSync(CHROMIUM)) return;
+  const canApt = process.platform === "linux" && process.getuid?.() === 0 && fs.existsSync("/usr/bin/apt-get");
+  if (!canApt) {
+    console.error(
+      `The editor tests need Chromium at ${CHROMIUM}. Install it (Debian/Ubuntu: sudo apt-get install chromium) ` +
+        "or point CHROMIUM_PATH at one.",
+    );
+    process.exit(1);
+  }
+  console.log("Installing Debian's chromium for the editor tests...");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
+  execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], { stdio: "inherit", env });
+}
+
+main();
