@@ -1,0 +1,305 @@
+/**
+ * The editor in real headless Chromium against a Node-RED 4.1 of its own
+ * (test/support/editor.ts), with a small flow of the three robot nodes and a
+ * robot-config holding a token: the palette and its icons, the robot-config
+ * dialog opened from a robot node, the token never reaching the browser or an
+ * export (and going only to the credentials file on deploy), and the sidebar
+ * help of each node.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium, openEditor, packageRoot, startNodeRed, type FlowNode, type OpenEditor, type RunningNodeRed } from "../support/editor";
+
+/** Node-RED's editor globals, as far as these tests use them. */
+interface EditorNode {
+  id: string;
+  type: string;
+  valid?: boolean;
+}
+declare const RED: {
+  nodes: {
+    node(id: string): EditorNode | undefined;
+    filterNodes(filter: { type: string }): EditorNode[];
+    eachConfig(callback: (node: EditorNode) => void): void;
+  };
+  editor: { edit(node: EditorNode | undefined): void; editConfig(name: string, type: string, id: string): void };
+  actions: { invoke(name: string): void };
+};
+
+/** The editor's jQuery, as far as these tests use it. */
+declare const $: (selector: string) => { val(): unknown; is(state: string): boolean; dialog(command: "close"): void };
+
+const TOKEN = "tok-7f3a9c-never-in-the-browser";
+const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
+const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps"] as const;
+
+const TAB = "robots-tab";
+/** What the robot-command dialog saves for the fields PAUSE_TASK does not use. */
+const COMMAND_DEFAULTS = {
+  cleaningMode: "__middle_cleaning", cleaningModeType: "str", taskName: "", taskNameType: "str", map: "", mapType: "str",
+  loop: "false", loopType: "bool", loopCount: 1, loopCountType: "num", position: "charging", positionType: "str",
+  direction: "FORWARD", directionType: "direction",
+};
+const CONFIG = "robot-cloud";
+// Loopback port 9 (discard): nothing here sends a request, and nothing could reach a real cloud.
+const flow: FlowNode[] = [
+  { id: TAB, type: "tab", label: "robots" },
+  { id: CONFIG, type: "robot-config", name: "site cloud", baseUrl: "http://127.0.0.1:9", timeout: 5, maxRetries: 1, authMode: "token" },
+  { id: "command", type: "robot-command", z: TAB, robot: CONFIG, name: "pause", serialNumber: "GS-S-000101", serialNumberType: "str", command: "PAUSE_TASK", ...COMMAND_DEFAULTS, x: 200, y: 80, wires: [[]] },
+  { id: "site-task", type: "robot-site-task", z: TAB, robot: CONFIG, name: "status", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "status", x: 200, y: 160, wires: [[]] },
+  { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
+];
+
+/** Whether the form row holding `selector` is shown. */
+function rowShown(page: Page, selector: string): Promise<boolean> {
+  return page.$eval(selector, (input) => {
+    const row = input.closest<HTMLElement>(".form-row");
+    return row !== null && row.offsetParent !== null && getComputedStyle(row).display !== "none";
+  });
+}
+
+describe("editor: palette, robot-config dialog, token and help (own Node-RED, headless Chromium)", function () {
+  this.timeout(60_000);
+  let nodeRed: RunningNodeRed;
+  let browser: Browser;
+  let editor: OpenEditor;
+  let page: Page;
+
+  before(async () => {
+    nodeRed = await startNodeRed(flow, { [CONFIG]: { token: TOKEN } });
+    browser = await launchChromium();
+    editor = await openEditor(browser, nodeRed.url);
+    page = editor.page;
+  });
+
+  after(async () => {
+    await browser?.close();
+    await nodeRed?.stop();
+  });
+
+  afterEach(async function () {
+    // Leave no tray or dialog open for the next test; keep what a failed test saw.
+    if (this.currentTest?.state === "failed") await page.screenshot({ path: `/tmp/editor-failed-${Date.now()}.png` }).catch(() => undefined);
+    await page.evaluate(() => {
+      if ($("#red-ui-clipboard-dialog").is(":visible")) $("#red-ui-clipboard-dialog").dialog("close");
+    });
+    for (let open = 0; open < 3 && (await page.$(".red-ui-tray")); open++) {
+      await page.keyboard.press("Escape");
+      await page.waitForSelector(".red-ui-tray", { state: "detached", timeout: 2000 }).catch(() => undefined);
+    }
+  });
+
+  it("lists robot command, robot site task and robot maps under the robot fleet category", async () => {
+    const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
+      nodes.map((node) => ({
+        type: node.getAttribute("data-palette-type"),
+        label: (node as HTMLElement).innerText.replace(/\s+/g, " ").trim(),
+        category: node.closest(".red-ui-palette-category")?.querySelector(".red-ui-palette-header")?.textContent?.trim(),
+        shown: (node as HTMLElement).offsetParent !== null,
+      })),
+    );
+    assert.deepEqual(
+      entries.sort((a, b) => String(a.type).localeCompare(String(b.type))),
+      [
+        { type: "robot-command", label: "robot command", category: "robot fleet", shown: true },
+        { type: "robot-maps", label: "robot maps", category: "robot fleet", shown: true },
+        { type: "robot-site-task", label: "robot site task", category: "robot fleet", shown: true },
+      ],
+      "robot-config is a config node and stays out of the palette",
+    );
+  });
+
+  it("gives each palette entry its own icon, served from the package and drawn by the browser", async () => {
+    const icons = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
+      nodes.map((node) => ({
+        type: node.getAttribute("data-palette-type")!,
+        css: node.querySelector<HTMLElement>(".red-ui-palette-icon")?.style.backgroundImage ?? "",
+      })),
+    );
+    assert.equal(icons.length, ROBOT_TYPES.length);
+    for (const { type, css } of icons) {
+      const relative = /url\("?([^")]+)"?\)/.exec(css)?.[1];
+      assert.equal(relative, `icons/node-red-contrib-robot-fleet/${type}.svg`, `${type}'s palette icon`);
+      const url = new URL(relative, nodeRed.url).href;
+      const response = await fetch(url);
+      assert.equal(response.status, 200, url);
+      assert.match(response.headers.get("content-type") ?? "", /^image\/svg\+xml/, url);
+      // The very file in icons/: a stale copy from an old build would differ.
+      assert.equal(await response.text(), fs.readFileSync(path.join(packageRoot, "icons", `${type}.svg`), "utf8"), url);
+      const drawn = await page.evaluate(
+        (source) =>
+          new Promise<{ width: number; height: number }>((resolve, reject) => {
+            const image = new Image();
+            image.onload = () => resolve({ width: image.naturalWidth, height: image.naturalHeight });
+            image.onerror = () => reject(new Error(`the browser could not draw ${source}`));
+            image.src = source;
+          }),
+        relative,
+      );
+      assert.deepEqual(drawn, { width: 40, height: 60 }, `${type}: Node-RED's 40x60 icon frame`);
+    }
+    const contents = await Promise.all(ROBOT_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
+    assert.equal(new Set(contents).size, ROBOT_TYPES.length, "three different drawings");
+  });
+
+  it("opens a new robot-config from a dropped robot command: a password token, or client id and secrets instead", async () => {
+    const before = await page.evaluate(() => RED.nodes.filterNodes({ type: "robot-command" }).map((node) => node.id));
+    // Dragged from the palette onto the canvas, as a person adds a node.
+    const paletteEntry = page.locator(".red-ui-palette-node[data-palette-type='robot-command']");
+    await paletteEntry.scrollIntoViewIfNeeded();
+    const canvas = await page.locator("#red-ui-workspace-chart").boundingBox();
+    const from = await paletteEntry.boundingBox();
+    assert.ok(canvas && from);
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + 450, canvas.y + 320, { steps: 12 });
+    await page.mouse.up();
+    const added = await page.waitForFunction(
+      (known) => RED.nodes.filterNodes({ type: "robot-command" }).find((node) => !known.includes(node.id))?.id,
+      before,
+    );
+    const addedId = (await added.jsonValue())!;
+
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), addedId);
+    await page.waitForSelector("#node-input-btn-robot-add", { state: "visible" });
+    await page.click("#node-input-btn-robot-add");
+    await page.waitForSelector("#node-config-input-authMode", { state: "visible" });
+    assert.match((await page.textContent(".red-ui-tray:last-of-type .red-ui-tray-titlebar")) ?? "", /Add new robot-config config node/);
+
+    assert.equal(await page.inputValue("#node-config-input-authMode"), "token");
+    assert.equal(await page.getAttribute("#node-config-input-token", "type"), "password");
+    assert.equal(await rowShown(page, "#node-config-input-token"), true);
+    for (const field of ["clientId", "clientSecret", "accessKeySecret"]) {
+      assert.equal(await rowShown(page, `#node-config-input-${field}`), false, `${field} hidden while signing in with a token`);
+    }
+
+    await page.selectOption("#node-config-input-authMode", "clientCredentials");
+    assert.equal(await rowShown(page, "#node-config-input-token"), false, "token hidden with client credentials");
+    assert.equal(await rowShown(page, "#node-config-input-clientId"), true);
+    assert.equal(await rowShown(page, "#node-config-input-clientSecret"), true);
+    assert.equal(await rowShown(page, "#node-config-input-accessKeySecret"), true);
+    assert.equal(await page.getAttribute("#node-config-input-clientId", "type"), "text");
+    assert.equal(await page.getAttribute("#node-config-input-clientSecret", "type"), "password");
+    assert.equal(await page.getAttribute("#node-config-input-accessKeySecret", "type"), "password");
+    await page.locator("#node-config-dialog-ok").click({ trial: true });
+    await page.screenshot({ path: "/tmp/editor-robot-config-new.png" });
+
+    await page.selectOption("#node-config-input-authMode", "token");
+    assert.equal(await rowShown(page, "#node-config-input-token"), true, "back to a token");
+    assert.equal(await rowShown(page, "#node-config-input-clientSecret"), false);
+
+    // Cancel both trays and take the dropped node away again.
+    await page.click("#node-config-dialog-cancel");
+    await page.click("#node-dialog-cancel");
+    await page.waitForSelector(".red-ui-tray", { state: "detached" });
+    await page.click(`[id='${addedId}'] .red-ui-flow-node`);
+    await page.keyboard.press("Delete");
+    await page.waitForSelector(`[id='${addedId}']`, { state: "detached" });
+    assert.equal(await page.evaluate((id) => Boolean(RED.nodes.node(id)), addedId), false, "the dropped node is gone");
+    const configs = await page.evaluate(() => {
+      const ids: string[] = [];
+      RED.nodes.eachConfig((node) => {
+        if (node.type === "robot-config") ids.push(node.id);
+      });
+      return ids;
+    });
+    assert.deepEqual(configs, [CONFIG], "the cancelled config was not kept");
+  });
+
+  it("never sends the stored token to the browser: /flows, /credentials and the config dialog show only has_token", async () => {
+    const flows = await (await fetch(new URL("flows", nodeRed.url))).text();
+    assert.ok(flows.includes(CONFIG), "the flow is there");
+    assert.ok(!flows.includes(TOKEN), "GET /flows carries no token");
+
+    const answer = await fetch(new URL(`credentials/robot-config/${CONFIG}`, nodeRed.url));
+    assert.equal(answer.status, 200);
+    const credentials = (await answer.json()) as Record<string, unknown>;
+    assert.equal(credentials.has_token, true, "the editor learns that a token is set");
+    assert.equal(credentials.token, undefined);
+    assert.ok(!JSON.stringify(credentials).includes(TOKEN));
+
+    await page.evaluate((id) => RED.editor.editConfig("", "robot-config", id), CONFIG);
+    await page.waitForSelector("#node-config-input-token", { state: "visible" });
+    const shownValue = await page.inputValue("#node-config-input-token");
+    assert.notEqual(shownValue, "", "the field shows that a token is set");
+    assert.notEqual(shownValue, TOKEN);
+    assert.ok(!(await page.content()).includes(TOKEN), "not anywhere in the page");
+    await page.locator("#node-config-dialog-ok").click({ trial: true }); // the tray has slid in
+    await page.screenshot({ path: "/tmp/editor-robot-config-stored.png" });
+    await page.click("#node-config-dialog-cancel");
+
+    const received = await editor.received();
+    assert.ok(received.some((item) => item.text.includes(CONFIG)), "the recording saw the flows");
+    const leaks = received.filter((item) => item.text.includes(TOKEN)).map((item) => item.from);
+    assert.deepEqual(leaks, [], "no answer or websocket frame carried the token");
+  });
+
+  it("keeps a token typed in the dialog out of every export, and deploys it only to the credentials file", async () => {
+    await page.evaluate((id) => RED.editor.editConfig("", "robot-config", id), CONFIG);
+    await page.waitForSelector("#node-config-input-token", { state: "visible" });
+    await page.fill("#node-config-input-token", TYPED_TOKEN);
+    await page.click("#node-config-dialog-ok");
+    await page.waitForSelector(".red-ui-tray", { state: "detached" });
+
+    // Through the export dialog, as a user shares a flow: this flow, then all flows.
+    await page.evaluate(() => RED.actions.invoke("core:show-export-dialog"));
+    await page.click("#red-ui-tab-red-ui-clipboard-dialog-export-tab-clipboard-json .red-ui-tab-label");
+    await page.waitForSelector("#red-ui-clipboard-dialog-export-text", { state: "visible" });
+    for (const range of ["flow", "full"]) {
+      await page.click(`#red-ui-clipboard-dialog-export-rng-${range}`);
+      await page.waitForFunction(() => String($("#red-ui-clipboard-dialog-export-text").val()).includes("robot-config"));
+      const exported = await page.inputValue("#red-ui-clipboard-dialog-export-text");
+      const nodes = JSON.parse(exported) as FlowNode[];
+      const config = nodes.find((node) => node.id === CONFIG);
+      assert.ok(config, `${range} export holds the robot-config`);
+      assert.equal(config.credentials, undefined, `${range} export has no credentials`);
+      assert.ok(!exported.includes(TYPED_TOKEN) && !exported.includes(TOKEN), `${range} export has no token`);
+    }
+    await page.screenshot({ path: "/tmp/editor-export-dialog.png" });
+    await page.click("#red-ui-clipboard-dialog-cancel");
+    await page.waitForSelector("#red-ui-clipboard-dialog", { state: "hidden" });
+
+    const invalid = await page.evaluate(() => ["robot-config", "robot-command", "robot-site-task", "robot-maps"].flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)));
+    assert.deepEqual(invalid, [], "every node is valid, so deploy asks nothing");
+    const deployed = page.waitForResponse((response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST");
+    await page.click("#red-ui-header-button-deploy");
+    assert.equal((await deployed).status(), 200);
+    const credentialsFile = path.join(nodeRed.userDir, "flows_cred.json");
+    const stored = JSON.parse(fs.readFileSync(credentialsFile, "utf8")) as Record<string, Record<string, string>>;
+    assert.equal(stored[CONFIG]?.token, TYPED_TOKEN, "the runtime stored the typed token as a credential");
+    assert.ok(!fs.readFileSync(path.join(nodeRed.userDir, "flows.json"), "utf8").includes(TYPED_TOKEN), "flows.json has no token");
+    assert.ok(!(await (await fetch(new URL("flows", nodeRed.url))).text()).includes(TYPED_TOKEN), "GET /flows has no token after deploy");
+    const received = await editor.received();
+    assert.deepEqual(
+      received.filter((item) => item.text.includes(TYPED_TOKEN)).map((item) => item.from),
+      [],
+      "nothing sent the typed token back to the browser",
+    );
+  });
+
+  for (const type of ROBOT_TYPES) {
+    it(`shows ${type}'s help, with Inputs and Outputs, when the node is selected`, async () => {
+      const id = flow.find((node) => node.type === type)!.id;
+      // Click the node on the canvas, then ask for its help as the context menu does.
+      await page.click(`[id='${id}'] .red-ui-flow-node`);
+      await page.evaluate(() => RED.actions.invoke("core:show-node-help"));
+      const title = await page.waitForSelector(".red-ui-help-title", { state: "visible" });
+      await page.waitForFunction(
+        (label) => document.querySelector(".red-ui-help-title")?.textContent === label,
+        type.replace(/-/g, " "),
+      );
+      assert.equal(await title.textContent(), type.replace(/-/g, " "));
+      const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
+      for (const heading of ["Inputs", "Outputs", "Details"]) assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
+      const intro = await page.$eval(".red-ui-help-title + .red-ui-help p", (paragraph) => paragraph.textContent?.trim() ?? "");
+      assert.ok(intro.length > 20, `${type} help opens with a sentence, not "${intro}"`);
+      await page.screenshot({ path: `/tmp/editor-help-${type}.png` });
+    });
+  }
+
+  it("raised no script error in the page", () => {
+    assert.deepEqual(editor.pageErrors, []);
+  });
+});
