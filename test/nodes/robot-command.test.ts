@@ -26,6 +26,7 @@ import {
   waitFor,
   type FlowNode,
   useRecordingServerAndNodeRed,
+  expectInvalidInput,
 } from "../support/node-red";
 
 type CoreNodeModule = (RED: never) => void;
@@ -487,16 +488,7 @@ describe("robot-command", function () {
     for (const [label, settings, msg, expected, field] of badInputs) {
       it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
         await load(settings);
-        const statuses = recordStatuses("cmd");
-        const { caught, output } = await outcome({ ...msg, topic: "keep-me" });
-        assert.equal(output, undefined);
-        const error = caught!.error as { message: string; code: string; source: { id: string } };
-        assert.match(error.message, expected);
-        assert.equal(error.code, "INVALID_INPUT");
-        assert.equal(error.source.id, "cmd");
-        assert.equal(caught!.topic, "keep-me");
-        assert.equal(stub.server.requests.length, 0, "nothing was sent");
-        assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
+        const { error } = await expectInvalidInput("cmd", msg, expected, stub.server);
         // The error names the field both in its text and as data.
         assert.ok(error.message.includes(`${field}: `), `${error.message} names ${field}`);
       });

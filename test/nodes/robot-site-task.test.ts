@@ -25,6 +25,7 @@ import {
   type FlowNode,
   useRecordingServerAndNodeRed,
   outcomeOf,
+  expectInvalidInput,
 } from "../support/node-red";
 
 type CoreNodeModule = (RED: never) => void;
@@ -493,16 +494,7 @@ describe("robot-site-task", function () {
   for (const [label, settings, msg, expected] of badInputs) {
     it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
       await load(settings);
-      const statuses = recordStatuses("site");
-      const { caught, output } = await outcome({ ...msg, topic: "keep-me" });
-      assert.equal(output, undefined);
-      const error = caught!.error as { message: string; code: string; source: { id: string } };
-      assert.match(error.message, expected);
-      assert.equal(error.code, "INVALID_INPUT");
-      assert.equal(error.source.id, "site");
-      assert.equal(caught!.topic, "keep-me");
-      assert.equal(stub.server.requests.length, 0);
-      assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
+      await expectInvalidInput("site", msg, expected, stub.server);
     });
   }
 

@@ -3,6 +3,7 @@
  * only work with a tab and `z` on every node, so flows built here always have
  * both.
  */
+import assert from "node:assert/strict";
 import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
@@ -146,4 +147,30 @@ export async function outcomeOf(id: string, msg: Record<string, unknown>): Promi
   const caught = nextMessage("caught").then((m) => ({ caught: m }));
   helper.getNode(id).receive(msg);
   return Promise.race([output, caught]);
+}
+
+/**
+ * Sends `msg` to node `id` and checks it was refused as bad input the way a
+ * flow author needs: one error at the Catch node, coded INVALID_INPUT, whose
+ * message matches `expected` (the field named), the message's other properties
+ * kept, a red status, and nothing sent to `server`. Returns the caught message.
+ */
+export async function expectInvalidInput(
+  id: string,
+  msg: Record<string, unknown>,
+  expected: RegExp,
+  server: RecordingServer,
+): Promise<Message & { error: { message: string; code: string; source: { id: string } } }> {
+  const statuses = recordStatuses(id);
+  const { caught, output } = await outcomeOf(id, { ...msg, topic: "keep-me" });
+  assert.equal(output, undefined, "no output");
+  assert.ok(caught, "an error at the Catch node");
+  const error = caught.error as { message: string; code: string; source: { id: string } };
+  assert.match(error.message, expected);
+  assert.equal(error.code, "INVALID_INPUT");
+  assert.equal(error.source.id, id);
+  assert.equal(caught.topic, "keep-me");
+  assert.equal(server.requests.length, 0, "nothing was sent");
+  assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
+  return caught as Message & { error: typeof error };
 }
