@@ -52,6 +52,17 @@ async function main(): Promise<void> {
   const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080) });
 
   const broker = await Aedes.createBroker();
+  // The banner says "publish now", so it waits until the example's MQTT-in node has subscribed
+  // (it connects after the flows start); a message published before that would be lost.
+  const sensorsSubscribed = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 15_000);
+    broker.on("subscribe", (subscriptions) => {
+      if (subscriptions.some((subscription) => subscription.topic.startsWith("facility/sensors/"))) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
   const mqttServer = net.createServer((socket) => broker.handle(socket));
   const mqttPort = await listen(mqttServer, portFromEnv("MQTT_PORT", 1883), "127.0.0.1");
 
@@ -87,6 +98,7 @@ async function main(): Promise<void> {
   const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
   await RED.start();
   await flowsStarted;
+  await sensorsSubscribed;
 
   const sensorTopic = "facility/sensors/kitchen/spill";
   console.log(`
