@@ -136,22 +136,30 @@ export function isRobotApiError(value: unknown): value is RobotApiError {
   return value instanceof RobotApiError;
 }
 
+/** How describeIssues words its findings, for callers that know the fields by other names. */
+export interface IssueWording {
+  /** How a field is named; default its path joined with dots. */
+  nameOf?: (path: readonly PropertyKey[]) => string;
+  /** Other words for a problem, or undefined to keep zod's. */
+  restate?: (issue: z.core.$ZodIssue, path: readonly PropertyKey[]) => string | undefined;
+}
+
 /**
  * Formats a zod failure as "field.path: problem", naming the first offending
  * fields. An unknown key is named itself (zod puts it on the parent object), and
  * a problem with the input as a whole is named "input", so `field` is never empty.
  */
-export function describeIssues(error: z.ZodError): { field: string; message: string } {
-  const described = error.issues.flatMap((issue) => {
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => {
-        const field = [...issue.path, key].map(String).join(".");
-        return { field, text: `${field}: is not a field of this request` };
-      });
-    }
-    const field = issue.path.map(String).join(".") || "input";
-    return [{ field, text: `${field}: ${issue.message}` }];
-  });
+export function describeIssues(error: z.ZodError, wording: IssueWording = {}): { field: string; message: string } {
+  const nameOf = wording.nameOf ?? ((path: readonly PropertyKey[]) => path.map(String).join(".") || "input");
+  const describe = (issue: z.core.$ZodIssue, path: readonly PropertyKey[], problem: string) => {
+    const field = nameOf(path);
+    return { field, text: `${field}: ${wording.restate?.(issue, path) ?? problem}` };
+  };
+  const described = error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => describe(issue, [...issue.path, key], "is not a field of this request"))
+      : [describe(issue, issue.path, issue.message)],
+  );
   const more = described.length > 3 ? ` (and ${described.length - 3} more)` : "";
   return {
     field: described[0]?.field ?? "input",

@@ -15,7 +15,7 @@ import {
   type CommandParameterName,
   type CommandType,
 } from "../api/commands";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { RobotApiError, describeIssues, invalidInput } from "../api/errors";
 import { CommandRequest, SERIAL_NUMBER_PATTERN } from "../api/schemas";
 import { evaluateProperty, handleRobotInput, isPlainObject, resolveSerialNumber, type SerialNumberSetting } from "./robot-input";
 
@@ -162,21 +162,15 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
 function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): CommandRequest {
   const result = CommandRequest.safeParse(body);
   if (result.success) return body as CommandRequest;
-  const problems = result.error.issues.slice(0, 3).map((issue) => {
-    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
-    const field = nameOf(path);
-    let problem = issue.message;
-    if (issue.code === "unrecognized_keys") problem = "is not a field of the request body";
-    else if (issue.code === "invalid_type" && valueAt(body, path) === undefined) problem = `is not set (${needer} needs it)`;
-    return { field, text: `${field}: ${problem}` };
+  const { field, message } = describeIssues(result.error, {
+    nameOf,
+    restate: (issue, path) => {
+      if (issue.code === "unrecognized_keys") return "is not a field of the request body";
+      if (issue.code === "invalid_type" && valueAt(body, path) === undefined) return `is not set (${needer} needs it)`;
+      return undefined;
+    },
   });
-  const more = result.error.issues.length > 3 ? ` (and ${result.error.issues.length - 3} more)` : "";
-  throw new RobotApiError({
-    kind: "invalid_input",
-    operation: "submitCommand",
-    field: problems[0]?.field ?? "payload",
-    message: problems.map((p) => p.text).join("; ") + more,
-  });
+  throw new RobotApiError({ kind: "invalid_input", operation: "submitCommand", field, message });
 }
 
 function isSpecBody(payload: unknown): payload is Record<string, unknown> {
