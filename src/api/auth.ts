@@ -2,19 +2,43 @@
  * Where the bearer token comes from: a fixed access token, or the cloud's
  * open-access grant with the portal's client credentials (field notes).
  */
-import { invalidInput } from "./errors";
+import { abortedError, invalidInput } from "./errors";
 import type { TokenAnswer, TokenRequest } from "./schemas";
 import { OPEN_ACCESS_GRANT_TYPE } from "./schemas";
 
 export interface TokenSource {
-  getToken(): Promise<string>;
+  /** The token to send; `signal` lets a caller stop waiting for a grant that others still share. */
+  getToken(signal?: AbortSignal): Promise<string>;
   /**
    * The server answered 401 to `token`. Returns true when a fresh token can be
    * fetched (so the request is worth sending once more).
    */
   invalidate(token: string): boolean;
-  /** Values that must never appear in an error message. */
+  /** Values that must never appear in an error message or output: every token ever sent, and the secrets. */
   secrets(): string[];
+}
+
+/** Tokens remembered for redaction; a config renews about once a day, so this is never reached in practice. */
+const REMEMBERED_TOKENS = 100;
+
+/** Waits for `pending` unless `signal` aborts first; the shared work goes on for its other waiters. */
+function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  if (signal.aborted) return Promise.reject(abortedError("grantToken"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortedError("grantToken"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 export interface ClientCredentials {
@@ -64,6 +88,8 @@ export interface ClientCredentialsOptions {
 
 export class ClientCredentialsTokenSource implements TokenSource {
   private token: string | undefined;
+  /** Every token this source has handed out, newest last: a server may echo an old one back. */
+  private readonly sentTokens: string[] = [];
   private renewAt = 0;
   /** One grant in flight at a time: concurrent requests share it. */
   private pending: Promise<string> | undefined;
@@ -79,12 +105,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
     this.now = options.now ?? Date.now;
   }
 
-  getToken(): Promise<string> {
+  getToken(signal?: AbortSignal): Promise<string> {
     if (this.token !== undefined && this.now() < this.renewAt) return Promise.resolve(this.token);
     this.pending ??= this.fetchToken().finally(() => {
       this.pending = undefined;
     });
-    return this.pending;
+    return unlessAborted(this.pending, signal);
   }
 
   invalidate(token: string): boolean {
@@ -94,7 +120,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   secrets(): string[] {
     const { clientSecret, accessKeySecret } = this.credentials;
-    return [clientSecret, accessKeySecret, this.token ?? ""].filter((secret) => secret !== "");
+    return [clientSecret, accessKeySecret, ...this.sentTokens].filter((secret) => secret !== "");
   }
 
   private async fetchToken(): Promise<string> {
@@ -107,6 +133,10 @@ export class ClientCredentialsTokenSource implements TokenSource {
     });
     const expiresAt = expiryFromExpiresIn(answer.expires_in, requestedAt);
     this.token = answer.access_token;
+    if (!this.sentTokens.includes(answer.access_token)) {
+      this.sentTokens.push(answer.access_token);
+      if (this.sentTokens.length > REMEMBERED_TOKENS) this.sentTokens.shift();
+    }
     // Without an expiry the token is kept until the server answers 401.
     this.renewAt =
       expiresAt === undefined

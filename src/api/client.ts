@@ -1,10 +1,15 @@
 /**
  * A small typed client of the robot cloud, with no Node-RED in it. Its methods
- * are derived from the endpoint table; every failure is a RobotApiError.
+ * are derived from the endpoint table; every call goes through the account's
+ * request engine (pool, pacing, queue, pause, retries); every failure is a
+ * RobotApiError.
  */
+import http from "node:http";
+import https from "node:https";
 import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import type { z } from "zod";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
+import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type EngineSettings } from "./engine";
 import {
   ENDPOINTS,
   pathFor,
@@ -13,7 +18,7 @@ import {
   type ResultOf,
   type RobotOperationName,
 } from "./endpoints";
-import { API_CODE_NAMES, RobotApiError, describeIssues, invalidInput } from "./errors";
+import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
 import { Envelope, ErrorBody } from "./schemas";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
@@ -21,13 +26,20 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/** Network failures before the request was written: nothing reached the cloud, so sending again is safe. */
+const CONNECT_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+/** Failures after the request may have been written: only a read is sent again. */
+const CONNECTION_RESETS = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
+
 export interface RetryOptions {
-  /** How many times a rate-limited call (code 8, HTTP 429) is sent again. Default 3. */
+  /** How many times a call refused for rate limiting, or whose connection failed, is sent again. Default 3. */
   maxRetries?: number;
-  /** First backoff delay; doubles each time. Default 500 ms. */
+  /** First backoff delay when the cloud gives no Retry-After; doubles each time. Default 500 ms. */
   baseDelayMs?: number;
-  /** No wait is longer than this, Retry-After included. Default 30 s. */
+  /** No backoff is longer than this. Default 30 s. */
   maxDelayMs?: number;
+  /** A Retry-After longer than this fails the calls it would hold. Default 60 s. */
+  maxRetryWaitMs?: number;
 }
 
 export interface RobotClientOptions {
@@ -37,11 +49,30 @@ export interface RobotClientOptions {
   auth: { token: string } | ClientCredentials;
   timeoutMs?: number;
   retry?: RetryOptions;
+  /** The account's limits: connections (16), rateLimit per second (20, 0 = none), queueLimit (10,000). */
+  engine?: Partial<Pick<EngineSettings, "connections" | "rateLimit" | "queueLimit">>;
 }
 
 export interface CallOptions {
-  /** Aborts the call (and any backoff wait); the error is then of kind "aborted". */
+  /** Aborts the call (queued, waiting or sent); the error is then of kind "aborted". */
   signal?: AbortSignal;
+  /** Counts this caller's waiting and sending calls (a node's status). */
+  tracker?: CallTracker;
+  /** Called when the call is first put on the wire. */
+  onSend?(): void;
+  /** Receives a function that withdraws the call while it still waits. */
+  onQueued?(withdraw: () => boolean): void;
+}
+
+/** A request checked against its endpoint's schema, with its path and body ready to send. */
+export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
+  readonly operation: Op;
+  readonly endpoint: Endpoint;
+  /** The robot the request is for (undefined for the token grant). */
+  readonly serialNumber: string | undefined;
+  readonly path: string;
+  readonly body: string | undefined;
+  readonly urgent: boolean;
 }
 
 type ClientMethods = {
@@ -68,23 +99,30 @@ export function normaliseBaseUrl(raw: string): string {
   return url.href.replace(/\/+$/, "");
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined, operation: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError(operation));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortedError(operation));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+/**
+ * Checks a request once, where it is built: the one validation of the call.
+ * `wording` lets a caller name the fields as its user gave them.
+ */
+export function prepareCall<Op extends RobotOperationName>(operation: Op, input: unknown, wording?: IssueWording): PreparedCall<Op> {
+  const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
+  const parsed = endpoint.request.safeParse(input);
+  if (!parsed.success) {
+    const { field, message } = describeIssues(parsed.error, wording);
+    throw new RobotApiError({ kind: "invalid_input", field, operation, message });
+  }
+  return preparedFrom(operation, endpoint, parsed.data);
 }
 
-function abortedError(operation?: string): RobotApiError {
-  return new RobotApiError({ kind: "aborted", operation, message: "request aborted" });
+function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: Endpoint, request: unknown): PreparedCall<Op> {
+  const serialNumber = endpoint.serialNumberOf?.(request);
+  return {
+    operation,
+    endpoint,
+    serialNumber,
+    path: pathFor(endpoint, serialNumber),
+    body: endpoint.sendsBody ? JSON.stringify(request) : undefined,
+    urgent: endpoint.urgent?.(request) ?? false,
+  };
 }
 
 function parseRetryAfter(header: unknown, now: number): number | undefined {
@@ -109,10 +147,7 @@ function errorBodyOf(body: unknown): { code: number; message: string } | undefin
   return { code, message: text };
 }
 
-/** Which token a request went out with, so a 401 invalidates that one and no other. */
-interface SentWith {
-  token?: string;
-}
+const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" } as const;
 
 // Declaration merging gives the class one typed method per row of the endpoint table.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
@@ -122,9 +157,13 @@ export interface RobotClient extends ClientMethods {}
 export class RobotClient {
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  /** The account's request engine: every call of this client goes through it. */
+  readonly engine: RequestEngine;
   private readonly tokens: TokenSource;
   private readonly http: AxiosInstance;
-  private readonly retry: Required<RetryOptions>;
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  /** Aborted on close: stops a token grant that no call waits for any more. */
+  private readonly lifetime = new AbortController();
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -132,13 +171,19 @@ export class RobotClient {
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0) {
       throw invalidInput("timeoutMs", "must be a positive number of milliseconds");
     }
-    this.retry = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000, ...options.retry };
+    this.engine = new RequestEngine({ ...options.retry, ...options.engine, timeoutMs: this.timeoutMs });
     this.tokens =
       "token" in options.auth
         ? new StaticTokenSource(options.auth.token)
-        : new ClientCredentialsTokenSource(options.auth, (request) => this.send(ENDPOINTS.grantToken, request, "grantToken"));
+        : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request));
+    // One keep-alive pool per account, never larger than the engine's connections.
+    const { connections } = this.engine.settings;
+    const pool = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
+    this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
     this.http = axios.create({
       baseURL: this.baseUrl,
+      httpAgent: this.agents.http,
+      httpsAgent: this.agents.https,
       // The answer is read as text and parsed here, so that a malformed body is
       // reported as such and every status reaches one place.
       responseType: "text",
@@ -157,90 +202,90 @@ export class RobotClient {
   }
 
   /** Calls one operation of the endpoint table by name. */
-  async call<Op extends RobotOperationName>(
-    operation: Op,
-    input: RequestOf<Op>,
-    options: CallOptions = {},
-  ): Promise<ResultOf<Op>> {
-    const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
-    const { signal } = options;
+  call<Op extends RobotOperationName>(operation: Op, input: RequestOf<Op>, options: CallOptions = {}): Promise<ResultOf<Op>> {
+    let prepared: PreparedCall<Op>;
+    try {
+      prepared = prepareCall(operation, input);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return this.send(prepared, options);
+  }
+
+  /** Sends a request that prepareCall already checked, through the account's engine. */
+  send<Op extends RobotOperationName>(prepared: PreparedCall<Op>, options: CallOptions = {}): Promise<ResultOf<Op>> {
+    const { operation, endpoint } = prepared;
+    // One fresh token after a 401, per call: the request was refused, so sending it again is safe.
     let renewedToken = false;
-    // Counts rate-limit retries only: the one resend after a 401 does not use one up.
-    let retries = 0;
-    for (;;) {
-      const sent: SentWith = {};
+    const attempt = async (signal: AbortSignal): Promise<ResultOf<Op>> => {
+      const token = endpoint.authenticated ? await this.tokens.getToken(signal) : undefined;
       try {
-        return (await this.send(endpoint, input, operation, signal, sent)) as ResultOf<Op>;
+        return (await this.exchange(prepared, signal, token)) as ResultOf<Op>;
       } catch (error) {
-        if (!(error instanceof RobotApiError)) throw error;
-        // 401 means the request was not accepted: safe to send once more with a fresh token.
-        if (error.status === 401 && !renewedToken && sent.token && this.tokens.invalidate(sent.token)) {
+        if (error instanceof RobotApiError && error.status === 401 && token && !renewedToken && this.tokens.invalidate(token)) {
           renewedToken = true;
-          continue;
-        }
-        // Rate limiting means the request was refused, so a retry cannot duplicate a command.
-        if (error.isRateLimited && retries < this.retry.maxRetries) {
-          await sleep(this.backoffMs(retries, error.retryAfterSeconds), signal, operation);
-          retries++;
-          continue;
+          throw new ResendRequest(error);
         }
         throw error;
       }
+    };
+    return this.engine.run(attempt, {
+      signal: options.signal,
+      urgent: prepared.urgent,
+      read: endpoint.read,
+      tracker: options.tracker,
+      operation,
+      onSend: options.onSend,
+      onQueued: options.onQueued,
+    });
+  }
+
+  /** Drops every queued and running call of this client and frees its sockets. */
+  close(): void {
+    this.lifetime.abort();
+    this.engine.close();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** The token grant: outside the queue (every queued call may be waiting for it), on the same pool. */
+  private async grant(request: unknown) {
+    const prepared = prepareCall("grantToken" as RobotOperationName, request);
+    const signal = AbortSignal.any([this.lifetime.signal, AbortSignal.timeout(this.timeoutMs)]);
+    try {
+      return (await this.exchange(prepared, signal, undefined)) as ResultOf<"grantToken">;
+    } catch (error) {
+      if (error instanceof RobotApiError && error.kind === "aborted" && !this.lifetime.signal.aborted) {
+        throw new RobotApiError({ kind: "timeout", operation: "grantToken", message: `grantToken: no answer within ${this.timeoutMs / 1000} s` });
+      }
+      throw error;
     }
   }
 
-  private backoffMs(attempt: number, retryAfterSeconds: number | undefined): number {
-    const { baseDelayMs, maxDelayMs } = this.retry;
-    if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, maxDelayMs);
-    const exponential = Math.min(baseDelayMs * 2 ** attempt, maxDelayMs);
-    return exponential / 2 + (Math.random() * exponential) / 2;
-  }
-
-  /** Validates, sends once and interprets the answer of one endpoint. */
-  private async send<Req extends z.ZodType, Res extends z.ZodType>(
-    endpoint: Endpoint<Req, Res>,
-    input: unknown,
-    operation: string,
-    signal?: AbortSignal,
-    sent: SentWith = {},
-  ): Promise<z.output<Res>> {
-    const parsed = endpoint.request.safeParse(input);
-    if (!parsed.success) {
-      const { field, message } = describeIssues(parsed.error);
-      throw new RobotApiError({ kind: "invalid_input", field, operation, message });
-    }
-    const request = parsed.data;
-    const path = pathFor(endpoint, endpoint.serialNumberOf?.(request));
-    const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
-    if (endpoint.authenticated) {
-      const token = await this.tokens.getToken();
-      sent.token = token;
-      headers.Authorization = `Bearer ${token}`;
-    }
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+  /** One request and its answer. */
+  private async exchange(prepared: PreparedCall, signal: AbortSignal, token: string | undefined): Promise<unknown> {
+    const { endpoint, operation } = prepared;
     let response: AxiosResponse<string>;
     try {
       response = await this.http.request<string>({
         method: endpoint.method,
-        url: path,
-        headers,
-        data: endpoint.sendsBody ? JSON.stringify(request) : undefined,
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        url: prepared.path,
+        headers: token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, Authorization: `Bearer ${token}` },
+        data: prepared.body,
+        signal,
       });
     } catch (error) {
-      throw this.transportError(error, operation, signal, timeout);
+      throw this.transportError(error, operation, signal);
     }
     return this.interpret(endpoint, operation, response);
   }
 
-  private transportError(error: unknown, operation: string, signal: AbortSignal | undefined, timeout: AbortSignal) {
-    if (signal?.aborted) return abortedError(operation);
-    if (timeout.aborted) {
-      return new RobotApiError({
-        kind: "timeout",
-        operation,
-        message: `${operation}: no answer within ${this.timeoutMs / 1000} s`,
-      });
+  private transportError(error: unknown, operation: string, signal: AbortSignal): RobotApiError {
+    if (signal.aborted) {
+      if (signal.reason === ATTEMPT_TIMED_OUT) {
+        return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no answer within ${this.timeoutMs / 1000} s` });
+      }
+      return abortedError(operation);
     }
     // Only the code and text are kept: the axios error holds the request headers, token included.
     const code = axios.isAxiosError(error) ? error.code : undefined;
@@ -248,7 +293,13 @@ export class RobotClient {
       return new RobotApiError({ kind: "bad_response", operation, message: `${operation}: answer could not be read` });
     }
     const text = error instanceof Error ? error.message : String(error);
-    return new RobotApiError({ kind: "network", operation, message: this.redact(`${operation}: network error: ${text}`) });
+    return new RobotApiError({
+      kind: "network",
+      operation,
+      message: this.redact(`${operation}: network error: ${text}`),
+      connectFailed: code !== undefined && CONNECT_FAILURES.has(code),
+      connectionReset: code !== undefined && CONNECTION_RESETS.has(code),
+    });
   }
 
   private interpret<Res extends z.ZodType>(
@@ -257,7 +308,8 @@ export class RobotClient {
     response: AxiosResponse<string>,
   ): z.output<Res> {
     const { status } = response;
-    const text = typeof response.data === "string" ? response.data : "";
+    // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
+    const text = typeof response.data === "string" ? (endpoint.authenticated ? this.redact(response.data) : response.data) : "";
     let body: unknown;
     let isJson = true;
     try {
@@ -270,9 +322,8 @@ export class RobotClient {
       const errorBody = isJson ? ErrorBody.safeParse(body) : undefined;
       const fields = errorBody?.success ? errorBody.data : {};
       const apiCode = fields.code === undefined || fields.code === "" ? NaN : Number(fields.code);
-      // Redacted before it is cut short, so a secret straddling the cut cannot leave half of itself.
-      const serverText = fields.message ?? fields.msg ?? (isJson ? "" : this.redact(text).slice(0, 200).trim());
-      const reason = serverText || response.statusText || "";
+      const serverText = fields.message ?? fields.msg ?? (isJson ? "" : text.slice(0, 200).trim());
+      const reason = serverText || this.redact(response.statusText || "");
       const known = Number.isInteger(apiCode) ? apiCode : undefined;
       const codeName = known === undefined ? "" : ` ${API_CODE_NAMES[known] ?? `code ${known}`}`;
       return this.fail({
@@ -337,10 +388,12 @@ export class RobotClient {
     throw new RobotApiError({ ...details, message: this.redact(details.message) });
   }
 
-  /** Servers sometimes echo what they were sent; no secret leaves through an error message. */
+  /** Every secret and every token this client has sent, replaced by ***. */
   private redact(text: string): string {
     let redacted = text;
-    for (const secret of this.tokens.secrets()) redacted = redacted.split(secret).join("***");
+    for (const secret of this.tokens.secrets()) {
+      if (redacted.includes(secret)) redacted = redacted.split(secret).join("***");
+    }
     return redacted;
   }
 }

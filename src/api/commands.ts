@@ -47,3 +47,17 @@ export type MoveDirection = (typeof MOVE_DIRECTIONS)[number];
 export function isCommandType(value: unknown): value is CommandType {
   return typeof value === "string" && Object.prototype.hasOwnProperty.call(COMMANDS, value);
 }
+
+/** Commands that stop motion: they go ahead of every waiting call (a stop never waits behind status reads). */
+export const MOTION_STOPPING_COMMANDS: ReadonlySet<CommandType> = new Set<CommandType>([
+  "STOP_TASK",
+  "PAUSE_TASK",
+  "STOP_NAVIGATE",
+  "PAUSE_NAVIGATE",
+  "REMOTE_CONTROL_STOP",
+]);
+
+/** The command type a request body names in whichever family field it uses. */
+export function commandTypeOf(body: Partial<Record<CommandFamily, string>>): string | undefined {
+  return body.remoteTaskCommandType ?? body.remoteNavigationCommandType ?? body.remoteControlCommandType;
+}

@@ -4,6 +4,7 @@
  * tests iterate over it: adding an endpoint is adding a row.
  */
 import type { z } from "zod";
+import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
 import * as s from "./schemas";
 
 export type HttpMethod = "GET" | "POST";
@@ -25,6 +26,10 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   readonly response: Res;
   /** Whether the call carries the bearer token (all but the token grant). */
   readonly authenticated: boolean;
+  /** Only reads: a connection reset after sending may be retried (a command never is). */
+  readonly read: boolean;
+  /** Whether a request goes ahead of every waiting call (commands that stop motion). */
+  readonly urgent?: (request: z.output<Req>) => boolean;
   /** An answer that is HTTP 200 but says the robot refused (B4 cmdStatus 7). */
   readonly rejectionOf?: (answer: z.output<Res>) => { message: string; resultCode: string } | undefined;
 }
@@ -47,6 +52,8 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.CommandResource,
     authenticated: true,
+    read: false,
+    urgent: (body) => MOTION_STOPPING_COMMANDS.has(commandTypeOf(body) as CommandType),
   }),
   getRobotStatus: endpoint({
     id: "B1",
@@ -58,6 +65,7 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.RobotStatus,
     authenticated: true,
+    read: true,
   }),
   getSiteInfo: endpoint({
     id: "B2",
@@ -69,6 +77,7 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.SiteInfo,
     authenticated: true,
+    read: true,
   }),
   createTempSiteTask: endpoint({
     id: "B3",
@@ -80,6 +89,7 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.TempSiteTaskResult,
     authenticated: true,
+    read: false,
   }),
   sendTempTask: endpoint({
     id: "B4",
@@ -91,6 +101,7 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.TempTaskCommandResult,
     authenticated: true,
+    read: false,
     rejectionOf: (answer) =>
       Number(answer.cmdStatus) === TEMP_TASK_REJECTED_STATUS
         ? {
@@ -109,6 +120,7 @@ export const ENDPOINTS = {
     envelope: true,
     response: s.Subareas,
     authenticated: true,
+    read: true,
   }),
   listMaps: endpoint({
     id: "C2",
@@ -120,6 +132,7 @@ export const ENDPOINTS = {
     envelope: true,
     response: s.MapList,
     authenticated: true,
+    read: true,
   }),
   grantToken: endpoint({
     id: "token",
@@ -131,6 +144,7 @@ export const ENDPOINTS = {
     envelope: false,
     response: s.TokenAnswer,
     authenticated: false,
+    read: false,
   }),
 } as const;
 

@@ -14,7 +14,8 @@ export type RobotApiErrorKind =
   | "network"
   | "bad_response"
   | "rejected"
-  | "aborted";
+  | "aborted"
+  | "queue_full";
 
 /** Envelope and error-body codes follow the gRPC status numbering (field notes). */
 export const API_CODE_NAMES: Readonly<Record<number, string>> = {
@@ -52,6 +53,10 @@ export interface RobotApiErrorDetails {
   field?: string;
   /** Seconds the server asked to wait (Retry-After), when it said. */
   retryAfterSeconds?: number;
+  /** A network failure before the request was written (refused, DNS, connect timeout): safe to send again. */
+  connectFailed?: boolean;
+  /** The connection broke after the request may have been written: only a read may be sent again. */
+  connectionReset?: boolean;
 }
 
 export class RobotApiError extends Error {
@@ -69,6 +74,8 @@ export class RobotApiError extends Error {
   readonly resultCode: string | undefined;
   readonly field: string | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly connectFailed: boolean;
+  readonly connectionReset: boolean;
 
   constructor(details: RobotApiErrorDetails) {
     super(details.message);
@@ -80,7 +87,21 @@ export class RobotApiError extends Error {
     this.resultCode = details.resultCode;
     this.field = details.field;
     this.retryAfterSeconds = details.retryAfterSeconds;
+    this.connectFailed = details.connectFailed === true;
+    this.connectionReset = details.connectionReset === true;
     this.code = codeFor(this);
+    // Node-RED builds msg.error from an error's message, code, stack and cause only; the details a flow
+    // may switch on (retryAfterSeconds, field, status, ...) reach a Catch node as msg.error.cause.
+    Object.defineProperty(this, "cause", { value: this.details(), enumerable: false, writable: true, configurable: true });
+  }
+
+  /** What a flow may act on, without the message text. */
+  details(): Record<string, unknown> {
+    const details: Record<string, unknown> = { kind: this.kind, code: this.code };
+    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds"] as const) {
+      if (this[key] !== undefined) details[key] = this[key];
+    }
+    return details;
   }
 
   /** True for "slow down and retry later" answers: code 8 or HTTP 429. */
@@ -100,6 +121,7 @@ export class RobotApiError extends Error {
       apiCodeName: this.apiCodeName,
       resultCode: this.resultCode,
       field: this.field,
+      retryAfterSeconds: this.retryAfterSeconds,
     };
   }
 }
@@ -124,12 +146,18 @@ function codeFor(error: RobotApiError): string {
       return "ABORTED";
     case "envelope":
       return "ENVELOPE_ERROR";
+    case "queue_full":
+      return "QUEUE_FULL";
   }
 }
 
 export function invalidInput(field: string, problem: string, operation?: string): RobotApiError {
   const where = field === "" ? "input" : field;
   return new RobotApiError({ kind: "invalid_input", field: where, message: `${where}: ${problem}`, operation });
+}
+
+export function abortedError(operation: string | undefined, why = "request aborted"): RobotApiError {
+  return new RobotApiError({ kind: "aborted", operation, message: operation ? `${operation}: ${why}` : why });
 }
 
 export function isRobotApiError(value: unknown): value is RobotApiError {

@@ -3,7 +3,7 @@
  * may be the spec's request body, a compact {command, ...parameters} object, or
  * anything else (a sensor reading), in which case the node's command is sent.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef } from "node-red";
 import {
   COMMANDS,
   COMMAND_FAMILIES,
@@ -15,9 +15,19 @@ import {
   type CommandParameterName,
   type CommandType,
 } from "../api/commands";
-import { RobotApiError, describeIssues, invalidInput } from "../api/errors";
-import { CommandRequest, SERIAL_NUMBER_PATTERN } from "../api/schemas";
-import { evaluateProperty, handleRobotInput, isPlainObject, resolveSerialNumber, type SerialNumberSetting } from "./robot-input";
+import { prepareCall, type PreparedCall } from "../api/client";
+import { RobotApiError, invalidInput } from "../api/errors";
+import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
+import {
+  NO_OUTPUT,
+  evaluateProperty,
+  handleRobotInput,
+  isPlainObject,
+  resolveSerialNumber,
+  type MessageInput,
+  type RobotCall,
+  type SerialNumberSetting,
+} from "./robot-input";
 
 /** The command parameters a compact payload and the dialog speak of, flat. */
 export const PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;
@@ -100,8 +110,18 @@ export function editorCatalogue() {
   };
 }
 
+/**
+ * What a node does with a message for a robot that already has one pending:
+ * send it too, skip it while the earlier one is pending, or let it replace
+ * the earlier one while that still waits in the queue.
+ */
+export const BURST_POLICIES = ["all", "skip", "latest"] as const;
+export type BurstPolicy = (typeof BURST_POLICIES)[number];
+
 export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   robot: string;
+  /** One of BURST_POLICIES; flows saved before it existed send every message. */
+  burst?: string;
   /** One of the eleven command types, or "" to take it from msg.command. */
   command: string;
   cleaningMode: string;
@@ -154,15 +174,15 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
+type PreparedCommand = PreparedCall<"submitCommand">;
+
 /**
- * Checks a request body with the spec's schema before anything is sent, naming
- * each bad value where the user gave it (payload.map, msg.serialNumber, the
- * node's map, ...) rather than by its place in the request.
+ * Checks a request body with the spec's schema (the one check before it is
+ * sent), naming each bad value where the user gave it (payload.map,
+ * msg.serialNumber, the node's map, ...) rather than by its place in the request.
  */
-function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): CommandRequest {
-  const result = CommandRequest.safeParse(body);
-  if (result.success) return body as CommandRequest;
-  const { field, message } = describeIssues(result.error, {
+function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): PreparedCommand {
+  return prepareCall("submitCommand", body, {
     nameOf,
     restate: (issue, path) => {
       if (issue.code === "unrecognized_keys") return "is not a field of the request body";
@@ -170,8 +190,8 @@ function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly Pro
       return undefined;
     },
   });
-  throw new RobotApiError({ kind: "invalid_input", operation: "submitCommand", field, message });
 }
+
 
 function isSpecBody(payload: unknown): payload is Record<string, unknown> {
   return isPlainObject(payload) && COMMAND_FAMILIES.some((family) => family in payload);
@@ -206,8 +226,27 @@ function coerce(value: unknown, literal: (typeof LITERAL_TYPE)[ParameterField]):
   return value;
 }
 
+/** The burst policy for one message: msg.burst when given, else the node's. */
+function burstPolicyFor(input: MessageInput, configured: string | undefined): BurstPolicy {
+  const fromMsg = input.burst;
+  const chosen = fromMsg === undefined || fromMsg === "" ? configured || "all" : fromMsg;
+  if (typeof chosen !== "string" || !(BURST_POLICIES as readonly string[]).includes(chosen)) {
+    const field = fromMsg === undefined || fromMsg === "" ? "burst" : "msg.burst";
+    throw invalidInput(field, `must be one of ${BURST_POLICIES.join(", ")} (got ${JSON.stringify(chosen) ?? String(chosen)})`);
+  }
+  return chosen as BurstPolicy;
+}
+
+/** A robot's messages pending in one node, for its burst policy. */
+interface RobotPending {
+  count: number;
+  /** Withdraws the newest message while it still waits (latest wins); undefined once it was sent. */
+  withdrawWaiting: (() => boolean) | undefined;
+}
+
 function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandProperties): void {
   const typeOf = (field: ParameterField | "serialNumber"): string | undefined => config[`${field}Type`];
+  const pendingByRobot = new Map<string, RobotPending>();
 
   /** How a node setting is named in errors: "map", or "map (msg.place)" when it comes from elsewhere. */
   function settingName(field: ParameterField | "serialNumber"): string {
@@ -218,7 +257,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   }
 
   /** One of the node's parameter settings, evaluated for this message. */
-  async function setting(msg: NodeMessageInFlow, field: ParameterField): Promise<unknown> {
+  async function setting(call: RobotCall, field: ParameterField): Promise<unknown> {
     const literal = LITERAL_TYPE[field];
     const type = typeOf(field) || literal;
     const raw = config[field];
@@ -229,29 +268,29 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
       else if (field === "loopCount") value = raw === undefined || raw === "" ? 1 : raw;
       else value = raw === "" ? undefined : raw;
     } else {
-      value = await evaluateProperty(RED, node, msg, String(raw ?? ""), type);
+      value = await evaluateProperty(RED, node, call.msg, String(raw ?? ""), type, settingName(field));
     }
     value = coerce(value, literal);
     return field === "direction" ? normaliseDirection(value) : value;
   }
 
-  async function settings(msg: NodeMessageInFlow, fields: readonly ParameterField[]): Promise<ParameterValues> {
+  async function settings(call: RobotCall, fields: readonly ParameterField[]): Promise<ParameterValues> {
     const values: ParameterValues = {};
-    for (const field of fields) values[field] = await setting(msg, field);
+    for (const field of fields) values[field] = await setting(call, field);
     return values;
   }
 
   /** The robot's serial number (payload, then msg.serialNumber, then the node) and how to name it in errors. */
-  async function serialNumberFor(msg: NodeMessageInFlow, fromPayload: unknown): Promise<{ value: unknown; name: string }> {
-    const value = await resolveSerialNumber(RED, node, msg, fromPayload, config);
+  async function serialNumberFor(call: RobotCall, fromPayload: unknown): Promise<{ value: unknown; name: string }> {
+    const value = await resolveSerialNumber(RED, node, call, fromPayload, config);
     if (fromPayload !== undefined) return { value, name: "payload.serialNumber" };
-    if ((msg as { serialNumber?: unknown }).serialNumber !== undefined) return { value, name: "msg.serialNumber" };
+    if (call.input.serialNumber !== undefined) return { value, name: "msg.serialNumber" };
     return { value, name: settingName("serialNumber") };
   }
 
   /** Form 1: the spec's body, checked and sent unchanged (a missing serialNumber is filled in). */
-  async function fromSpecBody(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<CommandRequest> {
-    const serial = await serialNumberFor(msg, payload.serialNumber);
+  async function fromSpecBody(call: RobotCall, payload: Record<string, unknown>): Promise<PreparedCommand> {
+    const serial = await serialNumberFor(call, payload.serialNumber);
     const body = { ...payload, serialNumber: serial.value };
     const family = COMMAND_FAMILIES.find((name) => payload[name] !== undefined);
     const needer = family ? String(payload[family]) : "the command";
@@ -259,7 +298,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   }
 
   /** Form 2: {command, serialNumber?, ...parameters}; a parameter left out comes from the node. */
-  async function fromCompact(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<CommandRequest> {
+  async function fromCompact(call: RobotCall, payload: Record<string, unknown>): Promise<PreparedCommand> {
     const unknown = Object.keys(payload).find((key) => !COMPACT_FIELDS.has(key));
     if (unknown !== undefined) {
       throw invalidInput(`payload.${unknown}`, `is not a field of the compact form (use ${[...COMPACT_FIELDS].join(", ")})`);
@@ -281,8 +320,8 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
       throw invalidInput(`payload.${shown}`, `is not used by ${command} (${takes})`);
     }
     const fromNode = needed.filter((field) => given[field] === undefined);
-    const values = { ...(await settings(msg, fromNode)), ...given };
-    const serial = await serialNumberFor(msg, payload.serialNumber);
+    const values = { ...(await settings(call, fromNode)), ...given };
+    const serial = await serialNumberFor(call, payload.serialNumber);
     const nameOf = (path: readonly PropertyKey[]) => {
       const field = fieldAtPath(path);
       if (field === "serialNumber") return serial.name;
@@ -294,15 +333,15 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   }
 
   /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
-  async function fromSettings(msg: NodeMessageInFlow): Promise<CommandRequest> {
-    const fromMsg = (msg as { command?: unknown }).command;
+  async function fromSettings(call: RobotCall): Promise<PreparedCommand> {
+    const fromMsg = call.input.command;
     if (!config.command && (fromMsg === undefined || fromMsg === "")) {
       throw invalidInput("command", "no command is set in the node, in msg.command or in msg.payload.command");
     }
     const command = config.command ? commandFrom(config.command, "command") : commandFrom(fromMsg, "msg.command");
-    const values = await settings(msg, fieldsOf(command));
+    const values = await settings(call, fieldsOf(command));
     // A payload that is not a command (a sensor reading) never names the robot: its serialNumber may be the sensor's.
-    const serial = await serialNumberFor(msg, undefined);
+    const serial = await serialNumberFor(call, undefined);
     const nameOf = (path: readonly PropertyKey[]) => {
       const field = fieldAtPath(path);
       if (field === "serialNumber") return serial.name;
@@ -311,19 +350,60 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
   }
 
-  function requestFor(msg: NodeMessageInFlow): Promise<CommandRequest> {
-    const payload = msg.payload;
-    if (isSpecBody(payload)) return fromSpecBody(msg, payload);
-    if (isCompactCommand(payload)) return fromCompact(msg, payload);
-    return fromSettings(msg);
+  function requestFor(call: RobotCall): Promise<PreparedCommand> {
+    const payload = call.input.payload;
+    if (isSpecBody(payload)) return fromSpecBody(call, payload);
+    if (isCompactCommand(payload)) return fromCompact(call, payload);
+    return fromSettings(call);
   }
 
-  handleRobotInput(RED, node, config.robot, {
-    run: async ({ msg, client, signal }) => client.submitCommand(await requestFor(msg), { signal }),
-    // "START_TASK: WAITING": the command the cloud stored and the state it is in.
-    statusText: (resource) =>
-      resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state,
-  });
+  /** Sends the command as the message's burst policy says; NO_OUTPUT when it is skipped or replaced. */
+  async function submit(call: RobotCall): Promise<CommandResource | typeof NO_OUTPUT> {
+    const policy = burstPolicyFor(call.input, config.burst);
+    const prepared = await requestFor(call);
+    if (policy === "all") return call.client.send(prepared, call.options);
+
+    const robot = prepared.serialNumber!;
+    const earlier = pendingByRobot.get(robot);
+    if (earlier && policy === "skip") return NO_OUTPUT;
+    if (earlier && policy === "latest") earlier.withdrawWaiting?.();
+    const entry: RobotPending = earlier ?? { count: 0, withdrawWaiting: undefined };
+    pendingByRobot.set(robot, entry);
+    entry.count++;
+    let withdrawn = false;
+    let withdrawThis: (() => boolean) | undefined;
+    try {
+      return await call.client.send(prepared, {
+        ...call.options,
+        onQueued: (take) => {
+          withdrawThis = () => (withdrawn = take());
+          entry.withdrawWaiting = withdrawThis;
+        },
+        onSend: () => {
+          if (entry.withdrawWaiting === withdrawThis) entry.withdrawWaiting = undefined;
+        },
+      });
+    } catch (error) {
+      if (withdrawn) return NO_OUTPUT;
+      throw error;
+    } finally {
+      if (--entry.count === 0 && pendingByRobot.get(robot) === entry) pendingByRobot.delete(robot);
+    }
+  }
+
+  handleRobotInput(
+    RED,
+    node,
+    config.robot,
+    {
+      reads: ["serialNumber", "command", "burst"],
+      run: submit,
+      // "START_TASK: WAITING": the command the cloud stored and the state it is in.
+      statusText: (resource) =>
+        resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state,
+    },
+    { droppedWord: config.burst === "latest" ? "replaced" : "skipped" },
+  );
 }
 
 export default function registerRobotCommand(RED: NodeAPI): void {

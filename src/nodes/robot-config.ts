@@ -1,21 +1,20 @@
 /**
- * robot-config: the cloud's base URL and how to authenticate. It owns the one
- * RobotClient that every node using this config shares, so a token fetched
- * with client credentials is fetched once for all of them.
+ * robot-config: the cloud's base URL, how to authenticate, and everything that
+ * is per account. It owns the one RobotClient (and so the one request engine:
+ * pool, pacing, queue, pause) that every node using this config shares, so a
+ * token fetched with client credentials is fetched once for all of them and a
+ * burst from many nodes is held and paced as one.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
-import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, RobotClient } from "../api/client";
+import { ACCOUNT_SETTINGS, readAccountSettings, type AccountSettingName } from "../api/account-settings";
+import { DEFAULT_BASE_URL, RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
 
 export type AuthMode = "token" | "clientCredentials";
 
-export interface RobotConfigProperties extends NodeDef {
+export interface RobotConfigProperties extends NodeDef, Partial<Record<AccountSettingName, string | number>> {
   baseUrl: string;
-  /** Request timeout in seconds. */
-  timeout: string | number;
   authMode: AuthMode;
-  /** How many times a rate-limited call is retried before it is reported. */
-  maxRetries: string | number;
 }
 
 export interface RobotConfigCredentials {
@@ -37,26 +36,24 @@ export const CONFIG_CREDENTIALS = {
   accessKeySecret: { type: "password" },
 } as const;
 
-function numberSetting(value: string | number | undefined, field: string, fallback: number, min: number): number {
-  if (value === undefined || value === "") return fallback;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number < min) throw invalidInput(field, `must be a number of at least ${min}`);
-  return number;
-}
-
 export function createClient(config: RobotConfigProperties, credentials: RobotConfigCredentials): RobotClient {
-  const timeoutMs = numberSetting(config.timeout, "timeout", DEFAULT_TIMEOUT_MS / 1000, 0.1) * 1000;
-  const maxRetries = Math.floor(numberSetting(config.maxRetries, "maxRetries", 3, 0));
+  const settings = readAccountSettings(config);
   const baseUrl = config.baseUrl?.trim() || DEFAULT_BASE_URL;
+  const common = {
+    baseUrl,
+    timeoutMs: settings.timeout * 1000,
+    retry: { maxRetries: settings.maxRetries, maxRetryWaitMs: settings.maxRetryWait * 1000 },
+    engine: { connections: settings.connections, rateLimit: settings.rateLimit, queueLimit: settings.queueLimit },
+  };
   if (config.authMode === "clientCredentials") {
     const { clientId = "", clientSecret = "", accessKeySecret = "" } = credentials;
     for (const [field, value] of Object.entries({ clientId, clientSecret, accessKeySecret })) {
       if (!value) throw invalidInput(field, "is required for client-credential sign-in");
     }
-    return new RobotClient({ baseUrl, timeoutMs, retry: { maxRetries }, auth: { clientId, clientSecret, accessKeySecret } });
+    return new RobotClient({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
   }
   if (!credentials.token) throw invalidInput("token", "no access token is configured");
-  return new RobotClient({ baseUrl, timeoutMs, retry: { maxRetries }, auth: { token: credentials.token } });
+  return new RobotClient({ ...common, auth: { token: credentials.token } });
 }
 
 export default function registerRobotConfig(RED: NodeAPI): void {
@@ -69,8 +66,15 @@ export default function registerRobotConfig(RED: NodeAPI): void {
         error: error instanceof RobotApiError ? error : invalidInput("", String(error)),
       };
     }
+    this.on("close", (_removed: boolean, done: () => void) => {
+      // Every queued and running call of the account ends (quietly: its nodes are closing too).
+      if ("client" in this.robot) this.robot.client.close();
+      done();
+    });
   }
   RED.nodes.registerType<RobotConfigNode, RobotConfigProperties, unknown, RobotConfigCredentials>("robot-config", RobotConfig, {
     credentials: CONFIG_CREDENTIALS,
+    // The dialog validates with the runtime's own table (RED.settings.robotConfigSettings).
+    settings: { robotConfigSettings: { value: ACCOUNT_SETTINGS, exportable: true } },
   });
 }

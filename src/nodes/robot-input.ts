@@ -1,25 +1,39 @@
 /**
  * The one input handler every robot node goes through: resolve the config,
- * run the node's call, put the answer in msg.payload, keep the status under
- * the node, and end each message in exactly one send+done() or one done(err).
+ * read the message as plain data, run the node's call through the account's
+ * engine, put the answer in msg.payload, keep the status under the node, and
+ * end each message in exactly one send+done() or one done(err). A node that
+ * closes abandons its calls quietly: nothing of it reaches the flows that
+ * replace it.
  */
-import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from "node-red";
-import type { RobotClient } from "../api/client";
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
+import type { CallOptions, RobotClient } from "../api/client";
+import type { CallTracker, RequestEngine } from "../api/engine";
 import { RobotApiError, invalidInput } from "../api/errors";
 import type { RobotConfigNode } from "./robot-config";
 
+/** The message properties a node reads, as plain data: `payload` and those it names in `reads`. */
+export type MessageInput = Record<string, unknown>;
+
 export interface RobotCall {
   msg: NodeMessageInFlow;
+  /** msg.payload and the other properties the node reads, checked and copied once. */
+  input: MessageInput;
   client: RobotClient;
-  /** Aborted when the node is closed (redeploy, shutdown). */
-  signal: AbortSignal;
+  /** For every client call made for this message: the node's abort signal and status tracker. */
+  options: CallOptions;
 }
 
+/** What run() resolves with when the message ends with done() and no output (a skipped or replaced burst message). */
+export const NO_OUTPUT = Symbol("no output");
+
 export interface RobotNodeBehaviour<Result> {
-  /** Validates the message and makes the API call; throws RobotApiError (invalid_input before sending). */
-  run(call: RobotCall): Promise<Result>;
+  /** msg properties read besides payload, e.g. ["serialNumber", "operation"]. */
+  reads: readonly string[];
+  /** Builds and makes the API call; throws RobotApiError (invalid_input before anything is sent). */
+  run(call: RobotCall): Promise<Result | typeof NO_OUTPUT>;
   /** Short status text after success, e.g. the command state. */
-  statusText(result: Result, msg: NodeMessageInFlow): string;
+  statusText(result: Result, call: RobotCall): string;
 }
 
 /** Status texts stay short: the editor shows them under the node. */
@@ -29,7 +43,217 @@ function shorten(text: string, max = 32): string {
 
 function asError(error: unknown): Error {
   if (error instanceof Error) return error;
-  return invalidInput("", String(error));
+  return invalidInput("", "the node failed on a value that is not an error");
+}
+
+// ------------------------------------------------------------ reading values from outside
+
+/** Deeper than this is not a request anyone means to send. */
+const MAX_DEPTH = 32;
+/** More values than this in one property is not a request either (and would stall the runtime). */
+const MAX_VALUES = 100_000;
+
+/**
+ * A value from a message, a context or an environment variable, copied as
+ * plain JSON data (strings, numbers, booleans, null, arrays, plain objects).
+ * Anything else (BigInt, Symbol, function, Buffer, typed array, Date, class
+ * instance, a cycle, a getter or proxy that throws) is refused with an
+ * INVALID_INPUT error naming where it was found. Every later step works on
+ * the copy, so nothing it reads can change or throw behind its back.
+ */
+export function plainData(value: unknown, field: string): unknown {
+  let count = 0;
+  const ancestors = new Set<object>();
+  const refuse = (path: string, problem: string): never => {
+    throw invalidInput(path, problem);
+  };
+  const copy = (item: unknown, path: string, depth: number): unknown => {
+    if (++count > MAX_VALUES) refuse(field, `holds more than ${MAX_VALUES} values`);
+    switch (typeof item) {
+      case "undefined":
+      case "boolean":
+      case "number":
+      case "string":
+        return item;
+      case "bigint":
+        return refuse(path, "must be JSON data, not a BigInt (use a number or a string)");
+      case "symbol":
+        return refuse(path, "must be JSON data, not a Symbol");
+      case "function":
+        return refuse(path, "must be JSON data, not a function");
+    }
+    if (item === null) return null;
+    const object = item as object;
+    if (depth >= MAX_DEPTH) refuse(path, `is nested deeper than ${MAX_DEPTH} levels`);
+    if (ancestors.has(object)) refuse(path, "must be JSON data, but refers to itself");
+    if (Buffer.isBuffer(object) || ArrayBuffer.isView(object) || object instanceof ArrayBuffer) {
+      refuse(path, "must be JSON data, not binary data (a Buffer or typed array)");
+    }
+    ancestors.add(object);
+    try {
+      if (Array.isArray(object)) {
+        const out: unknown[] = [];
+        for (let i = 0; i < object.length; i++) out.push(copy(object[i], `${path}[${i}]`, depth + 1));
+        return out;
+      }
+      // A plain object's prototype is null or the root Object.prototype of its realm (function nodes run in another).
+      const prototype = Object.getPrototypeOf(object) as object | null;
+      if (prototype !== null && Object.getPrototypeOf(prototype) !== null) {
+        const kind = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+        refuse(path, `must be JSON data, not ${typeof kind === "string" && kind ? `a ${kind}` : "an object of a class"}`);
+      }
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(object)) {
+        const entry = copy((object as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+        // A "__proto__" key from JSON.parse stays data; assignment would change the copy's prototype.
+        if (key === "__proto__") Object.defineProperty(out, key, { value: entry, enumerable: true, writable: true, configurable: true });
+        else out[key] = entry;
+      }
+      return out;
+    } finally {
+      ancestors.delete(object);
+    }
+  };
+  try {
+    return copy(value, field, 0);
+  } catch (error) {
+    if (error instanceof RobotApiError) throw error;
+    // A getter or proxy trap threw; what it threw may itself be hostile, so it is not described.
+    throw invalidInput(field, "must be JSON data, but could not be read (a getter or proxy threw)");
+  }
+}
+
+/** msg.payload and the properties named in `reads`, each as plain data. */
+function readMessage(msg: NodeMessageInFlow, reads: readonly string[]): MessageInput {
+  const input: MessageInput = {};
+  for (const key of ["payload", ...reads]) {
+    const name = key === "payload" ? "payload" : `msg.${key}`;
+    let value: unknown;
+    try {
+      value = (msg as Record<string, unknown>)[key];
+    } catch {
+      throw invalidInput(name, "could not be read (a getter or proxy threw)");
+    }
+    input[key] = plainData(value, name);
+  }
+  return input;
+}
+
+// ------------------------------------------------------------ status under the node
+
+/** While messages are pending, the status is redrawn at most this often (a burst is thousands of changes). */
+const STATUS_INTERVAL_MS = 250;
+
+type Outcome = { fill: "green" | "red"; text: string } | undefined;
+
+/** Keeps the status under a node true to its own messages, cheaply during a burst. */
+class NodeStatusView {
+  /** Messages accepted and not yet ended. */
+  pending = 0;
+  /** Messages that ended with no output (skipped or replaced) since the node last went idle. */
+  dropped = 0;
+  readonly tracker: CallTracker;
+  private outcome: Outcome;
+  private configProblem: RobotApiError | undefined;
+  private shown = "";
+  private timer: NodeJS.Timeout | undefined;
+  private stopWatchingPause: (() => void) | undefined;
+
+  constructor(
+    private readonly node: Node,
+    private readonly droppedWord: string,
+    /** The engine whose pause this node's waiting messages are held by, once a config is known. */
+    private readonly engineOf: () => RequestEngine | undefined,
+  ) {
+    this.tracker = { waiting: 0, sending: 0, changed: () => this.changed() };
+  }
+
+  watchPause(client: RobotClient): void {
+    if (this.stopWatchingPause) return;
+    this.stopWatchingPause = client.engine.onPauseChange(() => this.changed());
+  }
+
+  showConfigProblem(problem: RobotApiError): void {
+    this.configProblem = problem;
+    // Shown again on every refused message, as a fresh sign that the message went nowhere.
+    this.shown = "";
+    this.draw();
+  }
+
+  finished(outcome: Outcome): void {
+    if (outcome) this.outcome = outcome;
+    this.configProblem = undefined;
+    this.changed();
+  }
+
+  /** Something changed: draw now when the node went idle or just got busy, else at most every STATUS_INTERVAL_MS. */
+  changed(): void {
+    const busyShown = this.shown.startsWith("busy:");
+    if (this.pending === 0 || !busyShown) {
+      this.draw();
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.draw();
+    }, STATUS_INTERVAL_MS);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.stopWatchingPause?.();
+    this.node.status({});
+  }
+
+  private draw(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const [key, status] = this.current();
+    if (key === this.shown) return;
+    this.shown = key;
+    this.node.status(status);
+    if (key.startsWith("busy:paused")) {
+      // The pause's seconds count down while this node's messages wait for it.
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.draw();
+      }, 1000);
+    }
+  }
+
+  private current(): [string, NodeStatus] {
+    if (this.configProblem) {
+      return ["config", { fill: "red", shape: "ring", text: shorten(`config: ${this.configProblem.field ?? this.configProblem.code}`) }];
+    }
+    if (this.pending > 0) {
+      const pausedMs = this.engineOf()?.pausedForMs() ?? 0;
+      if (pausedMs > 0 && this.tracker.waiting > 0) {
+        const text = `paused by rate limit, ${Math.ceil(pausedMs / 1000)} s`;
+        return [`busy:paused:${text}`, { fill: "yellow", shape: "ring", text }];
+      }
+      if (this.tracker.waiting > 0) {
+        const text = `queued ${this.tracker.waiting}`;
+        return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
+      }
+      return ["busy:requesting", { fill: "blue", shape: "dot", text: "requesting" }];
+    }
+    const droppedNote = this.dropped > 0 ? ` (${this.dropped} ${this.droppedWord})` : "";
+    if (!this.outcome) {
+      if (!droppedNote) return ["idle", {}];
+      const text = `${this.dropped} ${this.droppedWord}`;
+      return [`idle:${text}`, { fill: "grey", shape: "ring", text }];
+    }
+    const text = shorten(this.outcome.text + droppedNote);
+    return [`done:${this.outcome.fill}:${text}`, { fill: this.outcome.fill, shape: this.outcome.fill === "green" ? "dot" : "ring", text }];
+  }
+}
+
+// ------------------------------------------------------------ the handler
+
+export interface HandlerOptions {
+  /** How the status names messages that ended with no output ("skipped"). */
+  droppedWord?: string;
 }
 
 export function handleRobotInput<Result>(
@@ -37,84 +261,111 @@ export function handleRobotInput<Result>(
   node: Node,
   configNodeId: string | undefined,
   behaviour: RobotNodeBehaviour<Result>,
+  handlerOptions: HandlerOptions = {},
 ): void {
-  const inFlight = new Set<AbortController>();
-
-  const showProgress = () => {
-    node.status({ fill: "blue", shape: "dot", text: inFlight.size > 1 ? `${inFlight.size} requests` : "requesting" });
+  const configNode = (): RobotConfigNode | null => (configNodeId ? (RED.nodes.getNode(configNodeId) as RobotConfigNode | null) : null);
+  const engineOf = () => {
+    const config = configNode();
+    return config && "client" in config.robot ? config.robot.client.engine : undefined;
   };
-
+  const view = new NodeStatusView(node, handlerOptions.droppedWord ?? "skipped", engineOf);
+  /** Aborted on close: every call of this node leaves the queue or the wire, quietly. */
+  const lifetime = new AbortController();
+  const options: CallOptions = { signal: lifetime.signal, tracker: view.tracker };
+  let closed = false;
   // A config problem is shown at deploy time, before any message arrives.
-  const configProblem = (): RobotApiError | undefined => {
-    const config = configNodeId ? (RED.nodes.getNode(configNodeId) as RobotConfigNode | null) : null;
+  const configProblem = (config: RobotConfigNode | null): RobotApiError | undefined => {
     if (!config) return invalidInput("robot", "no robot-config node is selected");
     return "error" in config.robot ? config.robot.error : undefined;
   };
-  const showConfigProblem = (problem: RobotApiError) => {
-    node.status({ fill: "red", shape: "ring", text: shorten(`config: ${problem.field ?? problem.code}`) });
-  };
-  const problemAtStart = configProblem();
-  if (problemAtStart) showConfigProblem(problemAtStart);
+  const problemAtStart = configProblem(configNode());
+  if (problemAtStart) view.showConfigProblem(problemAtStart);
 
   node.on("input", (msg: NodeMessageInFlow, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
-    const problem = configProblem();
+    const config = configNode();
+    const problem = configProblem(config);
     if (problem) {
-      showConfigProblem(problem);
+      view.showConfigProblem(problem);
       done(problem);
       return;
     }
-    const config = RED.nodes.getNode(configNodeId!) as RobotConfigNode & { robot: { client: RobotClient } };
-    const controller = new AbortController();
-    inFlight.add(controller);
-    showProgress();
-    let result: Promise<Result>;
+    const { client } = (config as RobotConfigNode & { robot: { client: RobotClient } }).robot;
+    view.watchPause(client);
+    // A new burst starts counting its skipped messages afresh.
+    if (view.pending === 0) view.dropped = 0;
+    view.pending++;
+    const call: RobotCall = { msg, input: {}, client, options };
+    let result: Promise<Result | typeof NO_OUTPUT>;
     try {
-      result = behaviour.run({ msg, client: config.robot.client, signal: controller.signal });
+      call.input = readMessage(msg, behaviour.reads);
+      result = behaviour.run(call);
     } catch (error) {
       result = Promise.reject(asError(error));
     }
     result.then(
       (value) => {
-        inFlight.delete(controller);
+        if (closed) return;
+        view.pending--;
+        if (value === NO_OUTPUT) {
+          view.dropped++;
+          view.finished(undefined);
+          done();
+          return;
+        }
         msg.payload = value;
-        node.status({ fill: "green", shape: "dot", text: shorten(behaviour.statusText(value, msg)) });
+        view.finished({ fill: "green", text: behaviour.statusText(value, call) });
         send(msg);
         done();
       },
       (error: unknown) => {
-        inFlight.delete(controller);
+        // A closed node, or a config closed under it, ends its messages quietly: its flow is being replaced.
+        if (closed || (error instanceof RobotApiError && error.kind === "aborted")) return;
+        view.pending--;
         const failure = asError(error);
-        // A close already cleared the status; an aborted call has nothing left to report to.
-        if (!(failure instanceof RobotApiError && failure.kind === "aborted")) {
-          node.status({ fill: "red", shape: "ring", text: shorten(failure instanceof RobotApiError ? failure.code : "error") });
-        }
+        view.finished({ fill: "red", text: failure instanceof RobotApiError ? failure.code : "error" });
         done(failure);
       },
     );
   });
 
   node.on("close", (_removed: boolean, done: () => void) => {
-    for (const controller of inFlight) controller.abort();
-    inFlight.clear();
-    node.status({});
+    closed = true;
+    const abandoned = view.pending;
+    lifetime.abort();
+    view.close();
+    if (abandoned > 0) node.log(`closed with ${abandoned} message${abandoned === 1 ? "" : "s"} under way: abandoned, none was answered`);
     done();
   });
 }
 
-/** Evaluates a TypedInput property (str, num, msg, flow, global, env, ...) for one message. */
+/**
+ * Evaluates a TypedInput property (str, num, msg, flow, global, env, ...) for
+ * one message, as plain data; `field` names it in errors.
+ */
 export function evaluateProperty(
   RED: NodeAPI,
   node: Node,
   msg: NodeMessageInFlow,
   value: string | undefined,
   type: string | undefined,
+  field: string,
 ): Promise<unknown> {
   if (value === undefined || value === "") return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    RED.util.evaluateNodeProperty(value, type || "str", node, msg, (err, result) => {
-      if (err) reject(err);
-      else resolve(result);
-    });
+    try {
+      RED.util.evaluateNodeProperty(value, type || "str", node, msg, (err, result) => {
+        if (err) reject(invalidInput(field, "could not be read"));
+        else {
+          try {
+            resolve(plainData(result, field));
+          } catch (error) {
+            reject(error as Error);
+          }
+        }
+      });
+    } catch {
+      reject(invalidInput(field, "could not be read (a getter or proxy threw)"));
+    }
   });
 }
 
@@ -140,24 +391,24 @@ export interface SerialNumberSetting {
 export async function resolveSerialNumber(
   RED: NodeAPI,
   node: Node,
-  msg: NodeMessageInFlow,
+  call: RobotCall,
   fromPayload: unknown,
   setting: SerialNumberSetting,
 ): Promise<unknown> {
   if (fromPayload !== undefined) return fromPayload;
-  const fromMsg = (msg as { serialNumber?: unknown }).serialNumber;
+  const fromMsg = call.input.serialNumber;
   if (fromMsg !== undefined) return fromMsg;
-  const fromNode = await evaluateProperty(RED, node, msg, setting.serialNumber, setting.serialNumberType);
+  const fromNode = await evaluateProperty(RED, node, call.msg, setting.serialNumber, setting.serialNumberType, "serialNumber");
   return typeof fromNode === "string" ? fromNode.trim() : (fromNode ?? "");
 }
 
 /** The operation for one message: msg.operation when given, else the node's; unknown ones are refused. */
-export function chooseOperation<Op extends string>(msg: NodeMessageInFlow, configured: string, allowed: readonly Op[]): Op {
-  const fromMsg = (msg as { operation?: unknown }).operation;
+export function chooseOperation<Op extends string>(input: MessageInput, configured: string, allowed: readonly Op[]): Op {
+  const fromMsg = input.operation;
   const chosen = fromMsg === undefined || fromMsg === "" ? configured : fromMsg;
   if (typeof chosen !== "string" || !(allowed as readonly string[]).includes(chosen)) {
     const field = fromMsg === undefined || fromMsg === "" ? "operation" : "msg.operation";
-    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen)})`);
+    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen) ?? String(chosen)})`);
   }
   return chosen as Op;
 }

@@ -3,7 +3,7 @@
  * msg.payload becomes the envelope's data on code 0; any other code is an
  * error that names the code (the client retries code 8 a bounded number of times).
  */
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef } from "node-red";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
 import {
@@ -39,8 +39,8 @@ export function mapsStatusText(data: MapList | Subareas): string {
 /** Wires one robot-maps node: how each message becomes a call. */
 function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void {
   /** msg.payload.mapId, else the node's Map id (TypedInput). */
-  async function mapIdFor(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<unknown> {
-    const mapId = payload.mapId !== undefined ? payload.mapId : await evaluateProperty(RED, node, msg, config.mapId, config.mapIdType);
+  async function mapIdFor(call: RobotCall, payload: Record<string, unknown>): Promise<unknown> {
+    const mapId = payload.mapId !== undefined ? payload.mapId : await evaluateProperty(RED, node, call.msg, config.mapId, config.mapIdType, "mapId");
     if (mapId === undefined || mapId === null) {
       throw invalidInput("mapId", "is required for getSubareas: set msg.payload.mapId or the node's Map id");
     }
@@ -49,15 +49,17 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
 
   // Only robotSn and mapId are read from the payload, so a map-list entry {mapId, mapName, ...} can be
   // fed straight in; the client's request schema checks the values and names any bad field.
-  async function fetchMaps({ msg, client, signal }: RobotCall): Promise<MapList | Subareas> {
-    const operation = chooseOperation(msg, config.operation, MAP_OPERATIONS);
-    const payload = isPlainObject(msg.payload) ? msg.payload : {};
-    const robotSn = await resolveSerialNumber(RED, node, msg, payload.robotSn, config);
-    if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, { signal });
-    return client.getSubareas({ mapId: await mapIdFor(msg, payload), robotSn } as SubareasRequest, { signal });
+  async function fetchMaps(call: RobotCall): Promise<MapList | Subareas> {
+    const { client, options } = call;
+    const operation = chooseOperation(call.input, config.operation, MAP_OPERATIONS);
+    const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
+    const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
+    if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
+    return client.getSubareas({ mapId: await mapIdFor(call, payload), robotSn } as SubareasRequest, options);
   }
 
   handleRobotInput<MapList | Subareas>(RED, node, config.robot, {
+    reads: ["serialNumber", "operation"],
     run: fetchMaps,
     statusText: mapsStatusText,
   });

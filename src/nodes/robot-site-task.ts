@@ -4,7 +4,7 @@
  * temporary task (B4). The B3 and B4 bodies come whole from msg.payload, or are
  * built from the node's fields for the common one-floor, one-area case.
  */
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef } from "node-red";
 import { invalidInput } from "../api/errors";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
 import {
@@ -14,6 +14,7 @@ import {
   handleRobotInput,
   isPlainObject,
   resolveSerialNumber,
+  type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
 
@@ -85,29 +86,29 @@ export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnsw
 /** Wires one robot-site-task node: how each message becomes a call. */
 function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties): void {
   /** The robot: the body's own serial field, else msg.serialNumber, else the node's Serial no. */
-  const serialNumberFor = (msg: NodeMessageInFlow, fromBody: unknown) => resolveSerialNumber(RED, node, msg, fromBody, config);
+  const serialNumberFor = (call: RobotCall, fromBody: unknown) => resolveSerialNumber(RED, node, call, fromBody, config);
 
   /** The serial number carried by a payload that is not a body: msg.payload.serialNumber. */
-  function payloadSerialNumber(msg: NodeMessageInFlow): unknown {
-    return isPlainObject(msg.payload) ? msg.payload.serialNumber : undefined;
+  function payloadSerialNumber(call: RobotCall): unknown {
+    return isPlainObject(call.input.payload) ? call.input.payload.serialNumber : undefined;
   }
 
   /** A required text field of the dialog, evaluated for this message. */
-  async function dialogText(msg: NodeMessageInFlow, field: TextField, operation: SiteTaskOperation): Promise<unknown> {
-    const value = await evaluateProperty(RED, node, msg, config[field], config[`${field}Type`]);
+  async function dialogText(call: RobotCall, field: TextField, operation: SiteTaskOperation): Promise<unknown> {
+    const value = await evaluateProperty(RED, node, call.msg, config[field], config[`${field}Type`], field);
     if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
       throw invalidInput(field, `is required for ${operation} when msg.payload is not the request body; set it in the node`);
     }
     return value;
   }
 
-  async function createTempTaskRequest(msg: NodeMessageInFlow): Promise<TempSiteTaskRequest> {
-    const payload = msg.payload;
+  async function createTempTaskRequest(call: RobotCall): Promise<TempSiteTaskRequest> {
+    const payload = call.input.payload;
     if (carriesAny(payload, TEMP_SITE_TASK_BODY_FIELDS)) {
       // The spec's body is sent as given; only a missing serial number is filled in.
-      return { ...payload, serialNumber: await serialNumberFor(msg, payload.serialNumber) } as TempSiteTaskRequest;
+      return { ...payload, serialNumber: await serialNumberFor(call, payload.serialNumber) } as TempSiteTaskRequest;
     }
-    const text = (field: TextField) => dialogText(msg, field, "createTempTask");
+    const text = (field: TextField) => dialogText(call, field, "createTempTask");
     const mapId = await text("mapId");
     const areaId = await text("areaId");
     return {
@@ -125,23 +126,24 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
         },
       ],
       tasks: [{ mapId, subTasks: [{ mapId, areaId }] }],
-      serialNumber: await serialNumberFor(msg, payloadSerialNumber(msg)),
+      serialNumber: await serialNumberFor(call, payloadSerialNumber(call)),
     } as TempSiteTaskRequest;
   }
 
-  async function sendTempTaskRequest(msg: NodeMessageInFlow): Promise<TempTaskCommandRequest> {
-    const payload = msg.payload;
+  async function sendTempTaskRequest(call: RobotCall): Promise<TempTaskCommandRequest> {
+    const payload = call.input.payload;
     if (carriesAny(payload, TEMP_TASK_BODY_FIELDS)) {
-      return { ...payload, productId: await serialNumberFor(msg, payload.productId) } as TempTaskCommandRequest;
+      return { ...payload, productId: await serialNumberFor(call, payload.productId) } as TempTaskCommandRequest;
     }
-    const text = (field: TextField) => dialogText(msg, field, "sendTempTask");
+    const text = (field: TextField) => dialogText(call, field, "sendTempTask");
     return {
-      productId: await serialNumberFor(msg, payloadSerialNumber(msg)),
+      productId: await serialNumberFor(call, payloadSerialNumber(call)),
       tempTaskCommand: {
         taskName: await text("taskName"),
         cleaningMode: config.cleaningMode,
-        // The client sends loop, loopCount and areaId as the strings the cloud wants.
-        loop: Boolean(config.loop),
+        // The client sends loop, loopCount and areaId as the strings the cloud wants. The dialog's
+        // checkbox saves a boolean; flows edited by hand may hold "false", which Boolean() would make true.
+        loop: config.loop === true || String(config.loop).trim().toLowerCase() === "true",
         loopCount: wholeNumber(config.loopCount, "loopCount", 1),
         mapName: await text("mapName"),
         startParam: { mapId: await text("mapId"), areaId: await text("areaId") },
@@ -150,21 +152,22 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
   }
 
   handleRobotInput<SiteTaskAnswer>(RED, node, config.robot, {
-    run: async ({ msg, client, signal }) => {
-      const operation = chooseOperation(msg, config.operation, SITE_TASK_OPERATIONS);
-      switch (operation) {
+    reads: ["serialNumber", "operation"],
+    run: async (call) => {
+      const { client, options } = call;
+      switch (chooseOperation(call.input, config.operation, SITE_TASK_OPERATIONS)) {
         case "status":
-          return client.getRobotStatus({ serialNumber: (await serialNumberFor(msg, payloadSerialNumber(msg))) as string }, { signal });
+          return client.getRobotStatus({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options);
         case "siteInfo":
-          return client.getSiteInfo({ serialNumber: (await serialNumberFor(msg, payloadSerialNumber(msg))) as string }, { signal });
+          return client.getSiteInfo({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options);
         case "createTempTask":
-          return client.createTempSiteTask(await createTempTaskRequest(msg), { signal });
+          return client.createTempSiteTask(await createTempTaskRequest(call), options);
         case "sendTempTask":
-          return client.sendTempTask(await sendTempTaskRequest(msg), { signal });
+          return client.sendTempTask(await sendTempTaskRequest(call), options);
       }
     },
-    // The operation is read again from the same msg and config: run() already accepted it.
-    statusText: (answer, msg) => statusTextFor(chooseOperation(msg, config.operation, SITE_TASK_OPERATIONS), answer),
+    // The operation is read again from the same input and config: run() already accepted it.
+    statusText: (answer, call) => statusTextFor(chooseOperation(call.input, config.operation, SITE_TASK_OPERATIONS), answer),
   });
 }
 

@@ -309,7 +309,9 @@ describe("api: the token grant over HTTP", function () {
     const results = await Promise.all(Array.from({ length: 20 }, () => client.getRobotStatus({ serialNumber: SN })));
     assert.equal(results.length, 20);
     assert.equal(grantsSeen().length, 2, "one re-grant for all twenty");
-    assert.equal(robotCallsSeen().filter((request) => request.headers.authorization === "Bearer G1").length, 21);
+    // At most one call per connection (16) goes out with the dead token before the first 401 retires it.
+    const withOldToken = robotCallsSeen().filter((request) => request.headers.authorization === "Bearer G1").length;
+    assert.ok(withOldToken >= 2 && withOldToken <= 17, `${withOldToken} calls sent with the expired token`);
     assert.equal(robotCallsSeen().filter((request) => request.headers.authorization === "Bearer G2").length, 20);
   });
 

@@ -41,6 +41,14 @@ const SITE_TASK = {
   serialNumber: SN,
 };
 
+async function waitUntil(predicate: () => boolean, ms = 5000): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > ms) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
   try {
     await promise;
@@ -342,13 +350,15 @@ describe("api: error kinds", function () {
       assert.match(error.message, /no answer within 0\.04 s/);
     });
 
-    it("network: the connection is dropped", async function () {
+    it("network: the connection is dropped under a command (which is never sent twice)", async function () {
       server.reply({ drop: true });
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      const error = await failureOf(client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" }));
       assert.equal(error.kind, "network");
       assert.equal(error.code, "NETWORK_ERROR");
       assert.equal(error.status, undefined);
-      assert.match(error.message, /^getRobotStatus: network error: /);
+      assert.equal(error.connectionReset, true);
+      assert.match(error.message, /^submitCommand: network error: /);
+      assert.equal(server.requests.length, 1);
     });
 
     it("network: connection refused on a closed port", async function () {
@@ -411,26 +421,21 @@ describe("api: error kinds", function () {
       assert.equal(server.requests.length, 0);
     });
 
-    it("aborted: the signal fires during the backoff wait", async function () {
-      // A Retry-After of an hour (capped at 30 s) holds the client in its wait; the
-      // abort is fired as soon as the wait starts listening to the signal.
-      const slow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, retry: { maxRetries: 3, maxDelayMs: 30_000 } });
+    it("aborted: the signal fires while the call waits out the account's pause", async function () {
+      const slow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, retry: { maxRetries: 3 } });
       const controller = new AbortController();
-      let waiting = false;
-      const listen = controller.signal.addEventListener.bind(controller.signal);
-      controller.signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
-        listen(...args);
-        if (args[0] === "abort") {
-          waiting = true;
-          setImmediate(() => controller.abort());
-        }
-      }) as AbortSignal["addEventListener"];
-      server.reply({ status: 429, headers: { "Retry-After": "3600" } });
-      const error = await failureOf(slow.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
-      assert.ok(waiting, "the client was waiting to retry");
+      server.reply({ status: 429, headers: { "Retry-After": "30" } });
+      const failure = failureOf(slow.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
+      // Refused once, the call is back in the queue behind a 30 s pause.
+      await waitUntil(() => server.requests.length === 1 && slow.engine.waiting === 1);
+      assert.ok(slow.engine.pausedForMs() > 20_000, "the account is paused");
+      controller.abort();
+      const error = await failure;
       assert.equal(error.kind, "aborted");
       assert.equal(error.operation, "getRobotStatus");
+      assert.equal(slow.engine.waiting, 0);
       assert.equal(server.requests.length, 1, "no retry after the abort");
+      slow.close();
     });
   });
 

@@ -90,10 +90,22 @@ describe("api: retries", function () {
     assert.equal(server.requests.length, 3);
   });
 
-  it("a Retry-After larger than maxDelayMs is capped", async function () {
+  it("a Retry-After longer than maxRetryWaitMs fails at once, saying how long the cloud asked for", async function () {
     server.reply({ status: 429, body: {}, headers: { "Retry-After": "3600" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
-    const result = await clientWith({ maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 }).listMaps({ robotSn: SN });
-    assert.deepEqual(result, MAPS);
+    const error = await failureOf(clientWith({ maxRetries: 3, maxRetryWaitMs: 60_000 }).listMaps({ robotSn: SN }));
+    assert.equal(error.status, 429);
+    assert.equal(error.retryAfterSeconds, 3600);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("a Retry-After within maxRetryWaitMs is waited out in full, not cut to maxDelayMs", async function () {
+    server.reply({ status: 429, body: {}, headers: { "Retry-After": "1" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    const client = clientWith({ maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 });
+    const result = client.listMaps({ robotSn: SN });
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(client.engine.pausedForMs() > 500, "still paused after 50 ms: the 5 ms cap no longer applies");
+    assert.deepEqual(await result, MAPS);
     assert.equal(server.requests.length, 2);
   });
 

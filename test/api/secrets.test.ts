@@ -97,7 +97,8 @@ describe("api: secrets never appear in errors", function () {
   ];
   for (const { name, reply, kind } of transport) {
     it(`${name}`, async function () {
-      server.reply(reply);
+      // Every attempt gets the same answer: a read is sent again after a dropped connection.
+      server.respondWith(() => reply);
       const error = await failureOf(client.listMaps({ robotSn: SN }));
       assert.equal(error.kind, kind);
       assertNoSecret(error);
@@ -159,7 +160,7 @@ describe("api: secrets never appear in errors", function () {
     });
 
     it("a dropped connection after a grant", async function () {
-      server.reply({ body: { access_token: GRANTED, expires_in: 86_400 } }, { drop: true });
+      server.reply({ body: { access_token: GRANTED, expires_in: 86_400 } }).respondWith(() => ({ drop: true }));
       const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "network");
       assertNoSecret(error);

@@ -592,7 +592,8 @@ describe("robot-command", function () {
       // Every seventh fails, so errors and outputs are both counted under load.
       return body.serialNumber.endsWith("7") ? { status: 500, body: { code: 13, message: "busy" }, delayMs: 5 } : { ...commandResource(request), delayMs: 5 };
     });
-    await load({ command: "PAUSE_TASK" });
+    // Unpaced, so the test is about outcomes, not about waiting out the default 20/s.
+    await load({ command: "PAUSE_TASK" }, { rateLimit: 0 });
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
     const sent = Array.from({ length: 300 }, (_, i) => ({ _msgid: `msg-${i}`, payload: i, serialNumber: `SN-${i}` }));

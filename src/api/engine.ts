@@ -1,0 +1,517 @@
+/**
+ * The request engine of one account. Every call a client makes goes through
+ * it: at most `connections` on the wire, starts paced to `rateLimit` per
+ * second, at most `queueLimit` waiting, stop commands ahead of everything, one
+ * pause for the whole account when the cloud says "slow down", and retries only
+ * where a call cannot have taken effect. It knows nothing of HTTP: a call is an
+ * attempt function it may run more than once, and the clock is injected so the
+ * policy can be tested without sockets or waiting.
+ */
+import { RobotApiError, abortedError } from "./errors";
+
+export interface EngineClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_CLOCK: EngineClock = {
+  now: () => performance.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface EngineSettings {
+  /** Calls on the wire at once (and so sockets). */
+  connections: number;
+  /** Call starts per second for the account; 0 = no pacing. */
+  rateLimit: number;
+  /** Calls allowed to wait; one more fails with QUEUE_FULL (stop commands excepted). */
+  queueLimit: number;
+  /** Resends of one call after a rate-limit answer or a failed connection. */
+  maxRetries: number;
+  /** A Retry-After longer than this fails the calls it would hold instead of waiting. */
+  maxRetryWaitMs: number;
+  /** Each attempt's limit, from sending to the whole answer. */
+  timeoutMs: number;
+  /** First backoff when the cloud gives no Retry-After; doubles per retry. */
+  baseDelayMs: number;
+  /** No backoff is longer than this. */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
+  connections: 16,
+  rateLimit: 20,
+  queueLimit: 10_000,
+  maxRetries: 3,
+  maxRetryWaitMs: 60_000,
+  timeoutMs: 10_000,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+};
+
+/**
+ * Requests leave the client a moment before they reach the server, and not
+ * always in the same order: the pacing window is kept this much longer than
+ * a second so the server never counts one call too many in its own window.
+ */
+const PACING_MARGIN_MS = 25;
+
+/** What one caller (a node) has under way, kept up to date by the engine for its status. */
+export interface CallTracker {
+  /** Calls waiting: in the queue, or backing off before a retry. */
+  waiting: number;
+  /** Calls on the wire. */
+  sending: number;
+  /** Called after either count changed. */
+  changed?(): void;
+}
+
+export interface EngineCallOptions {
+  /** Aborting it drops the call (queued, backing off or on the wire); the call rejects with kind "aborted". */
+  signal?: AbortSignal;
+  /** Goes ahead of every waiting call and is not refused for a full queue (stop commands). */
+  urgent?: boolean;
+  /** The call only reads, so a connection reset after sending may be retried. */
+  read?: boolean;
+  tracker?: CallTracker;
+  /** Operation name, for error messages. */
+  operation?: string;
+  /** Called once, when the call is first put on the wire: from then on it can no longer be withdrawn. */
+  onSend?(): void;
+  /** Receives a function that withdraws the call while it still waits (true when it did). */
+  onQueued?(withdraw: () => boolean): void;
+}
+
+/** Thrown by an attempt to be run again at once, not counted as a retry (a fresh token after a 401). */
+export class ResendRequest extends Error {
+  constructor(override readonly cause: RobotApiError) {
+    super(cause.message);
+  }
+}
+
+/** The abort reason the engine uses when an attempt runs out of time. */
+export const ATTEMPT_TIMED_OUT = Symbol("attempt timed out");
+
+export type Attempt<T> = (signal: AbortSignal) => Promise<T>;
+
+interface Job {
+  readonly attempt: Attempt<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly options: EngineCallOptions;
+  retries: number;
+  sent: boolean;
+  /** Where the job is now. */
+  state: "queued" | "backoff" | "sending" | "settled";
+  prev: Job | undefined;
+  next: Job | undefined;
+  queue: JobQueue | undefined;
+  controller: AbortController | undefined;
+  timer: unknown;
+}
+
+/** A FIFO with O(1) removal from anywhere (aborted and withdrawn calls leave from the middle). */
+class JobQueue {
+  head: Job | undefined;
+  tail: Job | undefined;
+  length = 0;
+
+  push(job: Job): void {
+    job.queue = this;
+    job.prev = this.tail;
+    job.next = undefined;
+    if (this.tail) this.tail.next = job;
+    else this.head = job;
+    this.tail = job;
+    this.length++;
+  }
+
+  unshift(job: Job): void {
+    job.queue = this;
+    job.next = this.head;
+    job.prev = undefined;
+    if (this.head) this.head.prev = job;
+    else this.tail = job;
+    this.head = job;
+    this.length++;
+  }
+
+  remove(job: Job): void {
+    if (job.prev) job.prev.next = job.next;
+    else this.head = job.next;
+    if (job.next) job.next.prev = job.prev;
+    else this.tail = job.prev;
+    job.prev = job.next = job.queue = undefined;
+    this.length--;
+  }
+}
+
+export class RequestEngine {
+  readonly settings: EngineSettings;
+  private readonly clock: EngineClock;
+  private readonly urgent = new JobQueue();
+  private readonly normal = new JobQueue();
+  private backingOff = 0;
+  private inFlight = 0;
+  /** Start times of the last `windowCalls` calls, a ring; `startsHead` is the oldest once full. */
+  private readonly starts: number[];
+  private startsHead = 0;
+  private startsFilled = 0;
+  private readonly windowCalls: number;
+  private readonly windowMs: number;
+  private pausedUntilMs = 0;
+  private pauseCause: RobotApiError | undefined;
+  private wakeTimer: unknown;
+  private wakeAt = Infinity;
+  private closed = false;
+  /** Jobs by the caller's signal: one abort listener per signal, however many calls share it. */
+  private readonly jobsBySignal = new WeakMap<AbortSignal, Set<Job>>();
+  private readonly pauseListeners = new Set<() => void>();
+  /** Jobs backing off or on the wire, found only through this set when the engine closes. */
+  private readonly live = new Set<Job>();
+
+  constructor(settings: Partial<EngineSettings> = {}, clock: EngineClock = REAL_CLOCK) {
+    this.settings = { ...DEFAULT_ENGINE_SETTINGS, ...settings };
+    this.clock = clock;
+    const { rateLimit } = this.settings;
+    // Below 1/s the window grows instead: one call per 1/rate seconds.
+    this.windowCalls = rateLimit > 0 ? Math.max(1, Math.floor(rateLimit)) : 0;
+    this.windowMs = rateLimit > 0 ? Math.max(1000, 1000 / rateLimit) + PACING_MARGIN_MS : 0;
+    this.starts = new Array<number>(this.windowCalls).fill(0);
+  }
+
+  /** Calls waiting (queued or backing off). */
+  get waiting(): number {
+    return this.urgent.length + this.normal.length + this.backingOff;
+  }
+
+  get sending(): number {
+    return this.inFlight;
+  }
+
+  /** Milliseconds until the account may send again after a rate-limit answer; 0 when it is not paused. */
+  pausedForMs(): number {
+    return Math.max(0, this.pausedUntilMs - this.clock.now());
+  }
+
+  /** Called when the account's pause starts or ends (for the status under each node). */
+  onPauseChange(listener: () => void): () => void {
+    this.pauseListeners.add(listener);
+    return () => this.pauseListeners.delete(listener);
+  }
+
+  run<T>(attempt: Attempt<T>, options: EngineCallOptions = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const { signal, operation } = options;
+      if (this.closed) return reject(abortedError(operation, "the robot-config was closed"));
+      if (signal?.aborted) return reject(abortedError(operation));
+      if (!options.urgent && this.waiting >= this.settings.queueLimit) {
+        return reject(
+          new RobotApiError({
+            kind: "queue_full",
+            operation,
+            message: `${operation ?? "call"}: not sent: ${this.settings.queueLimit} calls are already waiting for this account (queueLimit)`,
+          }),
+        );
+      }
+      const held = this.pauseTooLong(operation);
+      if (held) return reject(held);
+
+      const job: Job = {
+        attempt: attempt as Attempt<unknown>,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        options,
+        retries: 0,
+        sent: false,
+        state: "queued",
+        prev: undefined,
+        next: undefined,
+        queue: undefined,
+        controller: undefined,
+        timer: undefined,
+      };
+      if (signal) this.watchSignal(signal, job);
+      if (options.tracker) options.tracker.waiting++;
+      (options.urgent ? this.urgent : this.normal).push(job);
+      options.onQueued?.(() => this.withdraw(job));
+      this.pump();
+      if (options.tracker && job.state === "queued") options.tracker.changed?.();
+    });
+  }
+
+  /** Drops every call, quietly for the callers that closed with it; later calls are refused. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.clearWake();
+    for (const queue of [this.urgent, this.normal]) {
+      while (queue.head) this.settle(queue.head, abortedError(queue.head.options.operation, "the robot-config was closed"));
+    }
+    // Jobs backing off or on the wire are found through their own state below.
+    for (const job of this.live) this.settle(job, abortedError(job.options.operation, "the robot-config was closed"));
+  }
+
+  // ------------------------------------------------------------ scheduling
+
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.clock.now();
+    while (this.inFlight < this.settings.connections) {
+      const job = this.urgent.head ?? this.normal.head;
+      if (!job) return;
+      if (now < this.pausedUntilMs) return this.wakeAfter(this.pausedUntilMs - now);
+      if (this.windowCalls > 0 && this.startsFilled === this.windowCalls) {
+        const allowedAt = this.starts[this.startsHead]! + this.windowMs;
+        if (now < allowedAt) return this.wakeAfter(allowedAt - now);
+      }
+      job.queue!.remove(job);
+      this.start(job, now);
+    }
+  }
+
+  private wakeAfter(ms: number): void {
+    const at = this.clock.now() + ms;
+    if (this.wakeTimer !== undefined && this.wakeAt <= at) return;
+    this.clearWake();
+    this.wakeAt = at;
+    this.wakeTimer = this.clock.setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wakeAt = Infinity;
+      if (this.pauseCause) {
+        // The pause ends on time even when nothing waits, so every status under a node can say so.
+        const remaining = this.pausedUntilMs - this.clock.now();
+        if (remaining <= 0) this.endPause();
+        else this.wakeAfter(remaining);
+      }
+      this.pump();
+    }, Math.max(0, Math.ceil(ms)));
+  }
+
+  private clearWake(): void {
+    if (this.wakeTimer !== undefined) this.clock.clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
+    this.wakeAt = Infinity;
+  }
+
+  private start(job: Job, now: number): void {
+    if (this.windowCalls > 0) {
+      this.starts[this.startsHead] = now;
+      this.startsHead = (this.startsHead + 1) % this.windowCalls;
+      if (this.startsFilled < this.windowCalls) this.startsFilled++;
+    }
+    this.inFlight++;
+    job.state = "sending";
+    this.live.add(job);
+    const { tracker } = job.options;
+    if (tracker) {
+      tracker.waiting--;
+      tracker.sending++;
+      tracker.changed?.();
+    }
+    if (!job.sent) {
+      job.sent = true;
+      job.options.onSend?.();
+    }
+    const controller = new AbortController();
+    job.controller = controller;
+    const timer = this.clock.setTimeout(() => controller.abort(ATTEMPT_TIMED_OUT), this.settings.timeoutMs);
+    let attempt: Promise<unknown>;
+    try {
+      attempt = job.attempt(controller.signal);
+    } catch (error) {
+      attempt = Promise.reject(error);
+    }
+    attempt.then(
+      (value) => {
+        this.clock.clearTimeout(timer);
+        if (job.state !== "sending") return;
+        this.leaveWire(job);
+        this.settle(job, undefined, value);
+        this.pump();
+      },
+      (error: unknown) => {
+        this.clock.clearTimeout(timer);
+        if (job.state !== "sending") return;
+        this.leaveWire(job);
+        this.failed(job, error);
+        this.pump();
+      },
+    );
+  }
+
+  private leaveWire(job: Job): void {
+    this.inFlight--;
+    job.controller = undefined;
+    const { tracker } = job.options;
+    if (tracker) tracker.sending--;
+  }
+
+  /** An attempt failed: retry it, pause the account, or end the call. */
+  private failed(job: Job, error: unknown): void {
+    if (error instanceof ResendRequest) return this.requeue(job, true);
+    if (!(error instanceof RobotApiError)) return this.settle(job, error);
+    const canRetry = job.retries < this.settings.maxRetries;
+    if (error.isRateLimited) {
+      const waitMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : this.backoffMs(job.retries);
+      this.pause(waitMs, error);
+      if (waitMs > this.settings.maxRetryWaitMs || !canRetry) return this.settle(job, error);
+      job.retries++;
+      return this.requeue(job, true);
+    }
+    const notSent = error.kind === "network" && error.connectFailed;
+    const readReset = error.kind === "network" && error.connectionReset && job.options.read === true;
+    if ((notSent || readReset) && canRetry) {
+      const delay = this.backoffMs(job.retries);
+      job.retries++;
+      return this.backOff(job, delay);
+    }
+    this.settle(job, error);
+  }
+
+  /** Back into the queue (first in its class when `first`), counted as waiting again. */
+  private requeue(job: Job, first: boolean): void {
+    job.state = "queued";
+    this.live.delete(job);
+    const queue = job.options.urgent ? this.urgent : this.normal;
+    if (first) queue.unshift(job);
+    else queue.push(job);
+    const { tracker } = job.options;
+    if (tracker) {
+      tracker.waiting++;
+      tracker.changed?.();
+    }
+  }
+
+  private backOff(job: Job, delayMs: number): void {
+    job.state = "backoff";
+    this.backingOff++;
+    const { tracker } = job.options;
+    if (tracker) {
+      tracker.waiting++;
+      tracker.changed?.();
+    }
+    job.timer = this.clock.setTimeout(() => {
+      job.timer = undefined;
+      if (job.state !== "backoff") return;
+      this.backingOff--;
+      if (tracker) tracker.waiting--;
+      this.requeue(job, true);
+      this.pump();
+    }, delayMs);
+  }
+
+  private backoffMs(retries: number): number {
+    const { baseDelayMs, maxDelayMs } = this.settings;
+    const exponential = Math.min(baseDelayMs * 2 ** retries, maxDelayMs);
+    // Half fixed, half random: callers that failed together do not come back together.
+    return exponential / 2 + (Math.random() * exponential) / 2;
+  }
+
+  // ------------------------------------------------------------ the account's pause
+
+  private pause(waitMs: number, cause: RobotApiError): void {
+    const until = this.clock.now() + waitMs;
+    const starting = !this.pauseCause;
+    if (until > this.pausedUntilMs) {
+      this.pausedUntilMs = until;
+      this.pauseCause = cause;
+    }
+    if (waitMs > this.settings.maxRetryWaitMs) {
+      // Waiting that long would hold every call: they fail now, each saying how long the cloud asked for.
+      for (const queue of [this.normal, this.urgent]) {
+        for (let job = queue.head; job; ) {
+          const next = job.next;
+          this.settle(job, this.pauseTooLong(job.options.operation)!);
+          job = next;
+        }
+      }
+    }
+    if (starting && this.pauseCause) for (const listener of this.pauseListeners) listener();
+    this.wakeAfter(this.pausedUntilMs - this.clock.now());
+  }
+
+  private endPause(): void {
+    this.pauseCause = undefined;
+    for (const listener of this.pauseListeners) listener();
+  }
+
+  /** The error for a call that would wait longer than maxRetryWait for the account's pause, if it would. */
+  private pauseTooLong(operation: string | undefined): RobotApiError | undefined {
+    const cause = this.pauseCause;
+    const remainingMs = this.pausedForMs();
+    if (!cause || remainingMs <= this.settings.maxRetryWaitMs) return undefined;
+    const seconds = Math.ceil(remainingMs / 1000);
+    return new RobotApiError({
+      kind: cause.kind,
+      operation,
+      status: cause.status,
+      apiCode: cause.apiCode,
+      retryAfterSeconds: seconds,
+      message:
+        `${operation ?? "call"}: not sent: the cloud asked this account to wait ${seconds} s, ` +
+        `longer than maxRetryWait (${this.settings.maxRetryWaitMs / 1000} s)`,
+    });
+  }
+
+  // ------------------------------------------------------------ leaving
+
+  /** Takes a call out while it still waits; true when it did. */
+  private withdraw(job: Job): boolean {
+    if (job.state !== "queued" && job.state !== "backoff") return false;
+    this.settle(job, abortedError(job.options.operation, "withdrawn before it was sent"));
+    return true;
+  }
+
+  private watchSignal(signal: AbortSignal, job: Job): void {
+    let jobs = this.jobsBySignal.get(signal);
+    if (!jobs) {
+      const created = new Set<Job>();
+      jobs = created;
+      this.jobsBySignal.set(signal, created);
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.jobsBySignal.delete(signal);
+          for (const each of created) this.settle(each, abortedError(each.options.operation));
+          this.pump();
+        },
+        { once: true },
+      );
+    }
+    jobs.add(job);
+  }
+
+  /** Ends a call once, from whatever state it is in; `error` undefined means success with `value`. */
+  private settle(job: Job, error: unknown, value?: unknown): void {
+    const { tracker, signal } = job.options;
+    switch (job.state) {
+      case "settled":
+        return;
+      case "queued":
+        job.queue?.remove(job);
+        if (tracker) tracker.waiting--;
+        break;
+      case "backoff":
+        this.clock.clearTimeout(job.timer);
+        this.backingOff--;
+        if (tracker) tracker.waiting--;
+        break;
+      case "sending":
+        // Still on the wire (abort or close): stop it; its late answer is ignored.
+        if (job.controller) {
+          job.controller.abort();
+          this.leaveWire(job);
+        }
+        break;
+    }
+    job.state = "settled";
+    this.live.delete(job);
+    if (signal) this.jobsBySignal.get(signal)?.delete(job);
+    tracker?.changed?.();
+    if (error === undefined) job.resolve(value);
+    else job.reject(error);
+  }
+}
