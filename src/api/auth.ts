@@ -28,16 +28,9 @@ function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined):
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(abortedError("grantToken"));
     signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+    const stopListening = () => signal.removeEventListener("abort", onAbort);
+    pending.then(stopListening, stopListening);
+    pending.then(resolve, reject);
   });
 }
 

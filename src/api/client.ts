@@ -26,8 +26,43 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/** The code of a socket that did not connect in time (see limitConnectTime). */
+const CONNECT_TIMED_OUT = "ECONNECTTIMEDOUT";
+/** A connection takes at most this long, or half the call's timeout when that is shorter. */
+const MAX_CONNECT_MS = 5000;
+
+/**
+ * Destroys a new socket that has not connected (and, for TLS, finished its
+ * handshake) in `ms`: nothing was written on it, so the call may go again,
+ * where the call's own timeout could not tell whether a command was delivered.
+ */
+function limitConnectTime<A extends http.Agent>(agent: A, ms: number, ready: "connect" | "secureConnect"): A {
+  const create = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = create(options, callback);
+    if (socket) {
+      const timer = setTimeout(() => {
+        socket.destroy(Object.assign(new Error(`could not connect within ${ms / 1000} s`), { code: CONNECT_TIMED_OUT }));
+      }, ms);
+      const stop = () => clearTimeout(timer);
+      socket.once(ready, stop);
+      socket.once("close", stop);
+    }
+    return socket;
+  };
+  return agent;
+}
+
 /** Network failures before the request was written: nothing reached the cloud, so sending again is safe. */
-const CONNECT_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+const CONNECT_FAILURES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  CONNECT_TIMED_OUT,
+]);
 /** Failures after the request may have been written: only a read is sent again. */
 const CONNECTION_RESETS = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
 
@@ -179,7 +214,11 @@ export class RobotClient {
     // One keep-alive pool per account, never larger than the engine's connections.
     const { connections } = this.engine.settings;
     const pool = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
-    this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+    const connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
+    this.agents = {
+      http: limitConnectTime(new http.Agent(pool), connectMs, "connect"),
+      https: limitConnectTime(new https.Agent(pool), connectMs, "secureConnect"),
+    };
     this.http = axios.create({
       baseURL: this.baseUrl,
       httpAgent: this.agents.http,
@@ -202,14 +241,8 @@ export class RobotClient {
   }
 
   /** Calls one operation of the endpoint table by name. */
-  call<Op extends RobotOperationName>(operation: Op, input: RequestOf<Op>, options: CallOptions = {}): Promise<ResultOf<Op>> {
-    let prepared: PreparedCall<Op>;
-    try {
-      prepared = prepareCall(operation, input);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-    return this.send(prepared, options);
+  async call<Op extends RobotOperationName>(operation: Op, input: RequestOf<Op>, options: CallOptions = {}): Promise<ResultOf<Op>> {
+    return this.send(prepareCall(operation, input), options);
   }
 
   /** Sends a request that prepareCall already checked, through the account's engine. */
@@ -229,15 +262,7 @@ export class RobotClient {
         throw error;
       }
     };
-    return this.engine.run(attempt, {
-      signal: options.signal,
-      urgent: prepared.urgent,
-      read: endpoint.read,
-      tracker: options.tracker,
-      operation,
-      onSend: options.onSend,
-      onQueued: options.onQueued,
-    });
+    return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation });
   }
 
   /** Drops every queued and running call of this client and frees its sockets. */

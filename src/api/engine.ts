@@ -220,7 +220,7 @@ export class RequestEngine {
       if (held) return reject(held);
 
       const job: Job = {
-        attempt: attempt as Attempt<unknown>,
+        attempt,
         resolve: resolve as (value: unknown) => void,
         reject,
         options,
@@ -322,7 +322,7 @@ export class RequestEngine {
     try {
       attempt = job.attempt(controller.signal);
     } catch (error) {
-      attempt = Promise.reject(error);
+      attempt = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     attempt.then(
       (value) => {

@@ -359,7 +359,7 @@ export function evaluateProperty(
           try {
             resolve(plainData(result, field));
           } catch (error) {
-            reject(error as Error);
+            reject(error instanceof Error ? error : invalidInput(field, "could not be read"));
           }
         }
       });
@@ -408,7 +408,7 @@ export function chooseOperation<Op extends string>(input: MessageInput, configur
   const chosen = fromMsg === undefined || fromMsg === "" ? configured : fromMsg;
   if (typeof chosen !== "string" || !(allowed as readonly string[]).includes(chosen)) {
     const field = fromMsg === undefined || fromMsg === "" ? "operation" : "msg.operation";
-    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen) ?? String(chosen)})`);
+    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen ?? null)})`);
   }
   return chosen as Op;
 }

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   rawBody: string;
   /** The body parsed as JSON, or undefined when empty. */
   body: unknown;
+  /** When the whole request had arrived (performance.now()), for pacing checks. */
+  at: number;
 }
 
 export interface ScriptedReply {
@@ -34,12 +36,22 @@ export class RecordingServer {
   private fallback: Responder = () => ({ status: 200, body: {} });
   private readonly server = http.createServer((req, res) => this.handle(req, res));
   private readonly sockets = new Set<Socket>();
+  /** Connections accepted since the last reset, and the most that were open at once. */
+  connections = 0;
+  maxOpenSockets = 0;
 
   constructor() {
     this.server.on("connection", (socket) => {
       this.sockets.add(socket);
+      this.connections++;
+      this.maxOpenSockets = Math.max(this.maxOpenSockets, this.sockets.size);
       socket.on("close", () => this.sockets.delete(socket));
     });
+  }
+
+  /** Sockets open now. */
+  get openSockets(): number {
+    return this.sockets.size;
   }
 
   async start(): Promise<this> {
@@ -65,6 +77,8 @@ export class RecordingServer {
 
   reset(): void {
     this.requests.length = 0;
+    this.connections = 0;
+    this.maxOpenSockets = this.sockets.size;
     this.queue.length = 0;
     this.fallback = () => ({ status: 200, body: {} });
   }
@@ -85,7 +99,7 @@ export class RecordingServer {
       } catch {
         body = rawBody;
       }
-      const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body };
+      const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body, at: performance.now() };
       this.requests.push(recorded);
       const reply = this.queue.shift() ?? this.fallback(recorded);
       const answer = () => {
