@@ -16,7 +16,7 @@ import {
   type CommandType,
 } from "../api/commands";
 import { prepareCall, type PreparedCall } from "../api/client";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
 import {
   NO_OUTPUT,
@@ -93,6 +93,21 @@ const FAMILY_LABELS: Record<CommandFamily, string> = {
 };
 
 /**
+ * What a node does with a message for a robot that already has one pending:
+ * send it too, skip it while the earlier one is pending, or let it replace
+ * the earlier one while that still waits in the queue.
+ */
+export const BURST_POLICIES = ["all", "skip", "latest"] as const;
+export type BurstPolicy = (typeof BURST_POLICIES)[number];
+
+/** Words for the dialog's burst list. */
+const BURST_LABELS: Record<BurstPolicy, string> = {
+  all: "send every message",
+  skip: "skip while one for the robot is pending",
+  latest: "a newer message replaces a waiting one",
+};
+
+/**
  * What the editor needs from the command catalogue. It reaches the editor as
  * the exportable runtime setting `robotCommandCatalogue` (RED.settings), so the
  * dialog reads src/api/commands.ts instead of a copy of it.
@@ -106,17 +121,11 @@ export function editorCatalogue() {
     })),
     fields: [...PARAMETER_FIELDS],
     directions: [...MOVE_DIRECTIONS],
+    burstPolicies: BURST_POLICIES.map((policy) => ({ value: policy, label: BURST_LABELS[policy] })),
     serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
   };
 }
 
-/**
- * What a node does with a message for a robot that already has one pending:
- * send it too, skip it while the earlier one is pending, or let it replace
- * the earlier one while that still waits in the queue.
- */
-export const BURST_POLICIES = ["all", "skip", "latest"] as const;
-export type BurstPolicy = (typeof BURST_POLICIES)[number];
 
 export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   robot: string;
@@ -232,7 +241,7 @@ function burstPolicyFor(input: MessageInput, configured: string | undefined): Bu
   const chosen = fromMsg === undefined || fromMsg === "" ? configured || "all" : fromMsg;
   if (typeof chosen !== "string" || !(BURST_POLICIES as readonly string[]).includes(chosen)) {
     const field = fromMsg === undefined || fromMsg === "" ? "burst" : "msg.burst";
-    throw invalidInput(field, `must be one of ${BURST_POLICIES.join(", ")} (got ${JSON.stringify(chosen) ?? String(chosen)})`);
+    throw invalidInput(field, `must be one of ${BURST_POLICIES.join(", ")} (got ${JSON.stringify(chosen ?? null)})`);
   }
   return chosen as BurstPolicy;
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Node, NodeAPI, NodeDef } from "node-red";
+import type { RobotStatus } from "../../src/api/schemas";
 import { handleRobotInput } from "../../src/nodes/robot-input";
 import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor, useRecordingServerAndNodeRed } from "../support/node-red";
 
@@ -15,8 +16,9 @@ interface ProbeDef extends NodeDef {
 function probeModule(RED: NodeAPI): void {
   RED.nodes.registerType("robot-probe", function (this: Node, config: ProbeDef) {
     RED.nodes.createNode(this, config);
-    handleRobotInput(RED, this, config.robot, {
-      run: ({ client, signal }) => client.getRobotStatus({ serialNumber: "SN-1" }, { signal }),
+    handleRobotInput<RobotStatus>(RED, this, config.robot, {
+      reads: [],
+      run: ({ client, options }) => client.getRobotStatus({ serialNumber: "SN-1" }, options),
       statusText: (status) => status.taskState ?? "ok",
     });
   });
@@ -135,5 +137,110 @@ describe("robot-config", function () {
     assert.deepEqual(statuses.at(-1), {});
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(outputs, 0);
+  });
+});
+
+describe("robot-config: the per-account limits (as the dialog and its help describe them)", function () {
+  const stub = useRecordingServerAndNodeRed();
+  type Settings = typeof import("../../src/api/account-settings");
+  type SettingName = import("../../src/api/account-settings").AccountSettingName;
+  let settings: Settings;
+  before(async () => {
+    settings = await import("../../src/api/account-settings");
+  });
+
+  /** Every status node `id` showed since its flow was loaded, the one set at deploy included (the helper spies on Node.prototype.status). */
+  function statusesSinceLoad(id: string): unknown[] {
+    const node = helper.getNode(id);
+    const { status } = node as unknown as { status: { getCalls(): Array<{ thisValue: unknown; args: unknown[] }> } };
+    return status
+      .getCalls()
+      .filter((call) => call.thisValue === node)
+      .map((call) => call.args[0]);
+  }
+
+  const outOfRange: Array<[SettingName, unknown]> = [
+    ["timeout", 601],
+    ["timeout", 0],
+    ["maxRetries", 11],
+    ["maxRetries", "1.5"],
+    ["connections", 0],
+    ["connections", 257],
+    ["connections", "2.5"],
+    ["rateLimit", -1],
+    ["queueLimit", 0],
+    ["queueLimit", 10_000_001],
+    ["maxRetryWait", -1],
+    ["maxRetryWait", "a minute"],
+  ];
+  for (const [name, value] of outOfRange) {
+    it(`shows ${name} = ${JSON.stringify(value)} at deploy and ends each message in INVALID_INPUT naming ${name}`, async () => {
+      await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], { [name]: value }));
+      const problem = settings.accountSettingProblem(name, value);
+      assert.ok(problem, "the runtime's table refuses it");
+      assert.deepEqual(statusesSinceLoad("probe").at(-1), { fill: "red", shape: "ring", text: `config: ${name}` }, "shown before any message");
+      const caught = nextMessage("caught");
+      helper.getNode("probe").receive({ payload: "go" });
+      const error = (await caught).error as { message: string; code: string };
+      assert.equal(error.code, "INVALID_INPUT");
+      // Node-RED words msg.error.message as the error's toString(): "<name>: <message>".
+      assert.ok(error.message.endsWith(`${name}: ${problem}`), `"${error.message}" says what the runtime's table says`);
+      assert.deepEqual(statusesSinceLoad("probe").at(-1), { fill: "red", shape: "ring", text: `config: ${name}` });
+      assert.equal(stub.server.requests.length, 0);
+    });
+  }
+
+  const accepted: Array<[string, (setting: Settings["ACCOUNT_SETTINGS"][SettingName]) => unknown]> = [
+    ["empty (the default)", () => ""],
+    ["at its lower bound", (setting) => setting.min],
+    ["at its upper bound", (setting) => setting.max],
+  ];
+  for (const [label, valueOf] of accepted) {
+    it(`runs with every limit ${label}`, async () => {
+      stub.server.reply({ body: STATUS });
+      const limits: Record<string, unknown> = {};
+      for (const name of settings.ACCOUNT_SETTING_NAMES) limits[name] = valueOf(settings.ACCOUNT_SETTINGS[name]);
+      // A 0.1 s timeout would make this test depend on the machine's speed.
+      if (label === "at its lower bound") limits.timeout = 5;
+      await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], limits));
+      assert.deepEqual(statusesSinceLoad("probe"), [], `no config problem with ${JSON.stringify(limits)}`);
+      const output = nextMessage("out");
+      helper.getNode("probe").receive({ payload: "go" });
+      assert.deepEqual((await output).payload, STATUS);
+      assert.equal(stub.server.requests.length, 1);
+    });
+  }
+
+  it("ends a message beyond queueLimit at once in QUEUE_FULL, sending nothing for it", async () => {
+    stub.server.respondWith(() => ({ body: STATUS, delayMs: 300 }));
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], { connections: 1, queueLimit: 1 }));
+    const outputs: unknown[] = [];
+    helper.getNode("out").on("input", (msg: unknown) => outputs.push((msg as { payload: unknown }).payload));
+    const caught = nextMessage("caught");
+    for (const payload of ["on the wire", "waiting", "one too many"]) helper.getNode("probe").receive({ payload });
+    const refused = await caught;
+    assert.equal((refused.error as { code: string }).code, "QUEUE_FULL");
+    assert.equal(refused.payload, "one too many");
+    await waitFor(() => outputs.length === 2, 5000, "the two accepted messages");
+    assert.equal(stub.server.requests.length, 2);
+  });
+
+  it("fails at once when the cloud asks for a wait longer than maxRetryWait, with msg.error.cause.retryAfterSeconds", async () => {
+    stub.server.respondWith(() => ({ status: 429, body: {}, headers: { "Retry-After": "120" } }));
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], { maxRetryWait: 60, maxRetries: 3 }));
+    let caught = nextMessage("caught");
+    helper.getNode("probe").receive({ payload: "refused" });
+    let error = (await caught).error as { code: string; cause?: { retryAfterSeconds?: number } };
+    assert.equal(error.code, "HTTP_429");
+    assert.equal(error.cause?.retryAfterSeconds, 120);
+    assert.equal(stub.server.requests.length, 1, "not sent again: the wait is longer than maxRetryWait");
+
+    // The account is paused for longer than maxRetryWait: the next message is not sent either.
+    caught = nextMessage("caught");
+    helper.getNode("probe").receive({ payload: "during the pause" });
+    error = (await caught).error as { code: string; cause?: { retryAfterSeconds?: number } };
+    assert.equal(error.code, "HTTP_429");
+    assert.ok((error.cause?.retryAfterSeconds ?? 0) > 60, `retryAfterSeconds ${error.cause?.retryAfterSeconds} is the wait still ahead`);
+    assert.equal(stub.server.requests.length, 1);
   });
 });
