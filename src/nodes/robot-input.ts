@@ -351,6 +351,8 @@ export function evaluateProperty(
   field: string,
 ): Promise<unknown> {
   if (value === undefined || value === "") return Promise.resolve(undefined);
+  // A typed-in text is already plain data: no need to ask the runtime, once per message.
+  if (!type || type === "str") return Promise.resolve(value);
   return new Promise((resolve, reject) => {
     try {
       RED.util.evaluateNodeProperty(value, type || "str", node, msg, (err, result) => {
