@@ -155,7 +155,7 @@ export class RequestEngine {
   private readonly normal = new JobQueue();
   private backingOff = 0;
   private inFlight = 0;
-  /** Start times of the last `windowCalls` calls, a ring; `startsHead` is the oldest once full. */
+  /** When each of the last `windowCalls` calls ended (Infinity while on the wire), a ring; `startsHead` is the oldest once full. */
   private readonly starts: number[];
   private startsHead = 0;
   private startsFilled = 0;
@@ -265,10 +265,12 @@ export class RequestEngine {
       if (now < this.pausedUntilMs) return this.wakeAfter(this.pausedUntilMs - now);
       if (this.windowCalls > 0 && this.startsFilled === this.windowCalls) {
         const allowedAt = this.starts[this.startsHead]! + this.windowMs;
+        // Infinity: that call is still on the wire; its end calls pump() again.
+        if (allowedAt === Infinity) return;
         if (now < allowedAt) return this.wakeAfter(allowedAt - now);
       }
       job.queue!.remove(job);
-      this.start(job, now);
+      this.start(job);
     }
   }
 
@@ -296,12 +298,19 @@ export class RequestEngine {
     this.wakeAt = Infinity;
   }
 
-  private start(job: Job, now: number): void {
-    if (this.windowCalls > 0) {
-      this.starts[this.startsHead] = now;
+  private start(job: Job): void {
+    // The call's place in the pacing window is held until its attempt ends: only then is it sure to
+    // have reached the server (a new connection or TLS handshake can delay it by hundreds of ms, so
+    // counting from the start would let calls sent a window later arrive in the same second).
+    const slot = this.windowCalls > 0 ? this.startsHead : -1;
+    if (slot >= 0) {
+      this.starts[slot] = Infinity;
       this.startsHead = (this.startsHead + 1) % this.windowCalls;
       if (this.startsFilled < this.windowCalls) this.startsFilled++;
     }
+    const arrived = () => {
+      if (slot >= 0 && this.starts[slot] === Infinity) this.starts[slot] = this.clock.now();
+    };
     this.inFlight++;
     job.state = "sending";
     this.live.add(job);
@@ -327,14 +336,16 @@ export class RequestEngine {
     attempt.then(
       (value) => {
         this.clock.clearTimeout(timer);
-        if (job.state !== "sending") return;
+        arrived();
+        if (job.state !== "sending") return this.pump();
         this.leaveWire(job);
         this.settle(job, undefined, value);
         this.pump();
       },
       (error: unknown) => {
         this.clock.clearTimeout(timer);
-        if (job.state !== "sending") return;
+        arrived();
+        if (job.state !== "sending") return this.pump();
         this.leaveWire(job);
         this.failed(job, error);
         this.pump();

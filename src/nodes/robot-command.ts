@@ -19,7 +19,9 @@ import { prepareCall, type PreparedCall } from "../api/client";
 import { invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
 import {
-  NO_OUTPUT,
+  REPLACED,
+  SKIPPED,
+  type NoOutput,
   evaluateProperty,
   handleRobotInput,
   isPlainObject,
@@ -366,15 +368,15 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return fromSettings(call);
   }
 
-  /** Sends the command as the message's burst policy says; NO_OUTPUT when it is skipped or replaced. */
-  async function submit(call: RobotCall): Promise<CommandResource | typeof NO_OUTPUT> {
+  /** Sends the command as the message's burst policy says, or says why it was not sent. */
+  async function submit(call: RobotCall): Promise<CommandResource | NoOutput> {
     const policy = burstPolicyFor(call.input, config.burst);
     const prepared = await requestFor(call);
     if (policy === "all") return call.client.send(prepared, call.options);
 
     const robot = prepared.serialNumber!;
     const earlier = pendingByRobot.get(robot);
-    if (earlier && policy === "skip") return NO_OUTPUT;
+    if (earlier && policy === "skip") return SKIPPED;
     if (earlier && policy === "latest") earlier.withdrawWaiting?.();
     const entry: RobotPending = earlier ?? { count: 0, withdrawWaiting: undefined };
     pendingByRobot.set(robot, entry);
@@ -393,26 +395,19 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
         },
       });
     } catch (error) {
-      if (withdrawn) return NO_OUTPUT;
+      if (withdrawn) return REPLACED;
       throw error;
     } finally {
       if (--entry.count === 0 && pendingByRobot.get(robot) === entry) pendingByRobot.delete(robot);
     }
   }
 
-  handleRobotInput(
-    RED,
-    node,
-    config.robot,
-    {
-      reads: ["serialNumber", "command", "burst"],
-      run: submit,
-      // "START_TASK: WAITING": the command the cloud stored and the state it is in.
-      statusText: (resource) =>
-        resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state,
-    },
-    { droppedWord: config.burst === "latest" ? "replaced" : "skipped" },
-  );
+  handleRobotInput(RED, node, config.robot, {
+    reads: ["serialNumber", "command", "burst"],
+    run: submit,
+    // "START_TASK: WAITING": the command the cloud stored and the state it is in.
+    statusText: (resource) => (resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state),
+  });
 }
 
 export default function registerRobotCommand(RED: NodeAPI): void {

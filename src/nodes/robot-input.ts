@@ -24,14 +24,18 @@ export interface RobotCall {
   options: CallOptions;
 }
 
-/** What run() resolves with when the message ends with done() and no output (a skipped or replaced burst message). */
-export const NO_OUTPUT = Symbol("no output");
+/** What run() resolves with when a message ends with done() and no output; `reason` is counted in the status. */
+export class NoOutput {
+  constructor(readonly reason: "skipped" | "replaced") {}
+}
+export const SKIPPED = new NoOutput("skipped");
+export const REPLACED = new NoOutput("replaced");
 
 export interface RobotNodeBehaviour<Result> {
   /** msg properties read besides payload, e.g. ["serialNumber", "operation"]. */
   reads: readonly string[];
   /** Builds and makes the API call; throws RobotApiError (invalid_input before anything is sent). */
-  run(call: RobotCall): Promise<Result | typeof NO_OUTPUT>;
+  run(call: RobotCall): Promise<Result | NoOutput>;
   /** Short status text after success, e.g. the command state. */
   statusText(result: Result, call: RobotCall): string;
 }
@@ -150,8 +154,8 @@ type Outcome = { fill: "green" | "red"; text: string } | undefined;
 class NodeStatusView {
   /** Messages accepted and not yet ended. */
   pending = 0;
-  /** Messages that ended with no output (skipped or replaced) since the node last went idle. */
-  dropped = 0;
+  /** Messages that ended with no output since the node was last idle, by reason. */
+  readonly dropped = new Map<NoOutput["reason"], number>();
   readonly tracker: CallTracker;
   private outcome: Outcome;
   private configProblem: RobotApiError | undefined;
@@ -161,7 +165,6 @@ class NodeStatusView {
 
   constructor(
     private readonly node: Node,
-    private readonly droppedWord: string,
     /** The engine whose pause this node's waiting messages are held by, once a config is known. */
     private readonly engineOf: () => RequestEngine | undefined,
   ) {
@@ -238,37 +241,31 @@ class NodeStatusView {
       }
       return ["busy:requesting", { fill: "blue", shape: "dot", text: "requesting" }];
     }
-    const droppedNote = this.dropped > 0 ? ` (${this.dropped} ${this.droppedWord})` : "";
+    const dropped = [...this.dropped].map(([reason, count]) => `${count} ${reason}`).join(", ");
     if (!this.outcome) {
-      if (!droppedNote) return ["idle", {}];
-      const text = `${this.dropped} ${this.droppedWord}`;
-      return [`idle:${text}`, { fill: "grey", shape: "ring", text }];
+      if (!dropped) return ["idle", {}];
+      return [`idle:${dropped}`, { fill: "grey", shape: "ring", text: dropped }];
     }
-    const text = shorten(this.outcome.text + droppedNote);
+    // The result is shortened, the count of dropped messages is kept whole.
+    const text = dropped ? `${shorten(this.outcome.text, 20)} (${dropped})` : shorten(this.outcome.text);
     return [`done:${this.outcome.fill}:${text}`, { fill: this.outcome.fill, shape: this.outcome.fill === "green" ? "dot" : "ring", text }];
   }
 }
 
 // ------------------------------------------------------------ the handler
 
-export interface HandlerOptions {
-  /** How the status names messages that ended with no output ("skipped"). */
-  droppedWord?: string;
-}
-
 export function handleRobotInput<Result>(
   RED: NodeAPI,
   node: Node,
   configNodeId: string | undefined,
   behaviour: RobotNodeBehaviour<Result>,
-  handlerOptions: HandlerOptions = {},
 ): void {
   const configNode = (): RobotConfigNode | null => (configNodeId ? (RED.nodes.getNode(configNodeId) as RobotConfigNode | null) : null);
   const engineOf = () => {
     const config = configNode();
     return config && "client" in config.robot ? config.robot.client.engine : undefined;
   };
-  const view = new NodeStatusView(node, handlerOptions.droppedWord ?? "skipped", engineOf);
+  const view = new NodeStatusView(node, engineOf);
   /** Aborted on close: every call of this node leaves the queue or the wire, quietly. */
   const lifetime = new AbortController();
   const options: CallOptions = { signal: lifetime.signal, tracker: view.tracker };
@@ -292,10 +289,10 @@ export function handleRobotInput<Result>(
     const { client } = (config as RobotConfigNode & { robot: { client: RobotClient } }).robot;
     view.watchPause(client);
     // A new burst starts counting its skipped messages afresh.
-    if (view.pending === 0) view.dropped = 0;
+    if (view.pending === 0) view.dropped.clear();
     view.pending++;
     const call: RobotCall = { msg, input: {}, client, options };
-    let result: Promise<Result | typeof NO_OUTPUT>;
+    let result: Promise<Result | NoOutput>;
     try {
       call.input = readMessage(msg, behaviour.reads);
       result = behaviour.run(call);
@@ -306,8 +303,8 @@ export function handleRobotInput<Result>(
       (value) => {
         if (closed) return;
         view.pending--;
-        if (value === NO_OUTPUT) {
-          view.dropped++;
+        if (value instanceof NoOutput) {
+          view.dropped.set(value.reason, (view.dropped.get(value.reason) ?? 0) + 1);
           view.finished(undefined);
           done();
           return;
