@@ -1,0 +1,38 @@
+/** The benchmark's knobs (environment) and fixed sizes, in one place. */
+
+function positiveEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? "");
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+}
+
+/** Messages per row. */
+export const MESSAGES_PER_ROW = positiveEnv("BENCH_MESSAGES", 10_000);
+/** The big robot-command burst. */
+export const BIG_BURST = positiveEnv("BENCH_BIG", 100_000);
+export const SKIP_PACING = Boolean(process.env.BENCH_SKIP_PACING);
+/** Seconds a row may take before it is reported unfinished. */
+export const ROW_LIMIT_MS = positiveEnv("BENCH_ROW_LIMIT_S", 120) * 1000;
+/**
+ * The 16-in-flight rows run interleaved, this many rounds of a share of their
+ * messages each, so that a change in machine load during the run weighs on
+ * every path alike instead of on whichever row was running.
+ */
+export const ROUNDS = positiveEnv("BENCH_ROUNDS", 5);
+
+/** In flight for the worker rows; also the pool size every path is given. */
+export const CONNECTIONS = 16;
+export const WARMUP_MESSAGES = 300;
+/** A burst: every message started synchronously, before the first answer. */
+export const ALL_AT_ONCE = Number.POSITIVE_INFINITY;
+/** How long a row that ran out of time may take to wind down before the next row starts. */
+export const DRAIN_MS = 30_000;
+/** Pause before the heap is read after a row, so sockets closing at its end are gone. */
+export const SETTLE_MS = 200;
+export const PACING_MESSAGES = 400;
+/** The pacing row's account setting, equal to the simulator's default limit (20 per second per token). */
+export const PACING_RATE_LIMIT = 20;
+/** Retries as a user has them by default: a rate-limited answer then costs time before it costs an error. */
+export const PACING_MAX_RETRIES = 3;
+/** robot-command's big-burst goals. */
+export const BIG_HEAP_GOAL_MB = 20;
+export const RATIO_GOALS = { commandOverHttpRequest: 2.5, commandOverAxios: 0.8, clientOverAxios: 0.85 } as const;
