@@ -18,8 +18,12 @@ export interface TokenSource {
   secrets(): string[];
 }
 
-/** Tokens remembered for redaction; a config renews about once a day, so this is never reached in practice. */
-const REMEMBERED_TOKENS = 100;
+/**
+ * Tokens remembered for redaction. A config renews about once a day; a cloud
+ * that hands out tokens already expired is kept from churning (see fetchToken),
+ * so this bound is only reached by a grant every few seconds for an hour.
+ */
+const REMEMBERED_TOKENS = 1000;
 
 /** Waits for `pending` unless `signal` aborts first; the shared work goes on for its other waiters. */
 function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -130,9 +134,10 @@ export class ClientCredentialsTokenSource implements TokenSource {
       this.sentTokens.push(answer.access_token);
       if (this.sentTokens.length > REMEMBERED_TOKENS) this.sentTokens.shift();
     }
-    // Without an expiry the token is kept until the server answers 401.
+    // Without a usable expiry (none, or already past when granted: a clock off on either side) the token is
+    // kept until the server answers 401, rather than fetched again for every call.
     this.renewAt =
-      expiresAt === undefined
+      expiresAt === undefined || expiresAt <= requestedAt
         ? Number.POSITIVE_INFINITY
         : expiresAt - Math.min(this.renewBeforeMs, Math.max(0, (expiresAt - requestedAt) / 10));
     return answer.access_token;

@@ -334,7 +334,10 @@ export class RobotClient {
   ): z.output<Res> {
     const { status } = response;
     // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
-    const text = typeof response.data === "string" ? (endpoint.authenticated ? this.redact(response.data) : response.data) : "";
+    // Only the grant's own successful answer may hold a token: it is where tokens come from.
+    const mayEcho = endpoint.authenticated || status < 200 || status > 299;
+    const raw = typeof response.data === "string" ? response.data : "";
+    const text = mayEcho ? this.redact(raw) : raw;
     let body: unknown;
     let isJson = true;
     try {
@@ -342,6 +345,8 @@ export class RobotClient {
     } catch {
       isJson = false;
     }
+    // A JSON escape (\/ or \u00XX) can hide a token from the text and bring it back when parsed.
+    if (mayEcho && isJson && text.includes("\\")) body = this.redactValues(body);
 
     if (status < 200 || status > 299) {
       const errorBody = isJson ? ErrorBody.safeParse(body) : undefined;
@@ -411,6 +416,16 @@ export class RobotClient {
 
   private fail(details: ConstructorParameters<typeof RobotApiError>[0]): never {
     throw new RobotApiError({ ...details, message: this.redact(details.message) });
+  }
+
+  /** Every string (and key) in a parsed answer, redacted. */
+  private redactValues(value: unknown): unknown {
+    if (typeof value === "string") return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.redactValues(item));
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactValues(item)]));
+    }
+    return value;
   }
 
   /** Every secret and every token this client has sent, replaced by ***. */

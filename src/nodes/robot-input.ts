@@ -6,6 +6,7 @@
  * closes abandons its calls quietly: nothing of it reaches the flows that
  * replace it.
  */
+import { types } from "node:util";
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import type { CallOptions, RobotClient } from "../api/client";
 import type { CallTracker, RequestEngine } from "../api/engine";
@@ -90,6 +91,8 @@ export function plainData(value: unknown, field: string): unknown {
     const object = item as object;
     if (depth >= MAX_DEPTH) refuse(path, `is nested deeper than ${MAX_DEPTH} levels`);
     if (ancestors.has(object)) refuse(path, "must be JSON data, but refers to itself");
+    // Any proxy is refused: its traps could answer differently each time the runtime reads it.
+    if (types.isProxy(object)) refuse(path, "must be JSON data, not a Proxy");
     if (Buffer.isBuffer(object) || ArrayBuffer.isView(object) || object instanceof ArrayBuffer) {
       refuse(path, "must be JSON data, not binary data (a Buffer or typed array)");
     }
@@ -311,7 +314,13 @@ export function handleRobotInput<Result>(
         }
         msg.payload = value;
         view.finished({ fill: "green", text: behaviour.statusText(value, call) });
-        send(msg);
+        try {
+          send(msg);
+        } catch {
+          // Sending to a second wire copies the message; a property that throws when copied lands here.
+          reportFailure(msg, invalidInput("msg", "could not be copied to the next nodes (a property throws when read)"), done);
+          return;
+        }
         done();
       },
       (error: unknown) => {
@@ -320,10 +329,48 @@ export function handleRobotInput<Result>(
         view.pending--;
         const failure = asError(error);
         view.finished({ fill: "red", text: failure instanceof RobotApiError ? failure.code : "error" });
-        done(failure);
+        reportFailure(msg, failure, done);
       },
     );
   });
+
+  /**
+   * done(err) with a message Node-RED can copy for each Catch node: a property
+   * that throws when copied (a getter, a proxy) is replaced by undefined first,
+   * or the copy would throw inside the runtime and no Catch node would hear of it.
+   */
+  function reportFailure(msg: NodeMessageInFlow, failure: Error, done: (err?: Error) => void): void {
+    if (!copies(msg)) {
+      const record = msg as unknown as Record<PropertyKey, unknown>;
+      for (const key of Reflect.ownKeys(msg)) {
+        let readable = true;
+        let value: unknown;
+        try {
+          value = record[key];
+        } catch {
+          readable = false;
+        }
+        if (readable && copies({ value })) continue;
+        try {
+          Object.defineProperty(msg, key, { value: undefined, enumerable: true, writable: true, configurable: true });
+        } catch {
+          // A property that can be neither copied nor replaced: the error is reported without the message.
+          node.error(failure);
+          done();
+          return;
+        }
+      }
+    }
+    done(failure);
+  }
+  const copies = (value: object): boolean => {
+    try {
+      RED.util.cloneMessage(value as NodeMessage);
+      return true;
+    } catch {
+      return false;
+    }
+  };
 
   node.on("close", (_removed: boolean, done: () => void) => {
     closed = true;
@@ -352,8 +399,10 @@ export function evaluateProperty(
   if (!type || type === "str") return Promise.resolve(value);
   return new Promise((resolve, reject) => {
     try {
-      RED.util.evaluateNodeProperty(value, type || "str", node, msg, (err, result) => {
-        if (err) reject(invalidInput(field, "could not be read"));
+      RED.util.evaluateNodeProperty(value, type || "str", node, msg, (...answer: unknown[]) => {
+        // A getter that throws undefined or null reaches us as a falsy error: only (null, result) is a value.
+        const [err, result] = answer;
+        if (err || answer.length < 2) reject(invalidInput(field, "could not be read"));
         else {
           try {
             resolve(plainData(result, field));

@@ -248,14 +248,31 @@ describe("api: the token grant over HTTP", function () {
     assert.equal(grantsSeen().length, 1);
   });
 
-  it("expires_in is read by magnitude on the wire: epoch seconds already past renews at once", async function () {
+  it("expires_in is read by magnitude on the wire: epoch seconds about to pass renew once they have", async function () {
     // Read as relative seconds this would be a 55-year lifetime and the token would never be renewed.
-    cloud({ grant: (n) => ({ body: { access_token: `G${n}`, expires_in: Math.floor(Date.now() / 1000) - 60 } }) });
+    cloud({ grant: (n) => ({ body: { access_token: `G${n}`, expires_in: Math.floor(Date.now() / 1000) + 1 } }) });
     const client = newClient();
     await client.getRobotStatus({ serialNumber: SN });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     await client.getRobotStatus({ serialNumber: SN });
     assert.equal(grantsSeen().length, 2);
     assert.deepEqual(robotCallsSeen().map((request) => request.headers.authorization), ["Bearer G1", "Bearer G2"]);
+  });
+
+  it("a token granted already expired (clocks apart) is used until the cloud answers 401, not fetched again per call", async function () {
+    const revoked = new Set<string>();
+    cloud({
+      grant: (n) => ({ body: { access_token: `G${n}`, expires_in: Math.floor(Date.now() / 1000) - 60 } }),
+      robot: (request) => (revoked.has(request.headers.authorization ?? "") ? { status: 401, body: {} } : { body: STATUS }),
+    });
+    const client = newClient();
+    await client.getRobotStatus({ serialNumber: SN });
+    await client.getRobotStatus({ serialNumber: SN });
+    assert.equal(grantsSeen().length, 1);
+    revoked.add("Bearer G1");
+    await client.getRobotStatus({ serialNumber: SN });
+    assert.equal(grantsSeen().length, 2);
+    assert.deepEqual(robotCallsSeen().map((request) => request.headers.authorization), ["Bearer G1", "Bearer G1", "Bearer G1", "Bearer G2"]);
   });
 
   it("a 401 triggers exactly one new grant and one resend with the new token", async function () {
