@@ -361,11 +361,31 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
   }
 
+  /**
+   * Form 3 with the node's command and every setting it uses typed in: the
+   * request is the same for every message (the sensor-trigger case), so it is
+   * built and checked once and then reused. A failure is not kept: each
+   * message still gets its own error.
+   */
+  const settingsAreFixed =
+    config.command !== "" &&
+    isCommandType(config.command) &&
+    [...fieldsOf(config.command), "serialNumber" as const].every((field) => {
+      const type = typeOf(field);
+      return !type || type === "str" || (field !== "serialNumber" && type === LITERAL_TYPE[field]);
+    });
+  let fixedRequest: Promise<PreparedCommand> | undefined;
+
   function requestFor(call: RobotCall): Promise<PreparedCommand> {
     const payload = call.input.payload;
     if (isSpecBody(payload)) return fromSpecBody(call, payload);
     if (isCompactCommand(payload)) return fromCompact(call, payload);
-    return fromSettings(call);
+    if (!settingsAreFixed || call.input.serialNumber !== undefined) return fromSettings(call);
+    fixedRequest ??= fromSettings(call).catch((error: unknown) => {
+      fixedRequest = undefined;
+      throw error;
+    });
+    return fixedRequest;
   }
 
   /** Sends the command as the message's burst policy says, or says why it was not sent. */

@@ -144,14 +144,18 @@ function ratioLine(label: string, which: string, numerator: RowResult | undefine
 export function printRatios(byKey: Map<RowKey, RowResult>): void {
   const row = (key: RowKey) => byKey.get(key);
   const { commandOverHttpRequest, commandOverAxios, clientOverAxios } = RATIO_GOALS;
-  console.log("\nratios of msg/s, this run (headline: both rows 16 in flight, the way the competitors run):");
-  console.log(ratioLine("robot-command / core http request node", "16 in flight / 16", row("command16"), row("httpRequest16"), commandOverHttpRequest));
-  console.log(ratioLine("robot-command / tuned raw axios", "16 in flight / 16", row("command16"), row("axios"), commandOverAxios));
-  console.log(ratioLine("typed client / tuned raw axios", "16 in flight / 16", row("client16"), row("axios"), clientOverAxios));
-  console.log("the same with the burst rows (all started at once) over the same 16-in-flight rows:");
+  // The issue measures each path with a 10,000-message burst. Through the engine a burst keeps exactly
+  // `connections` (16) calls on the wire, the concurrency of the axios loop; the core node has no such
+  // bound, so it is compared both with its own burst and with its best case, 16 in flight.
+  console.log("\nratios of msg/s, this run (headline: robot-command and the client take the burst as flows send it, 16 on the wire):");
+  console.log(ratioLine("robot-command / core http request node", "burst / burst", row("commandBurst"), row("httpRequestBurst"), commandOverHttpRequest));
   console.log(ratioLine("robot-command / core http request node", "burst / 16 in flight", row("commandBurst"), row("httpRequest16"), commandOverHttpRequest));
   console.log(ratioLine("robot-command / tuned raw axios", "burst / 16 in flight", row("commandBurst"), row("axios"), commandOverAxios));
   console.log(ratioLine("typed client / tuned raw axios", "burst / 16 in flight", row("clientBurst"), row("axios"), clientOverAxios));
+  console.log("the same with every path fed 16 in flight by the bench (each next message waits for a completion):");
+  console.log(ratioLine("robot-command / core http request node", "16 in flight / 16", row("command16"), row("httpRequest16"), commandOverHttpRequest));
+  console.log(ratioLine("robot-command / tuned raw axios", "16 in flight / 16", row("command16"), row("axios"), commandOverAxios));
+  console.log(ratioLine("typed client / tuned raw axios", "16 in flight / 16", row("client16"), row("axios"), clientOverAxios));
   const bare = row("bare") && perSecond(row("bare")!);
   if (bare) {
     const over = (key: RowKey) => {
