@@ -109,7 +109,10 @@ interface Job {
   next: Job | undefined;
   queue: JobQueue | undefined;
   controller: AbortController | undefined;
+  /** The backoff before a retry. */
   timer: unknown;
+  /** The running attempt's time limit. */
+  attemptTimer: unknown;
 }
 
 /** A FIFO with O(1) removal from anywhere (aborted and withdrawn calls leave from the middle). */
@@ -232,6 +235,7 @@ export class RequestEngine {
         queue: undefined,
         controller: undefined,
         timer: undefined,
+        attemptTimer: undefined,
       };
       if (signal) this.watchSignal(signal, job);
       if (options.tracker) options.tracker.waiting++;
@@ -327,6 +331,7 @@ export class RequestEngine {
     const controller = new AbortController();
     job.controller = controller;
     const timer = this.clock.setTimeout(() => controller.abort(ATTEMPT_TIMED_OUT), this.settings.timeoutMs);
+    job.attemptTimer = timer;
     let attempt: Promise<unknown>;
     try {
       attempt = job.attempt(controller.signal);
@@ -512,6 +517,7 @@ export class RequestEngine {
         break;
       case "sending":
         // Still on the wire (abort or close): stop it; its late answer is ignored.
+        this.clock.clearTimeout(job.attemptTimer);
         if (job.controller) {
           job.controller.abort();
           this.leaveWire(job);
