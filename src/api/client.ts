@@ -13,6 +13,8 @@ import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type
 import {
   ENDPOINTS,
   pathFor,
+  pathParamsOf,
+  queryFor,
   type Endpoint,
   type RequestOf,
   type ResultOf,
@@ -105,7 +107,9 @@ export interface PreparedCall<Op extends RobotOperationName = RobotOperationName
   readonly endpoint: Endpoint;
   /** The robot the request is for (undefined for the token grant). */
   readonly serialNumber: string | undefined;
+  /** Path with its parameters encoded, and the query string ("" or "?..."): the request target. */
   readonly path: string;
+  readonly query: string;
   readonly body: string | undefined;
   readonly urgent: boolean;
 }
@@ -150,11 +154,18 @@ export function prepareCall<Op extends RobotOperationName>(operation: Op, input:
 
 function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: Endpoint, request: unknown): PreparedCall<Op> {
   const serialNumber = endpoint.serialNumberOf?.(request);
+  const fields = request as Record<string, unknown>;
+  // Path parameters are strings the request schema checked (SerialNumber, CommandId).
+  const params: Record<string, string | undefined> = {};
+  for (const name of pathParamsOf(endpoint.path)) params[name] = typeof fields[name] === "string" ? fields[name] : undefined;
+  const query = queryFor(endpoint, request);
   return {
     operation,
     endpoint,
     serialNumber,
-    path: pathFor(endpoint, serialNumber),
+    path: pathFor(endpoint, params),
+    query: query === "" ? "" : `?${query}`,
+    // Also on a GET when the table says so (the S-line batch status): axios writes it with its Content-Length.
     body: endpoint.sendsBody ? JSON.stringify(request) : undefined,
     urgent: endpoint.urgent?.(request) ?? false,
   };
@@ -294,7 +305,7 @@ export class RobotClient {
     try {
       response = await this.http.request<string>({
         method: endpoint.method,
-        url: prepared.path,
+        url: prepared.path + prepared.query,
         headers: token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, Authorization: `Bearer ${token}` },
         data: prepared.body,
         signal,

@@ -19,6 +19,19 @@ export const SerialNumber = z.string({ error: "must be a string" }).superRefine(
   }
 });
 
+/**
+ * Ids that end up in URL paths next to a serial number (a command's id, a
+ * UUID): the same safe alphabet, so no value can leave its path segment.
+ */
+export const PATH_SEGMENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+export const CommandId = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
+  if (value === "") {
+    ctx.addIssue({ code: "custom", message: "is not set: give the id of the command (the last part of its name)" });
+  } else if (!PATH_SEGMENT_PATTERN.test(value)) {
+    ctx.addIssue({ code: "custom", message: "must be 1-128 letters, digits, '-' or '_' (a UUID such as the end of the command's name)" });
+  }
+});
+
 /** Non-blank text, sent as given (not trimmed: what the user typed is what the cloud gets). */
 const text = z.string({ error: "must be a string" }).refine((value) => value.trim() !== "", "must not be empty");
 const count = z.number({ error: "must be a number" }).int("must be a whole number").min(0, "must be 0 or more");
@@ -118,6 +131,10 @@ export const CommandResource = z.looseObject({
   rawCommandType: z.string().optional(),
 });
 export type CommandResource = z.output<typeof CommandResource>;
+
+/** Reads a submitted command back: GET /v1alpha1/robots/<sn>/commands/<commandId> (field notes). */
+export const GetCommandRequest = z.strictObject({ serialNumber: SerialNumber, commandId: CommandId });
+export type GetCommandRequest = z.input<typeof GetCommandRequest>;
 
 // ---------------------------------------------------------------- Endpoint B
 

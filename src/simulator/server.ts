@@ -11,8 +11,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { z } from "zod";
 import { describeIssues } from "../api/errors";
-import { ENDPOINTS, OPERATION_NAMES, matchPath, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
-import { RobotRef } from "../api/schemas";
+import { ENDPOINTS, OPERATION_NAMES, matchPath, readQuery, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
 import { demoFleet, type AccountSeed, type FleetSeed, type SimRobot } from "./fleet";
@@ -108,56 +107,42 @@ const ROUTES: Route[] = [
 ];
 
 type Resolved =
-  | { kind: "operation"; route: Route; pathSerial: string }
-  | { kind: "readCommand"; pathSerial: string; commandId: string }
+  | { kind: "operation"; route: Route; params: Record<string, string> }
   | { kind: "wrongMethod"; allowed: string[] }
   | { kind: "unknown" };
-
-const READ_COMMAND_ENDPOINT = { ...(ENDPOINTS.submitCommand as unknown as Endpoint), method: "GET" } as Endpoint;
 
 function resolve(method: string, pathname: string): Resolved {
   const allowed = new Set<string>();
   for (const route of ROUTES) {
-    const pathSerial = matchPath(route.endpoint, pathname);
-    if (pathSerial === undefined) continue;
-    if (route.endpoint.method === method) return { kind: "operation", route, pathSerial };
+    const params = matchPath(route.endpoint, pathname);
+    if (params === undefined) continue;
+    if (route.endpoint.method === method) return { kind: "operation", route, params };
     allowed.add(route.endpoint.method);
-  }
-  // GET /v1alpha1/robots/<sn>/commands/<id> reads a stored command back (field notes).
-  const slash = pathname.lastIndexOf("/");
-  const pathSerial = matchPath(READ_COMMAND_ENDPOINT, pathname.slice(0, slash));
-  const commandId = pathname.slice(slash + 1);
-  if (pathSerial !== undefined && commandId !== "") {
-    if (method === "GET") return { kind: "readCommand", pathSerial, commandId: safeDecode(commandId) };
-    allowed.add("GET");
   }
   return allowed.size ? { kind: "wrongMethod", allowed: [...allowed] } : { kind: "unknown" };
 }
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+/** What a handler may use besides the parsed request. */
+interface HandlerContext {
+  account: AccountSeed;
+  /** The request as it came (body or path and query fields), before the schema turned numbers into strings. */
+  raw: unknown;
+  /** The robot the request names, already checked against the account (endpoints with a serial number only). */
+  readonly robot: () => SimRobot;
 }
 
-type RobotHandler<Op extends RobotOperationName> = (
-  world: World,
-  robot: SimRobot,
-  request: Parsed<Op>,
-  context: { account: AccountSeed; raw: unknown },
-) => unknown;
+type Handler<Op extends RobotOperationName> = (world: World, request: Parsed<Op>, context: HandlerContext) => unknown;
 
 /** One handler per robot operation of the table: a new row without a handler does not compile. */
-const ROBOT_HANDLERS: { [Op in RobotOperationName]: RobotHandler<Op> } = {
-  submitCommand: (world, robot, request, { account }) => world.submitCommand(robot, request, account),
-  getRobotStatus: (world, robot) => world.status(robot),
-  getSiteInfo: (world, robot) => world.siteInfo(robot),
-  createTempSiteTask: (world, robot, request, { raw }) => world.createTempSiteTask(robot, request, raw),
-  sendTempTask: (world, robot, request, { raw }) => world.sendTempTask(robot, request, raw),
-  getSubareas: (world, robot, request) => world.subareas(robot, request.mapId),
-  listMaps: (world, robot) => world.mapList(robot),
+const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
+  submitCommand: (world, request, { robot, account }) => world.submitCommand(robot(), request, account),
+  getCommand: (world, request, { robot }) => world.readCommand(robot(), request.commandId),
+  getRobotStatus: (world, _request, { robot }) => world.status(robot()),
+  getSiteInfo: (world, _request, { robot }) => world.siteInfo(robot()),
+  createTempSiteTask: (world, request, { robot, raw }) => world.createTempSiteTask(robot(), request, raw),
+  sendTempTask: (world, request, { robot, raw }) => world.sendTempTask(robot(), request, raw),
+  getSubareas: (world, request, { robot }) => world.subareas(robot(), request.mapId),
+  listMaps: (world, _request, { robot }) => world.mapList(robot()),
 };
 
 interface TokenGrant {
@@ -352,7 +337,8 @@ class Simulator {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const method = req.method ?? "GET";
-    const pathname = (req.url ?? "/").split("?")[0]!;
+    const [pathname = "/", queryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
+    const search = new URLSearchParams(queryString);
     const logLine = (outcome: string) => this.log?.(`${method} ${pathname} ${outcome} ${Math.round(performance.now() - started)}ms`);
 
     if (pathname.startsWith(CONTROL_PREFIX)) {
@@ -372,7 +358,7 @@ class Simulator {
       reply = this.failure(resolved);
     } else {
       try {
-        reply = await this.process(req, method, pathname, resolved);
+        reply = await this.process(req, method, pathname, resolved, search);
       } catch (error) {
         if (!(error instanceof SimError)) throw error;
         reply = this.errorReply(resolved, error);
@@ -436,7 +422,13 @@ class Simulator {
     return { status: error.httpStatus, body: errorBody(error.code, error.message), headers, code: error.code };
   }
 
-  private async process(req: http.IncomingMessage, method: string, pathname: string, resolved: Resolved): Promise<Reply> {
+  private async process(
+    req: http.IncomingMessage,
+    method: string,
+    pathname: string,
+    resolved: Resolved,
+    search: URLSearchParams,
+  ): Promise<Reply> {
     switch (resolved.kind) {
       case "unknown":
         throw new SimError(Code.NOT_FOUND, `No route for ${method} ${pathname}.`);
@@ -445,25 +437,22 @@ class Simulator {
           transport: true,
           headers: { Allow: resolved.allowed.join(", ") },
         });
-      case "readCommand": {
-        const account = this.authenticate(req);
-        const serialNumber = this.pathSerialNumber(resolved.pathSerial);
-        const robot = this.world.robotFor(account, serialNumber);
-        return { status: 200, body: this.world.readCommand(robot, resolved.commandId) };
-      }
       case "operation":
-        return this.operation(req, resolved.route, resolved.pathSerial);
+        return this.operation(req, resolved.route, resolved.params, search);
     }
   }
 
-  private async operation(req: http.IncomingMessage, route: Route, pathSerial: string): Promise<Reply> {
+  private async operation(req: http.IncomingMessage, route: Route, params: Record<string, string>, search: URLSearchParams): Promise<Reply> {
     const { endpoint, operation } = route;
     const account = endpoint.authenticated ? this.authenticate(req) : undefined;
     let raw: unknown;
     if (endpoint.sendsBody) {
+      // Read on a GET as well: the S-line batch status sends its names as a JSON body.
       raw = await this.jsonBody(req);
     } else {
-      raw = { serialNumber: pathSerial };
+      const query = readQuery(endpoint, search);
+      if (query.twice) throw new SimError(Code.INVALID_ARGUMENT, `${query.twice}: given more than once`);
+      raw = { ...query.fields, ...params };
       // Drain what a GET may carry, so the connection stays usable.
       req.resume();
     }
@@ -474,20 +463,26 @@ class Simulator {
     }
     if (operation === "grantToken") return { status: 200, body: this.grant(parsed.data as Parsed<"grantToken">) };
 
-    const serialNumber = endpoint.serialNumberOf!(parsed.data);
-    if (endpoint.sendsBody && pathSerial !== "" && pathSerial !== serialNumber) {
-      throw new SimError(Code.INVALID_ARGUMENT, `serialNumber: must equal the serial number in the path (${pathSerial})`);
+    const fields = parsed.data as Record<string, unknown>;
+    for (const [name, value] of Object.entries(params)) {
+      if (fields[name] !== value) {
+        const words = name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
+        throw new SimError(Code.INVALID_ARGUMENT, `${name}: must equal the ${words} in the path (${value})`);
+      }
     }
-    const robot = this.world.robotFor(account!, serialNumber);
-    const handler = ROBOT_HANDLERS[operation] as RobotHandler<RobotOperationName>;
-    const result = handler(this.world, robot, parsed.data as never, { account: account!, raw });
+    const serialNumber = endpoint.serialNumberOf?.(parsed.data);
+    const robot = serialNumber === undefined ? undefined : this.world.robotFor(account!, serialNumber);
+    const context: HandlerContext = {
+      account: account!,
+      raw,
+      robot: () => {
+        if (!robot) throw new Error(`${operation} names no robot`);
+        return robot;
+      },
+    };
+    const handler = HANDLERS[operation] as Handler<RobotOperationName>;
+    const result = handler(this.world, parsed.data as never, context);
     return endpoint.envelope ? { status: 200, body: envelope(0, "SUCCESS", result), code: 0 } : { status: 200, body: result };
-  }
-
-  private pathSerialNumber(pathSerial: string): string {
-    const parsed = RobotRef.safeParse({ serialNumber: pathSerial });
-    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
-    return parsed.data.serialNumber;
   }
 
   /** The bearer token's account, then one request counted against the token's rate limit. */

@@ -9,6 +9,7 @@ import { COMMANDS, COMMAND_TYPES, type CommandType } from "../../src/api/command
 import {
   ENDPOINTS,
   OPERATION_NAMES,
+  pathParamsOf,
   type Endpoint,
   type HttpMethod,
   type OperationName,
@@ -112,6 +113,15 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     body: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
     answer: COMMAND_ANSWER,
     result: COMMAND_ANSWER,
+  },
+  getCommand: {
+    method: "GET",
+    template: "/v1alpha1/robots/{serialNumber}/commands/{commandId}",
+    wirePath: `/v1alpha1/robots/${SN}/commands/0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b`,
+    input: { serialNumber: SN, commandId: "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b" },
+    body: undefined,
+    answer: { ...COMMAND_ANSWER, state: "RUNNING", startDelay: "1800000" },
+    result: { ...COMMAND_ANSWER, state: "RUNNING", startDelay: "1800000" },
   },
   getRobotStatus: {
     method: "GET",
@@ -217,12 +227,33 @@ describe("api: the endpoint table on the wire", function () {
   });
   beforeEach(() => server.reset());
 
-  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant)", function () {
+  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read)", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
     assert.deepEqual(
       OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
-      ["A", "B1", "B2", "B3", "B4", "C1", "C2", "token"],
+      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "token"],
     );
+  });
+
+  it("every reading row says so (read: true), every row that changes something does not", function () {
+    const reads = OPERATION_NAMES.filter((operation) => ENDPOINTS[operation].read).sort();
+    assert.deepEqual(reads, ["getCommand", "getRobotStatus", "getSiteInfo", "getSubareas", "listMaps"]);
+  });
+
+  it("a row's path and query parameters are fields of its request, and a query is never sent with a body", function () {
+    for (const operation of OPERATION_NAMES) {
+      const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
+      const shape = (endpoint.request as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+      for (const name of [...pathParamsOf(endpoint.path), ...Object.keys(endpoint.query ?? {})]) {
+        assert.ok(name in shape, `${operation}: ${name} is not a field of its request`);
+      }
+      if (endpoint.sendsBody) assert.equal(endpoint.query, undefined, `${operation}: query and body`);
+      // A GET without a body carries its whole request in the path and the query: nothing may be dropped.
+      if (!endpoint.sendsBody) {
+        const carried = new Set([...pathParamsOf(endpoint.path), ...Object.keys(endpoint.query ?? {})]);
+        assert.deepEqual(Object.keys(shape).filter((name) => !carried.has(name)), [], `${operation}: fields not sent`);
+      }
+    }
   });
 
   for (const operation of OPERATION_NAMES) {
