@@ -21,7 +21,7 @@ import {
   type RobotOperationName,
 } from "./endpoints";
 import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
-import { Envelope, ErrorBody } from "./schemas";
+import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -100,6 +100,33 @@ export interface CallOptions {
   /** Receives a function that withdraws the call while it still waits. */
   onQueued?(withdraw: () => boolean): void;
 }
+
+/** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
+export const DEFAULT_MAX_ROBOT_PAGES = 1000;
+/** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, field notes). */
+export const DEFAULT_STATUS_BATCHES_IN_FLIGHT = 5;
+
+export interface ListAllRobotsOptions extends CallOptions {
+  /** Robots per page, 1-1000. Default 100. */
+  pageSize?: number;
+  /** Default "cugrup", what the public fleet connector sends. */
+  relation?: string;
+  /** A server that keeps answering full pages is given up on after this many (an error, not a short list). Default 1000. */
+  maxPages?: number;
+}
+
+export interface BatchStatusOptions extends CallOptions {
+  /**
+   * "v1": GET /v1alpha1/robots/-/status:batchGet, any line, the richer status;
+   * "s": GET /openapi/v2alpha1/s/robots/*\/status:batchGet, S-line robots, B1's status.
+   */
+  line: "v1" | "s";
+  /** Batch requests on the wire at once, 1-16. Default 5. */
+  inFlight?: number;
+}
+
+type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
+type SLineStatus = ResultOf<"batchGetSRobotStatus">["robotStatus"][number];
 
 /** A request checked against its endpoint's schema, with its path and body ready to send. */
 export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
@@ -274,6 +301,92 @@ export class RobotClient {
       }
     };
     return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation });
+  }
+
+  /**
+   * Every robot of the account: pages of `pageSize` one after the other until a
+   * page is shorter, each page a call through the engine. A robot listed twice
+   * (the fleet changed while paging) is kept once. A full page that brings no
+   * new robot (a server that ignores `page`), or more than `maxPages` full
+   * pages, is a bad_response error rather than an endless loop.
+   */
+  async listAllRobots(options: ListAllRobotsOptions = {}): Promise<ResultOf<"listRobots">["robots"]> {
+    const { pageSize = 100, relation, maxPages = DEFAULT_MAX_ROBOT_PAGES, ...callOptions } = options;
+    if (!Number.isInteger(maxPages) || maxPages < 1) throw invalidInput("maxPages", "must be a whole number of 1 or more", "listRobots");
+    const robots = new Map<string, ResultOf<"listRobots">["robots"][number]>();
+    for (let page = 1; page <= maxPages; page++) {
+      const prepared = prepareCall("listRobots", { page, pageSize, ...(relation === undefined ? {} : { relation }) });
+      const answer = await this.send(prepared, callOptions);
+      const before = robots.size;
+      for (const robot of answer.robots) if (!robots.has(robot.serialNumber)) robots.set(robot.serialNumber, robot);
+      if (answer.robots.length < Number(pageSize)) return [...robots.values()];
+      if (robots.size === before) {
+        throw new RobotApiError({
+          kind: "bad_response",
+          operation: "listRobots",
+          message: `listRobots: page ${page} listed only robots of earlier pages: the cloud seems to ignore paging`,
+        });
+      }
+    }
+    throw new RobotApiError({
+      kind: "bad_response",
+      operation: "listRobots",
+      message: `listRobots: still full pages after ${maxPages} pages of ${pageSize} robots; stopped (maxPages)`,
+    });
+  }
+
+  /**
+   * The status of any number of robots: the serial numbers (each checked before
+   * anything is sent, duplicates asked for once) go in batches of at most 11,
+   * each batch a call through the engine (paced and queued like any other), at
+   * most `inFlight` at once. The statuses come back in the order the cloud
+   * answers each batch, batch after batch. The first failing batch fails the
+   * whole call and withdraws the batches not yet answered.
+   */
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "v1" }): Promise<V1Status[]>;
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "s" }): Promise<SLineStatus[]>;
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]>;
+  async batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]> {
+    const { line, inFlight = DEFAULT_STATUS_BATCHES_IN_FLIGHT, signal, ...callOptions } = options;
+    const operation = line === "v1" ? "batchGetRobotStatus" : line === "s" ? "batchGetSRobotStatus" : undefined;
+    if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
+    if (!Number.isInteger(inFlight) || inFlight < 1 || inFlight > 16) throw invalidInput("inFlight", "must be a whole number from 1 to 16", operation);
+    if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
+    serialNumbers.forEach((serialNumber, index) => {
+      const checked = SerialNumber.safeParse(serialNumber);
+      if (!checked.success) {
+        const field = `serialNumbers.${index}`;
+        throw invalidInput(field, describeIssues(checked.error).message.replace(/^input: /, ""), operation);
+      }
+    });
+    const unique = [...new Set(serialNumbers)];
+    const batches: PreparedCall[] = [];
+    for (let start = 0; start < unique.length; start += STATUS_BATCH_SIZE) {
+      batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }));
+    }
+    // One failed batch ends the call: the others are withdrawn (queued) or aborted (on the wire, only reads).
+    const stop = new AbortController();
+    const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const results: (V1Status | SLineStatus)[][] = new Array<(V1Status | SLineStatus)[]>(batches.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length && !linked.aborted) {
+        const index = next++;
+        const answer = (await this.send(batches[index]!, { ...callOptions, signal: linked })) as Record<string, unknown>;
+        results[index] = (line === "v1" ? answer.robotStatuses : answer.robotStatus) as (V1Status | SLineStatus)[];
+      }
+    };
+    // The first failure is the one reported, not the aborts it caused in the other batches.
+    let failure: { error: unknown } | undefined;
+    const workers = Array.from({ length: Math.min(inFlight, batches.length) }, () =>
+      worker().catch((error: unknown) => {
+        failure ??= { error };
+        stop.abort();
+      }),
+    );
+    await Promise.all(workers);
+    if (failure) throw failure.error;
+    return results.flat();
   }
 
   /** Drops every queued and running call of this client and frees its sockets. */

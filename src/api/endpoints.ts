@@ -159,6 +159,59 @@ export const ENDPOINTS = {
     authenticated: true,
     read: true,
   }),
+  listRobots: endpoint({
+    id: "N1",
+    method: "GET",
+    path: "/v1alpha1/robots",
+    request: s.ListRobotsRequest,
+    sendsBody: false,
+    query: { page: "one", pageSize: "one", relation: "one" },
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.RobotList,
+    authenticated: true,
+    read: true,
+  }),
+  batchGetRobotStatus: endpoint({
+    id: "N2",
+    method: "GET",
+    path: "/v1alpha1/robots/-/status:batchGet",
+    request: s.BatchStatusRequest,
+    sendsBody: false,
+    // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (field notes).
+    query: { names: "repeated" },
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.BatchRobotStatus,
+    authenticated: true,
+    read: true,
+  }),
+  batchGetSRobotStatus: endpoint({
+    id: "N3",
+    method: "GET",
+    path: "/openapi/v2alpha1/s/robots/*/status:batchGet",
+    request: s.BatchStatusRequest,
+    // A GET with a JSON body {"names": [...]} (field notes).
+    sendsBody: true,
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.BatchSRobotStatus,
+    authenticated: true,
+    read: true,
+  }),
+  listTaskReports: endpoint({
+    id: "N4",
+    method: "GET",
+    path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
+    request: s.TaskReportsRequest,
+    sendsBody: false,
+    query: { page: "one", pageSize: "one" },
+    serialNumberOf: (request) => request.serialNumber,
+    envelope: false,
+    response: s.TaskReportList,
+    authenticated: true,
+    read: true,
+  }),
   grantToken: endpoint({
     id: "token",
     method: "POST",
@@ -207,8 +260,17 @@ export function pathFor(endpoint: Pick<Endpoint, "path">, params: PathParams): s
         message: `${name}: ${value === undefined || value === "" ? "is not set" : `"${value}" cannot be a path segment`}`,
       });
     }
-    return encodeURIComponent(value);
+    return encode(name, value);
   });
+}
+
+/** URL-encodes one value; text that has no UTF-8 form (a lone surrogate) is an invalid input naming its field. */
+function encode(name: string, value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    throw new RobotApiError({ kind: "invalid_input", field: name, message: `${name}: holds text that cannot be sent (a lone UTF-16 surrogate)` });
+  }
 }
 
 interface CompiledTemplate {
@@ -255,7 +317,7 @@ export function matchPath(endpoint: Pick<Endpoint, "path">, pathname: string): R
 
 /** One `name=value` pair, both URL-encoded (a space is %20, never '+'). */
 function queryPart(name: string, value: unknown): string {
-  return `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`;
+  return `${encode(name, name)}=${encode(name, String(value))}`;
 }
 
 /**

@@ -143,7 +143,28 @@ const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
   sendTempTask: (world, request, { robot, raw }) => world.sendTempTask(robot(), request, raw),
   getSubareas: (world, request, { robot }) => world.subareas(robot(), request.mapId),
   listMaps: (world, _request, { robot }) => world.mapList(robot()),
+  listRobots: (world, request, { account }) => world.listRobots(account, request.page, request.pageSize),
+  batchGetRobotStatus: (world, request, { account }) => ({
+    robotStatuses: world.batchRobots(account, request.names).map((robot) => world.fleetStatus(robot)),
+  }),
+  batchGetSRobotStatus: (world, request, { account }) => ({
+    robotStatus: world.batchRobots(account, request.names).map((robot) => world.status(robot)),
+  }),
+  listTaskReports: (world, request, { robot }) => world.listTaskReports(robot(), request.page, request.pageSize),
 };
+
+/**
+ * The v1 batch reads each `names` value as one name: a comma-joined list is an
+ * unknown robot and answers 403 (field notes), before any format check.
+ */
+function refuseJoinedNames(operation: OperationName, raw: unknown): void {
+  if (operation !== "batchGetRobotStatus") return;
+  const names = (raw as { names?: unknown }).names;
+  const joined = Array.isArray(names) ? (names as unknown[]).find((name): name is string => typeof name === "string" && name.includes(",")) : undefined;
+  if (joined !== undefined) {
+    throw new SimError(Code.PERMISSION_DENIED, `The caller has no permission on robot ${joined} (or no such robot exists).`);
+  }
+}
 
 interface TokenGrant {
   account: AccountSeed;
@@ -456,6 +477,7 @@ class Simulator {
       // Drain what a GET may carry, so the connection stays usable.
       req.resume();
     }
+    refuseJoinedNames(operation, raw);
     const parsed = endpoint.request.safeParse(raw);
     if (!parsed.success) {
       const { message } = describeIssues(parsed.error);

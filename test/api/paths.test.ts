@@ -5,7 +5,7 @@
  * template (a property checked over nasty and random strings).
  */
 import assert from "node:assert/strict";
-import { DEFAULT_BASE_URL, RobotClient, normaliseBaseUrl } from "../../src/api/client";
+import { DEFAULT_BASE_URL, RobotClient, normaliseBaseUrl, prepareCall } from "../../src/api/client";
 import {
   ENDPOINTS,
   OPERATION_NAMES,
@@ -135,6 +135,11 @@ const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } 
   }),
   getSubareas: (serial) => ({ mapId: "m-1", robotSn: serial }),
   listMaps: (serial) => ({ robotSn: serial }),
+  // The account's robots: no serial number anywhere, the path stays fixed.
+  listRobots: () => ({ page: 1, pageSize: 100 }),
+  batchGetRobotStatus: (serial) => ({ names: ["GS-S-000101", serial] }),
+  batchGetSRobotStatus: (serial) => ({ names: [serial] }),
+  listTaskReports: (serial) => ({ serialNumber: serial, page: 2, pageSize: 10 }),
   // The grant names no robot: its path must stay fixed whatever else is passed.
   grantToken: () => ({ grant_type: OPEN_ACCESS_GRANT_TYPE, client_id: "c", client_secret: "s", open_access_key: "k" }),
 };
@@ -218,6 +223,7 @@ describe("api: path safety", function () {
       getCommand: ["serialNumber", "commandId"],
       getRobotStatus: ["serialNumber"],
       getSiteInfo: ["serialNumber"],
+      listTaskReports: ["serialNumber"],
     });
     for (const operation of templated) {
       const shape = (ENDPOINTS[operation].request as unknown as { shape?: Record<string, unknown> }).shape;
@@ -313,6 +319,37 @@ describe("api: path safety", function () {
     // The property means something only if both sides were exercised.
     assert.ok(accepted > 20, `accepted ${accepted}`);
     assert.ok(refused > 100, `refused ${refused}`);
+  });
+
+  it(`no query value leaves its parameter or the query (${candidates.length} strings in relation, and in page)`, function () {
+    let accepted = 0;
+    for (const value of candidates) {
+      for (const input of [{ relation: value }, { page: value }]) {
+        let query: string;
+        try {
+          query = prepareCall("listRobots", input).query;
+        } catch (error) {
+          assert.ok(error instanceof RobotApiError && error.kind === "invalid_input", `${JSON.stringify(value)}: ${String(error)}`);
+          continue;
+        }
+        accepted++;
+        const url = new URL(`${ENDPOINTS.listRobots.path}${query}`, "http://127.0.0.1");
+        assert.equal(url.pathname, ENDPOINTS.listRobots.path);
+        assert.equal(url.hash, "");
+        const expected = { page: "1", pageSize: "100", relation: "cugrup", ...input };
+        assert.deepEqual([...url.searchParams.keys()], ["page", "pageSize", "relation"], JSON.stringify(value));
+        assert.deepEqual(Object.fromEntries(url.searchParams), { ...expected, page: String(Number(expected.page)) }, JSON.stringify(value));
+        // Only unreserved characters and %XX escapes: nothing a server could read as '+' for a space, '&' or '#'.
+        assert.match(query.slice(1), /^([A-Za-z0-9_.!~*'()-]|%[0-9A-F]{2}|[=&])*$/, JSON.stringify(value));
+      }
+    }
+    assert.ok(accepted > 100, `accepted ${accepted}`);
+  });
+
+  it("a lone surrogate in a query value is an invalid input naming the field, not a URIError", function () {
+    const error = thrownBy(() => prepareCall("listRobots", { relation: "a\uD800" }));
+    assert.equal(error.kind, "invalid_input");
+    assert.equal(error.field, "relation");
   });
 
   it("every nasty serial is refused or sent to exactly its template path (over HTTP)", async function () {

@@ -18,6 +18,7 @@ import {
 } from "../../src/api/endpoints";
 import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { rawRequest } from "../support/raw-http";
 
 const FLEET = demoFleet();
 const SITE = FLEET.sites[0]!;
@@ -53,6 +54,10 @@ const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
   },
   getSubareas: { mapId: FLOOR_1.id, robotSn: "GS-S-000101" },
   listMaps: { robotSn: "GS-S-000201" },
+  listRobots: { page: 1, pageSize: 2 },
+  batchGetRobotStatus: { names: ["GS-S-000102", "GS-S-000101"] },
+  batchGetSRobotStatus: { names: ["GS-S-000201", "GS-S-000101"] },
+  listTaskReports: { serialNumber: "GS-S-000102", page: 1, pageSize: 5 },
   grantToken: {
     grant_type: OPEN_ACCESS_GRANT_TYPE,
     client_id: DEMO_CLIENT.clientId,
@@ -116,7 +121,8 @@ describe("simulator: the endpoint table", function () {
       const params = Object.fromEntries(pathParamsOf(endpoint.path).map((name) => [name, String(request[name])]));
       const query = queryFor(endpoint, request);
       const path = pathFor(endpoint, params) + (query ? `?${query}` : "");
-      const answer = await raw(simulator.url, endpoint.method, path, {
+      // node:http rather than fetch: the S-line batch is a GET with a body.
+      const answer = await rawRequest(simulator.url, endpoint.method, path, {
         token: endpoint.authenticated ? DEMO_TOKEN : undefined,
         body: endpoint.sendsBody ? request : undefined,
       });
@@ -141,6 +147,19 @@ describe("simulator: the endpoint table", function () {
       results[operation] = await client.call(operation, samples[operation]);
     }
     assert.equal((results.getCommand as { rawCommandType: string }).rawCommandType, "pause_task");
+    assert.deepEqual(
+      (results.listRobots as { robots: { serialNumber: string }[] }).robots.map((robot) => robot.serialNumber),
+      ["GS-S-000101", "GS-S-000102"],
+    );
+    assert.deepEqual(
+      (results.batchGetRobotStatus as { robotStatuses: { name: string }[] }).robotStatuses.map((status) => status.name),
+      ["robots/GS-S-000102", "robots/GS-S-000101"],
+    );
+    assert.deepEqual(
+      (results.batchGetSRobotStatus as { robotStatus: { serialNumber: string }[] }).robotStatus.map((status) => status.serialNumber),
+      ["GS-S-000201", "GS-S-000101"],
+    );
+    assert.ok((results.listTaskReports as { robotTaskReports: unknown[] }).robotTaskReports.length >= 1);
     assert.equal((results.getRobotStatus as { serialNumber: string }).serialNumber, "GS-S-000101");
     assert.equal((results.getSiteInfo as { siteId: string }).siteId, SITE.id);
     assert.deepEqual(
