@@ -128,6 +128,50 @@ export interface BatchStatusOptions extends CallOptions {
 type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
 type SLineStatus = ResultOf<"batchGetSRobotStatus">["robotStatus"][number];
 
+/** Map images larger than this are refused (downloadMapImage's default maxBytes): 10 MiB. */
+export const DEFAULT_MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+/** Downloads from object storage on the wire at once, per client: each holds up to maxBytes in memory. */
+export const DOWNLOAD_CONNECTIONS = 4;
+
+export interface DownloadOptions extends CallOptions {
+  /** A larger answer is refused (a bad_response) rather than buffered. Default 10 MiB. */
+  maxBytes?: number;
+}
+
+/** A downloaded image: the bytes as they came, and the type the object store gave them. */
+export interface MapImage {
+  data: Buffer;
+  /** The answer's Content-Type, e.g. image/png; application/octet-stream when it gave none. */
+  contentType: string;
+}
+
+/**
+ * Checks a pre-signed download URL before anything is sent: absolute, http or
+ * https only (no file:, data: or other schemes), no user name or password.
+ */
+export function checkDownloadUri(raw: unknown, operation = "downloadMapImage"): URL {
+  if (typeof raw !== "string" || raw.trim() === "") throw invalidInput("downloadUri", "must be an absolute http(s) URL", operation);
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalidInput("downloadUri", "is not an absolute URL", operation);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalidInput("downloadUri", `only http and https are fetched, not ${url.protocol}`, operation);
+  }
+  if (url.username || url.password) throw invalidInput("downloadUri", "must not hold a user name or password", operation);
+  return url;
+}
+
+/** An object store's error text: the Code and Message of an S3-style XML body, else the start of the text. */
+function objectStoreReason(text: string): string {
+  const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]{1,300})<\/Message>/.exec(text)?.[1];
+  if (code || message) return [code, message].filter(Boolean).join(": ");
+  return text.slice(0, 200).trim();
+}
+
 /** A request checked against its endpoint's schema, with its path and body ready to send. */
 export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
   readonly operation: Op;
@@ -220,6 +264,22 @@ function errorBodyOf(body: unknown): { code: number; message: string } | undefin
   return { code, message: text };
 }
 
+/** The constructor details of an error, to build one like it. */
+function failureDetails(error: RobotApiError): ConstructorParameters<typeof RobotApiError>[0] {
+  return {
+    kind: error.kind,
+    message: error.message,
+    operation: error.operation,
+    status: error.status,
+    apiCode: error.apiCode,
+    resultCode: error.resultCode,
+    field: error.field,
+    retryAfterSeconds: error.retryAfterSeconds,
+    connectFailed: error.connectFailed,
+    connectionReset: error.connectionReset,
+  };
+}
+
 const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" } as const;
 
 // Declaration merging gives the class one typed method per row of the endpoint table.
@@ -235,6 +295,15 @@ export class RobotClient {
   private readonly tokens: TokenSource;
   private readonly http: AxiosInstance;
   private readonly agents: { http: http.Agent; https: https.Agent };
+  /**
+   * Downloads from pre-signed URLs (object storage, another host) have their
+   * own engine, pool and axios instance: they do not count against the
+   * account's request rate, wait behind its calls or pause with it, and nothing
+   * of the cloud client (base URL, token) can reach them.
+   */
+  private readonly downloads: RequestEngine;
+  private readonly objectStore: AxiosInstance;
+  private readonly downloadAgents: { http: http.Agent; https: https.Agent };
   /** Aborted on close: stops a token grant that no call waits for any more. */
   private readonly lifetime = new AbortController();
 
@@ -269,6 +338,28 @@ export class RobotClient {
       // A redirect could carry the token to another host.
       maxRedirects: 0,
       maxContentLength: MAX_ANSWER_BYTES,
+    });
+    this.downloads = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: DOWNLOAD_CONNECTIONS, rateLimit: 0 });
+    const downloadPool = { keepAlive: true, maxSockets: DOWNLOAD_CONNECTIONS, maxFreeSockets: DOWNLOAD_CONNECTIONS };
+    this.downloadAgents = {
+      http: limitConnectTime(new http.Agent(downloadPool), connectMs, "connect"),
+      https: limitConnectTime(new https.Agent(downloadPool), connectMs, "secureConnect"),
+    };
+    this.objectStore = axios.create({
+      httpAgent: this.downloadAgents.http,
+      httpsAgent: this.downloadAgents.https,
+      responseType: "arraybuffer",
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      // A pre-signed URL answers itself; a redirect is not followed anywhere.
+      maxRedirects: 0,
+    });
+    // The URL's signature is the only credential. axios merges its global defaults into every instance, so
+    // an Authorization header (or basic auth) another package set there is taken out here, after the merge.
+    this.objectStore.interceptors.request.use((config) => {
+      config.headers.delete("Authorization");
+      config.auth = undefined;
+      return config;
     });
     for (const operation of Object.keys(ENDPOINTS) as RobotOperationName[]) {
       if (operation === ("grantToken" as string)) continue;
@@ -389,12 +480,96 @@ export class RobotClient {
     return results.flat();
   }
 
+  /**
+   * A map image: asks the cloud for the map's pre-signed download URL (a call
+   * through the account's engine), then fetches the PNG from it with
+   * downloadMapImage. A downloadUri that is not an http(s) URL is the cloud's
+   * fault: a bad_response, and nothing is fetched.
+   */
+  async getMapImage(request: RequestOf<"getMapImageUri">, options: DownloadOptions = {}): Promise<MapImage> {
+    const { maxBytes, ...callOptions } = options;
+    const { downloadUri } = await this.getMapImageUri(request, callOptions);
+    try {
+      checkDownloadUri(downloadUri, "getMapImageUri");
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new RobotApiError({ kind: "bad_response", operation: "getMapImageUri", message: `getMapImageUri: the cloud's ${problem}` });
+    }
+    return this.downloadMapImage(downloadUri, { ...callOptions, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  }
+
+  /**
+   * Fetches an image from an absolute pre-signed URL (the map endpoint's
+   * downloadUri). It is another host: the request carries no Authorization
+   * header and no cookie, only what the URL holds. http and https only, no
+   * redirects, at most `maxBytes` (10 MiB), within the client's timeout.
+   *
+   * Not through the account's engine: its pacing guards the cloud account's
+   * quota, which object storage does not count. Downloads have an engine of
+   * their own instead, with no pacing but at most 4 at once (each may hold
+   * maxBytes), the same timeout, abort and retries of failed connects.
+   * Error messages name the URL without its query (the signature grants access).
+   */
+  async downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
+    const operation = "downloadMapImage";
+    const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, ...callOptions } = options;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
+    const url = checkDownloadUri(downloadUri, operation);
+    const where = `${url.origin}${url.pathname}`;
+    const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
+    const attempt = async (signal: AbortSignal): Promise<MapImage> => {
+      let response: AxiosResponse<ArrayBuffer>;
+      try {
+        response = await this.objectStore.request<ArrayBuffer>({
+          method: "GET",
+          url: url.href,
+          headers: { Accept: "image/png, image/*;q=0.9, */*;q=0.1" },
+          maxContentLength: maxBytes,
+          signal,
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : "";
+        if (axios.isAxiosError(error) && /maxContentLength/.test(message) && !signal.aborted) {
+          throw new RobotApiError({
+            kind: "bad_response",
+            operation,
+            message: `${operation}: the image at ${where} is larger than ${maxBytes} bytes (maxBytes); not downloaded`,
+          });
+        }
+        const failure = this.transportError(error, operation, signal);
+        throw new RobotApiError({ ...failureDetails(failure), message: hide(failure.message) });
+      }
+      const { status } = response;
+      const bytes = Buffer.from(response.data ?? new ArrayBuffer(0));
+      if (status >= 200 && status <= 299) {
+        const type = response.headers["content-type"];
+        return { data: bytes, contentType: typeof type === "string" && type.trim() !== "" ? type : "application/octet-stream" };
+      }
+      const reason =
+        status >= 300 && status <= 399
+          ? "a redirect, which is not followed"
+          : this.redact(objectStoreReason(bytes.subarray(0, 2000).toString("utf8"))) || response.statusText || "";
+      const hint = status === 403 ? " (the link may have expired: ask for the map image again)" : "";
+      throw new RobotApiError({
+        kind: "http",
+        operation,
+        status,
+        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        message: hide(`${operation}: HTTP ${status} from ${where}${reason ? `: ${reason}` : ""}${hint}`),
+      });
+    };
+    return this.downloads.run(attempt, { ...callOptions, read: true, operation });
+  }
+
   /** Drops every queued and running call of this client and frees its sockets. */
   close(): void {
     this.lifetime.abort();
     this.engine.close();
+    this.downloads.close();
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.downloadAgents.http.destroy();
+    this.downloadAgents.https.destroy();
   }
 
   /** The token grant: outside the queue (every queued call may be waiting for it), on the same pool. */

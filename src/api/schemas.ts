@@ -316,6 +316,22 @@ export type TaskReport = z.output<typeof TaskReport>;
 export const TaskReportList = z.looseObject({ robotTaskReports: z.array(TaskReport).default([]), total: int64.optional() });
 export type TaskReportList = z.output<typeof TaskReportList>;
 
+/**
+ * GET /openapi/v2alpha1/robots/<sn>/map?mapId=..&mapName=..&mapVersion=..: a
+ * map list entry (C2) names the map; the version may be a number or a string.
+ */
+export const MapImageRequest = z.strictObject({
+  serialNumber: SerialNumber,
+  mapId: text,
+  mapName: text,
+  mapVersion: idString,
+});
+export type MapImageRequest = z.input<typeof MapImageRequest>;
+
+/** An absolute pre-signed URL of the PNG, on another host: fetched without the bearer token. */
+export const MapImageUri = z.looseObject({ downloadUri: z.string().min(1, "must not be empty") });
+export type MapImageUri = z.output<typeof MapImageUri>;
+
 /** The {code, msg, data} envelope of the map endpoints. */
 export const Envelope = z.looseObject({ code: z.number(), msg: z.string().optional(), data: z.unknown() });
 

@@ -5,7 +5,7 @@
  * the real cloud checks: bearer token, the robot's account, body, content type
  * and a per-token rate limit; and it can inject latency and faults.
  */
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -49,6 +49,8 @@ export interface SimulatorOptions {
   maxBodyBytes?: number;
   /** Older commands are forgotten past this many per robot. Default 200. */
   maxCommandsPerRobot?: number;
+  /** How long a map image's pre-signed download URL works. Default 10 minutes. */
+  downloadUrlLifetimeMs?: number;
 }
 
 /** Read-only copies of the fleet's state, for tests and tools. */
@@ -80,6 +82,13 @@ const DEFAULT_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const MAX_ISSUED_TOKENS = 1000;
 /** Control endpoints of the simulator itself; never subject to faults. */
 export const CONTROL_PREFIX = "/_sim/";
+/**
+ * The simulated object store that serves map images at pre-signed URLs: no
+ * token, a signature and an expiry in the query. Another service than the
+ * cloud, so the cloud's checks, rate limit and faults do not apply to it.
+ */
+export const OBJECT_PREFIX = "/_objects/";
+export const DEFAULT_DOWNLOAD_URL_LIFETIME_MS = 10 * 60 * 1000;
 
 /** Codes that the envelope endpoints (C1, C2) answer inside the envelope rather than as an HTTP status. */
 const ENVELOPE_CODES = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.RESOURCE_EXHAUSTED, Code.FAILED_PRECONDITION, Code.INTERNAL]);
@@ -129,6 +138,8 @@ interface HandlerContext {
   raw: unknown;
   /** The robot the request names, already checked against the account (endpoints with a serial number only). */
   readonly robot: () => SimRobot;
+  /** An absolute pre-signed URL of an object (a path under OBJECT_PREFIX, its segments encoded). */
+  readonly objectUrl: (key: string) => string;
 }
 
 type Handler<Op extends RobotOperationName> = (world: World, request: Parsed<Op>, context: HandlerContext) => unknown;
@@ -151,7 +162,30 @@ const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
     robotStatus: world.batchRobots(account, request.names).map((robot) => world.status(robot)),
   }),
   listTaskReports: (world, request, { robot }) => world.listTaskReports(robot(), request.page, request.pageSize),
+  getMapImageUri: (world, request, { robot, objectUrl }) => {
+    const map = world.imageMap(robot(), request);
+    return { downloadUri: objectUrl(`maps/${encodeURIComponent(request.serialNumber)}/${encodeURIComponent(map.id)}.png`) };
+  },
 };
+
+interface BinaryReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function xmlEscape(text: string): string {
+  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** An object store's error: an S3-style XML body. */
+function objectError(status: number, code: string, message: string, headers: Record<string, string> = {}): BinaryReply {
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`;
+  return { status, headers: { "Content-Type": "application/xml", ...headers }, body: Buffer.from(body) };
+}
+
+/** A Host header safe to put into a URL (letters, digits, dots, dashes, brackets, a port). */
+const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
 
 /**
  * The v1 batch reads each `names` value as one name: a comma-joined list is an
@@ -261,6 +295,9 @@ class Simulator {
   private readonly maxBodyBytes: number;
   private readonly tokenLifetimeMs: number;
   private readonly maxCommandsPerRobot: number;
+  private readonly downloadUrlLifetimeMs: number;
+  /** Signs the object store's URLs; new on every start, so old links stop working, as real ones would. */
+  private readonly signingKey = randomBytes(32);
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sockets = new Set<Socket>();
   readonly server: http.Server;
@@ -271,6 +308,8 @@ class Simulator {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokenLifetimeMs = options.tokenLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS;
     this.maxCommandsPerRobot = options.maxCommandsPerRobot ?? 200;
+    this.downloadUrlLifetimeMs = options.downloadUrlLifetimeMs ?? DEFAULT_DOWNLOAD_URL_LIFETIME_MS;
+    if (!(this.downloadUrlLifetimeMs > 0)) throw new Error("downloadUrlLifetimeMs must be more than 0");
     this.log = options.quiet ? undefined : (options.log ?? ((line) => console.log(`${new Date().toISOString()} ${line}`)));
     const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? DEFAULT_RATE_LIMIT);
     if (rateLimit && !(rateLimit.requests >= 1 && rateLimit.windowMs > 0)) {
@@ -366,6 +405,15 @@ class Simulator {
       const reply = await this.control(req, method, pathname);
       this.write(res, reply);
       logLine(String(reply.status));
+      return;
+    }
+
+    if (pathname.startsWith(OBJECT_PREFIX)) {
+      const reply = this.objectStore(req, method, pathname, search);
+      res.writeHead(reply.status, { "Content-Length": String(reply.body.length), ...reply.headers });
+      res.end(method === "HEAD" ? undefined : reply.body);
+      // The path only: the query's signature is a credential.
+      logLine(`${reply.status} object`);
       return;
     }
 
@@ -501,10 +549,58 @@ class Simulator {
         if (!robot) throw new Error(`${operation} names no robot`);
         return robot;
       },
+      objectUrl: (key) => this.presign(req, key),
     };
     const handler = HANDLERS[operation] as Handler<RobotOperationName>;
     const result = handler(this.world, parsed.data as never, context);
     return endpoint.envelope ? { status: 200, body: envelope(0, "SUCCESS", result), code: 0 } : { status: 200, body: result };
+  }
+
+  // ------------------------------------------------------------ the object store (map images)
+
+  /** The base the caller reached the simulator at (its Host header), or the address it listens on. */
+  private baseOf(req: http.IncomingMessage): string {
+    const host = req.headers.host ?? "";
+    if (HOST_PATTERN.test(host)) return `http://${host}`;
+    const address = this.server.address() as AddressInfo;
+    return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  }
+
+  private signature(pathname: string, expires: string): Buffer {
+    return createHmac("sha256", this.signingKey).update(`${pathname}\n${expires}`).digest();
+  }
+
+  /** A pre-signed URL of the object: its expiry (epoch seconds) and an HMAC of path and expiry in the query. */
+  private presign(req: http.IncomingMessage, key: string): string {
+    const pathname = `${OBJECT_PREFIX}${key}`;
+    const expires = String(Math.floor((this.now() + this.downloadUrlLifetimeMs) / 1000));
+    return `${this.baseOf(req)}${pathname}?expires=${expires}&signature=${this.signature(pathname, expires).toString("hex")}`;
+  }
+
+  /**
+   * GET of a pre-signed object, as object stores answer it: 400 when an
+   * Authorization header comes along (one way of authenticating only), 403 for
+   * a missing or wrong signature and once expired, 404 for no such object.
+   */
+  private objectStore(req: http.IncomingMessage, method: string, pathname: string, search: URLSearchParams): BinaryReply {
+    req.resume();
+    if (method !== "GET" && method !== "HEAD") return objectError(405, "MethodNotAllowed", `${method} is not allowed on an object.`, { Allow: "GET, HEAD" });
+    if (req.headers.authorization !== undefined) {
+      return objectError(400, "InvalidArgument", "Only one auth mechanism allowed: the signature in the query, or an Authorization header, not both.");
+    }
+    const expires = search.get("expires");
+    const signature = search.get("signature");
+    if (!expires || !signature) return objectError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters.");
+    const expected = this.signature(pathname, expires);
+    const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return objectError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+    }
+    if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= this.now()) return objectError(403, "AccessDenied", "Request has expired");
+    const object = /^\/_objects\/maps\/([^/]+)\/([^/]+)\.png$/.exec(pathname);
+    const png = object ? this.world.mapImage(safeDecode(object[1]!), safeDecode(object[2]!)) : undefined;
+    if (!png) return objectError(404, "NoSuchKey", "The specified key does not exist.");
+    return { status: 200, headers: { "Content-Type": "image/png", "Cache-Control": "private, max-age=60" }, body: png };
   }
 
   /** The bearer token's account, then one request counted against the token's rate limit. */
@@ -605,6 +701,14 @@ class Simulator {
       return { status: 405, body: errorBody(Code.UNIMPLEMENTED, `Method ${method} is not allowed here; use ${allowed}.`), headers: { Allow: allowed } };
     }
     return { status: 404, body: errorBody(Code.NOT_FOUND, `No route for ${method} ${pathname}.`) };
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

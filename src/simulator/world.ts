@@ -17,6 +17,7 @@ import {
   type SimRobot,
   type SimSite,
 } from "./fleet";
+import { drawMap } from "./map-image";
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
@@ -686,6 +687,29 @@ export class World {
       startTime: milliTimestamp(task.startMs),
       endTime: milliTimestamp(task.endMs),
     };
+  }
+
+  /**
+   * The map a map-image request names: its id on this robot, with the name and
+   * version of the map list (C2); a mismatch is code 3 naming the field, with
+   * what the map list says, so a flow that mixes up two maps hears about it.
+   */
+  imageMap(robot: SimRobot, request: Parsed<"getMapImageUri">): SimMap {
+    const map = robot.maps.find((candidate) => candidate.id === request.mapId);
+    if (!map) throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
+    if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
+    if (request.mapVersion !== String(map.version)) {
+      throw invalid("mapVersion", `map ${map.name} is at version ${map.version}, not ${request.mapVersion}`);
+    }
+    return map;
+  }
+
+  /** The PNG of a robot's map as it is now (the robot marked when it is on it); undefined when there is no such map. */
+  mapImage(serialNumber: string, mapId: string): Buffer | undefined {
+    const robot = this.robots.get(serialNumber);
+    const map = robot?.maps.find((candidate) => candidate.id === mapId);
+    if (!robot || !map) return undefined;
+    return drawMap(map, robot.localization.mapId === map.id ? robot.localization.position : undefined);
   }
 
   // ------------------------------------------------------------ helpers

@@ -256,6 +256,16 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     answer: TASK_REPORTS,
     result: TASK_REPORTS,
   },
+  getMapImageUri: {
+    method: "GET",
+    template: "/openapi/v2alpha1/robots/{serialNumber}/map",
+    // Every query value percent-encoded: a space is %20, a CJK name is UTF-8; the version goes as text.
+    wirePath: `/openapi/v2alpha1/robots/${SN}/map?mapId=${MAP_ID}&mapName=Floor%201%20%E4%B8%80%E6%A5%BC&mapVersion=3`,
+    input: { serialNumber: SN, mapId: MAP_ID, mapName: "Floor 1 一楼", mapVersion: 3 },
+    body: undefined,
+    answer: { downloadUri: "https://objects.example.test/maps/m.png?X-Amz-Signature=abc", expiresIn: "600" },
+    result: { downloadUri: "https://objects.example.test/maps/m.png?X-Amz-Signature=abc", expiresIn: "600" },
+  },
   grantToken: {
     method: "POST",
     template: "/gas/api/v1alpha1/oauth/token",
@@ -308,11 +318,11 @@ describe("api: the endpoint table on the wire", function () {
   });
   beforeEach(() => server.reset());
 
-  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read, N1-N4)", function () {
+  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read, N1-N5)", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
     assert.deepEqual(
       OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
-      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "token"],
+      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "N5", "token"],
     );
   });
 
@@ -322,6 +332,7 @@ describe("api: the endpoint table on the wire", function () {
       "batchGetRobotStatus",
       "batchGetSRobotStatus",
       "getCommand",
+      "getMapImageUri",
       "getRobotStatus",
       "getSiteInfo",
       "getSubareas",

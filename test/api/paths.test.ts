@@ -140,6 +140,7 @@ const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } 
   batchGetRobotStatus: (serial) => ({ names: ["GS-S-000101", serial] }),
   batchGetSRobotStatus: (serial) => ({ names: [serial] }),
   listTaskReports: (serial) => ({ serialNumber: serial, page: 2, pageSize: 10 }),
+  getMapImageUri: (serial) => ({ serialNumber: serial, mapId: "m-1", mapName: "Floor 1", mapVersion: 3 }),
   // The grant names no robot: its path must stay fixed whatever else is passed.
   grantToken: () => ({ grant_type: OPEN_ACCESS_GRANT_TYPE, client_id: "c", client_secret: "s", open_access_key: "k" }),
 };
@@ -224,6 +225,7 @@ describe("api: path safety", function () {
       getRobotStatus: ["serialNumber"],
       getSiteInfo: ["serialNumber"],
       listTaskReports: ["serialNumber"],
+      getMapImageUri: ["serialNumber"],
     });
     for (const operation of templated) {
       const shape = (ENDPOINTS[operation].request as unknown as { shape?: Record<string, unknown> }).shape;
@@ -319,6 +321,32 @@ describe("api: path safety", function () {
     // The property means something only if both sides were exercised.
     assert.ok(accepted > 20, `accepted ${accepted}`);
     assert.ok(refused > 100, `refused ${refused}`);
+  });
+
+  it(`no map name, id or version leaves its query parameter (${candidates.length} strings in each)`, function () {
+    let accepted = 0;
+    const base = { serialNumber: "GS-S-000101", mapId: "m-1", mapName: "Floor 1", mapVersion: "3" };
+    for (const value of candidates) {
+      for (const field of ["mapId", "mapName", "mapVersion"] as const) {
+        let prepared;
+        try {
+          prepared = prepareCall("getMapImageUri", { ...base, [field]: value });
+        } catch (error) {
+          assert.ok(error instanceof RobotApiError && error.kind === "invalid_input", `${JSON.stringify(value)}: ${String(error)}`);
+          continue;
+        }
+        accepted++;
+        const url = new URL(`${prepared.path}${prepared.query}`, "http://127.0.0.1");
+        assert.equal(url.pathname, "/openapi/v2alpha1/robots/GS-S-000101/map");
+        assert.equal(url.hash, "");
+        assert.deepEqual([...url.searchParams], [
+          ["mapId", base.mapId],
+          ["mapName", base.mapName],
+          ["mapVersion", base.mapVersion],
+        ].map(([name, text]) => [name, name === field ? value : text]), JSON.stringify(value));
+      }
+    }
+    assert.ok(accepted > 300, `accepted ${accepted}`);
   });
 
   it(`no query value leaves its parameter or the query (${candidates.length} strings in relation, and in page)`, function () {

@@ -58,6 +58,7 @@ const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
   batchGetRobotStatus: { names: ["GS-S-000102", "GS-S-000101"] },
   batchGetSRobotStatus: { names: ["GS-S-000201", "GS-S-000101"] },
   listTaskReports: { serialNumber: "GS-S-000102", page: 1, pageSize: 5 },
+  getMapImageUri: { serialNumber: "GS-S-000101", mapId: FLOOR_1.id, mapName: FLOOR_1.name, mapVersion: FLOOR_1.version },
   grantToken: {
     grant_type: OPEN_ACCESS_GRANT_TYPE,
     client_id: DEMO_CLIENT.clientId,
@@ -160,6 +161,7 @@ describe("simulator: the endpoint table", function () {
       ["GS-S-000201", "GS-S-000101"],
     );
     assert.ok((results.listTaskReports as { robotTaskReports: unknown[] }).robotTaskReports.length >= 1);
+    assert.match((results.getMapImageUri as { downloadUri: string }).downloadUri, /^http:\/\/127\.0\.0\.1:\d+\/_objects\/maps\//);
     assert.equal((results.getRobotStatus as { serialNumber: string }).serialNumber, "GS-S-000101");
     assert.equal((results.getSiteInfo as { siteId: string }).siteId, SITE.id);
     assert.deepEqual(
