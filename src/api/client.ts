@@ -13,13 +13,15 @@ import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type
 import {
   ENDPOINTS,
   pathFor,
+  pathParamsOf,
+  queryFor,
   type Endpoint,
   type RequestOf,
   type ResultOf,
   type RobotOperationName,
 } from "./endpoints";
 import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
-import { Envelope, ErrorBody } from "./schemas";
+import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -99,13 +101,86 @@ export interface CallOptions {
   onQueued?(withdraw: () => boolean): void;
 }
 
+/** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
+export const DEFAULT_MAX_ROBOT_PAGES = 1000;
+/** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, field notes). */
+export const DEFAULT_STATUS_BATCHES_IN_FLIGHT = 5;
+
+export interface ListAllRobotsOptions extends CallOptions {
+  /** Robots per page, 1-1000. Default 100. */
+  pageSize?: number;
+  /** Default "cugrup", what the public fleet connector sends. */
+  relation?: string;
+  /** A server that keeps answering full pages is given up on after this many (an error, not a short list). Default 1000. */
+  maxPages?: number;
+}
+
+export interface BatchStatusOptions extends CallOptions {
+  /**
+   * "v1": GET /v1alpha1/robots/-/status:batchGet, any line, the richer status;
+   * "s": GET /openapi/v2alpha1/s/robots/*\/status:batchGet, S-line robots, B1's status.
+   */
+  line: "v1" | "s";
+  /** Batch requests on the wire at once, 1-16. Default 5. */
+  inFlight?: number;
+}
+
+type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
+type SLineStatus = ResultOf<"batchGetSRobotStatus">["robotStatus"][number];
+
+/** Map images larger than this are refused (downloadMapImage's default maxBytes): 10 MiB. */
+export const DEFAULT_MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+/** Downloads from object storage on the wire at once, per client: each holds up to maxBytes in memory. */
+export const DOWNLOAD_CONNECTIONS = 4;
+
+export interface DownloadOptions extends CallOptions {
+  /** A larger answer is refused (a bad_response) rather than buffered. Default 10 MiB. */
+  maxBytes?: number;
+}
+
+/** A downloaded image: the bytes as they came, and the type the object store gave them. */
+export interface MapImage {
+  data: Buffer;
+  /** The answer's Content-Type, e.g. image/png; application/octet-stream when it gave none. */
+  contentType: string;
+}
+
+/**
+ * Checks a pre-signed download URL before anything is sent: absolute, http or
+ * https only (no file:, data: or other schemes), no user name or password.
+ */
+export function checkDownloadUri(raw: unknown, operation = "downloadMapImage"): URL {
+  if (typeof raw !== "string" || raw.trim() === "") throw invalidInput("downloadUri", "must be an absolute http(s) URL", operation);
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalidInput("downloadUri", "is not an absolute URL", operation);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalidInput("downloadUri", `only http and https are fetched, not ${url.protocol}`, operation);
+  }
+  if (url.username || url.password) throw invalidInput("downloadUri", "must not hold a user name or password", operation);
+  return url;
+}
+
+/** An object store's error text: the Code and Message of an S3-style XML body, else the start of the text. */
+function objectStoreReason(text: string): string {
+  const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]{1,300})<\/Message>/.exec(text)?.[1];
+  if (code || message) return [code, message].filter(Boolean).join(": ");
+  return text.slice(0, 200).trim();
+}
+
 /** A request checked against its endpoint's schema, with its path and body ready to send. */
 export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
   readonly operation: Op;
   readonly endpoint: Endpoint;
   /** The robot the request is for (undefined for the token grant). */
   readonly serialNumber: string | undefined;
+  /** Path with its parameters encoded, and the query string ("" or "?..."): the request target. */
   readonly path: string;
+  readonly query: string;
   readonly body: string | undefined;
   readonly urgent: boolean;
 }
@@ -150,11 +225,18 @@ export function prepareCall<Op extends RobotOperationName>(operation: Op, input:
 
 function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: Endpoint, request: unknown): PreparedCall<Op> {
   const serialNumber = endpoint.serialNumberOf?.(request);
+  const fields = request as Record<string, unknown>;
+  // Path parameters are strings the request schema checked (SerialNumber, CommandId).
+  const params: Record<string, string | undefined> = {};
+  for (const name of pathParamsOf(endpoint.path)) params[name] = typeof fields[name] === "string" ? fields[name] : undefined;
+  const query = queryFor(endpoint, request);
   return {
     operation,
     endpoint,
     serialNumber,
-    path: pathFor(endpoint, serialNumber),
+    path: pathFor(endpoint, params),
+    query: query === "" ? "" : `?${query}`,
+    // Also on a GET when the table says so (the S-line batch status): axios writes it with its Content-Length.
     body: endpoint.sendsBody ? JSON.stringify(request) : undefined,
     urgent: endpoint.urgent?.(request) ?? false,
   };
@@ -182,6 +264,22 @@ function errorBodyOf(body: unknown): { code: number; message: string } | undefin
   return { code, message: text };
 }
 
+/** The constructor details of an error, to build one like it. */
+function failureDetails(error: RobotApiError): ConstructorParameters<typeof RobotApiError>[0] {
+  return {
+    kind: error.kind,
+    message: error.message,
+    operation: error.operation,
+    status: error.status,
+    apiCode: error.apiCode,
+    resultCode: error.resultCode,
+    field: error.field,
+    retryAfterSeconds: error.retryAfterSeconds,
+    connectFailed: error.connectFailed,
+    connectionReset: error.connectionReset,
+  };
+}
+
 const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" } as const;
 
 // Declaration merging gives the class one typed method per row of the endpoint table.
@@ -197,6 +295,15 @@ export class RobotClient {
   private readonly tokens: TokenSource;
   private readonly http: AxiosInstance;
   private readonly agents: { http: http.Agent; https: https.Agent };
+  /**
+   * Downloads from pre-signed URLs (object storage, another host) have their
+   * own engine, pool and axios instance: they do not count against the
+   * account's request rate, wait behind its calls or pause with it, and nothing
+   * of the cloud client (base URL, token) can reach them.
+   */
+  private readonly downloads: RequestEngine;
+  private readonly objectStore: AxiosInstance;
+  private readonly downloadAgents: { http: http.Agent; https: https.Agent };
   /** Aborted on close: stops a token grant that no call waits for any more. */
   private readonly lifetime = new AbortController();
 
@@ -232,6 +339,28 @@ export class RobotClient {
       maxRedirects: 0,
       maxContentLength: MAX_ANSWER_BYTES,
     });
+    this.downloads = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: DOWNLOAD_CONNECTIONS, rateLimit: 0 });
+    const downloadPool = { keepAlive: true, maxSockets: DOWNLOAD_CONNECTIONS, maxFreeSockets: DOWNLOAD_CONNECTIONS };
+    this.downloadAgents = {
+      http: limitConnectTime(new http.Agent(downloadPool), connectMs, "connect"),
+      https: limitConnectTime(new https.Agent(downloadPool), connectMs, "secureConnect"),
+    };
+    this.objectStore = axios.create({
+      httpAgent: this.downloadAgents.http,
+      httpsAgent: this.downloadAgents.https,
+      responseType: "arraybuffer",
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      // A pre-signed URL answers itself; a redirect is not followed anywhere.
+      maxRedirects: 0,
+    });
+    // The URL's signature is the only credential. axios merges its global defaults into every instance, so
+    // an Authorization header (or basic auth) another package set there is taken out here, after the merge.
+    this.objectStore.interceptors.request.use((config) => {
+      config.headers.delete("Authorization");
+      config.auth = undefined;
+      return config;
+    });
     for (const operation of Object.keys(ENDPOINTS) as RobotOperationName[]) {
       if (operation === ("grantToken" as string)) continue;
       Object.defineProperty(this, operation, {
@@ -265,12 +394,182 @@ export class RobotClient {
     return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation });
   }
 
+  /**
+   * Every robot of the account: pages of `pageSize` one after the other until a
+   * page is shorter, each page a call through the engine. A robot listed twice
+   * (the fleet changed while paging) is kept once. A full page that brings no
+   * new robot (a server that ignores `page`), or more than `maxPages` full
+   * pages, is a bad_response error rather than an endless loop.
+   */
+  async listAllRobots(options: ListAllRobotsOptions = {}): Promise<ResultOf<"listRobots">["robots"]> {
+    const { pageSize = 100, relation, maxPages = DEFAULT_MAX_ROBOT_PAGES, ...callOptions } = options;
+    if (!Number.isInteger(maxPages) || maxPages < 1) throw invalidInput("maxPages", "must be a whole number of 1 or more", "listRobots");
+    const robots = new Map<string, ResultOf<"listRobots">["robots"][number]>();
+    for (let page = 1; page <= maxPages; page++) {
+      const prepared = prepareCall("listRobots", { page, pageSize, ...(relation === undefined ? {} : { relation }) });
+      const answer = await this.send(prepared, callOptions);
+      const before = robots.size;
+      for (const robot of answer.robots) if (!robots.has(robot.serialNumber)) robots.set(robot.serialNumber, robot);
+      if (answer.robots.length < Number(pageSize)) return [...robots.values()];
+      if (robots.size === before) {
+        throw new RobotApiError({
+          kind: "bad_response",
+          operation: "listRobots",
+          message: `listRobots: page ${page} listed only robots of earlier pages: the cloud seems to ignore paging`,
+        });
+      }
+    }
+    throw new RobotApiError({
+      kind: "bad_response",
+      operation: "listRobots",
+      message: `listRobots: still full pages after ${maxPages} pages of ${pageSize} robots; stopped (maxPages)`,
+    });
+  }
+
+  /**
+   * The status of any number of robots: the serial numbers (each checked before
+   * anything is sent, duplicates asked for once) go in batches of at most 11,
+   * each batch a call through the engine (paced and queued like any other), at
+   * most `inFlight` at once. The statuses come back in the order the cloud
+   * answers each batch, batch after batch. The first failing batch fails the
+   * whole call and withdraws the batches not yet answered.
+   */
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "v1" }): Promise<V1Status[]>;
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "s" }): Promise<SLineStatus[]>;
+  batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]>;
+  async batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]> {
+    const { line, inFlight = DEFAULT_STATUS_BATCHES_IN_FLIGHT, signal, ...callOptions } = options;
+    const operation = line === "v1" ? "batchGetRobotStatus" : line === "s" ? "batchGetSRobotStatus" : undefined;
+    if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
+    if (!Number.isInteger(inFlight) || inFlight < 1 || inFlight > 16) throw invalidInput("inFlight", "must be a whole number from 1 to 16", operation);
+    if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
+    serialNumbers.forEach((serialNumber, index) => {
+      const checked = SerialNumber.safeParse(serialNumber);
+      if (!checked.success) {
+        const field = `serialNumbers.${index}`;
+        throw invalidInput(field, describeIssues(checked.error).message.replace(/^input: /, ""), operation);
+      }
+    });
+    const unique = [...new Set(serialNumbers)];
+    const batches: PreparedCall[] = [];
+    for (let start = 0; start < unique.length; start += STATUS_BATCH_SIZE) {
+      batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }));
+    }
+    // One failed batch ends the call: the others are withdrawn (queued) or aborted (on the wire, only reads).
+    const stop = new AbortController();
+    const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const results: (V1Status | SLineStatus)[][] = new Array<(V1Status | SLineStatus)[]>(batches.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length && !linked.aborted) {
+        const index = next++;
+        const answer = (await this.send(batches[index]!, { ...callOptions, signal: linked })) as Record<string, unknown>;
+        results[index] = (line === "v1" ? answer.robotStatuses : answer.robotStatus) as (V1Status | SLineStatus)[];
+      }
+    };
+    // The first failure is the one reported, not the aborts it caused in the other batches.
+    let failure: { error: unknown } | undefined;
+    const workers = Array.from({ length: Math.min(inFlight, batches.length) }, () =>
+      worker().catch((error: unknown) => {
+        failure ??= { error };
+        stop.abort();
+      }),
+    );
+    await Promise.all(workers);
+    if (failure) throw failure.error;
+    return results.flat();
+  }
+
+  /**
+   * A map image: asks the cloud for the map's pre-signed download URL (a call
+   * through the account's engine), then fetches the PNG from it with
+   * downloadMapImage. A downloadUri that is not an http(s) URL is the cloud's
+   * fault: a bad_response, and nothing is fetched.
+   */
+  async getMapImage(request: RequestOf<"getMapImageUri">, options: DownloadOptions = {}): Promise<MapImage> {
+    const { maxBytes, ...callOptions } = options;
+    const { downloadUri } = await this.getMapImageUri(request, callOptions);
+    try {
+      checkDownloadUri(downloadUri, "getMapImageUri");
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new RobotApiError({ kind: "bad_response", operation: "getMapImageUri", message: `getMapImageUri: the cloud's ${problem}` });
+    }
+    return this.downloadMapImage(downloadUri, { ...callOptions, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  }
+
+  /**
+   * Fetches an image from an absolute pre-signed URL (the map endpoint's
+   * downloadUri). It is another host: the request carries no Authorization
+   * header and no cookie, only what the URL holds. http and https only, no
+   * redirects, at most `maxBytes` (10 MiB), within the client's timeout.
+   *
+   * Not through the account's engine: its pacing guards the cloud account's
+   * quota, which object storage does not count. Downloads have an engine of
+   * their own instead, with no pacing but at most 4 at once (each may hold
+   * maxBytes), the same timeout, abort and retries of failed connects.
+   * Error messages name the URL without its query (the signature grants access).
+   */
+  async downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
+    const operation = "downloadMapImage";
+    const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, ...callOptions } = options;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
+    const url = checkDownloadUri(downloadUri, operation);
+    const where = `${url.origin}${url.pathname}`;
+    const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
+    const attempt = async (signal: AbortSignal): Promise<MapImage> => {
+      let response: AxiosResponse<ArrayBuffer>;
+      try {
+        response = await this.objectStore.request<ArrayBuffer>({
+          method: "GET",
+          url: url.href,
+          headers: { Accept: "image/png, image/*;q=0.9, */*;q=0.1" },
+          maxContentLength: maxBytes,
+          signal,
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : "";
+        if (axios.isAxiosError(error) && /maxContentLength/.test(message) && !signal.aborted) {
+          throw new RobotApiError({
+            kind: "bad_response",
+            operation,
+            message: `${operation}: the image at ${where} is larger than ${maxBytes} bytes (maxBytes); not downloaded`,
+          });
+        }
+        const failure = this.transportError(error, operation, signal);
+        throw new RobotApiError({ ...failureDetails(failure), message: hide(failure.message) });
+      }
+      const { status } = response;
+      const bytes = Buffer.from(response.data ?? new ArrayBuffer(0));
+      if (status >= 200 && status <= 299) {
+        const type = response.headers["content-type"];
+        return { data: bytes, contentType: typeof type === "string" && type.trim() !== "" ? type : "application/octet-stream" };
+      }
+      const reason =
+        status >= 300 && status <= 399
+          ? "a redirect, which is not followed"
+          : this.redact(objectStoreReason(bytes.subarray(0, 2000).toString("utf8"))) || response.statusText || "";
+      const hint = status === 403 ? " (the link may have expired: ask for the map image again)" : "";
+      throw new RobotApiError({
+        kind: "http",
+        operation,
+        status,
+        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        message: hide(`${operation}: HTTP ${status} from ${where}${reason ? `: ${reason}` : ""}${hint}`),
+      });
+    };
+    return this.downloads.run(attempt, { ...callOptions, read: true, operation });
+  }
+
   /** Drops every queued and running call of this client and frees its sockets. */
   close(): void {
     this.lifetime.abort();
     this.engine.close();
+    this.downloads.close();
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.downloadAgents.http.destroy();
+    this.downloadAgents.https.destroy();
   }
 
   /** The token grant: outside the queue (every queued call may be waiting for it), on the same pool. */
@@ -294,7 +593,7 @@ export class RobotClient {
     try {
       response = await this.http.request<string>({
         method: endpoint.method,
-        url: prepared.path,
+        url: prepared.path + prepared.query,
         headers: token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, Authorization: `Bearer ${token}` },
         data: prepared.body,
         signal,

@@ -5,20 +5,33 @@
  */
 import type { z } from "zod";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
+import { RobotApiError } from "./errors";
 import * as s from "./schemas";
 
 export type HttpMethod = "GET" | "POST";
+export type QueryKind = "one" | "repeated";
 
 export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  /** Id in the spec (A, B1-B4, C1, C2) or "token". */
+  /** Id in the spec (A, B1-B4, C1, C2), "token", or for the field notes' endpoints beyond the spec: A-read and N1-N5. */
   readonly id: string;
   readonly method: HttpMethod;
-  /** Path template; `{serialNumber}` is replaced by the URL-encoded serial number. */
+  /**
+   * Path template. Each `{name}` is a path parameter: the validated request's
+   * field of that name, URL-encoded into its one segment.
+   */
   readonly path: string;
-  /** Validates what the caller passes; for GET endpoints it only carries the serial number. */
+  /**
+   * Validates what the caller passes: path parameters, query parameters and,
+   * when `sendsBody`, the body, all in one object.
+   */
   readonly request: Req;
-  /** Whether the validated request is sent as the JSON body. */
+  /** Whether the validated request is sent as the JSON body (also on a GET: the S-line batch status). */
   readonly sendsBody: boolean;
+  /**
+   * Fields of the validated request sent as query parameters, in this order:
+   * "one" is `name=value`, "repeated" is `name=a&name=b` (never a comma-joined list).
+   */
+  readonly query?: Readonly<Record<string, QueryKind>>;
   /** Where the robot's serial number sits in the validated request. */
   readonly serialNumberOf: ((request: z.output<Req>) => string) | undefined;
   /** Whether the answer is a {code, msg, data} envelope whose data the response schema describes. */
@@ -54,6 +67,18 @@ export const ENDPOINTS = {
     authenticated: true,
     read: false,
     urgent: (body) => MOTION_STOPPING_COMMANDS.has(commandTypeOf(body) as CommandType),
+  }),
+  getCommand: endpoint({
+    id: "A-read",
+    method: "GET",
+    path: "/v1alpha1/robots/{serialNumber}/commands/{commandId}",
+    request: s.GetCommandRequest,
+    sendsBody: false,
+    serialNumberOf: (ref) => ref.serialNumber,
+    envelope: false,
+    response: s.CommandResource,
+    authenticated: true,
+    read: true,
   }),
   getRobotStatus: endpoint({
     id: "B1",
@@ -134,6 +159,72 @@ export const ENDPOINTS = {
     authenticated: true,
     read: true,
   }),
+  listRobots: endpoint({
+    id: "N1",
+    method: "GET",
+    path: "/v1alpha1/robots",
+    request: s.ListRobotsRequest,
+    sendsBody: false,
+    query: { page: "one", pageSize: "one", relation: "one" },
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.RobotList,
+    authenticated: true,
+    read: true,
+  }),
+  batchGetRobotStatus: endpoint({
+    id: "N2",
+    method: "GET",
+    path: "/v1alpha1/robots/-/status:batchGet",
+    request: s.BatchStatusRequest,
+    sendsBody: false,
+    // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (field notes).
+    query: { names: "repeated" },
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.BatchRobotStatus,
+    authenticated: true,
+    read: true,
+  }),
+  batchGetSRobotStatus: endpoint({
+    id: "N3",
+    method: "GET",
+    path: "/openapi/v2alpha1/s/robots/*/status:batchGet",
+    request: s.BatchStatusRequest,
+    // A GET with a JSON body {"names": [...]} (field notes).
+    sendsBody: true,
+    serialNumberOf: undefined,
+    envelope: false,
+    response: s.BatchSRobotStatus,
+    authenticated: true,
+    read: true,
+  }),
+  listTaskReports: endpoint({
+    id: "N4",
+    method: "GET",
+    path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
+    request: s.TaskReportsRequest,
+    sendsBody: false,
+    query: { page: "one", pageSize: "one" },
+    serialNumberOf: (request) => request.serialNumber,
+    envelope: false,
+    response: s.TaskReportList,
+    authenticated: true,
+    read: true,
+  }),
+  getMapImageUri: endpoint({
+    id: "N5",
+    method: "GET",
+    path: "/openapi/v2alpha1/robots/{serialNumber}/map",
+    request: s.MapImageRequest,
+    sendsBody: false,
+    query: { mapId: "one", mapName: "one", mapVersion: "one" },
+    serialNumberOf: (request) => request.serialNumber,
+    envelope: false,
+    response: s.MapImageUri,
+    authenticated: true,
+    read: true,
+  }),
   grantToken: endpoint({
     id: "token",
     method: "POST",
@@ -156,25 +247,125 @@ export type ResultOf<Op extends OperationName> = z.output<Endpoints[Op]["respons
 
 export const OPERATION_NAMES = Object.keys(ENDPOINTS) as OperationName[];
 
-/** The request path with the serial number URL-encoded into it. */
-export function pathFor(endpoint: Endpoint, serialNumber: string | undefined): string {
-  if (!endpoint.path.includes("{serialNumber}")) return endpoint.path;
-  return endpoint.path.replace("{serialNumber}", encodeURIComponent(serialNumber ?? ""));
+/** Values of a request's path parameters, by name. */
+export type PathParams = Readonly<Record<string, string | undefined>>;
+
+const PARAMETER = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
+
+/** The names of the path parameters of a template, in order. */
+export function pathParamsOf(template: string): string[] {
+  return [...template.matchAll(PARAMETER)].map((match) => match[1]!);
+}
+
+/**
+ * The request path with every parameter URL-encoded into its segment. A value
+ * that is empty, "." or ".." is refused rather than encoded: URL parsers
+ * (axios's included) treat "%2e%2e" as ".." too, so no encoding keeps it in
+ * its segment. The schemas refuse such values long before; this is the last line.
+ */
+export function pathFor(endpoint: Pick<Endpoint, "path">, params: PathParams): string {
+  return endpoint.path.replace(PARAMETER, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === "" || value === "." || value === "..") {
+      throw new RobotApiError({
+        kind: "invalid_input",
+        field: name,
+        message: `${name}: ${value === undefined || value === "" ? "is not set" : `"${value}" cannot be a path segment`}`,
+      });
+    }
+    return encode(name, value);
+  });
+}
+
+/** URL-encodes one value; text that has no UTF-8 form (a lone surrogate) is an invalid input naming its field. */
+function encode(name: string, value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    throw new RobotApiError({ kind: "invalid_input", field: name, message: `${name}: holds text that cannot be sent (a lone UTF-16 surrogate)` });
+  }
+}
+
+interface CompiledTemplate {
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+}
+
+const compiled = new Map<string, CompiledTemplate>();
+
+function compile(template: string): CompiledTemplate {
+  let known = compiled.get(template);
+  if (!known) {
+    const names = pathParamsOf(template);
+    if (/\}\{/.test(template)) throw new Error(`path template ${template}: two parameters must not touch`);
+    const literal = template.split(PARAMETER).map((part, index) => (index % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : "([^/]+)"));
+    known = { pattern: new RegExp(`^${literal.join("")}$`), names };
+    compiled.set(template, known);
+  }
+  return known;
 }
 
 /**
  * Matches a request path against an endpoint's template; returns the decoded
- * serial number ("" when the path has none), or undefined when it does not match.
+ * path parameters ({} when the template has none), or undefined when the path
+ * does not match, a segment is empty, does not decode, or decodes to "." or "..".
  */
-export function matchPath(endpoint: Endpoint, pathname: string): string | undefined {
-  const [before, after] = endpoint.path.split("{serialNumber}");
-  if (after === undefined) return pathname === before ? "" : undefined;
-  if (!pathname.startsWith(before!) || !pathname.endsWith(after)) return undefined;
-  const segment = pathname.slice(before!.length, pathname.length - after.length);
-  if (segment === "" || segment.includes("/")) return undefined;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
+export function matchPath(endpoint: Pick<Endpoint, "path">, pathname: string): Record<string, string> | undefined {
+  const { pattern, names } = compile(endpoint.path);
+  const match = pattern.exec(pathname);
+  if (!match) return undefined;
+  const params: Record<string, string> = {};
+  for (let index = 0; index < names.length; index++) {
+    let value: string;
+    try {
+      value = decodeURIComponent(match[index + 1]!);
+    } catch {
+      return undefined;
+    }
+    if (value === "." || value === "..") return undefined;
+    params[names[index]!] = value;
   }
+  return params;
+}
+
+/** One `name=value` pair, both URL-encoded (a space is %20, never '+'). */
+function queryPart(name: string, value: unknown): string {
+  return `${encode(name, name)}=${encode(name, String(value))}`;
+}
+
+/**
+ * The query string (without "?") of a validated request: the endpoint's query
+ * fields in table order, a repeated one once per value; absent fields are left out.
+ */
+export function queryFor(endpoint: Pick<Endpoint, "query">, request: unknown): string {
+  if (!endpoint.query) return "";
+  const fields = (request ?? {}) as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const [name, kind] of Object.entries(endpoint.query)) {
+    const value = fields[name];
+    if (value === undefined || value === null) continue;
+    if (kind === "repeated") {
+      for (const each of Array.isArray(value) ? (value as unknown[]) : [value]) parts.push(queryPart(name, each));
+    } else {
+      parts.push(queryPart(name, value));
+    }
+  }
+  return parts.join("&");
+}
+
+/**
+ * The other way round (the simulator): the endpoint's query fields read from a
+ * query string, a repeated one as an array, ready for the request schema.
+ * Returns the name of a single-valued field given more than once as `twice`.
+ */
+export function readQuery(endpoint: Pick<Endpoint, "query">, search: URLSearchParams): { fields: Record<string, unknown>; twice?: string } {
+  const fields: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(endpoint.query ?? {})) {
+    const values = search.getAll(name);
+    if (values.length === 0) continue;
+    if (kind === "repeated") fields[name] = values;
+    else if (values.length > 1) return { fields, twice: name };
+    else fields[name] = values[0];
+  }
+  return { fields };
 }

@@ -19,6 +19,19 @@ export const SerialNumber = z.string({ error: "must be a string" }).superRefine(
   }
 });
 
+/**
+ * Ids that end up in URL paths next to a serial number (a command's id, a
+ * UUID): the same safe alphabet, so no value can leave its path segment.
+ */
+export const PATH_SEGMENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+export const CommandId = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
+  if (value === "") {
+    ctx.addIssue({ code: "custom", message: "is not set: give the id of the command (the last part of its name)" });
+  } else if (!PATH_SEGMENT_PATTERN.test(value)) {
+    ctx.addIssue({ code: "custom", message: "must be 1-128 letters, digits, '-' or '_' (a UUID such as the end of the command's name)" });
+  }
+});
+
 /** Non-blank text, sent as given (not trimmed: what the user typed is what the cloud gets). */
 const text = z.string({ error: "must be a string" }).refine((value) => value.trim() !== "", "must not be empty");
 const count = z.number({ error: "must be a number" }).int("must be a whole number").min(0, "must be 0 or more");
@@ -119,6 +132,10 @@ export const CommandResource = z.looseObject({
 });
 export type CommandResource = z.output<typeof CommandResource>;
 
+/** Reads a submitted command back: GET /v1alpha1/robots/<sn>/commands/<commandId> (field notes). */
+export const GetCommandRequest = z.strictObject({ serialNumber: SerialNumber, commandId: CommandId });
+export type GetCommandRequest = z.input<typeof GetCommandRequest>;
+
 // ---------------------------------------------------------------- Endpoint B
 
 export const RobotRef = z.strictObject({ serialNumber: SerialNumber });
@@ -206,6 +223,114 @@ export type MapListRequest = z.input<typeof MapListRequest>;
 export const MapEntry = z.looseObject({ mapId: z.string(), mapName: z.string() });
 export const MapList = z.array(MapEntry);
 export type MapList = z.output<typeof MapList>;
+
+// ---------------------------------------------------------------- fleet endpoints (field notes)
+
+/**
+ * A page number or size: a whole number in range, or a string holding one
+ * (the simulator reads them from the query string), always a number after.
+ */
+function wholeNumber(min: number, max: number) {
+  const problem = `must be a whole number from ${min} to ${max}`;
+  return z
+    .union([z.number().int(), z.string().regex(/^\d{1,10}$/)], { error: problem })
+    .transform((value) => Number(value))
+    .refine((value) => value >= min && value <= max, problem);
+}
+
+export const MAX_PAGE_SIZE = 1000;
+const page = wholeNumber(1, 1_000_000);
+
+/** GET /v1alpha1/robots: one page of the account's robots. */
+export const ListRobotsRequest = z.strictObject({
+  page: page.default(1),
+  pageSize: wholeNumber(1, MAX_PAGE_SIZE).default(100),
+  /** What the public fleet connector sends; its other values are not documented. */
+  relation: text.default("cugrup"),
+});
+export type ListRobotsRequest = z.input<typeof ListRobotsRequest>;
+
+export const RobotSummary = z.looseObject({
+  serialNumber: z.string(),
+  displayName: z.string().optional(),
+  online: z.boolean().optional(),
+});
+export type RobotSummary = z.output<typeof RobotSummary>;
+
+/** An empty page may leave the list out altogether (proto3 JSON omits empty repeated fields). */
+export const RobotList = z.looseObject({ robots: z.array(RobotSummary).default([]), total: int64.optional() });
+export type RobotList = z.output<typeof RobotList>;
+
+/**
+ * Serial numbers per batch status request: the public fleet connector's
+ * choice (the cloud's own limit is not published), kept for every batch.
+ */
+export const STATUS_BATCH_SIZE = 11;
+
+/** Both batch statuses: `names` as a repeated query parameter (v1) or in a JSON body on the GET (S line). */
+export const BatchStatusRequest = z.strictObject({
+  names: z
+    .array(SerialNumber, { error: "must be a list of serial numbers" })
+    .min(1, "must name at least one robot")
+    .max(STATUS_BATCH_SIZE, `must name at most ${STATUS_BATCH_SIZE} robots per request (batchGetStatuses splits longer lists)`),
+});
+export type BatchStatusRequest = z.input<typeof BatchStatusRequest>;
+
+/** A v1 status (any line): more than the S-line one; only what a watcher compares is typed. */
+export const FleetRobotStatus = z.looseObject({
+  name: z.string().optional(),
+  serialNumber: z.string().optional(),
+  online: z.boolean().optional(),
+  taskState: z.string().optional(),
+  latestReportTime: int64.optional(),
+});
+export type FleetRobotStatus = z.output<typeof FleetRobotStatus>;
+
+export const BatchRobotStatus = z.looseObject({ robotStatuses: z.array(FleetRobotStatus).default([]) });
+export type BatchRobotStatus = z.output<typeof BatchRobotStatus>;
+
+/** The S-line batch answers `robotStatus` (singular), each a B1 status. */
+export const BatchSRobotStatus = z.looseObject({ robotStatus: z.array(RobotStatus).default([]) });
+export type BatchSRobotStatus = z.output<typeof BatchSRobotStatus>;
+
+/** GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task reports, newest first. */
+export const TaskReportsRequest = z.strictObject({
+  serialNumber: SerialNumber,
+  page: page.default(1),
+  pageSize: wholeNumber(1, MAX_PAGE_SIZE).default(10),
+});
+export type TaskReportsRequest = z.input<typeof TaskReportsRequest>;
+
+export const TaskReport = z.looseObject({
+  id: z.union([z.string(), z.number()]).optional(),
+  displayName: z.string().optional(),
+  robotSerialNumber: z.string().optional(),
+  completionPercentage: z.number().optional(),
+  durationSeconds: int64.optional(),
+  taskEndStatus: int64.optional(),
+  startTime: z.string().optional(),
+  endTime: z.string().optional(),
+});
+export type TaskReport = z.output<typeof TaskReport>;
+
+export const TaskReportList = z.looseObject({ robotTaskReports: z.array(TaskReport).default([]), total: int64.optional() });
+export type TaskReportList = z.output<typeof TaskReportList>;
+
+/**
+ * GET /openapi/v2alpha1/robots/<sn>/map?mapId=..&mapName=..&mapVersion=..: a
+ * map list entry (C2) names the map; the version may be a number or a string.
+ */
+export const MapImageRequest = z.strictObject({
+  serialNumber: SerialNumber,
+  mapId: text,
+  mapName: text,
+  mapVersion: idString,
+});
+export type MapImageRequest = z.input<typeof MapImageRequest>;
+
+/** An absolute pre-signed URL of the PNG, on another host: fetched without the bearer token. */
+export const MapImageUri = z.looseObject({ downloadUri: z.string().min(1, "must not be empty") });
+export type MapImageUri = z.output<typeof MapImageUri>;
 
 /** The {code, msg, data} envelope of the map endpoints. */
 export const Envelope = z.looseObject({ code: z.number(), msg: z.string().optional(), data: z.unknown() });

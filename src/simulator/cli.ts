@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { demoFleet, DEMO_CLIENT } from "./fleet";
 import type { Faults } from "./faults";
-import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
+import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
 
 export const DEFAULT_CLI_PORT = 18080;
 
@@ -32,7 +32,8 @@ Options:
   --help               show this text
 
 While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults (JSON such as {"failRate":0.2})
-and POST ${CONTROL_PREFIX}reset puts the fleet back as it started.`;
+and POST ${CONTROL_PREFIX}reset puts the fleet back as it started. Map images are served
+under ${OBJECT_PREFIX} at the pre-signed URLs the map endpoint gives (no token; they expire).`;
 
 export class CliUsageError extends Error {}
 

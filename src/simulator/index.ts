@@ -2,7 +2,9 @@
 export {
   startSimulator,
   CONTROL_PREFIX,
+  DEFAULT_DOWNLOAD_URL_LIFETIME_MS,
   DEFAULT_MAX_BODY_BYTES,
+  OBJECT_PREFIX,
   DEFAULT_RATE_LIMIT,
   type FleetView,
   type RateLimit,
@@ -24,8 +26,11 @@ export {
   type SimRobot,
   type SimSite,
 } from "./fleet";
+export { PNG_SIGNATURE, encodePng } from "./png";
+export { MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH, drawMap } from "./map-image";
 export {
   START_DELAY,
+  TASK_END_STATUS,
   TEMP_TASK_ACCEPTED,
   TEMP_TASK_AREA_UNREACHABLE,
   TEMP_TASK_REJECTED,

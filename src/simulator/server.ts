@@ -5,14 +5,13 @@
  * the real cloud checks: bearer token, the robot's account, body, content type
  * and a per-token rate limit; and it can inject latency and faults.
  */
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { z } from "zod";
 import { describeIssues } from "../api/errors";
-import { ENDPOINTS, OPERATION_NAMES, matchPath, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
-import { RobotRef } from "../api/schemas";
+import { ENDPOINTS, OPERATION_NAMES, matchPath, readQuery, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
 import { demoFleet, type AccountSeed, type FleetSeed, type SimRobot } from "./fleet";
@@ -50,6 +49,8 @@ export interface SimulatorOptions {
   maxBodyBytes?: number;
   /** Older commands are forgotten past this many per robot. Default 200. */
   maxCommandsPerRobot?: number;
+  /** How long a map image's pre-signed download URL works. Default 10 minutes. */
+  downloadUrlLifetimeMs?: number;
 }
 
 /** Read-only copies of the fleet's state, for tests and tools. */
@@ -81,6 +82,13 @@ const DEFAULT_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const MAX_ISSUED_TOKENS = 1000;
 /** Control endpoints of the simulator itself; never subject to faults. */
 export const CONTROL_PREFIX = "/_sim/";
+/**
+ * The simulated object store that serves map images at pre-signed URLs: no
+ * token, a signature and an expiry in the query. Another service than the
+ * cloud, so the cloud's checks, rate limit and faults do not apply to it.
+ */
+export const OBJECT_PREFIX = "/_objects/";
+export const DEFAULT_DOWNLOAD_URL_LIFETIME_MS = 10 * 60 * 1000;
 
 /** Codes that the envelope endpoints (C1, C2) answer inside the envelope rather than as an HTTP status. */
 const ENVELOPE_CODES = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.RESOURCE_EXHAUSTED, Code.FAILED_PRECONDITION, Code.INTERNAL]);
@@ -108,57 +116,89 @@ const ROUTES: Route[] = [
 ];
 
 type Resolved =
-  | { kind: "operation"; route: Route; pathSerial: string }
-  | { kind: "readCommand"; pathSerial: string; commandId: string }
+  | { kind: "operation"; route: Route; params: Record<string, string> }
   | { kind: "wrongMethod"; allowed: string[] }
   | { kind: "unknown" };
-
-const READ_COMMAND_ENDPOINT = { ...(ENDPOINTS.submitCommand as unknown as Endpoint), method: "GET" } as Endpoint;
 
 function resolve(method: string, pathname: string): Resolved {
   const allowed = new Set<string>();
   for (const route of ROUTES) {
-    const pathSerial = matchPath(route.endpoint, pathname);
-    if (pathSerial === undefined) continue;
-    if (route.endpoint.method === method) return { kind: "operation", route, pathSerial };
+    const params = matchPath(route.endpoint, pathname);
+    if (params === undefined) continue;
+    if (route.endpoint.method === method) return { kind: "operation", route, params };
     allowed.add(route.endpoint.method);
-  }
-  // GET /v1alpha1/robots/<sn>/commands/<id> reads a stored command back (field notes).
-  const slash = pathname.lastIndexOf("/");
-  const pathSerial = matchPath(READ_COMMAND_ENDPOINT, pathname.slice(0, slash));
-  const commandId = pathname.slice(slash + 1);
-  if (pathSerial !== undefined && commandId !== "") {
-    if (method === "GET") return { kind: "readCommand", pathSerial, commandId: safeDecode(commandId) };
-    allowed.add("GET");
   }
   return allowed.size ? { kind: "wrongMethod", allowed: [...allowed] } : { kind: "unknown" };
 }
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+/** What a handler may use besides the parsed request. */
+interface HandlerContext {
+  account: AccountSeed;
+  /** The request as it came (body or path and query fields), before the schema turned numbers into strings. */
+  raw: unknown;
+  /** The robot the request names, already checked against the account (endpoints with a serial number only). */
+  readonly robot: () => SimRobot;
+  /** An absolute pre-signed URL of an object (a path under OBJECT_PREFIX, its segments encoded). */
+  readonly objectUrl: (key: string) => string;
 }
 
-type RobotHandler<Op extends RobotOperationName> = (
-  world: World,
-  robot: SimRobot,
-  request: Parsed<Op>,
-  context: { account: AccountSeed; raw: unknown },
-) => unknown;
+type Handler<Op extends RobotOperationName> = (world: World, request: Parsed<Op>, context: HandlerContext) => unknown;
 
 /** One handler per robot operation of the table: a new row without a handler does not compile. */
-const ROBOT_HANDLERS: { [Op in RobotOperationName]: RobotHandler<Op> } = {
-  submitCommand: (world, robot, request, { account }) => world.submitCommand(robot, request, account),
-  getRobotStatus: (world, robot) => world.status(robot),
-  getSiteInfo: (world, robot) => world.siteInfo(robot),
-  createTempSiteTask: (world, robot, request, { raw }) => world.createTempSiteTask(robot, request, raw),
-  sendTempTask: (world, robot, request, { raw }) => world.sendTempTask(robot, request, raw),
-  getSubareas: (world, robot, request) => world.subareas(robot, request.mapId),
-  listMaps: (world, robot) => world.mapList(robot),
+const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
+  submitCommand: (world, request, { robot, account }) => world.submitCommand(robot(), request, account),
+  getCommand: (world, request, { robot }) => world.readCommand(robot(), request.commandId),
+  getRobotStatus: (world, _request, { robot }) => world.status(robot()),
+  getSiteInfo: (world, _request, { robot }) => world.siteInfo(robot()),
+  createTempSiteTask: (world, request, { robot, raw }) => world.createTempSiteTask(robot(), request, raw),
+  sendTempTask: (world, request, { robot, raw }) => world.sendTempTask(robot(), request, raw),
+  getSubareas: (world, request, { robot }) => world.subareas(robot(), request.mapId),
+  listMaps: (world, _request, { robot }) => world.mapList(robot()),
+  listRobots: (world, request, { account }) => world.listRobots(account, request.page, request.pageSize),
+  batchGetRobotStatus: (world, request, { account }) => ({
+    robotStatuses: world.batchRobots(account, request.names).map((robot) => world.fleetStatus(robot)),
+  }),
+  batchGetSRobotStatus: (world, request, { account }) => ({
+    robotStatus: world.batchRobots(account, request.names).map((robot) => world.status(robot)),
+  }),
+  listTaskReports: (world, request, { robot }) => world.listTaskReports(robot(), request.page, request.pageSize),
+  getMapImageUri: (world, request, { robot, objectUrl }) => {
+    const map = world.imageMap(robot(), request);
+    return { downloadUri: objectUrl(`maps/${encodeURIComponent(request.serialNumber)}/${encodeURIComponent(map.id)}.png`) };
+  },
 };
+
+interface BinaryReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function xmlEscape(text: string): string {
+  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** An object store's error: an S3-style XML body. */
+function objectError(status: number, code: string, message: string, headers: Record<string, string> = {}): BinaryReply {
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>`;
+  return { status, headers: { "Content-Type": "application/xml", ...headers }, body: Buffer.from(body) };
+}
+
+/** A Host header safe to put into a URL (letters, digits, dots, dashes, brackets, a port). */
+const HOST_PATTERN = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+
+/**
+ * The v1 batch reads each `names` value as one name: a comma-joined list is an
+ * unknown robot and answers 403 (field notes), before any format check.
+ */
+function refuseJoinedNames(operation: OperationName, raw: unknown): void {
+  if (operation !== "batchGetRobotStatus") return;
+  const names = (raw as { names?: unknown }).names;
+  const joined = Array.isArray(names) ? (names as unknown[]).find((name): name is string => typeof name === "string" && name.includes(",")) : undefined;
+  if (joined !== undefined) {
+    throw new SimError(Code.PERMISSION_DENIED, `The caller has no permission on robot ${joined} (or no such robot exists).`);
+  }
+}
 
 interface TokenGrant {
   account: AccountSeed;
@@ -255,6 +295,9 @@ class Simulator {
   private readonly maxBodyBytes: number;
   private readonly tokenLifetimeMs: number;
   private readonly maxCommandsPerRobot: number;
+  private readonly downloadUrlLifetimeMs: number;
+  /** Signs the object store's URLs; new on every start, so old links stop working, as real ones would. */
+  private readonly signingKey = randomBytes(32);
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sockets = new Set<Socket>();
   readonly server: http.Server;
@@ -265,6 +308,8 @@ class Simulator {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokenLifetimeMs = options.tokenLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS;
     this.maxCommandsPerRobot = options.maxCommandsPerRobot ?? 200;
+    this.downloadUrlLifetimeMs = options.downloadUrlLifetimeMs ?? DEFAULT_DOWNLOAD_URL_LIFETIME_MS;
+    if (!(this.downloadUrlLifetimeMs > 0)) throw new Error("downloadUrlLifetimeMs must be more than 0");
     this.log = options.quiet ? undefined : (options.log ?? ((line) => console.log(`${new Date().toISOString()} ${line}`)));
     const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? DEFAULT_RATE_LIMIT);
     if (rateLimit && !(rateLimit.requests >= 1 && rateLimit.windowMs > 0)) {
@@ -352,13 +397,23 @@ class Simulator {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const method = req.method ?? "GET";
-    const pathname = (req.url ?? "/").split("?")[0]!;
+    const [pathname = "/", queryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
+    const search = new URLSearchParams(queryString);
     const logLine = (outcome: string) => this.log?.(`${method} ${pathname} ${outcome} ${Math.round(performance.now() - started)}ms`);
 
     if (pathname.startsWith(CONTROL_PREFIX)) {
       const reply = await this.control(req, method, pathname);
       this.write(res, reply);
       logLine(String(reply.status));
+      return;
+    }
+
+    if (pathname.startsWith(OBJECT_PREFIX)) {
+      const reply = this.objectStore(req, method, pathname, search);
+      res.writeHead(reply.status, { "Content-Length": String(reply.body.length), ...reply.headers });
+      res.end(method === "HEAD" ? undefined : reply.body);
+      // The path only: the query's signature is a credential.
+      logLine(`${reply.status} object`);
       return;
     }
 
@@ -372,7 +427,7 @@ class Simulator {
       reply = this.failure(resolved);
     } else {
       try {
-        reply = await this.process(req, method, pathname, resolved);
+        reply = await this.process(req, method, pathname, resolved, search);
       } catch (error) {
         if (!(error instanceof SimError)) throw error;
         reply = this.errorReply(resolved, error);
@@ -436,7 +491,13 @@ class Simulator {
     return { status: error.httpStatus, body: errorBody(error.code, error.message), headers, code: error.code };
   }
 
-  private async process(req: http.IncomingMessage, method: string, pathname: string, resolved: Resolved): Promise<Reply> {
+  private async process(
+    req: http.IncomingMessage,
+    method: string,
+    pathname: string,
+    resolved: Resolved,
+    search: URLSearchParams,
+  ): Promise<Reply> {
     switch (resolved.kind) {
       case "unknown":
         throw new SimError(Code.NOT_FOUND, `No route for ${method} ${pathname}.`);
@@ -445,28 +506,26 @@ class Simulator {
           transport: true,
           headers: { Allow: resolved.allowed.join(", ") },
         });
-      case "readCommand": {
-        const account = this.authenticate(req);
-        const serialNumber = this.pathSerialNumber(resolved.pathSerial);
-        const robot = this.world.robotFor(account, serialNumber);
-        return { status: 200, body: this.world.readCommand(robot, resolved.commandId) };
-      }
       case "operation":
-        return this.operation(req, resolved.route, resolved.pathSerial);
+        return this.operation(req, resolved.route, resolved.params, search);
     }
   }
 
-  private async operation(req: http.IncomingMessage, route: Route, pathSerial: string): Promise<Reply> {
+  private async operation(req: http.IncomingMessage, route: Route, params: Record<string, string>, search: URLSearchParams): Promise<Reply> {
     const { endpoint, operation } = route;
     const account = endpoint.authenticated ? this.authenticate(req) : undefined;
     let raw: unknown;
     if (endpoint.sendsBody) {
+      // Read on a GET as well: the S-line batch status sends its names as a JSON body.
       raw = await this.jsonBody(req);
     } else {
-      raw = { serialNumber: pathSerial };
+      const query = readQuery(endpoint, search);
+      if (query.twice) throw new SimError(Code.INVALID_ARGUMENT, `${query.twice}: given more than once`);
+      raw = { ...query.fields, ...params };
       // Drain what a GET may carry, so the connection stays usable.
       req.resume();
     }
+    refuseJoinedNames(operation, raw);
     const parsed = endpoint.request.safeParse(raw);
     if (!parsed.success) {
       const { message } = describeIssues(parsed.error);
@@ -474,20 +533,74 @@ class Simulator {
     }
     if (operation === "grantToken") return { status: 200, body: this.grant(parsed.data as Parsed<"grantToken">) };
 
-    const serialNumber = endpoint.serialNumberOf!(parsed.data);
-    if (endpoint.sendsBody && pathSerial !== "" && pathSerial !== serialNumber) {
-      throw new SimError(Code.INVALID_ARGUMENT, `serialNumber: must equal the serial number in the path (${pathSerial})`);
+    const fields = parsed.data as Record<string, unknown>;
+    for (const [name, value] of Object.entries(params)) {
+      if (fields[name] !== value) {
+        const words = name.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
+        throw new SimError(Code.INVALID_ARGUMENT, `${name}: must equal the ${words} in the path (${value})`);
+      }
     }
-    const robot = this.world.robotFor(account!, serialNumber);
-    const handler = ROBOT_HANDLERS[operation] as RobotHandler<RobotOperationName>;
-    const result = handler(this.world, robot, parsed.data as never, { account: account!, raw });
+    const serialNumber = endpoint.serialNumberOf?.(parsed.data);
+    const robot = serialNumber === undefined ? undefined : this.world.robotFor(account!, serialNumber);
+    const context: HandlerContext = {
+      account: account!,
+      raw,
+      robot: () => {
+        if (!robot) throw new Error(`${operation} names no robot`);
+        return robot;
+      },
+      objectUrl: (key) => this.presign(req, key),
+    };
+    const handler = HANDLERS[operation] as Handler<RobotOperationName>;
+    const result = handler(this.world, parsed.data as never, context);
     return endpoint.envelope ? { status: 200, body: envelope(0, "SUCCESS", result), code: 0 } : { status: 200, body: result };
   }
 
-  private pathSerialNumber(pathSerial: string): string {
-    const parsed = RobotRef.safeParse({ serialNumber: pathSerial });
-    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
-    return parsed.data.serialNumber;
+  // ------------------------------------------------------------ the object store (map images)
+
+  /** The base the caller reached the simulator at (its Host header), or the address it listens on. */
+  private baseOf(req: http.IncomingMessage): string {
+    const host = req.headers.host ?? "";
+    if (HOST_PATTERN.test(host)) return `http://${host}`;
+    const address = this.server.address() as AddressInfo;
+    return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  }
+
+  private signature(pathname: string, expires: string): Buffer {
+    return createHmac("sha256", this.signingKey).update(`${pathname}\n${expires}`).digest();
+  }
+
+  /** A pre-signed URL of the object: its expiry (epoch seconds) and an HMAC of path and expiry in the query. */
+  private presign(req: http.IncomingMessage, key: string): string {
+    const pathname = `${OBJECT_PREFIX}${key}`;
+    const expires = String(Math.floor((this.now() + this.downloadUrlLifetimeMs) / 1000));
+    return `${this.baseOf(req)}${pathname}?expires=${expires}&signature=${this.signature(pathname, expires).toString("hex")}`;
+  }
+
+  /**
+   * GET of a pre-signed object, as object stores answer it: 400 when an
+   * Authorization header comes along (one way of authenticating only), 403 for
+   * a missing or wrong signature and once expired, 404 for no such object.
+   */
+  private objectStore(req: http.IncomingMessage, method: string, pathname: string, search: URLSearchParams): BinaryReply {
+    req.resume();
+    if (method !== "GET" && method !== "HEAD") return objectError(405, "MethodNotAllowed", `${method} is not allowed on an object.`, { Allow: "GET, HEAD" });
+    if (req.headers.authorization !== undefined) {
+      return objectError(400, "InvalidArgument", "Only one auth mechanism allowed: the signature in the query, or an Authorization header, not both.");
+    }
+    const expires = search.get("expires");
+    const signature = search.get("signature");
+    if (!expires || !signature) return objectError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters.");
+    const expected = this.signature(pathname, expires);
+    const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return objectError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+    }
+    if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= this.now()) return objectError(403, "AccessDenied", "Request has expired");
+    const object = /^\/_objects\/maps\/([^/]+)\/([^/]+)\.png$/.exec(pathname);
+    const png = object ? this.world.mapImage(safeDecode(object[1]!), safeDecode(object[2]!)) : undefined;
+    if (!png) return objectError(404, "NoSuchKey", "The specified key does not exist.");
+    return { status: 200, headers: { "Content-Type": "image/png", "Cache-Control": "private, max-age=60" }, body: png };
   }
 
   /** The bearer token's account, then one request counted against the token's rate limit. */
@@ -588,6 +701,14 @@ class Simulator {
       return { status: 405, body: errorBody(Code.UNIMPLEMENTED, `Method ${method} is not allowed here; use ${allowed}.`), headers: { Allow: allowed } };
     }
     return { status: 404, body: errorBody(Code.NOT_FOUND, `No route for ${method} ${pathname}.`) };
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

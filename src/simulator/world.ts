@@ -3,7 +3,7 @@
  * operation of the endpoint table on it. No HTTP here; failures are SimErrors
  * that the server frames as the endpoint's error style.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { COMMAND_FAMILIES, type CommandType } from "../api/commands";
 import type { z } from "zod";
 import type { Endpoints, OperationName } from "../api/endpoints";
@@ -17,6 +17,7 @@ import {
   type SimRobot,
   type SimSite,
 } from "./fleet";
+import { drawMap } from "./map-image";
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
@@ -132,11 +133,33 @@ export interface WorldOptions {
   maxCommandsPerRobot: number;
 }
 
+/** Task reports kept per robot; the oldest are dropped past this. */
+export const MAX_TASK_REPORTS_PER_ROBOT = 100;
+
+/**
+ * taskEndStatus of the simulator's reports. The real values are numbers whose
+ * meanings are not published; these two are the simulator's own.
+ */
+export const TASK_END_STATUS = { FINISHED: 0, STOPPED: 1 } as const;
+
+/** Planned cleaning area of one area (partition) of a map, in square metres. */
+const AREA_SQUARE_METRES = 120;
+/** How long the simulator takes to clean one area once. */
+const SECONDS_PER_AREA = 20 * 60;
+
+/** A UUID-shaped id that is the same on every run for the same text (seeded reports survive a reset unchanged). */
+function stableId(text: string): string {
+  const hex = createHash("sha256").update(text).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 export class World {
   readonly robots = new Map<string, SimRobot>();
   readonly sites = new Map<string, SimSite>();
   /** Per robot, in submission order; the oldest are dropped past the cap. */
   readonly commands = new Map<string, Map<string, CommandResource>>();
+  /** Per robot, newest first. */
+  readonly taskReports = new Map<string, Record<string, unknown>[]>();
 
   constructor(
     seed: FleetSeed,
@@ -144,10 +167,11 @@ export class World {
   ) {
     const copy = structuredClone(seed);
     for (const site of copy.sites) this.sites.set(site.id, site);
-    for (const robot of copy.robots) {
+    copy.robots.forEach((robot, index) => {
       this.robots.set(robot.serialNumber, robot);
       this.commands.set(robot.serialNumber, new Map());
-    }
+      this.taskReports.set(robot.serialNumber, this.seededReports(robot, index));
+    });
   }
 
   /** The robot the account may use; code 5 when there is no such robot, 7 when it belongs to someone else. */
@@ -235,8 +259,7 @@ export class World {
       case "STOP_TASK":
         return () => {
           if (!busy) return;
-          robot.taskState = "IDLE";
-          robot.currentTask = undefined;
+          this.finishTask(robot, TASK_END_STATUS.STOPPED);
         };
       case "CROSS_NAVIGATE":
       case "PAUSE_NAVIGATE":
@@ -472,6 +495,221 @@ export class World {
 
   mapList(robot: SimRobot): { mapId: string; mapName: string; mapVersion: number }[] {
     return robot.maps.map((map) => ({ mapId: map.id, mapName: map.name, mapVersion: map.version }));
+  }
+
+  // ------------------------------------------------------------ fleet endpoints (field notes)
+
+  /** One page of the account's robots, in fleet order; a page past the end is empty. */
+  listRobots(account: AccountSeed, page: number, pageSize: number): { robots: Record<string, unknown>[]; total: string } {
+    const visible = [...this.robots.values()].filter((robot) => mayUse(account, robot.serialNumber));
+    const robots = visible.slice((page - 1) * pageSize, page * pageSize).map((robot) => ({
+      name: `robots/${robot.serialNumber}`,
+      serialNumber: robot.serialNumber,
+      displayName: robot.displayName,
+      modelFamilyCode: "S",
+      modelTypeCode: robot.model,
+      softwareVersion: robot.firmwareVersion,
+      online: robot.online,
+    }));
+    // int64 comes back as a string (field notes).
+    return { robots, total: String(visible.length) };
+  }
+
+  /**
+   * The robots a batch names, in its order. A name the account cannot use,
+   * because no such robot exists or it belongs to another account, fails the
+   * whole batch with 403 code 7, as the real cloud answers a comma-joined list
+   * (read as one unknown name, field notes); the message names every such robot.
+   */
+  batchRobots(account: AccountSeed, names: readonly string[]): SimRobot[] {
+    const refused = names.filter((name) => !this.robots.has(name) || !mayUse(account, name));
+    if (refused.length) {
+      throw new SimError(
+        Code.PERMISSION_DENIED,
+        `The caller has no permission on robot${refused.length > 1 ? "s" : ""} ${[...new Set(refused)].join(", ")} (or no such robot exists).`,
+      );
+    }
+    return names.map((name) => this.robots.get(name)!);
+  }
+
+  /** The v1 status (any line): the S-line fields and what the field notes list beyond them. */
+  fleetStatus(robot: SimRobot): Record<string, unknown> {
+    const map = this.currentMap(robot);
+    const task = robot.currentTask;
+    return {
+      name: `robots/${robot.serialNumber}`,
+      serialNumber: robot.serialNumber,
+      displayName: robot.displayName,
+      online: robot.online,
+      taskState: robot.taskState,
+      position: { mapId: map.id, mapName: map.name, ...robot.localization.position },
+      localizationInfo: { localizationState: robot.localization.state, map: { id: map.id, name: map.name, version: map.version } },
+      navStatus: "NAVI_IDLE",
+      emergencyStop: { enabled: robot.emergencyStop },
+      // Epoch milliseconds as a string, like every int64 of the cloud.
+      latestReportTime: String(this.options.now()),
+      battery: {
+        ...robot.battery,
+        soc: robot.battery.powerPercentage,
+        soh: 97,
+        cycleTimes: 212,
+      },
+      executableTasks: robot.maps.map((candidate) => ({
+        id: stableId(`${robot.serialNumber}/${candidate.id}/all`),
+        name: `All of ${candidate.name}`,
+        map: { id: candidate.id, name: candidate.name },
+      })),
+      ...(task ? { executingTask: { id: task.id, name: task.name } } : {}),
+      workModes: [
+        { id: "1", name: "cleaning", type: "CLEANING" },
+        { id: "2", name: "navigation", type: "NAVIGATION" },
+      ],
+      device: {
+        model: robot.model,
+        softwareVersion: robot.firmwareVersion,
+        parts: [
+          { name: "brush", usedLife: 130, lifeSpan: 500 },
+          { name: "filter", usedLife: 60, lifeSpan: 250 },
+        ],
+      },
+    };
+  }
+
+  /** One page of the robot's task reports, newest first. */
+  listTaskReports(robot: SimRobot, page: number, pageSize: number): { robotTaskReports: Record<string, unknown>[]; total: string } {
+    const reports = this.taskReports.get(robot.serialNumber) ?? [];
+    return { robotTaskReports: structuredClone(reports.slice((page - 1) * pageSize, page * pageSize)), total: String(reports.length) };
+  }
+
+  /** Ends the robot's task (stopped, or finished by later simulation) and files its report. */
+  finishTask(robot: SimRobot, endStatus: number): void {
+    const task = robot.currentTask;
+    robot.taskState = "IDLE";
+    robot.currentTask = undefined;
+    if (!task) return;
+    const endMs = this.options.now();
+    const startMs = Date.parse(task.startTime);
+    const map = robot.maps.find((candidate) => candidate.id === task.mapId);
+    const areas = task.areaIds.length || map?.partitions.length || 1;
+    const plannedSeconds = areas * SECONDS_PER_AREA * Math.max(1, task.loopCount);
+    const durationSeconds = Math.max(0, Math.round((endMs - startMs) / 1000));
+    const completion = endStatus === TASK_END_STATUS.FINISHED ? 1 : Math.min(1, durationSeconds / plannedSeconds);
+    const reports = this.taskReports.get(robot.serialNumber)!;
+    reports.unshift(
+      this.report(robot, {
+        id: randomUUID(),
+        name: task.name,
+        cleaningMode: task.cleaningMode,
+        mapId: task.mapId,
+        mapName: task.mapName,
+        taskId: task.id,
+        plannedArea: areas * AREA_SQUARE_METRES * Math.max(1, task.loopCount),
+        completion,
+        durationSeconds,
+        startMs,
+        endMs,
+        endStatus,
+        startBattery: robot.battery.powerPercentage,
+      }),
+    );
+    reports.length = Math.min(reports.length, MAX_TASK_REPORTS_PER_ROBOT);
+  }
+
+  /** One or two finished tasks of the last days, the same on every start. */
+  private seededReports(robot: SimRobot, index: number): Record<string, unknown>[] {
+    const reports: Record<string, unknown>[] = [];
+    const now = this.options.now();
+    const count = 1 + (index % 2);
+    for (let day = 1; day <= count; day++) {
+      const map = robot.maps[(day - 1) % robot.maps.length]!;
+      const durationSeconds = map.partitions.length * SECONDS_PER_AREA;
+      const endMs = now - day * 24 * 3600_000;
+      reports.push(
+        this.report(robot, {
+          id: stableId(`${robot.serialNumber}/report/${day}`),
+          name: `Nightly ${map.name}`,
+          cleaningMode: robot.cleanModes[0] ?? "__middle_cleaning",
+          mapId: map.id,
+          mapName: map.name,
+          taskId: stableId(`${robot.serialNumber}/task/${day}`),
+          plannedArea: map.partitions.length * AREA_SQUARE_METRES,
+          completion: day === 1 ? 1 : 0.87,
+          durationSeconds,
+          startMs: endMs - durationSeconds * 1000,
+          endMs,
+          endStatus: day === 1 ? TASK_END_STATUS.FINISHED : TASK_END_STATUS.STOPPED,
+          startBattery: 100,
+        }),
+      );
+    }
+    return reports;
+  }
+
+  /** A task report with the fields the field notes list. */
+  private report(
+    robot: SimRobot,
+    task: {
+      id: string;
+      name: string;
+      cleaningMode: string;
+      mapId: string;
+      mapName: string;
+      taskId: string;
+      plannedArea: number;
+      completion: number;
+      durationSeconds: number;
+      startMs: number;
+      endMs: number;
+      endStatus: number;
+      startBattery: number;
+    },
+  ): Record<string, unknown> {
+    const actualArea = round(task.plannedArea * task.completion);
+    const hours = task.durationSeconds / 3600;
+    const endBattery = Math.max(0, Math.round(task.startBattery - hours * 20));
+    return {
+      id: task.id,
+      displayName: task.name,
+      robotSerialNumber: robot.serialNumber,
+      operator: "open-platform",
+      completionPercentage: round(task.completion),
+      durationSeconds: task.durationSeconds,
+      plannedCleaningAreaSquareMeter: task.plannedArea,
+      actualCleaningAreaSquareMeter: actualArea,
+      efficiencySquareMeterPerHour: hours > 0 ? round(actualArea / hours) : 0,
+      waterConsumptionLiter: round(actualArea * 0.02),
+      startBatteryPercentage: task.startBattery,
+      endBatteryPercentage: endBattery,
+      consumablesResidualPercentage: { brush: 0.74, filter: 0.81, suctionBlade: 0.9 },
+      cleaningMode: task.cleaningMode,
+      taskEndStatus: task.endStatus,
+      subTasks: [{ mapId: task.mapId, mapName: task.mapName, actualCleaningAreaSquareMeter: actualArea, taskId: task.taskId }],
+      startTime: milliTimestamp(task.startMs),
+      endTime: milliTimestamp(task.endMs),
+    };
+  }
+
+  /**
+   * The map a map-image request names: its id on this robot, with the name and
+   * version of the map list (C2); a mismatch is code 3 naming the field, with
+   * what the map list says, so a flow that mixes up two maps hears about it.
+   */
+  imageMap(robot: SimRobot, request: Parsed<"getMapImageUri">): SimMap {
+    const map = robot.maps.find((candidate) => candidate.id === request.mapId);
+    if (!map) throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
+    if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
+    if (request.mapVersion !== String(map.version)) {
+      throw invalid("mapVersion", `map ${map.name} is at version ${map.version}, not ${request.mapVersion}`);
+    }
+    return map;
+  }
+
+  /** The PNG of a robot's map as it is now (the robot marked when it is on it); undefined when there is no such map. */
+  mapImage(serialNumber: string, mapId: string): Buffer | undefined {
+    const robot = this.robots.get(serialNumber);
+    const map = robot?.maps.find((candidate) => candidate.id === mapId);
+    if (!robot || !map) return undefined;
+    return drawMap(map, robot.localization.mapId === map.id ? robot.localization.position : undefined);
   }
 
   // ------------------------------------------------------------ helpers

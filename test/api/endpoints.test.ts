@@ -9,6 +9,7 @@ import { COMMANDS, COMMAND_TYPES, type CommandType } from "../../src/api/command
 import {
   ENDPOINTS,
   OPERATION_NAMES,
+  pathParamsOf,
   type Endpoint,
   type HttpMethod,
   type OperationName,
@@ -102,6 +103,47 @@ const SUBAREAS = {
 };
 const MAP_LIST = [{ mapId: MAP_ID, mapName: "Floor 1", mapVersion: "3" }];
 
+/** Answers with fields the schemas do not know, and int64 values as strings (field notes). */
+const ROBOT_LIST = {
+  robots: [
+    { serialNumber: SN, displayName: "Lobby", modelTypeCode: "S50", softwareVersion: "3.8.2", online: true, fleetGroup: { id: 4 } },
+    { serialNumber: "GS-S-000102", createTime: "1714550400000" },
+  ],
+  total: "51",
+  nextPageToken: "",
+};
+const V1_STATUSES = {
+  robotStatuses: [
+    {
+      name: `robots/${SN}`,
+      serialNumber: SN,
+      online: true,
+      navStatus: "NAVI_IDLE",
+      latestReportTime: "1714550400123",
+      battery: { soc: 87, soh: 97, cycleTimes: "212" },
+      executingTask: { id: "t-1", name: "Lobby", progress: 0.4, timeRemaining: "600" },
+    },
+    { name: "robots/GS-S-000102", latestReportTime: 1714550400456, unknownToTheSchema: [null] },
+  ],
+};
+const TASK_REPORTS = {
+  robotTaskReports: [
+    {
+      id: "r-1",
+      displayName: "Nightly",
+      robotSerialNumber: SN,
+      completionPercentage: 0.87,
+      durationSeconds: "3600",
+      taskEndStatus: "1",
+      consumablesResidualPercentage: { brush: 0.7 },
+      startTime: "2024-05-01T01:00:00Z",
+      endTime: "2024-05-01T02:00:00Z",
+    },
+    { id: 42, durationSeconds: 60 },
+  ],
+  total: "12",
+};
+
 /** One expectation per row: a row added to the table without one here does not compile. */
 const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
   submitCommand: {
@@ -112,6 +154,15 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     body: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
     answer: COMMAND_ANSWER,
     result: COMMAND_ANSWER,
+  },
+  getCommand: {
+    method: "GET",
+    template: "/v1alpha1/robots/{serialNumber}/commands/{commandId}",
+    wirePath: `/v1alpha1/robots/${SN}/commands/0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b`,
+    input: { serialNumber: SN, commandId: "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b" },
+    body: undefined,
+    answer: { ...COMMAND_ANSWER, state: "RUNNING", startDelay: "1800000" },
+    result: { ...COMMAND_ANSWER, state: "RUNNING", startDelay: "1800000" },
   },
   getRobotStatus: {
     method: "GET",
@@ -167,6 +218,54 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     answer: { code: 0, msg: "SUCCESS", data: MAP_LIST },
     result: MAP_LIST,
   },
+  listRobots: {
+    method: "GET",
+    template: "/v1alpha1/robots",
+    wirePath: "/v1alpha1/robots?page=2&pageSize=50&relation=cugrup",
+    input: { page: 2, pageSize: 50, relation: "cugrup" },
+    body: undefined,
+    answer: ROBOT_LIST,
+    result: ROBOT_LIST,
+  },
+  batchGetRobotStatus: {
+    method: "GET",
+    template: "/v1alpha1/robots/-/status:batchGet",
+    // Repeated, never comma-joined (a joined list is one unknown name: 403).
+    wirePath: `/v1alpha1/robots/-/status:batchGet?names=${SN}&names=GS-S-000102`,
+    input: { names: [SN, "GS-S-000102"] },
+    body: undefined,
+    answer: V1_STATUSES,
+    result: V1_STATUSES,
+  },
+  batchGetSRobotStatus: {
+    method: "GET",
+    template: "/openapi/v2alpha1/s/robots/*/status:batchGet",
+    wirePath: "/openapi/v2alpha1/s/robots/*/status:batchGet",
+    input: { names: [SN, "GS-S-000102"] },
+    // A GET with a JSON body.
+    body: { names: [SN, "GS-S-000102"] },
+    answer: { robotStatus: [STATUS_ANSWER, { serialNumber: "GS-S-000102", online: false }] },
+    result: { robotStatus: [STATUS_ANSWER, { serialNumber: "GS-S-000102", online: false }] },
+  },
+  listTaskReports: {
+    method: "GET",
+    template: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
+    wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10`,
+    input: { serialNumber: SN, page: 3, pageSize: 10 },
+    body: undefined,
+    answer: TASK_REPORTS,
+    result: TASK_REPORTS,
+  },
+  getMapImageUri: {
+    method: "GET",
+    template: "/openapi/v2alpha1/robots/{serialNumber}/map",
+    // Every query value percent-encoded: a space is %20, a CJK name is UTF-8; the version goes as text.
+    wirePath: `/openapi/v2alpha1/robots/${SN}/map?mapId=${MAP_ID}&mapName=Floor%201%20%E4%B8%80%E6%A5%BC&mapVersion=3`,
+    input: { serialNumber: SN, mapId: MAP_ID, mapName: "Floor 1 一楼", mapVersion: 3 },
+    body: undefined,
+    answer: { downloadUri: "https://objects.example.test/maps/m.png?X-Amz-Signature=abc", expiresIn: "600" },
+    result: { downloadUri: "https://objects.example.test/maps/m.png?X-Amz-Signature=abc", expiresIn: "600" },
+  },
   grantToken: {
     method: "POST",
     template: "/gas/api/v1alpha1/oauth/token",
@@ -199,6 +298,8 @@ function assertWire(request: RecordedRequest, row: RowExpectation<OperationName>
     assert.equal(request.headers["transfer-encoding"], undefined);
   } else {
     assert.deepEqual(JSON.parse(request.rawBody), row.body);
+    // Framed by its length, on a GET as on a POST.
+    assert.equal(request.headers["content-length"], String(Buffer.byteLength(request.rawBody)));
     // Exactly the validated request, serialised once: nothing added, nothing reformatted.
     assert.equal(request.rawBody, JSON.stringify(endpoint.request.parse(row.input)));
   }
@@ -217,12 +318,44 @@ describe("api: the endpoint table on the wire", function () {
   });
   beforeEach(() => server.reset());
 
-  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant)", function () {
+  it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read, N1-N5)", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
     assert.deepEqual(
       OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
-      ["A", "B1", "B2", "B3", "B4", "C1", "C2", "token"],
+      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "N5", "token"],
     );
+  });
+
+  it("every reading row says so (read: true), every row that changes something does not", function () {
+    const reads = OPERATION_NAMES.filter((operation) => ENDPOINTS[operation].read).sort();
+    assert.deepEqual(reads, [
+      "batchGetRobotStatus",
+      "batchGetSRobotStatus",
+      "getCommand",
+      "getMapImageUri",
+      "getRobotStatus",
+      "getSiteInfo",
+      "getSubareas",
+      "listMaps",
+      "listRobots",
+      "listTaskReports",
+    ]);
+  });
+
+  it("a row's path and query parameters are fields of its request, and a query is never sent with a body", function () {
+    for (const operation of OPERATION_NAMES) {
+      const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
+      const shape = (endpoint.request as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+      for (const name of [...pathParamsOf(endpoint.path), ...Object.keys(endpoint.query ?? {})]) {
+        assert.ok(name in shape, `${operation}: ${name} is not a field of its request`);
+      }
+      if (endpoint.sendsBody) assert.equal(endpoint.query, undefined, `${operation}: query and body`);
+      // A GET without a body carries its whole request in the path and the query: nothing may be dropped.
+      if (!endpoint.sendsBody) {
+        const carried = new Set([...pathParamsOf(endpoint.path), ...Object.keys(endpoint.query ?? {})]);
+        assert.deepEqual(Object.keys(shape).filter((name) => !carried.has(name)), [], `${operation}: fields not sent`);
+      }
+    }
   });
 
   for (const operation of OPERATION_NAMES) {

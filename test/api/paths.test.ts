@@ -5,12 +5,13 @@
  * template (a property checked over nasty and random strings).
  */
 import assert from "node:assert/strict";
-import { DEFAULT_BASE_URL, RobotClient, normaliseBaseUrl } from "../../src/api/client";
+import { DEFAULT_BASE_URL, RobotClient, normaliseBaseUrl, prepareCall } from "../../src/api/client";
 import {
   ENDPOINTS,
   OPERATION_NAMES,
   matchPath,
   pathFor,
+  pathParamsOf,
   type Endpoint,
   type OperationName,
   type RequestOf,
@@ -110,9 +111,12 @@ describe("api: normaliseBaseUrl", function () {
 
 // ---------------------------------------------------------------- path safety
 
+const COMMAND_ID = "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b";
+
 /** A request of each operation with `serial` where the robot's serial number goes. */
 const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } = {
   submitCommand: (serial) => ({ serialNumber: serial, remoteTaskCommandType: "PAUSE_TASK" }),
+  getCommand: (serial) => ({ serialNumber: serial, commandId: COMMAND_ID }),
   getRobotStatus: (serial) => ({ serialNumber: serial }),
   getSiteInfo: (serial) => ({ serialNumber: serial }),
   createTempSiteTask: (serial) => ({
@@ -131,9 +135,34 @@ const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } 
   }),
   getSubareas: (serial) => ({ mapId: "m-1", robotSn: serial }),
   listMaps: (serial) => ({ robotSn: serial }),
+  // The account's robots: no serial number anywhere, the path stays fixed.
+  listRobots: () => ({ page: 1, pageSize: 100 }),
+  batchGetRobotStatus: (serial) => ({ names: ["GS-S-000101", serial] }),
+  batchGetSRobotStatus: (serial) => ({ names: [serial] }),
+  listTaskReports: (serial) => ({ serialNumber: serial, page: 2, pageSize: 10 }),
+  getMapImageUri: (serial) => ({ serialNumber: serial, mapId: "m-1", mapName: "Floor 1", mapVersion: 3 }),
   // The grant names no robot: its path must stay fixed whatever else is passed.
   grantToken: () => ({ grant_type: OPEN_ACCESS_GRANT_TYPE, client_id: "c", client_secret: "s", open_access_key: "k" }),
 };
+
+/** For path parameters other than the serial number: a request with `value` in that parameter. */
+const WITH_PATH_VALUE: Record<string, Partial<{ [Op in OperationName]: (value: string) => RequestOf<Op> }>> = {
+  commandId: { getCommand: (value) => ({ serialNumber: "GS-S-000101", commandId: value }) },
+};
+
+/** Every way a test string can reach a path: each operation's serial number, and each other parameter. */
+const INJECTIONS: { operation: OperationName; param: string; request: (value: string) => unknown }[] = [
+  ...OPERATION_NAMES.map((operation) => ({ operation, param: "serialNumber", request: WITH_SERIAL[operation] })),
+  ...Object.entries(WITH_PATH_VALUE).flatMap(([param, byOperation]) =>
+    Object.entries(byOperation).map(([operation, request]) => ({ operation: operation as OperationName, param, request })),
+  ),
+];
+
+/** The path parameters of a validated request, as the client takes them. */
+function paramsOf(endpoint: Endpoint, request: unknown): Record<string, string> {
+  const fields = request as Record<string, unknown>;
+  return Object.fromEntries(pathParamsOf(endpoint.path).map((name) => [name, String(fields[name])]));
+}
 
 const NASTY = [
   "",
@@ -184,78 +213,171 @@ function randomSerials(count: number, seed: number): string[] {
 }
 
 describe("api: path safety", function () {
-  const templated = OPERATION_NAMES.filter((operation) => ENDPOINTS[operation].path.includes("{serialNumber}"));
+  const templated = OPERATION_NAMES.filter((operation) => pathParamsOf(ENDPOINTS[operation].path).length > 0);
+  /** A valid value of each path parameter. */
+  const VALID: Record<string, string> = { serialNumber: "GS-S-000101", commandId: COMMAND_ID };
 
-  it("the serial number is in the path of A, B1 and B2 only", function () {
-    assert.deepEqual([...templated].sort(), ["getRobotStatus", "getSiteInfo", "submitCommand"]);
+  it("path parameters are exactly these, each a field of its row's request", function () {
+    const params = Object.fromEntries(templated.map((operation) => [operation, pathParamsOf(ENDPOINTS[operation].path)]));
+    assert.deepEqual(params, {
+      submitCommand: ["serialNumber"],
+      getCommand: ["serialNumber", "commandId"],
+      getRobotStatus: ["serialNumber"],
+      getSiteInfo: ["serialNumber"],
+      listTaskReports: ["serialNumber"],
+      getMapImageUri: ["serialNumber"],
+    });
+    for (const operation of templated) {
+      const shape = (ENDPOINTS[operation].request as unknown as { shape?: Record<string, unknown> }).shape;
+      for (const name of pathParamsOf(ENDPOINTS[operation].path)) assert.ok(shape && name in shape, `${operation}: ${name} is not a request field`);
+    }
+  });
+
+  it("pathFor refuses an empty, '.' or '..' value, which no encoding keeps in its segment", function () {
+    for (const value of ["", ".", "..", undefined]) {
+      const error = thrownBy(() => pathFor(ENDPOINTS.getCommand, { serialNumber: "SN-1", commandId: value }));
+      assert.equal(error.kind, "invalid_input");
+      assert.equal(error.field, "commandId");
+    }
+    // WHATWG URLs (axios's) would have turned these into a path one level up.
+    assert.equal(new URL("/v1alpha1/robots/SN/commands/%2e%2e", "http://h").pathname, "/v1alpha1/robots/SN/");
   });
 
   for (const operation of templated) {
     const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
-    it(`${operation}: pathFor and matchPath round-trip, and match no other template`, function () {
-      for (const serial of ["GS-S-000101", "A", "a_b-C9", "x".repeat(128), "a/b", "%2e%2e", "é", ".."]) {
-        const path = pathFor(endpoint, serial);
-        assert.equal(matchPath(endpoint, path), serial, path);
-        for (const other of OPERATION_NAMES.filter((name) => name !== operation)) {
-          assert.equal(matchPath(ENDPOINTS[other] as unknown as Endpoint, path), undefined, `${path} matched ${other}`);
+    const names = pathParamsOf(endpoint.path);
+    const valid = Object.fromEntries(names.map((name) => [name, VALID[name]!]));
+
+    it(`${operation}: pathFor and matchPath round-trip in every parameter, and match no other template`, function () {
+      for (const name of names) {
+        for (const value of ["GS-S-000101", "A", "a_b-C9", "x".repeat(128), "a/b", "%2e%2e", "é", "...", "a?b#c", "x y"]) {
+          const params = { ...valid, [name]: value };
+          const path = pathFor(endpoint, params);
+          assert.deepEqual(matchPath(endpoint, path), params, path);
+          for (const other of OPERATION_NAMES.filter((candidate) => candidate !== operation)) {
+            assert.equal(matchPath(ENDPOINTS[other] as unknown as Endpoint, path), undefined, `${path} matched ${other}`);
+          }
         }
       }
     });
 
     it(`${operation}: matchPath refuses paths outside the template`, function () {
-      const [before, after] = endpoint.path.split("{serialNumber}") as [string, string];
-      for (const path of [
-        `${before}${after}`,
-        `${before}a/b${after}`,
-        `${before}SN${after}/extra`,
-        `/prefix${before}SN${after}`,
-        `${before}%E0%A4%A${after}`,
-      ]) {
-        assert.equal(matchPath(endpoint, path), undefined, path);
+      for (const name of names) {
+        const [before, after] = pathFor(endpoint, { ...valid, [name]: "\u0000" }).split("%00") as [string, string];
+        for (const path of [
+          `${before}${after}`,
+          `${before}a/b${after}`,
+          `${before}SN${after}/extra`,
+          `/prefix${before}SN${after}`,
+          `${before}%E0%A4%A${after}`,
+          `${before}..${after}`,
+          `${before}%2E${after}`,
+        ]) {
+          assert.equal(matchPath(endpoint, path), undefined, path);
+        }
       }
     });
   }
 
-  it("endpoints without a serial number in their template keep their path whatever serial is given", function () {
+  it("endpoints without parameters in their template keep their path whatever values are given", function () {
     for (const operation of OPERATION_NAMES.filter((name) => !templated.includes(name))) {
       const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
       for (const serial of [...NASTY.filter((s) => !s.includes("\uD800")), undefined]) {
-        assert.equal(pathFor(endpoint, serial), endpoint.path);
+        assert.equal(pathFor(endpoint, { serialNumber: serial, commandId: serial }), endpoint.path);
       }
-      assert.equal(matchPath(endpoint, endpoint.path), "");
+      assert.deepEqual(matchPath(endpoint, endpoint.path), {});
       assert.equal(matchPath(endpoint, `${endpoint.path}/x`), undefined);
     }
   });
 
   const candidates = [...NASTY, ...randomSerials(400, 0x5eed1234)];
 
-  it(`no serial the schemas accept leaves the template (${candidates.length} strings x every row)`, function () {
+  it(`no value the schemas accept leaves its segment (${candidates.length} strings x every way into a path)`, function () {
     let accepted = 0;
     let refused = 0;
-    for (const operation of OPERATION_NAMES) {
+    for (const { operation, param, request } of INJECTIONS) {
       const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
-      for (const serial of candidates) {
-        const parsed = endpoint.request.safeParse(WITH_SERIAL[operation](serial));
+      for (const value of candidates) {
+        const parsed = endpoint.request.safeParse(request(value));
         if (!parsed.success) {
           refused++;
           continue;
         }
         accepted++;
-        const path = pathFor(endpoint, endpoint.serialNumberOf?.(parsed.data));
-        if (!endpoint.path.includes("{serialNumber}")) {
+        const params = paramsOf(endpoint, parsed.data);
+        const path = pathFor(endpoint, params);
+        if (!(param in params)) {
           assert.equal(path, endpoint.path);
           continue;
         }
-        // Accepted serials need no escaping, survive URL normalisation and come back unchanged.
-        assert.equal(path, endpoint.path.replace("{serialNumber}", serial), JSON.stringify(serial));
-        assert.equal(new URL(path, "http://127.0.0.1").pathname, path, JSON.stringify(serial));
-        assert.equal(matchPath(endpoint, path), serial);
-        assert.match(serial, /^[A-Za-z0-9][A-Za-z0-9_-]*$/);
+        // Accepted values need no escaping, survive URL normalisation and come back unchanged.
+        assert.equal(params[param], value);
+        assert.equal(path, endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!), JSON.stringify(value));
+        assert.equal(new URL(path, "http://127.0.0.1").pathname, path, JSON.stringify(value));
+        assert.deepEqual(matchPath(endpoint, path), params);
+        assert.match(value, /^[A-Za-z0-9][A-Za-z0-9_-]*$/);
       }
     }
     // The property means something only if both sides were exercised.
     assert.ok(accepted > 20, `accepted ${accepted}`);
     assert.ok(refused > 100, `refused ${refused}`);
+  });
+
+  it(`no map name, id or version leaves its query parameter (${candidates.length} strings in each)`, function () {
+    let accepted = 0;
+    const base = { serialNumber: "GS-S-000101", mapId: "m-1", mapName: "Floor 1", mapVersion: "3" };
+    for (const value of candidates) {
+      for (const field of ["mapId", "mapName", "mapVersion"] as const) {
+        let prepared;
+        try {
+          prepared = prepareCall("getMapImageUri", { ...base, [field]: value });
+        } catch (error) {
+          assert.ok(error instanceof RobotApiError && error.kind === "invalid_input", `${JSON.stringify(value)}: ${String(error)}`);
+          continue;
+        }
+        accepted++;
+        const url = new URL(`${prepared.path}${prepared.query}`, "http://127.0.0.1");
+        assert.equal(url.pathname, "/openapi/v2alpha1/robots/GS-S-000101/map");
+        assert.equal(url.hash, "");
+        assert.deepEqual([...url.searchParams], [
+          ["mapId", base.mapId],
+          ["mapName", base.mapName],
+          ["mapVersion", base.mapVersion],
+        ].map(([name, text]) => [name, name === field ? value : text]), JSON.stringify(value));
+      }
+    }
+    assert.ok(accepted > 300, `accepted ${accepted}`);
+  });
+
+  it(`no query value leaves its parameter or the query (${candidates.length} strings in relation, and in page)`, function () {
+    let accepted = 0;
+    for (const value of candidates) {
+      for (const input of [{ relation: value }, { page: value }]) {
+        let query: string;
+        try {
+          query = prepareCall("listRobots", input).query;
+        } catch (error) {
+          assert.ok(error instanceof RobotApiError && error.kind === "invalid_input", `${JSON.stringify(value)}: ${String(error)}`);
+          continue;
+        }
+        accepted++;
+        const url = new URL(`${ENDPOINTS.listRobots.path}${query}`, "http://127.0.0.1");
+        assert.equal(url.pathname, ENDPOINTS.listRobots.path);
+        assert.equal(url.hash, "");
+        const expected = { page: "1", pageSize: "100", relation: "cugrup", ...input };
+        assert.deepEqual([...url.searchParams.keys()], ["page", "pageSize", "relation"], JSON.stringify(value));
+        assert.deepEqual(Object.fromEntries(url.searchParams), { ...expected, page: String(Number(expected.page)) }, JSON.stringify(value));
+        // Only unreserved characters and %XX escapes: nothing a server could read as '+' for a space, '&' or '#'.
+        assert.match(query.slice(1), /^([A-Za-z0-9_.!~*'()-]|%[0-9A-F]{2}|[=&])*$/, JSON.stringify(value));
+      }
+    }
+    assert.ok(accepted > 100, `accepted ${accepted}`);
+  });
+
+  it("a lone surrogate in a query value is an invalid input naming the field, not a URIError", function () {
+    const error = thrownBy(() => prepareCall("listRobots", { relation: "a\uD800" }));
+    assert.equal(error.kind, "invalid_input");
+    assert.equal(error.field, "relation");
   });
 
   it("every nasty serial is refused or sent to exactly its template path (over HTTP)", async function () {
@@ -275,6 +397,30 @@ describe("api: path safety", function () {
         } else {
           assert.equal(outcome, "invalid_input", JSON.stringify(serial));
           assert.equal(server.requests.length, 0, `${JSON.stringify(serial)} reached the server`);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("every nasty command id is refused or sent to exactly its template path (over HTTP)", async function () {
+    const server = await new RecordingServer().start();
+    try {
+      const client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+      for (const commandId of NASTY) {
+        server.reset();
+        server.reply({ body: { name: `robots/SN-1/commands/${commandId}`, state: "WAITING" } });
+        const outcome = await client.getCommand({ serialNumber: "SN-1", commandId }).then(
+          () => "sent",
+          (error: unknown) => (error instanceof RobotApiError ? `${error.kind} ${error.field}` : String(error)),
+        );
+        if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(commandId)) {
+          assert.equal(outcome, "sent", JSON.stringify(commandId));
+          assert.deepEqual(server.requests.map((request) => request.path), [`/v1alpha1/robots/SN-1/commands/${commandId}`]);
+        } else {
+          assert.equal(outcome, "invalid_input commandId", JSON.stringify(commandId));
+          assert.equal(server.requests.length, 0, `${JSON.stringify(commandId)} reached the server`);
         }
       }
     } finally {

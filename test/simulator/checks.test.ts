@@ -52,8 +52,8 @@ async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
   assert.fail("expected the call to fail");
 }
 
-const STATUS_PATH = (serialNumber: string) => pathFor(ENDPOINTS.getRobotStatus, serialNumber);
-const COMMAND_PATH = (serialNumber: string) => pathFor(ENDPOINTS.submitCommand, serialNumber);
+const STATUS_PATH = (serialNumber: string) => pathFor(ENDPOINTS.getRobotStatus, { serialNumber });
+const COMMAND_PATH = (serialNumber: string) => pathFor(ENDPOINTS.submitCommand, { serialNumber });
 
 describe("simulator: checks like the real cloud", function () {
   describe("authentication and the token grant", () => {

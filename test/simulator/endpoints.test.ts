@@ -6,9 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { ENDPOINTS, OPERATION_NAMES, pathFor, type Endpoint, type OperationName, type RequestOf } from "../../src/api/endpoints";
+import {
+  ENDPOINTS,
+  OPERATION_NAMES,
+  pathFor,
+  pathParamsOf,
+  queryFor,
+  type Endpoint,
+  type OperationName,
+  type RequestOf,
+} from "../../src/api/endpoints";
 import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { rawRequest } from "../support/raw-http";
 
 const FLEET = demoFleet();
 const SITE = FLEET.sites[0]!;
@@ -17,6 +27,8 @@ const FLOOR_1 = FLEET.robots[0]!.maps[0]!;
 /** A valid request for every operation: a row added to the table without a sample does not compile. */
 const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
   submitCommand: { serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" },
+  // The id of a command submitted first (see withStoredCommand).
+  getCommand: { serialNumber: "GS-S-000102", commandId: "set-by-withStoredCommand" },
   getRobotStatus: { serialNumber: "GS-S-000101" },
   getSiteInfo: { serialNumber: "GS-S-000101" },
   createTempSiteTask: {
@@ -42,6 +54,11 @@ const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
   },
   getSubareas: { mapId: FLOOR_1.id, robotSn: "GS-S-000101" },
   listMaps: { robotSn: "GS-S-000201" },
+  listRobots: { page: 1, pageSize: 2 },
+  batchGetRobotStatus: { names: ["GS-S-000102", "GS-S-000101"] },
+  batchGetSRobotStatus: { names: ["GS-S-000201", "GS-S-000101"] },
+  listTaskReports: { serialNumber: "GS-S-000102", page: 1, pageSize: 5 },
+  getMapImageUri: { serialNumber: "GS-S-000101", mapId: FLOOR_1.id, mapName: FLOOR_1.name, mapVersion: FLOOR_1.version },
   grantToken: {
     grant_type: OPEN_ACCESS_GRANT_TYPE,
     client_id: DEMO_CLIENT.clientId,
@@ -49,6 +66,12 @@ const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
     open_access_key: DEMO_CLIENT.accessKeySecret,
   },
 };
+
+/** SAMPLES with getCommand reading back a command submitted now. */
+async function withStoredCommand(client: RobotClient): Promise<typeof SAMPLES> {
+  const stored = await client.submitCommand({ serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" });
+  return { ...SAMPLES, getCommand: { serialNumber: "GS-S-000102", commandId: stored.name.split("/").pop()! } };
+}
 
 interface RawAnswer {
   status: number;
@@ -92,11 +115,15 @@ describe("simulator: the endpoint table", function () {
   after(() => simulator.close());
 
   it("answers every row on the wire with what the row's response schema accepts", async () => {
+    const samples = await withStoredCommand(client);
     for (const operation of OPERATION_NAMES) {
       const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
-      const request = endpoint.request.parse(SAMPLES[operation]);
-      const path = pathFor(endpoint, endpoint.serialNumberOf?.(request));
-      const answer = await raw(simulator.url, endpoint.method, path, {
+      const request = endpoint.request.parse(samples[operation]) as Record<string, unknown>;
+      const params = Object.fromEntries(pathParamsOf(endpoint.path).map((name) => [name, String(request[name])]));
+      const query = queryFor(endpoint, request);
+      const path = pathFor(endpoint, params) + (query ? `?${query}` : "");
+      // node:http rather than fetch: the S-line batch is a GET with a body.
+      const answer = await rawRequest(simulator.url, endpoint.method, path, {
         token: endpoint.authenticated ? DEMO_TOKEN : undefined,
         body: endpoint.sendsBody ? request : undefined,
       });
@@ -115,10 +142,26 @@ describe("simulator: the endpoint table", function () {
 
   it("answers every robot operation through the real RobotClient", async () => {
     const results: Record<string, unknown> = {};
+    const samples = await withStoredCommand(client);
     for (const operation of OPERATION_NAMES) {
       if (operation === "grantToken") continue;
-      results[operation] = await client.call(operation, SAMPLES[operation]);
+      results[operation] = await client.call(operation, samples[operation]);
     }
+    assert.equal((results.getCommand as { rawCommandType: string }).rawCommandType, "pause_task");
+    assert.deepEqual(
+      (results.listRobots as { robots: { serialNumber: string }[] }).robots.map((robot) => robot.serialNumber),
+      ["GS-S-000101", "GS-S-000102"],
+    );
+    assert.deepEqual(
+      (results.batchGetRobotStatus as { robotStatuses: { name: string }[] }).robotStatuses.map((status) => status.name),
+      ["robots/GS-S-000102", "robots/GS-S-000101"],
+    );
+    assert.deepEqual(
+      (results.batchGetSRobotStatus as { robotStatus: { serialNumber: string }[] }).robotStatus.map((status) => status.serialNumber),
+      ["GS-S-000201", "GS-S-000101"],
+    );
+    assert.ok((results.listTaskReports as { robotTaskReports: unknown[] }).robotTaskReports.length >= 1);
+    assert.match((results.getMapImageUri as { downloadUri: string }).downloadUri, /^http:\/\/127\.0\.0\.1:\d+\/_objects\/maps\//);
     assert.equal((results.getRobotStatus as { serialNumber: string }).serialNumber, "GS-S-000101");
     assert.equal((results.getSiteInfo as { siteId: string }).siteId, SITE.id);
     assert.deepEqual(
@@ -197,7 +240,7 @@ describe("simulator: the endpoint table", function () {
     assert.notEqual(pause.name, start.name);
   });
 
-  it("reads a stored command back with GET /v1alpha1/robots/<sn>/commands/<id>", async () => {
+  it("reads a stored command back with GET /v1alpha1/robots/<sn>/commands/<id>, a row of the table", async () => {
     const submitted = await client.submitCommand({
       serialNumber: "GS-S-000201",
       remoteNavigationCommandType: "CROSS_NAVIGATE",
@@ -207,9 +250,19 @@ describe("simulator: the endpoint table", function () {
     assert.equal(readBack.status, 200, readBack.text);
     assert.deepEqual(readBack.json, submitted);
 
+    assert.deepEqual(await client.getCommand({ serialNumber: "GS-S-000201", commandId: submitted.name.split("/").pop()! }), submitted);
+
     const unknown = await raw(simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", { token: DEMO_TOKEN });
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as { code: number }).code, 5);
+
+    // An id outside the safe alphabet is refused like any bad parameter, naming it.
+    const badId = await raw(simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/a%2Fb", { token: DEMO_TOKEN });
+    assert.equal(badId.status, 400);
+    assert.match((badId.json as { message: string }).message, /^commandId: /);
+
+    const noToken = await raw(simulator.url, "GET", `/v1alpha1/${submitted.name}`);
+    assert.equal(noToken.status, 401);
 
     const otherAccount = await raw(simulator.url, "GET", `/v1alpha1/${submitted.name.replace("GS-S-000201", "GS-S-000101")}`, {
       token: "warehouse-token",
@@ -219,7 +272,7 @@ describe("simulator: the endpoint table", function () {
   });
 
   it("answers 404 for an unknown path and 405 with Allow for a wrong method", async () => {
-    const unknown = await raw(simulator.url, "GET", "/v1alpha1/robots", { token: DEMO_TOKEN });
+    const unknown = await raw(simulator.url, "GET", "/v1alpha1/no-such-thing", { token: DEMO_TOKEN });
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as { code: number }).code, 5);
 
@@ -227,7 +280,7 @@ describe("simulator: the endpoint table", function () {
     assert.equal(wrongMethod.status, 405);
     assert.equal(wrongMethod.headers.get("allow"), "POST");
 
-    const postStatus = await raw(simulator.url, "POST", pathFor(ENDPOINTS.getRobotStatus, "GS-S-000101"), {
+    const postStatus = await raw(simulator.url, "POST", pathFor(ENDPOINTS.getRobotStatus, { serialNumber: "GS-S-000101" }), {
       token: DEMO_TOKEN,
       body: {},
     });

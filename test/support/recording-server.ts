@@ -19,7 +19,7 @@ export interface RecordedRequest {
 
 export interface ScriptedReply {
   status?: number;
-  /** Sent as JSON unless it is a string. */
+  /** Sent as JSON unless it is a string or a Buffer (sent as is). */
   body?: unknown;
   headers?: Record<string, string>;
   /** Wait this long before answering. */
@@ -107,7 +107,7 @@ export class RecordingServer {
           req.socket.destroy();
           return;
         }
-        const payload = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
+        const payload = typeof reply.body === "string" || Buffer.isBuffer(reply.body) ? reply.body : JSON.stringify(reply.body ?? {});
         res.writeHead(reply.status ?? 200, { "Content-Type": "application/json", ...reply.headers });
         res.end(payload);
       };
