@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { ClientCredentialsTokenSource, StaticTokenSource, expiryFromExpiresIn } from "../../src/api/auth";
 import { RobotClient } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
 import { OPEN_ACCESS_GRANT_TYPE, type TokenAnswer, type TokenRequest } from "../../src/api/schemas";
 import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 const SN = "GS-S-000101";
@@ -17,16 +17,6 @@ const STATUS_PATH = `/openapi/v2alpha1/s/robots/${SN}/status`;
 const CREDENTIALS = { clientId: "client-7", clientSecret: "cs-auth-4411", accessKeySecret: "aks-auth-9922" };
 const STATUS = { serialNumber: SN, taskState: "IDLE", online: true };
 const DAY_S = 86_400;
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 describe("api: expiryFromExpiresIn reads expires_in by magnitude", function () {
   const now = 1_760_000_000_000;

@@ -8,19 +8,9 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { RobotClient } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
+import { failureOf } from "../support/failures";
 
 const COMMAND = { serialNumber: "GS-S-000101", remoteTaskCommandType: "RESUME_TASK" } as const;
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 describe("api: connections that never get ready", function () {
   let silent: net.Server;

@@ -15,24 +15,14 @@ import {
   type OperationName,
   type RequestOf,
 } from "../../src/api/endpoints";
-import { RobotApiError } from "../../src/api/errors";
 import { OPEN_ACCESS_GRANT_TYPE, type CommandRequest } from "../../src/api/schemas";
 import { RecordingServer, type RecordedRequest } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-endpoints-3c9e";
 const CREDENTIALS = { clientId: "client-42", clientSecret: "cs-endpoints-77", accessKeySecret: "aks-endpoints-88" };
 const SN = "GS-S-000101";
 const MAP_ID = "5e1c2a7d-0b4f-4c1e-9a3b-7f2d8c6e1a90";
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 /** What one row must look like on the wire; written out here, not read from the table. */
 interface RowExpectation<Op extends OperationName> {

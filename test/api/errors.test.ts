@@ -8,6 +8,7 @@ import { RobotClient } from "../../src/api/client";
 import type { RobotOperationName } from "../../src/api/endpoints";
 import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-errors-5d21";
 const SN = "GS-S-000101";
@@ -47,16 +48,6 @@ async function waitUntil(predicate: () => boolean, ms = 5000): Promise<void> {
     if (Date.now() - started > ms) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
 }
 
 async function until(condition: () => boolean): Promise<void> {

@@ -8,21 +8,11 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import type { CallTracker } from "../../src/api/engine";
-import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer, type RecordedRequest } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-fleet-5d1f";
 const SN = "GS-S-000101";
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 function serials(count: number, prefix = "SN-"): string[] {
   return Array.from({ length: count }, (_, index) => `${prefix}${String(index + 1).padStart(3, "0")}`);

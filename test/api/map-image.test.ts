@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import axios from "axios";
 import { DEFAULT_MAX_IMAGE_BYTES, RobotClient } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-map-image-9b2e";
 const SN = "GS-S-000101";
@@ -18,16 +18,6 @@ const MAP = { serialNumber: SN, mapId: "0a6c3f52-7d1e-4b8a-9f25-3c71e4d2b801", m
 /** Enough of a PNG for the client, which does not look inside. */
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("rest of the image")]);
 const SIGNED_QUERY = "X-Amz-Expires=600&X-Amz-Signature=5ecre75ig";
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 describe("api: map images from a pre-signed URL", function () {
   let cloud: RecordingServer;

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient, type RetryOptions } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-retries-81f0";
 const SN = "GS-S-000101";
@@ -17,16 +17,6 @@ const RESOURCE = { name: `robots/${SN}/commands/1`, state: "WAITING", rawCommand
 const MAPS = [{ mapId: "m-1", mapName: "Floor 1" }];
 /** So long that a test relying on it would hit mocha's timeout: proves Retry-After replaced the backoff. */
 const HOUR_MS = 3_600_000;
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 const rateLimited: ScriptedReply = { status: 429, body: { code: 8, message: "too many requests" }, headers: { "Retry-After": "0" } };
 const envelope8: ScriptedReply = { body: { code: 8, msg: "RESOURCE_EXHAUSTED", data: [] }, headers: { "Retry-After": "0" } };

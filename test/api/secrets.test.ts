@@ -9,6 +9,7 @@ import { inspect } from "node:util";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-7f3a9c2e-SECRET-5b81";
 const CREDENTIALS = { clientId: "client-public-id", clientSecret: "cs-e4d2b7-SECRET-0c19", accessKeySecret: "aks-91f0aa-SECRET-77d3" };
@@ -16,16 +17,6 @@ const GRANTED = "granted-3b7e11-SECRET-a2c4";
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 const SN = "GS-S-000101";
 const ALL_SECRETS = [TOKEN, CREDENTIALS.clientSecret, CREDENTIALS.accessKeySecret, GRANTED];
-
-async function failureOf(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, `expected a RobotApiError, got ${String(error)}`);
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 /** Every way an error is commonly shown; not even the first half of a secret may appear. */
 function assertNoSecret(error: RobotApiError): void {

@@ -26,6 +26,7 @@ import robotSiteTask from "../../src/nodes/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
 import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
+import { seeded, type Rng, pick, between } from "../support/seeded";
 
 type CoreNodeModule = (RED: never) => void;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
@@ -41,20 +42,6 @@ const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
 
 // ------------------------------------------------------------ a seeded generator
 
-/** mulberry32: a tiny deterministic PRNG, so a failure can be replayed with its seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Rng = () => number;
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
-const between = (rng: Rng, low: number, high: number) => low + Math.floor(rng() * (high - low + 1));
 
 /**
  * One hostile value, ready to be put somewhere: `place` puts it at holder[key]

@@ -19,6 +19,7 @@ import robotSiteTask from "../../src/nodes/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
 import { TEST_TOKEN, flowWith, helper, loadFlow, waitFor, type FlowNode } from "../support/node-red";
+import { seeded, type Rng, between } from "../support/seeded";
 
 type Msg = Record<string, unknown> & { _msgid?: string };
 type RobotNodeId = "cmd" | "site" | "maps";
@@ -29,19 +30,6 @@ const CONNECTIONS = 4;
 const LOG = { WARN: 30, INFO: 40 };
 const ABANDONED_LINE = /^closed with (\d+) messages? under way: abandoned/;
 
-/** mulberry32: a tiny deterministic PRNG. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Rng = () => number;
-const between = (rng: Rng, low: number, high: number) => low + Math.floor(rng() * (high - low + 1));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The generation a request belongs to: its serial number is "G<generation>-<n>". */

@@ -17,6 +17,7 @@ import robotCommand from "../../src/nodes/robot-command";
 import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task";
 import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
+import { seeded, type Rng, pick } from "../support/seeded";
 
 type Msg = Record<string, unknown>;
 /** Node-RED's error log level (the helper's log spy carries the levels, its type does not). */
@@ -27,19 +28,6 @@ const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
 const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 
-/** mulberry32: a tiny deterministic PRNG, so a failure can be replayed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Rng = () => number;
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 
 /** Secret-looking text with the characters of base64 in it ("+" and "/"), from the PRNG. */
 function secretText(rng: Rng, prefix: string): string {
