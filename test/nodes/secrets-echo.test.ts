@@ -450,7 +450,7 @@ describe("secrets: an echoing cloud with granted and renewed tokens, not one lea
     // The cloud really did all of it.
     assert.ok(cloud.counts.grants >= 30, `tokens granted: ${cloud.counts.grants}`);
     assert.ok(cloud.counts.revoked >= 10, `tokens revoked with a 401: ${cloud.counts.revoked}`);
-    assert.ok(cloud.counts.renewedEarly >= 5, `renewed before a 401 (expiry): ${cloud.counts.renewedEarly}`);
+    assert.ok(cloud.counts.renewedEarly >= 2, `renewed before a 401 (expiry): ${cloud.counts.renewedEarly}`);
     assert.ok(cloud.counts.grantFailures >= 2, `failed grants: ${cloud.counts.grantFailures}`);
     assert.ok(cloud.issued.length <= 100, `${cloud.issued.length} tokens: the client remembers the last 100 (see the test below)`);
     assert.ok(cloud.received.includes(CREDENTIALS.clientSecret) && cloud.received.includes(CREDENTIALS.accessKeySecret));
