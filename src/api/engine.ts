@@ -78,7 +78,7 @@ export interface EngineCallOptions {
   tracker?: CallTracker;
   /** Operation name, for error messages. */
   operation?: string;
-  /** Called once, when the call is first put on the wire: from then on it can no longer be withdrawn. */
+  /** Called once, when the call is first put on the wire (withdraw still works while a refused call waits to retry). */
   onSend?(): void;
   /** Receives a function that withdraws the call while it still waits (true when it did). */
   onQueued?(withdraw: () => boolean): void;
@@ -367,16 +367,23 @@ export class RequestEngine {
 
   /** An attempt failed: retry it, pause the account, or end the call. */
   private failed(job: Job, error: unknown): void {
-    if (error instanceof ResendRequest) return this.requeue(job, true);
-    if (!(error instanceof RobotApiError)) return this.settle(job, error);
-    const canRetry = job.retries < this.settings.maxRetries;
-    if (error.isRateLimited) {
+    if (!(error instanceof RobotApiError) && !(error instanceof ResendRequest)) return this.settle(job, error);
+    if (error instanceof RobotApiError && error.isRateLimited) {
       const waitMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : this.backoffMs(job.retries);
       this.pause(waitMs, error);
-      if (waitMs > this.settings.maxRetryWaitMs || !canRetry) return this.settle(job, error);
+      // A pause listener may have closed the engine, which already ended this call.
+      if (job.state === "settled") return;
+      if (waitMs > this.settings.maxRetryWaitMs || job.retries >= this.settings.maxRetries) return this.settle(job, error);
+    }
+    // A call going back to wait would be held by a pause longer than maxRetryWait: it fails now, like those waiting.
+    const held = this.pauseTooLong(job.options.operation);
+    if (held) return this.settle(job, held);
+    if (error instanceof ResendRequest) return this.requeue(job, true);
+    if (error.isRateLimited) {
       job.retries++;
       return this.requeue(job, true);
     }
+    const canRetry = job.retries < this.settings.maxRetries;
     const notSent = error.kind === "network" && error.connectFailed;
     const readReset = error.kind === "network" && error.connectionReset && job.options.read === true;
     if ((notSent || readReset) && canRetry) {
@@ -412,6 +419,8 @@ export class RequestEngine {
     job.timer = this.clock.setTimeout(() => {
       job.timer = undefined;
       if (job.state !== "backoff") return;
+      const held = this.pauseTooLong(job.options.operation);
+      if (held) return this.settle(job, held);
       this.backingOff--;
       if (tracker) tracker.waiting--;
       this.requeue(job, true);
@@ -444,6 +453,7 @@ export class RequestEngine {
           job = next;
         }
       }
+      for (const job of this.live) if (job.state === "backoff") this.settle(job, this.pauseTooLong(job.options.operation)!);
     }
     if (starting && this.pauseCause) for (const listener of this.pauseListeners) listener();
     this.wakeAfter(this.pausedUntilMs - this.clock.now());
