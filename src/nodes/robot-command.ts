@@ -20,13 +20,13 @@ import { invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
 import {
   REPLACED,
+  chooseSetting,
   SKIPPED,
   type NoOutput,
   evaluateProperty,
   handleRobotInput,
   isPlainObject,
   resolveSerialNumber,
-  type MessageInput,
   type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
@@ -237,17 +237,6 @@ function coerce(value: unknown, literal: (typeof LITERAL_TYPE)[ParameterField]):
   return value;
 }
 
-/** The burst policy for one message: msg.burst when given, else the node's. */
-function burstPolicyFor(input: MessageInput, configured: string | undefined): BurstPolicy {
-  const fromMsg = input.burst;
-  const chosen = fromMsg === undefined || fromMsg === "" ? configured || "all" : fromMsg;
-  if (typeof chosen !== "string" || !(BURST_POLICIES as readonly string[]).includes(chosen)) {
-    const field = fromMsg === undefined || fromMsg === "" ? "burst" : "msg.burst";
-    throw invalidInput(field, `must be one of ${BURST_POLICIES.join(", ")} (got ${JSON.stringify(chosen ?? null)})`);
-  }
-  return chosen as BurstPolicy;
-}
-
 /** A robot's messages pending in one node, for its burst policy. */
 interface RobotPending {
   count: number;
@@ -390,7 +379,8 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
 
   /** Sends the command as the message's burst policy says, or says why it was not sent. */
   async function submit(call: RobotCall): Promise<CommandResource | NoOutput> {
-    const policy = burstPolicyFor(call.input, config.burst);
+    // Flows saved before the setting existed send every message.
+    const policy = chooseSetting(call.input, "burst", config.burst || "all", BURST_POLICIES);
     const prepared = await requestFor(call);
     if (policy === "all") return call.client.send(prepared, call.options);
 

@@ -450,15 +450,19 @@ export async function resolveSerialNumber(
   return typeof fromNode === "string" ? fromNode.trim() : (fromNode ?? "");
 }
 
-/** The operation for one message: msg.operation when given, else the node's; unknown ones are refused. */
-export function chooseOperation<Op extends string>(input: MessageInput, configured: string, allowed: readonly Op[]): Op {
-  const fromMsg = input.operation;
+/**
+ * A node setting that a message may override (operation, burst): msg.<name>
+ * when given, else the node's; a value not in `allowed` is refused, named
+ * where it came from.
+ */
+export function chooseSetting<Value extends string>(input: MessageInput, name: string, configured: string, allowed: readonly Value[]): Value {
+  const fromMsg = input[name];
   const chosen = fromMsg === undefined || fromMsg === "" ? configured : fromMsg;
   if (typeof chosen !== "string" || !(allowed as readonly string[]).includes(chosen)) {
-    const field = fromMsg === undefined || fromMsg === "" ? "operation" : "msg.operation";
+    const field = fromMsg === undefined || fromMsg === "" ? name : `msg.${name}`;
     throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen ?? null)})`);
   }
-  return chosen as Op;
+  return chosen as Value;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,7 +7,7 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
 import {
-  chooseOperation,
+  chooseSetting,
   evaluateProperty,
   handleRobotInput,
   isPlainObject,
@@ -51,7 +51,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
   // fed straight in; the client's request schema checks the values and names any bad field.
   async function fetchMaps(call: RobotCall): Promise<MapList | Subareas> {
     const { client, options } = call;
-    const operation = chooseOperation(call.input, config.operation, MAP_OPERATIONS);
+    const operation = chooseSetting(call.input, "operation", config.operation, MAP_OPERATIONS);
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
     const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);

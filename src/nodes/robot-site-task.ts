@@ -8,7 +8,7 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import { invalidInput } from "../api/errors";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
 import {
-  chooseOperation,
+  chooseSetting,
   evaluateProperty,
   firstText,
   handleRobotInput,
@@ -155,7 +155,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     reads: ["serialNumber", "operation"],
     run: async (call) => {
       const { client, options } = call;
-      switch (chooseOperation(call.input, config.operation, SITE_TASK_OPERATIONS)) {
+      switch (chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS)) {
         case "status":
           return client.getRobotStatus({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options);
         case "siteInfo":
@@ -167,7 +167,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
       }
     },
     // The operation is read again from the same input and config: run() already accepted it.
-    statusText: (answer, call) => statusTextFor(chooseOperation(call.input, config.operation, SITE_TASK_OPERATIONS), answer),
+    statusText: (answer, call) => statusTextFor(chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS), answer),
   });
 }
 
