@@ -29,15 +29,14 @@ import {
   waitFor,
   type FlowNode,
 } from "../support/node-red";
+import { robotCommandNode as commandNode, SERIAL, MAP_ID } from "../support/fixtures";
 
 type CoreNodeModule = (RED: never) => void;
 // Node-RED's own Complete node: it receives a copy of every message a node ends with done() (and no error).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const completeNode = require("@node-red/nodes/core/common/24-complete.js") as CoreNodeModule;
 
-const SERIAL = "GS-S-000101";
 const OTHER_SERIAL = "GS-S-000102";
-const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
 const LIST_PATH = "/openapi/v1/map/robotMap/list";
 const COMMAND_PATH = /^\/v1alpha1\/robots\/([^/]+)\/commands$/;
 const STATUS_PATH = /^\/openapi\/v2alpha1\/s\/robots\/([^/]+)\/status$/;
@@ -84,34 +83,6 @@ function robotOf(request: RecordedRequest): string {
   const match = COMMAND_PATH.exec(request.path) ?? STATUS_PATH.exec(request.path);
   if (match) return decodeURIComponent(match[1]!);
   return String((request.body as { robotSn?: unknown } | undefined)?.robotSn);
-}
-
-function commandNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
-  return {
-    id,
-    type: "robot-command",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    command: "START_TASK",
-    cleaningMode: "__middle_cleaning",
-    cleaningModeType: "str",
-    taskName: "Lobby",
-    taskNameType: "str",
-    map: "Floor 1",
-    mapType: "str",
-    loop: "false",
-    loopType: "bool",
-    loopCount: "1",
-    loopCountType: "num",
-    position: "charging",
-    positionType: "str",
-    direction: "FORWARD",
-    directionType: "direction",
-    burst: "all",
-    wires: [["out"]],
-    ...settings,
-  };
 }
 
 function statusNode(id: string): FlowNode {

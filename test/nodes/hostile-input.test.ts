@@ -27,6 +27,7 @@ import type { RecordedRequest, ScriptedReply } from "../support/recording-server
 import { RecordingServer } from "../support/recording-server";
 import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
 import { seeded, type Rng, pick, between } from "../support/seeded";
+import { robotCommandNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
 type CoreNodeModule = (RED: never) => void;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
@@ -36,9 +37,6 @@ type Msg = Record<string, unknown>;
 /** Node-RED's log levels (the helper's log spy carries them, its type does not): fatal 10, error 20, warn 30. */
 const LOG_WARN = 30;
 
-const SERIAL = "GS-S-000101";
-const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
-const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
 
 // ------------------------------------------------------------ a seeded generator
 
@@ -333,30 +331,8 @@ const QUIET_PROXY_KINDS: Kind[] = [
 
 /** The robot nodes under test, all on one config, each wired to "out"; one Catch node for all three. */
 const FLOW_NODES: FlowNode[] = [
-  {
-    id: "cmd",
-    type: "robot-command",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    command: "START_TASK",
-    cleaningMode: "__middle_cleaning",
-    cleaningModeType: "str",
-    taskName: "Lobby",
-    taskNameType: "str",
-    map: "place",
-    mapType: "msg",
-    loop: "false",
-    loopType: "bool",
-    loopCount: "1",
-    loopCountType: "num",
-    position: "charging",
-    positionType: "str",
-    direction: "FORWARD",
-    directionType: "direction",
-    burst: "all",
-    wires: [["out"]],
-  },
+  robotCommandNode("cmd", { map: "place", mapType: "msg" }),
+
   {
     id: "site",
     type: "robot-site-task",
@@ -433,27 +409,6 @@ interface Target {
   typed: Array<{ property: string; field: string }>;
 }
 
-const B3_BODY = {
-  cleaningMode: "清扫",
-  loopCount: 1,
-  siteId: SITE_ID,
-  siteName: "Headquarters",
-  taskName: "Lobby clean",
-  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
-  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
-  serialNumber: SERIAL,
-};
-const B4_BODY = {
-  productId: SERIAL,
-  tempTaskCommand: {
-    taskName: "Lobby clean",
-    cleaningMode: "清扫",
-    loop: "false",
-    loopCount: "1",
-    mapName: "Floor 1",
-    startParam: { mapId: MAP_ID, areaId: "1" },
-  },
-};
 
 const TARGETS: Target[] = [
   {
@@ -480,9 +435,9 @@ const TARGETS: Target[] = [
       base: { operation, robot: SERIAL, x: MAP_ID },
       bodies:
         operation === "createTempTask"
-          ? [B3_BODY]
+          ? [TEMP_SITE_TASK_BODY]
           : operation === "sendTempTask"
-            ? [B4_BODY]
+            ? [TEMP_TASK_BODY]
             : [{ serialNumber: SERIAL }, { serialNumber: SERIAL, reading: { level: 3, unit: "cm" } }],
       reads: ["serialNumber", "operation"],
       typed:

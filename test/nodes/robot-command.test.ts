@@ -28,6 +28,7 @@ import {
   useRecordingServerAndNodeRed,
   expectInvalidInput,
 } from "../support/node-red";
+import { SERIAL, robotCommandNode } from "../support/fixtures";
 
 type CoreNodeModule = (RED: never) => void;
 /* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes and runtime settings are plain CommonJS */
@@ -41,7 +42,6 @@ const runtimeSettings = require("@node-red/runtime/lib/settings") as {
 /* eslint-enable @typescript-eslint/no-require-imports */
 const ROOT = path.resolve(__dirname, "../../..");
 
-const SERIAL = "GS-S-000101";
 type Msg = Record<string, unknown>;
 
 /** What the cloud answers: a command resource for the submitted body. */
@@ -63,31 +63,9 @@ function commandResource(request: RecordedRequest): ScriptedReply {
   };
 }
 
+/** The node under test: PAUSE_TASK unless a test sets another command. */
 function commandNode(settings: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: "cmd",
-    type: "robot-command",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    command: "PAUSE_TASK",
-    cleaningMode: "__middle_cleaning",
-    cleaningModeType: "str",
-    taskName: "Lobby",
-    taskNameType: "str",
-    map: "Floor 1",
-    mapType: "str",
-    loop: "false",
-    loopType: "bool",
-    loopCount: "1",
-    loopCountType: "num",
-    position: "charging",
-    positionType: "str",
-    direction: "FORWARD",
-    directionType: "direction",
-    wires: [["out"]],
-    ...settings,
-  };
+  return robotCommandNode("cmd", { command: "PAUSE_TASK", ...settings });
 }
 
 const NAVIGATION = { startNavigationParameter: { map: "Floor 1", position: "charging" } };

@@ -27,6 +27,7 @@ import {
   outcomeOf,
   expectInvalidInput,
 } from "../support/node-red";
+import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
 type CoreNodeModule = (RED: never) => void;
 /* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules */
@@ -38,9 +39,6 @@ const CORE_NODES_USED_BY_THE_EXAMPLE = [
 /* eslint-enable @typescript-eslint/no-require-imports */
 const ROOT = path.resolve(__dirname, "../../..");
 
-const SERIAL = "GS-S-000101";
-const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
-const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
 
 const STATUS_ANSWER = {
   serialNumber: SERIAL,
@@ -115,31 +113,6 @@ function siteTaskNode(settings: Record<string, unknown> = {}): FlowNode {
     ...settings,
   };
 }
-
-/** The B3 body the dialog's default settings above must build. */
-const DIALOG_B3_BODY = {
-  cleaningMode: "清扫",
-  loopCount: 1,
-  siteId: SITE_ID,
-  siteName: "Headquarters",
-  taskName: "Lobby clean",
-  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
-  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
-  serialNumber: SERIAL,
-};
-
-/** The B4 body the dialog's default settings above must build. */
-const DIALOG_B4_BODY = {
-  productId: SERIAL,
-  tempTaskCommand: {
-    taskName: "Lobby clean",
-    cleaningMode: "清扫",
-    loop: "false",
-    loopCount: "1",
-    mapName: "Floor 1",
-    startParam: { mapId: MAP_ID, areaId: "1" },
-  },
-};
 
 describe("robot-site-task", function () {
   const stub = useRecordingServerAndNodeRed(answerFor);

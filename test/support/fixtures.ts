@@ -1,0 +1,62 @@
+/**
+ * What the node tests share: the robot, map and site they speak of, a
+ * robot-command node with every setting typed in, and the temporary-task
+ * bodies (B3, B4) that the site-task dialog's default fields build.
+ */
+import type { FlowNode } from "./node-red";
+
+export const SERIAL = "GS-S-000101";
+export const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
+export const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
+
+/** A robot-command on the config "config", wired to "out", sending START_TASK with typed-in settings. */
+export function robotCommandNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id,
+    type: "robot-command",
+    robot: "config",
+    serialNumber: SERIAL,
+    serialNumberType: "str",
+    command: "START_TASK",
+    cleaningMode: "__middle_cleaning",
+    cleaningModeType: "str",
+    taskName: "Lobby",
+    taskNameType: "str",
+    map: "Floor 1",
+    mapType: "str",
+    loop: "false",
+    loopType: "bool",
+    loopCount: "1",
+    loopCountType: "num",
+    position: "charging",
+    positionType: "str",
+    direction: "FORWARD",
+    directionType: "direction",
+    burst: "all",
+    wires: [["out"]],
+    ...settings,
+  };
+}
+
+export const TEMP_SITE_TASK_BODY = {
+  cleaningMode: "清扫",
+  loopCount: 1,
+  siteId: SITE_ID,
+  siteName: "Headquarters",
+  taskName: "Lobby clean",
+  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
+  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
+  serialNumber: SERIAL,
+};
+
+export const TEMP_TASK_BODY = {
+  productId: SERIAL,
+  tempTaskCommand: {
+    taskName: "Lobby clean",
+    cleaningMode: "清扫",
+    loop: "false",
+    loopCount: "1",
+    mapName: "Floor 1",
+    startParam: { mapId: MAP_ID, areaId: "1" },
+  },
+};
