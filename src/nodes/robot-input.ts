@@ -39,6 +39,12 @@ export interface RobotNodeBehaviour<Result> {
   run(call: RobotCall): Promise<Result | NoOutput>;
   /** Short status text after success, e.g. the command state. */
   statusText(result: Result, call: RobotCall): string;
+  /**
+   * What is sent for a result. Default: the message with msg.payload = result.
+   * A node that sets more properties (msg.contentType), or sends several
+   * messages or to several outputs, returns what `send` takes.
+   */
+  output?(result: Result, msg: NodeMessageInFlow): NodeMessage | (NodeMessage | NodeMessage[] | null)[];
 }
 
 /** Status texts stay short: the editor shows them under the node. */
@@ -281,7 +287,7 @@ export function handleRobotInput<Result>(
   const problemAtStart = configProblem(configNode());
   if (problemAtStart) view.showConfigProblem(problemAtStart);
 
-  node.on("input", (msg: NodeMessageInFlow, send: (msg: NodeMessage) => void, done: (err?: Error) => void) => {
+  node.on("input", (msg: NodeMessageInFlow, send: (msg: NodeMessage | (NodeMessage | NodeMessage[] | null)[]) => void, done: (err?: Error) => void) => {
     const config = configNode();
     const problem = configProblem(config);
     if (problem) {
@@ -312,10 +318,12 @@ export function handleRobotInput<Result>(
           done();
           return;
         }
-        msg.payload = value;
+        let outgoing: NodeMessage | (NodeMessage | NodeMessage[] | null)[] = msg;
+        if (behaviour.output) outgoing = behaviour.output(value, msg);
+        else msg.payload = value;
         view.finished({ fill: "green", text: behaviour.statusText(value, call) });
         try {
-          send(msg);
+          send(outgoing);
         } catch {
           // Sending to a second wire copies the message; a property that throws when copied lands here.
           reportFailure(msg, invalidInput("msg", "could not be copied to the next nodes (a property throws when read)"), done);
