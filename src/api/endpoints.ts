@@ -54,6 +54,20 @@ function endpoint<Req extends z.ZodType, Res extends z.ZodType>(definition: Endp
 /** B4 cmdStatus meaning the robot refused the temporary task (field notes). */
 export const TEMP_TASK_REJECTED_STATUS = 7;
 
+/**
+ * What is publicly known of a B4 refusal code (field notes): 2010100006-13 are
+ * the robot's refusals, among them an unreachable task area and a temporary
+ * task already queued, but which code is which is not published, so no
+ * meaning is invented for a single code.
+ */
+export function tempTaskRefusalHint(resultCode: string): string {
+  const code = Number(resultCode);
+  if (Number.isInteger(code) && code >= 2010100006 && code <= 2010100013) {
+    return "; codes 2010100006-13 are the robot refusing the task, e.g. the task area is unreachable or a temporary task is already queued";
+  }
+  return "";
+}
+
 export const ENDPOINTS = {
   submitCommand: endpoint({
     id: "A",
@@ -130,7 +144,7 @@ export const ENDPOINTS = {
     rejectionOf: (answer) =>
       Number(answer.cmdStatus) === TEMP_TASK_REJECTED_STATUS
         ? {
-            message: `robot rejected the temporary task (cmdResultCode ${String(answer.cmdResultCode ?? "none")})`,
+            message: `robot rejected the temporary task (cmdResultCode ${String(answer.cmdResultCode ?? "none")}${tempTaskRefusalHint(String(answer.cmdResultCode ?? ""))})`,
             resultCode: String(answer.cmdResultCode ?? ""),
           }
         : undefined,

@@ -15,7 +15,7 @@ export interface EngineClock {
   clearTimeout(handle: unknown): void;
 }
 
-const REAL_CLOCK: EngineClock = {
+export const REAL_CLOCK: EngineClock = {
   now: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),

@@ -15,7 +15,8 @@ export type RobotApiErrorKind =
   | "bad_response"
   | "rejected"
   | "aborted"
-  | "queue_full";
+  | "queue_full"
+  | "not_confirmed";
 
 /** Envelope and error-body codes follow the gRPC status numbering (field notes). */
 export const API_CODE_NAMES: Readonly<Record<number, string>> = {
@@ -57,6 +58,8 @@ export interface RobotApiErrorDetails {
   connectFailed?: boolean;
   /** The connection broke after the request may have been written: only a read may be sent again. */
   connectionReset?: boolean;
+  /** The robot's last status seen while waiting for a command's effect (NOT_CONFIRMED). */
+  lastStatus?: Record<string, unknown>;
 }
 
 export class RobotApiError extends Error {
@@ -76,6 +79,7 @@ export class RobotApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly connectFailed: boolean;
   readonly connectionReset: boolean;
+  readonly lastStatus: Record<string, unknown> | undefined;
 
   constructor(details: RobotApiErrorDetails) {
     super(details.message);
@@ -89,6 +93,7 @@ export class RobotApiError extends Error {
     this.retryAfterSeconds = details.retryAfterSeconds;
     this.connectFailed = details.connectFailed === true;
     this.connectionReset = details.connectionReset === true;
+    this.lastStatus = details.lastStatus;
     this.code = codeFor(this);
     // Node-RED builds msg.error from an error's message, code, stack and cause only; the details a flow
     // may switch on (retryAfterSeconds, field, status, ...) reach a Catch node as msg.error.cause.
@@ -98,7 +103,7 @@ export class RobotApiError extends Error {
   /** What a flow may act on, without the message text. */
   details(): Record<string, unknown> {
     const details: Record<string, unknown> = { kind: this.kind, code: this.code };
-    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds"] as const) {
+    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds", "lastStatus"] as const) {
       if (this[key] !== undefined) details[key] = this[key];
     }
     return details;
@@ -148,6 +153,8 @@ function codeFor(error: RobotApiError): string {
       return "ENVELOPE_ERROR";
     case "queue_full":
       return "QUEUE_FULL";
+    case "not_confirmed":
+      return "NOT_CONFIRMED";
   }
 }
 

@@ -16,13 +16,24 @@ import {
   type CommandType,
 } from "../api/commands";
 import { prepareCall, type PreparedCall } from "../api/client";
+import { commandConfirmationRule, type CommandBody } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
+import {
+  CONFIRM_TIMEOUT_RANGE,
+  DEFAULT_CONFIRM_TIMEOUT_S,
+  SEND_WHEN,
+  SEND_WHEN_LABELS,
+  configuredConfirmTimeout,
+  confirmOnRobot,
+  messageWithConfirmation,
+  type Confirmation,
+} from "./confirm";
 import {
   REPLACED,
   chooseSetting,
   SKIPPED,
-  type NoOutput,
+  NoOutput,
   evaluateProperty,
   handleRobotInput,
   isPlainObject,
@@ -124,13 +135,25 @@ export function editorCatalogue() {
     fields: [...PARAMETER_FIELDS],
     directions: [...MOVE_DIRECTIONS],
     burstPolicies: BURST_POLICIES.map((policy) => ({ value: policy, label: BURST_LABELS[policy] })),
+    sendWhen: SEND_WHEN.map((value) => ({ value, label: SEND_WHEN_LABELS[value] })),
+    confirmTimeout: { default: DEFAULT_CONFIRM_TIMEOUT_S, ...CONFIRM_TIMEOUT_RANGE },
     serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
   };
 }
 
 
+/** What a message ends with: the command resource and, when asked for, its confirmation. */
+export interface Submitted {
+  resource: CommandResource;
+  confirmation?: Confirmation;
+}
+
 export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   robot: string;
+  /** One of SEND_WHEN; flows saved before it existed send when accepted. */
+  sendWhen?: string;
+  /** Seconds to wait for the robot to show the command; empty: 120. */
+  confirmTimeout?: string | number;
   /** One of BURST_POLICIES; flows saved before it existed send every message. */
   burst?: string;
   /** One of the eleven command types, or "" to take it from msg.command. */
@@ -377,11 +400,24 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return fixedRequest;
   }
 
+  const confirmTimeout = configuredConfirmTimeout(config.confirmTimeout);
+
+  /** Sends the command, and when asked waits for the robot to show it. */
+  async function submitAndConfirm(call: RobotCall): Promise<Submitted | NoOutput> {
+    const sendWhen = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN);
+    const timeoutMs = sendWhen === "shown" ? confirmTimeout() : 0;
+    const prepared = await requestFor(call);
+    const resource = await submit(call, prepared);
+    if (resource instanceof NoOutput) return resource;
+    if (sendWhen === "accepted") return { resource };
+    const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
+    return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+  }
+
   /** Sends the command as the message's burst policy says, or says why it was not sent. */
-  async function submit(call: RobotCall): Promise<CommandResource | NoOutput> {
+  async function submit(call: RobotCall, prepared: PreparedCommand): Promise<CommandResource | NoOutput> {
     // Flows saved before the setting existed send every message.
     const policy = chooseSetting(call.input, "burst", config.burst || "all", BURST_POLICIES);
-    const prepared = await requestFor(call);
     if (policy === "all") return call.client.send(prepared, call.options);
 
     const robot = prepared.serialNumber!;
@@ -412,11 +448,15 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     }
   }
 
-  handleRobotInput(RED, node, config.robot, {
-    reads: ["serialNumber", "command", "burst"],
-    run: submit,
-    // "START_TASK: WAITING": the command the cloud stored and the state it is in.
-    statusText: (resource) => (resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${resource.state}` : resource.state),
+  handleRobotInput<Submitted>(RED, node, config.robot, {
+    reads: ["serialNumber", "command", "burst", "sendWhen"],
+    run: submitAndConfirm,
+    // "START_TASK: WAITING": the command the cloud stored and the state it is in; once confirmed, what the robot showed.
+    statusText: ({ resource, confirmation }) => {
+      const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : resource.state;
+      return resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${state}` : state;
+    },
+    output: ({ resource, confirmation }, msg) => messageWithConfirmation(msg, resource, confirmation),
   });
 }
 

@@ -23,6 +23,8 @@ export interface RobotCall {
   client: RobotClient;
   /** For every client call made for this message: the node's abort signal and status tracker. */
   options: CallOptions;
+  /** Shows "waiting for robot" under the node while `waiting` runs (a command's confirmation). */
+  waitForRobot<T>(waiting: Promise<T>): Promise<T>;
 }
 
 /** What run() resolves with when a message ends with done() and no output; `reason` is counted in the status. */
@@ -163,6 +165,8 @@ type Outcome = { fill: "green" | "red"; text: string } | undefined;
 class NodeStatusView {
   /** Messages accepted and not yet ended. */
   pending = 0;
+  /** Messages whose call is answered and that wait for the robot to show its effect. */
+  confirming = 0;
   /** Messages that ended with no output since the node was last idle, by reason. */
   readonly dropped = new Map<NoOutput["reason"], number>();
   readonly tracker: CallTracker;
@@ -248,6 +252,10 @@ class NodeStatusView {
         const text = `queued ${this.tracker.waiting}`;
         return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
       }
+      if (this.tracker.sending === 0 && this.confirming > 0) {
+        const text = `waiting for robot${this.confirming > 1 ? ` (${this.confirming})` : ""}`;
+        return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
+      }
       return ["busy:requesting", { fill: "blue", shape: "dot", text: "requesting" }];
     }
     const dropped = [...this.dropped].map(([reason, count]) => `${count} ${reason}`).join(", ");
@@ -284,6 +292,14 @@ export function handleRobotInput<Result>(
     if (!config) return invalidInput("robot", "no robot-config node is selected");
     return "error" in config.robot ? config.robot.error : undefined;
   };
+  const waitForRobot = <T>(waiting: Promise<T>): Promise<T> => {
+    view.confirming++;
+    view.changed();
+    return waiting.finally(() => {
+      view.confirming--;
+      view.changed();
+    });
+  };
   const problemAtStart = configProblem(configNode());
   if (problemAtStart) view.showConfigProblem(problemAtStart);
 
@@ -300,7 +316,7 @@ export function handleRobotInput<Result>(
     // A new burst starts counting its skipped messages afresh.
     if (view.pending === 0) view.dropped.clear();
     view.pending++;
-    const call: RobotCall = { msg, input: {}, client, options };
+    const call: RobotCall = { msg, input: {}, client, options, waitForRobot };
     let result: Promise<Result | NoOutput>;
     try {
       call.input = readMessage(msg, behaviour.reads);

@@ -5,7 +5,9 @@
  * built from the node's fields for the common one-floor, one-area case.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
+import { tempTaskConfirmationRule } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
+import { SEND_WHEN, configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
 import {
   chooseSetting,
@@ -41,9 +43,18 @@ export interface RobotSiteTaskProperties extends NodeDef, SerialNumberSetting, R
   cleaningMode: string;
   loop: boolean;
   loopCount: string | number;
+  /** For the temporary tasks: "accepted" (flows saved before it existed) or "shown". */
+  sendWhen?: string;
+  confirmTimeout?: string | number;
 }
 
 type SiteTaskAnswer = RobotStatus | SiteInfo | TempSiteTaskResult | TempTaskCommandResult;
+
+/** The answer, and for a temporary task sent with "the robot shows it", its confirmation. */
+interface SiteTaskOutcome {
+  answer: SiteTaskAnswer;
+  confirmation?: Confirmation;
+}
 
 /** Which dialog fields build which body (the editor shows the same rows, see robot-site-task.html). */
 export const DIALOG_FIELDS_OF = {
@@ -151,23 +162,59 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     } as TempTaskCommandRequest;
   }
 
-  handleRobotInput<SiteTaskAnswer>(RED, node, config.robot, {
-    reads: ["serialNumber", "operation"],
+  const confirmTimeout = configuredConfirmTimeout(config.confirmTimeout);
+
+  /** A temporary task the cloud accepted, and when asked, the robot running it. */
+  async function temporaryTask<Body extends TempSiteTaskRequest | TempTaskCommandRequest>(
+    call: RobotCall,
+    request: Body,
+    send: (request: Body) => Promise<SiteTaskAnswer>,
+    robotOf: (request: Body) => unknown,
+    taskNameOf: (request: Body) => unknown,
+  ): Promise<SiteTaskOutcome> {
+    const shown = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN) === "shown";
+    const timeoutMs = shown ? confirmTimeout() : 0;
+    const answer = await send(request);
+    if (!shown) return { answer };
+    // The client checked the request, so the robot and task name are what the cloud was sent.
+    const taskName = taskNameOf(request);
+    const rule = tempTaskConfirmationRule(typeof taskName === "string" ? taskName : undefined);
+    return { answer, confirmation: await confirmOnRobot(call, String(robotOf(request)), rule, timeoutMs, "temporary task") };
+  }
+
+  handleRobotInput<SiteTaskOutcome>(RED, node, config.robot, {
+    reads: ["serialNumber", "operation", "sendWhen"],
     run: async (call) => {
       const { client, options } = call;
       switch (chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS)) {
         case "status":
-          return client.getRobotStatus({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options);
+          return { answer: await client.getRobotStatus({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options) };
         case "siteInfo":
-          return client.getSiteInfo({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options);
+          return { answer: await client.getSiteInfo({ serialNumber: (await serialNumberFor(call, payloadSerialNumber(call))) as string }, options) };
         case "createTempTask":
-          return client.createTempSiteTask(await createTempTaskRequest(call), options);
+          return temporaryTask(
+            call,
+            await createTempTaskRequest(call),
+            (request) => client.createTempSiteTask(request, options),
+            (request) => request.serialNumber,
+            (request) => request.taskName,
+          );
         case "sendTempTask":
-          return client.sendTempTask(await sendTempTaskRequest(call), options);
+          return temporaryTask(
+            call,
+            await sendTempTaskRequest(call),
+            (request) => client.sendTempTask(request, options),
+            (request) => request.productId,
+            (request) => (isPlainObject(request.tempTaskCommand) ? request.tempTaskCommand.taskName : undefined),
+          );
       }
     },
     // The operation is read again from the same input and config: run() already accepted it.
-    statusText: (answer, call) => statusTextFor(chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS), answer),
+    statusText: ({ answer, confirmation }, call) => {
+      const text = statusTextFor(chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS), answer);
+      return confirmation ? `task ${confirmation.state} (${Math.round(confirmation.seconds)} s)` : text;
+    },
+    output: ({ answer, confirmation }, msg) => messageWithConfirmation(msg, answer, confirmation),
   });
 }
 

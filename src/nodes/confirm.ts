@@ -1,0 +1,83 @@
+/**
+ * "Send the message when the robot shows it": the setting robot-command and
+ * robot-site-task share, and the wait itself, through the account's one
+ * confirmation poller (src/api/watcher.ts).
+ */
+import { invalidInput } from "../api/errors";
+import { confirmationPollerOf, type ConfirmationRule } from "../api/watcher";
+import type { RobotCall } from "./robot-input";
+
+/**
+ * When the node sends its message: once the cloud accepted the command (its
+ * answer, state WAITING), or once the robot's status shows the command's
+ * effect (src/api/confirmation.ts).
+ */
+export const SEND_WHEN = ["accepted", "shown"] as const;
+export type SendWhen = (typeof SEND_WHEN)[number];
+
+/** Words for the dialog's list. */
+export const SEND_WHEN_LABELS: Record<SendWhen, string> = {
+  accepted: "the cloud accepted the command",
+  shown: "the robot shows it",
+};
+
+/** How long a command may take to show, by default (seconds). */
+export const DEFAULT_CONFIRM_TIMEOUT_S = 120;
+export const CONFIRM_TIMEOUT_RANGE = { min: 1, max: 3600 } as const;
+
+/** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
+export interface Confirmation {
+  state: string;
+  seconds: number;
+}
+
+/** A timeout from the dialog (seconds); an empty field takes the default, anything else out of range is an error. */
+export function confirmTimeoutMs(raw: string | number | undefined, field = "confirmTimeout"): number {
+  if (raw === undefined || raw === null || String(raw).trim() === "") return DEFAULT_CONFIRM_TIMEOUT_S * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < CONFIRM_TIMEOUT_RANGE.min || seconds > CONFIRM_TIMEOUT_RANGE.max) {
+    throw invalidInput(field, `must be a number of seconds from ${CONFIRM_TIMEOUT_RANGE.min} to ${CONFIRM_TIMEOUT_RANGE.max}`);
+  }
+  return seconds * 1000;
+}
+
+/**
+ * Waits until the robot shows what `rule` expects, through the account's one
+ * confirmation poller (batched status reads, at most one per robot per
+ * interval); `Confirmed` becomes msg.confirmation, NOT_CONFIRMED an error.
+ */
+export async function confirmOnRobot(
+  call: RobotCall,
+  serialNumber: string,
+  rule: ConfirmationRule | undefined,
+  timeoutMs: number,
+  operation: string,
+): Promise<Confirmation> {
+  if (!rule) return { state: "not watched", seconds: 0 };
+  const poller = confirmationPollerOf(call.client);
+  const confirmed = await call.waitForRobot(poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation }));
+  return { state: confirmed.state, seconds: confirmed.seconds };
+}
+
+/**
+ * The node's timeout setting, read once at deploy: a function that gives it,
+ * or throws the setting's problem with each message that needs it (a node
+ * cannot refuse to deploy).
+ */
+export function configuredConfirmTimeout(raw: string | number | undefined): () => number {
+  try {
+    const ms = confirmTimeoutMs(raw);
+    return () => ms;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
+/** The message out: msg.payload the answer, and msg.confirmation when the robot was watched. */
+export function messageWithConfirmation<Msg extends { payload?: unknown }>(msg: Msg, payload: unknown, confirmation: Confirmation | undefined): Msg {
+  msg.payload = payload;
+  if (confirmation) (msg as Record<string, unknown>).confirmation = confirmation;
+  return msg;
+}
