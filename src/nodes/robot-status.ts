@@ -1,0 +1,280 @@
+/**
+ * robot-status: reads robots' state. Once per message: one robot's status,
+ * the status of many (batch calls of 11), the account's robots, or a robot's
+ * task reports. Or, in watch mode, by itself: it polls the fleet every N
+ * seconds and sends a message only for a robot whose state changed in a way a
+ * flow cares about (src/api/watcher.ts decides what that is).
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { RobotClient } from "../api/client";
+import { RobotApiError, invalidInput } from "../api/errors";
+import { SERIAL_NUMBER_PATTERN, type RobotStatus, type TaskReportList } from "../api/schemas";
+import {
+  DEFAULT_BATTERY_THRESHOLDS,
+  DEFAULT_WATCH_INTERVAL_MS,
+  FleetWatcher,
+  MIN_WATCH_INTERVAL_MS,
+  WatchLoop,
+  robotStateOf,
+  type BatteryThresholds,
+  type PollSummary,
+  type RobotUpdate,
+} from "../api/watcher";
+import type { RobotConfigNode } from "./robot-config";
+import { chooseSetting, handleRobotInput, isPlainObject, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+
+/** The node's operations. */
+export const STATUS_OPERATIONS = ["status", "fleetStatus", "listRobots", "taskReports"] as const;
+export type StatusOperation = (typeof STATUS_OPERATIONS)[number];
+
+/** fleetStatus sends one message per robot (msg.topic = its serial number) or one with all. */
+export const FLEET_OUTPUTS = ["each", "all"] as const;
+/** Which batch status: v1 (any line, richer) or the S-line one (B1's shape). */
+export const STATUS_LINES = ["v1", "s"] as const;
+
+/** Bounds of the watch settings, in the unit the dialog shows (seconds, percent). */
+export const WATCH_LIMITS = {
+  interval: { default: DEFAULT_WATCH_INTERVAL_MS / 1000, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400 },
+  batteryStep: { default: DEFAULT_BATTERY_THRESHOLDS.step, min: 1, max: 100 },
+  batteryLow: { default: DEFAULT_BATTERY_THRESHOLDS.low, min: 0, max: 100 },
+} as const;
+
+export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
+  robot: string;
+  operation: string;
+  /** Serial numbers for fleetStatus and watching, separated by commas, spaces or new lines; empty: every robot. */
+  serialNumbers: string;
+  fleetOutput: string;
+  line: string;
+  watch: boolean | string;
+  interval: string | number;
+  batteryStep: string | number;
+  batteryLow: string | number;
+}
+
+/** A number setting of the dialog within its bounds; empty takes the default. */
+function boundedSetting(raw: string | number | undefined, name: keyof typeof WATCH_LIMITS): number {
+  const { default: fallback, min, max } = WATCH_LIMITS[name];
+  if (raw === undefined || raw === null || String(raw).trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw invalidInput(name, `must be a number from ${min} to ${max}`);
+  return value;
+}
+
+/** "GS-S-1, GS-S-2\nGS-S-3" as a list; each checked like any serial number. */
+export function serialNumberList(text: string | undefined, field = "serialNumbers"): string[] {
+  const names = (text ?? "").split(/[\s,;]+/).filter((name) => name !== "");
+  for (const name of names) {
+    if (!SERIAL_NUMBER_PATTERN.test(name)) throw invalidInput(field, `"${name}" is not a serial number (letters, digits, - and _)`);
+  }
+  return names;
+}
+
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+function clock(at: Date): string {
+  return at.toTimeString().slice(0, 8);
+}
+
+type OnceResult =
+  | { operation: "status"; status: RobotStatus }
+  | { operation: "fleetStatus"; statuses: Record<string, unknown>[]; each: boolean }
+  | { operation: "listRobots"; robots: unknown[] }
+  | { operation: "taskReports"; reports: TaskReportList };
+
+function statusTextOf(result: OnceResult): string {
+  switch (result.operation) {
+    case "status": {
+      const state = result.status.taskState ?? (result.status.online === false ? "offline" : "status read");
+      const battery = isPlainObject(result.status.battery) ? Number(result.status.battery.powerPercentage) : NaN;
+      return Number.isFinite(battery) ? `${state} ${Math.round(battery)}%` : state;
+    }
+    case "fleetStatus": {
+      const online = result.statuses.filter((status) => status.online === true).length;
+      return `${counted(result.statuses.length, "robot")}, ${online} online`;
+    }
+    case "listRobots":
+      return counted(result.robots.length, "robot");
+    case "taskReports":
+      return counted(result.reports.robotTaskReports.length, "report");
+  }
+}
+
+/** Once per message: each input is one read and ends in one output (or one per robot) or one error. */
+function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, settings: StatusSettings): void {
+  async function read(call: RobotCall): Promise<OnceResult> {
+    const { client, options } = call;
+    const operation = chooseSetting(call.input, "operation", config.operation, STATUS_OPERATIONS);
+    const payload = call.input.payload;
+    const fromPayload = isPlainObject(payload) ? payload.serialNumber : undefined;
+    switch (operation) {
+      case "status": {
+        const serialNumber = (await resolveSerialNumber(RED, node, call, fromPayload, config)) as string;
+        return { operation, status: await client.getRobotStatus({ serialNumber }, options) };
+      }
+      case "fleetStatus": {
+        let names = settings.serialNumbers;
+        if (Array.isArray(payload)) {
+          if (!payload.every((name) => typeof name === "string")) throw invalidInput("payload", "must be a list of serial numbers (strings)");
+          names = payload;
+        }
+        if (names.length === 0) names = (await client.listAllRobots(options)).map((robot) => robot.serialNumber);
+        const statuses = names.length === 0 ? [] : await client.batchGetStatuses(names, { ...options, line: settings.line });
+        return { operation, statuses: statuses, each: settings.each };
+      }
+      case "listRobots":
+        return { operation, robots: await client.listAllRobots(options) };
+      case "taskReports": {
+        const serialNumber = (await resolveSerialNumber(RED, node, call, fromPayload, config)) as string;
+        const page = isPlainObject(payload) ? { page: payload.page, pageSize: payload.pageSize } : {};
+        const request = { serialNumber, ...Object.fromEntries(Object.entries(page).filter(([, value]) => value !== undefined)) };
+        return { operation, reports: await client.listTaskReports(request, options) };
+      }
+    }
+  }
+
+  handleRobotInput<OnceResult>(RED, node, config.robot, {
+    reads: ["serialNumber", "operation"],
+    run: read,
+    statusText: statusTextOf,
+    output: (result, msg) => {
+      switch (result.operation) {
+        case "status":
+          msg.payload = result.status;
+          return msg;
+        case "fleetStatus":
+          if (!result.each) {
+            msg.payload = result.statuses;
+            return msg;
+          }
+          // One message per robot, each its own copy: a flow may change one without touching the others.
+          return [
+            result.statuses.map((status, index) => {
+              const copy = index === 0 ? msg : RED.util.cloneMessage(msg);
+              copy.payload = status;
+              copy.topic = robotStateOf(status).serialNumber;
+              return copy;
+            }),
+          ];
+        case "listRobots":
+          msg.payload = result.robots;
+          return msg;
+        case "taskReports":
+          msg.payload = result.reports;
+          return msg;
+      }
+    },
+  });
+}
+
+/** The message of one robot's update: its status, what changed, and whether it is its first report. */
+function updateMessage(update: RobotUpdate): NodeMessage {
+  return { topic: update.serialNumber, payload: update.status, changes: update.changes, initial: update.initial };
+}
+
+/**
+ * Watch mode: polls from deploy to close; a message in asks for a poll now.
+ * Output 1 gets every robot whose state changed (all of them once, at the
+ * first poll), output 2 a copy for each robot that went offline.
+ */
+function setUpWatch(
+  RED: NodeAPI,
+  node: Node,
+  config: RobotStatusProperties,
+  settings: StatusSettings,
+): void {
+  const configNode = config.robot ? (RED.nodes.getNode(config.robot) as RobotConfigNode | null) : null;
+  const problem = !configNode ? invalidInput("robot", "no robot-config node is selected") : "error" in configNode.robot ? configNode.robot.error : undefined;
+  if (problem) {
+    node.status({ fill: "red", shape: "ring", text: `config: ${problem.field ?? problem.code}` });
+    node.error(problem);
+    node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
+    return;
+  }
+  const client: RobotClient = (configNode as RobotConfigNode & { robot: { client: RobotClient } }).robot.client;
+  const lifetime = new AbortController();
+  const watcher = new FleetWatcher(client, {
+    serialNumbers: settings.serialNumbers,
+    line: settings.line,
+    thresholds: settings.thresholds,
+    callOptions: { signal: lifetime.signal },
+  });
+  let last: PollSummary | undefined;
+  const showPolled = () => {
+    if (last) node.status({ fill: "green", shape: "dot", text: `${counted(last.robots, "robot")}, ${last.online} online, ${clock(last.at)}` });
+  };
+  node.status({ fill: "blue", shape: "ring", text: "first poll" });
+
+  const loop = new WatchLoop(watcher, settings.intervalMs, {
+    polled: (updates, summary) => {
+      last = summary;
+      showPolled();
+      if (updates.length === 0) return;
+      const offline = updates.filter((update) => update.wentOffline).map(updateMessage);
+      node.send([updates.map(updateMessage), offline]);
+    },
+    failing: (error, streak) => {
+      node.status({ fill: "red", shape: "ring", text: `poll failed${streak > 1 ? ` ×${streak}` : ""}: ${error.code}` });
+    },
+    // Once per streak: a cloud that is down for an hour is one error for a Catch node, not 120.
+    failed: (error) => {
+      // With a message, Node-RED hands the error to Catch nodes (msg.error.code, msg.error.cause as for any node).
+      node.error(error, { topic: "poll", payload: { failedPolls: 1 } });
+    },
+    recovered: (failures) => {
+      node.warn(`polls work again after ${counted(failures, "failed poll")}`);
+      showPolled();
+    },
+  });
+  loop.start();
+
+  node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => {
+    // A message asks for a poll now; what it finds goes out like any poll's changes.
+    void loop.pollNow().then(() => done());
+  });
+  node.on("close", (_removed: boolean, done: () => void) => {
+    loop.stop();
+    lifetime.abort();
+    node.status({});
+    done();
+  });
+}
+
+interface StatusSettings {
+  serialNumbers: string[];
+  line: "v1" | "s";
+  each: boolean;
+  intervalMs: number;
+  thresholds: BatteryThresholds;
+}
+
+function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusProperties): void {
+  let settings: StatusSettings;
+  try {
+    settings = {
+      serialNumbers: serialNumberList(config.serialNumbers),
+      line: chooseSetting({}, "line", config.line || "v1", STATUS_LINES),
+      each: chooseSetting({}, "fleetOutput", config.fleetOutput || "each", FLEET_OUTPUTS) === "each",
+      intervalMs: boundedSetting(config.interval, "interval") * 1000,
+      thresholds: { step: boundedSetting(config.batteryStep, "batteryStep"), low: boundedSetting(config.batteryLow, "batteryLow") },
+    };
+  } catch (error) {
+    // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
+    const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
+    node.status({ fill: "red", shape: "ring", text: `setting: ${problem.field ?? problem.code}` });
+    node.error(problem);
+    node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
+    return;
+  }
+  if (config.watch === true || config.watch === "true") setUpWatch(RED, node, config, settings);
+  else setUpOnce(RED, node, config, settings);
+}
+
+export default function registerRobotStatus(RED: NodeAPI): void {
+  RED.nodes.registerType("robot-status", function RobotStatusNode(this: Node, config: RobotStatusProperties) {
+    RED.nodes.createNode(this, config);
+    setUpRobotStatus(RED, this, config);
+  });
+}
