@@ -60,6 +60,11 @@ export class FleetStub {
     change(status);
   }
 
+  /** Forgets the requests recorded so far (the fleet and its answers stay). */
+  clearRequests(): void {
+    this.server.requests.length = 0;
+  }
+
   /** The batch status requests recorded, each with the names it asked for. */
   batchRequests(): { names: string[]; at: number }[] {
     return this.server.requests

@@ -1,0 +1,310 @@
+/**
+ * Watching at the API layer: the watched part of each status shape, the diff
+ * (a pure function), a fleet watcher on 200 robots of a recording fleet
+ * (exactly the changes injected, batches of at most 11, the account's rate),
+ * the poll loop's failure streaks, and the confirmation poller shared by every
+ * command waiting on one account.
+ */
+import assert from "node:assert/strict";
+import { RobotClient } from "../../src/api/client";
+import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api/confirmation";
+import { RobotApiError } from "../../src/api/errors";
+import {
+  ConfirmationPoller,
+  FleetWatcher,
+  WatchLoop,
+  diffRobotStates,
+  robotStateOf,
+  type RobotState,
+  type RobotUpdate,
+} from "../../src/api/watcher";
+import { FakeClock, drained } from "../support/fake-clock";
+import { FleetStub, stubSerial } from "../support/fleet-stub";
+import { failureOf } from "../support/failures";
+
+const THRESHOLDS = { step: 10, low: 20 };
+
+function state(fields: Partial<RobotState> = {}): RobotState {
+  return {
+    serialNumber: "GS-S-000101",
+    online: true,
+    taskState: "IDLE",
+    charging: false,
+    battery: 85,
+    emergencyStop: false,
+    localizationState: "NORMAL",
+    ...fields,
+  };
+}
+
+/** The most requests that arrived within any one second. */
+function busiestSecond(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let start = 0, end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= 1000) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+describe("api: watching robots", function () {
+  describe("robotStateOf", function () {
+    it("reads the S-line (B1) shape", function () {
+      const read = robotStateOf({
+        serialNumber: "GS-S-000101",
+        online: true,
+        taskState: "RUNNING",
+        battery: { powerPercentage: 64, charging: false },
+        emergencyStop: { enabled: true },
+        localizationInfo: { localizationState: "LOST" },
+        currentTask: { name: "Lobby" },
+        navigation: { state: "ARRIVED", position: "charging" },
+        remoteControl: { enabled: false },
+      });
+      assert.deepEqual(read, {
+        serialNumber: "GS-S-000101",
+        displayName: undefined,
+        online: true,
+        taskState: "RUNNING",
+        charging: false,
+        battery: 64,
+        emergencyStop: true,
+        localizationState: "LOST",
+        taskName: "Lobby",
+        navigation: { state: "ARRIVED", position: "charging" },
+        remoteControl: false,
+      });
+    });
+
+    it("reads the v1 shape: the serial number from name, soc as a string, the executing task", function () {
+      const read = robotStateOf({ name: "robots/GS-X-7", battery: { soc: "42", charging: true }, executingTask: { name: "Hall" } });
+      assert.equal(read.serialNumber, "GS-X-7");
+      assert.equal(read.battery, 42);
+      assert.equal(read.charging, true);
+      assert.equal(read.taskName, "Hall");
+      assert.equal(read.online, undefined, "a field the status lacks stays undefined");
+    });
+  });
+
+  describe("diffRobotStates", function () {
+    it("finds nothing when nothing that matters changed (a battery move within its band included)", function () {
+      assert.deepEqual(diffRobotStates(state({ battery: 85 }), state({ battery: 81 }), THRESHOLDS), {});
+    });
+
+    it("lists each change with old and new", function () {
+      const changes = diffRobotStates(state(), state({ online: false, taskState: "RUNNING", taskName: "Lobby", emergencyStop: true }), THRESHOLDS);
+      assert.deepEqual(changes, {
+        online: { old: true, new: false },
+        taskState: { old: "IDLE", new: "RUNNING" },
+        taskName: { new: "Lobby" },
+        emergencyStop: { old: false, new: true },
+      });
+    });
+
+    it("reports the battery when it crosses a multiple of the step, and batteryLow when it crosses the low mark", function () {
+      assert.deepEqual(diffRobotStates(state({ battery: 31 }), state({ battery: 29 }), THRESHOLDS), { battery: { old: 31, new: 29 } });
+      assert.deepEqual(diffRobotStates(state({ battery: 25 }), state({ battery: 19 }), THRESHOLDS), {
+        battery: { old: 25, new: 19 },
+        batteryLow: { old: false, new: true },
+      });
+      assert.deepEqual(diffRobotStates(state({ battery: 21 }), state({ battery: 20 }), THRESHOLDS), {
+        batteryLow: { old: false, new: true },
+      }, "at the low mark counts as low (and 21 -> 20 stays in the 20-29 band)");
+      assert.deepEqual(diffRobotStates(state({ battery: 19 }), state({ battery: 18 }), { step: 25, low: 20 }), {}, "within a 25 % band and still low");
+    });
+
+    it("lists every known property with no old value on a robot's first report", function () {
+      const changes = diffRobotStates(undefined, state({ battery: 15 }), THRESHOLDS);
+      assert.deepEqual(changes, {
+        online: { new: true },
+        taskState: { new: "IDLE" },
+        charging: { new: false },
+        battery: { new: 15 },
+        batteryLow: { new: true },
+        emergencyStop: { new: false },
+        localizationState: { new: "NORMAL" },
+      });
+    });
+  });
+
+  describe("FleetWatcher on 200 robots", function () {
+    const ROBOTS = 200;
+    let stub: FleetStub;
+    let client: RobotClient;
+
+    before(async function () {
+      stub = await new FleetStub(ROBOTS).start();
+      client = new RobotClient({ baseUrl: stub.url, auth: { token: "tok-watch-1" } });
+    });
+    after(async function () {
+      client.close();
+      await stub.server.stop();
+    });
+
+    it("reports every robot once, then exactly the changes made, in batches of at most 11 at the account's rate", async function () {
+      this.timeout(60_000);
+      const watcher = new FleetWatcher(client, { serialNumbers: [], line: "v1", thresholds: THRESHOLDS });
+
+      const first = await watcher.poll();
+      assert.equal(first.updates.length, ROBOTS);
+      assert.ok(first.updates.every((update) => update.initial && !update.wentOffline));
+      assert.deepEqual(first.summary.robots, ROBOTS);
+      assert.equal(first.summary.online, ROBOTS);
+
+      stub.clearRequests();
+      const quiet = await watcher.poll();
+      assert.deepEqual(quiet.updates, [], "nothing changed, nothing reported");
+      const batches = stub.batchRequests();
+      assert.equal(batches.length, Math.ceil(ROBOTS / 11));
+      assert.ok(batches.every((batch) => batch.names.length <= 11));
+      assert.equal(new Set(batches.flatMap((batch) => batch.names)).size, ROBOTS, "every robot asked for once");
+      assert.equal(stub.server.requests.filter((request) => request.path.startsWith("/v1alpha1/robots?")).length, 3, "the robot list: two full pages and the empty one that ends it");
+      assert.ok(busiestSecond(stub.server.requests.map((request) => request.at)) <= 20, "within the account's 20 requests/s");
+
+      stub.update(stubSerial(7), (status) => (status.online = false));
+      stub.update(stubSerial(50), (status) => (status.battery.powerPercentage = 19));
+      stub.update(stubSerial(199), (status) => {
+        status.taskState = "RUNNING";
+        status.currentTask = { name: "Lobby" };
+      });
+      stub.update(stubSerial(120), (status) => (status.battery.powerPercentage = 81));
+      const changed = await watcher.poll();
+      const bySerial = new Map<string, RobotUpdate>(changed.updates.map((update) => [update.serialNumber, update]));
+      assert.deepEqual([...bySerial.keys()].sort(), [stubSerial(7), stubSerial(50), stubSerial(199)]);
+      assert.deepEqual(bySerial.get(stubSerial(7))!.changes, { online: { old: true, new: false } });
+      assert.equal(bySerial.get(stubSerial(7))!.wentOffline, true);
+      assert.deepEqual(bySerial.get(stubSerial(50))!.changes, { battery: { old: 85, new: 19 }, batteryLow: { old: false, new: true } });
+      assert.deepEqual(bySerial.get(stubSerial(199))!.changes, { taskState: { old: "IDLE", new: "RUNNING" }, taskName: { new: "Lobby" } });
+      assert.equal(changed.summary.online, ROBOTS - 1);
+    });
+
+    it("asks only for the robots named, and the S-line batch when told so", async function () {
+      stub.clearRequests();
+      const watcher = new FleetWatcher(client, { serialNumbers: [stubSerial(1), stubSerial(2)], line: "s", thresholds: THRESHOLDS });
+      const { updates } = await watcher.poll();
+      assert.equal(updates.length, 2);
+      assert.deepEqual(stub.server.requests.map((request) => request.path), ["/openapi/v2alpha1/s/robots/*/status:batchGet"]);
+      assert.deepEqual(stub.server.requests[0]!.body, { names: [stubSerial(1), stubSerial(2)] });
+    });
+  });
+
+  describe("WatchLoop", function () {
+    it("polls every interval, reports a failure streak once and its end once", async function () {
+      const clock = new FakeClock();
+      const outcomes: (Error | "ok")[] = [];
+      const fake = { poll: () => (outcomes.shift() === "ok" ? Promise.resolve({ updates: [], summary: { robots: 1, online: 1, at: new Date() } }) : Promise.reject(new RobotApiError({ kind: "timeout", message: "slow" }))) };
+      outcomes.push("ok", new Error(), new Error(), new Error(), "ok", "ok");
+      const seen: string[] = [];
+      const loop = new WatchLoop(fake as unknown as FleetWatcher, 5000, {
+        polled: () => seen.push("polled"),
+        failing: (error, streak) => seen.push(`failing ${streak} ${error.code}`),
+        failed: (error) => seen.push(`FAILED ${error.code}`),
+        recovered: (failures) => seen.push(`recovered after ${failures}`),
+      }, clock);
+      loop.start();
+      await drained();
+      for (let poll = 0; poll < 5; poll++) await clock.advance(5000);
+      loop.stop();
+      await clock.advance(60_000);
+      assert.deepEqual(seen, [
+        "polled",
+        "failing 1 TIMEOUT",
+        "FAILED TIMEOUT",
+        "failing 2 TIMEOUT",
+        "failing 3 TIMEOUT",
+        "recovered after 3",
+        "polled",
+        "polled",
+      ]);
+    });
+  });
+
+  describe("ConfirmationPoller", function () {
+    let stub: FleetStub;
+    let client: RobotClient;
+
+    beforeEach(async function () {
+      stub = await new FleetStub(60).start();
+      client = new RobotClient({ baseUrl: stub.url, auth: { token: "tok-confirm-1" } });
+    });
+    afterEach(async function () {
+      client.close();
+      await stub.server.stop();
+    });
+
+    it("confirms each command of the table when the status shows its effect", async function () {
+      const cases: [Record<string, unknown>, (status: Parameters<Parameters<FleetStub["update"]>[1]>[0]) => void, string][] = [
+        [{ remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { task: { name: "Lobby" } } } }, (s) => Object.assign(s, { taskState: "RUNNING", currentTask: { name: "Lobby" } }), "RUNNING"],
+        [{ remoteTaskCommandType: "RESUME_TASK" }, (s) => (s.taskState = "RUNNING"), "RUNNING"],
+        [{ remoteTaskCommandType: "PAUSE_TASK" }, (s) => (s.taskState = "PAUSED"), "PAUSED"],
+        [{ remoteTaskCommandType: "STOP_TASK" }, (s) => (s.taskState = "IDLE"), "IDLE"],
+        [{ remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "dock-2" } } }, (s) => (s.navigation = { state: "ARRIVED", position: "dock-2" }), "ARRIVED at dock-2"],
+        [{ remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "charging" } } }, (s) => (s.battery.charging = true), "charging"],
+        [{ remoteNavigationCommandType: "PAUSE_NAVIGATE" }, (s) => (s.navigation = { state: "PAUSED", position: "x" }), "PAUSED"],
+        [{ remoteNavigationCommandType: "STOP_NAVIGATE" }, (s) => (s.navigation = { state: "STOPPED", position: "x" }), "STOPPED"],
+        [{ remoteControlCommandType: "REMOTE_CONTROL_START" }, (s) => (s.remoteControl = { enabled: true }), "remote control on"],
+        [{ remoteControlCommandType: "REMOTE_CONTROL_STOP" }, (s) => (s.remoteControl = { enabled: false }), "remote control off"],
+      ];
+      const poller = new ConfirmationPoller(client, 30);
+      await Promise.all(
+        cases.map(async ([body, effect, expected], index) => {
+          const serial = stubSerial(index + 1);
+          if (expected === "IDLE") stub.update(serial, (s) => (s.taskState = "RUNNING"));
+          if (expected === "remote control off") stub.update(serial, (s) => (s.remoteControl = { enabled: true }));
+          const rule = commandConfirmationRule(body);
+          assert.ok(rule, `a rule for ${JSON.stringify(body)}`);
+          const waiting = poller.waitFor(serial, rule, { timeoutMs: 10_000 });
+          await new Promise((resolve) => setTimeout(resolve, 80));
+          assert.equal(poller.watching > 0, true);
+          stub.update(serial, effect);
+          const confirmed = await waiting;
+          assert.equal(confirmed.state, expected, JSON.stringify(body));
+          assert.equal(confirmed.status.serialNumber, serial);
+        }),
+      );
+      assert.equal(commandConfirmationRule({ remoteControlCommandType: "REMOTE_CONTROL_MOVE" }), undefined, "a single step has no rule");
+      assert.equal(poller.watching, 0, "nothing left waiting");
+    });
+
+    it("does not take a task already running for the one started", async function () {
+      const serial = stubSerial(1);
+      stub.update(serial, (s) => Object.assign(s, { taskState: "RUNNING", currentTask: { name: "Other" } }));
+      const poller = new ConfirmationPoller(client, 30);
+      const failure = await failureOf(poller.waitFor(serial, tempTaskConfirmationRule("Lobby"), { timeoutMs: 300, operation: "temporary task" }));
+      assert.equal(failure.code, "NOT_CONFIRMED");
+      assert.match(failure.message, /GS-S-100001 did not show it within 0.3 s \(waited for task state RUNNING with task "Lobby"\)/);
+      assert.equal((failure.cause as { lastStatus: { currentTask: { name: string } } }).lastStatus.currentTask.name, "Other");
+    });
+
+    it("checks fifty waiting robots with batched reads: each robot at most once per poll, within the rate", async function () {
+      this.timeout(30_000);
+      const poller = new ConfirmationPoller(client, 200);
+      const serials = Array.from({ length: 50 }, (_, index) => stubSerial(index + 1));
+      const waits = serials.map((serial) => failureOf(poller.waitFor(serial, commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 2500 })));
+      const failures = await Promise.all(waits);
+      assert.ok(failures.every((failure) => failure.code === "NOT_CONFIRMED"));
+      const batches = stub.batchRequests();
+      assert.ok(batches.length >= 5, `at least one full poll (${batches.length} batch calls)`);
+      assert.ok(batches.every((batch) => batch.names.length <= 11));
+      // Group the calls into polls: a poll's five calls go out together, polls 200 ms apart.
+      const polls: string[][] = [];
+      for (const batch of batches) {
+        const last = polls.at(-1);
+        if (last && last.length < 50) last.push(...batch.names);
+        else polls.push([...batch.names]);
+      }
+      for (const names of polls) assert.equal(new Set(names).size, names.length, "no robot read twice in one poll");
+      assert.ok(busiestSecond(batches.map((batch) => batch.at)) <= 20, "within the account's 20 requests/s");
+    });
+
+    it("ends waiters as aborted when their signal aborts", async function () {
+      const poller = new ConfirmationPoller(client, 30);
+      const controller = new AbortController();
+      const waiting = failureOf(poller.waitFor(stubSerial(1), tempTaskConfirmationRule(undefined), { timeoutMs: 10_000, signal: controller.signal }));
+      controller.abort();
+      assert.equal((await waiting).code, "ABORTED");
+      assert.equal(poller.watching, 0);
+    });
+  });
+});
