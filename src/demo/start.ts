@@ -84,7 +84,8 @@ async function main(): Promise<void> {
     flowFile: "flows.json",
     credentialSecret: false,
     httpAdminRoot: "/",
-    httpNodeRoot: "/api",
+    // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
+    httpNodeRoot: "/",
     uiHost: host,
     editorTheme: { tours: false, projects: { enabled: false } },
     telemetry: { enabled: false, updateNotification: false },
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     logging: { console: { level: "info", metrics: false, audit: false } },
   });
   app.use("/", RED.httpAdmin);
-  app.use("/api", RED.httpNode);
+  app.use("/", RED.httpNode);
   const port = await listen(server, editorPort, host);
   // start() resolves before the flows run; the banner waits until they do.
   const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
   console.log(`
   Robot fleet demo is running.
     Node-RED editor   http://${host}:${port}/
+    Fleet page        http://${host}:${port}/fleet
     Robot simulator   ${simulator.url}   (token "${DEMO_TOKEN}")
     MQTT broker       mqtt://127.0.0.1:${mqttPort}
 

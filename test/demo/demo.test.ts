@@ -11,6 +11,7 @@ import mqtt from "mqtt";
 import WebSocket from "ws";
 import { RobotClient } from "../../src/api/client";
 import { root, startDemo, type RunningDemo } from "../support/demo-process";
+import { launchChromium } from "../support/editor";
 
 /** Polls the robot's status until it reaches `wanted` or 15 s pass; returns the last state seen. */
 async function settledState(robots: RobotClient, serialNumber: string, wanted: string): Promise<string | undefined> {
@@ -46,10 +47,10 @@ describe("demo (npm start)", function () {
     assert.equal(await demo.stop(), 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
   });
 
-  it("runs Node-RED with the four node types loaded from the installed package", async () => {
+  it("runs Node-RED with the five node types loaded from the installed package", async () => {
     const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
-    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task"]);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task", "robot-status"]);
     for (const set of ours) {
       assert.equal(set.err, undefined);
       assert.equal(set.enabled, true);
@@ -61,7 +62,7 @@ describe("demo (npm start)", function () {
     const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
     assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
     const types = new Set(flows.map((node) => node.type));
-    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config"]) assert.ok(types.has(type), type);
+    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status"]) assert.ok(types.has(type), type);
     // What Import > Examples lists for this package: one entry per file in examples/.
     const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
     const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
@@ -88,6 +89,39 @@ describe("demo (npm start)", function () {
     const response = await fetch(`${demo.urls.editor}/inject/iot-test-spill`, { method: "POST" });
     assert.equal(response.status, 200);
     assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
+  });
+
+  it("serves the fleet page at /fleet: every robot with its map, and a robot's new state after a command", async () => {
+    assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(20_000);
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+      const response = await page.goto(`${demo.urls.editor}/fleet`);
+      assert.equal(response?.status(), 200, await response?.text());
+      const serials = await page.$$eval("#fleet tr[data-serial]", (rows) => rows.map((row) => row.getAttribute("data-serial")));
+      assert.deepEqual(serials.sort(), ["GS-S-000101", "GS-S-000102", "GS-S-000201"]);
+      const row = 'tr[data-serial="GS-S-000102"]';
+      assert.equal((await page.textContent(`${row} .task`))?.trim(), "IDLE");
+      // The map image is a real PNG served through the flow (robot maps, mapImage).
+      await page.waitForFunction((selector) => {
+        const image = document.querySelector<HTMLImageElement>(`${selector} img`);
+        return image !== null && image.complete && image.naturalWidth > 0;
+      }, row);
+
+      await robots.submitCommand({
+        serialNumber: "GS-S-000102",
+        remoteTaskCommandType: "START_TASK",
+        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } } },
+      });
+      // The page refreshes itself every 5 s; the simulator starts the task after its command delay.
+      await page.waitForFunction((selector) => document.querySelector(`${selector} .task`)?.textContent?.trim() === "RUNNING", row, { timeout: 30_000 });
+      assert.deepEqual(pageErrors, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   describe("every example flow against the simulator", function () {
