@@ -33,7 +33,7 @@ declare const $: (selector: string) => { val(): unknown; is(state: string): bool
 
 const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
-const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps"] as const;
+const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
 
 const TAB = "robots-tab";
 /** What the robot-command dialog saves for the fields PAUSE_TASK does not use. */
@@ -50,6 +50,7 @@ const flow: FlowNode[] = [
   { id: "command", type: "robot-command", z: TAB, robot: CONFIG, name: "pause", serialNumber: "GS-S-000101", serialNumberType: "str", command: "PAUSE_TASK", ...COMMAND_DEFAULTS, x: 200, y: 80, wires: [[]] },
   { id: "site-task", type: "robot-site-task", z: TAB, robot: CONFIG, name: "status", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "status", x: 200, y: 160, wires: [[]] },
   { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
+  { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -91,7 +92,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists robot command, robot site task and robot maps under the robot fleet category", async () => {
+  it("lists robot command, robot site task, robot maps and robot status under the robot fleet category", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -106,6 +107,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         { type: "robot-command", label: "robot command", category: "robot fleet", shown: true },
         { type: "robot-maps", label: "robot maps", category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "robot site task", category: "robot fleet", shown: true },
+        { type: "robot-status", label: "robot status", category: "robot fleet", shown: true },
       ],
       "robot-config is a config node and stays out of the palette",
     );
@@ -141,7 +143,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       assert.deepEqual(drawn, { width: 40, height: 60 }, `${type}: Node-RED's 40x60 icon frame`);
     }
     const contents = await Promise.all(ROBOT_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
-    assert.equal(new Set(contents).size, ROBOT_TYPES.length, "three different drawings");
+    assert.equal(new Set(contents).size, ROBOT_TYPES.length, "a different drawing for each node");
   });
 
   it("opens a new robot-config from a dropped robot command: a password token, or client id and secrets instead", async () => {
@@ -261,7 +263,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     await page.click("#red-ui-clipboard-dialog-cancel");
     await page.waitForSelector("#red-ui-clipboard-dialog", { state: "hidden" });
 
-    const invalid = await page.evaluate(() => ["robot-config", "robot-command", "robot-site-task", "robot-maps"].flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)));
+    const invalid = await page.evaluate(() => ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status"].flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)));
     assert.deepEqual(invalid, [], "every node is valid, so deploy asks nothing");
     const deployed = page.waitForResponse((response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST");
     await page.click("#red-ui-header-button-deploy");
