@@ -33,7 +33,7 @@ describe("package", function () {
     assert.ok(pkg["node-red"].version, "node-red.version");
     assert.ok(pkg.engines?.node, "engines.node");
     assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 6, "at most 6 dependencies");
-    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task"]);
+    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task", "robot-status"]);
   });
 
   for (const type of nodeTypes) {
