@@ -124,6 +124,43 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
     assert.equal(await mapIdShown("getSubareas"), true);
   });
 
+  it("shows the robot-status rows of watch mode or of the chosen operation, and the confirmation timeout only when waiting for the robot", async () => {
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node("fleetwatch-status")));
+    await page.waitForSelector("#node-input-watch", { state: "visible" });
+    const rows = (watch: boolean, operation: string) =>
+      page.evaluate(
+        ([watching, chosen]) => {
+          const checkbox = document.querySelector<HTMLInputElement>("#node-input-watch")!;
+          checkbox.checked = watching as boolean;
+          checkbox.dispatchEvent(new Event("change", { bubbles: true }));
+          const select = document.querySelector<HTMLSelectElement>("#node-input-operation")!;
+          select.value = chosen as string;
+          select.dispatchEvent(new Event("change", { bubbles: true }));
+          return [...document.querySelectorAll<HTMLElement>("[class*='robot-status-row-']")]
+            .filter((row) => row.offsetParent !== null)
+            .map((row) => [...row.classList].find((name) => name.startsWith("robot-status-row-"))!.slice("robot-status-row-".length));
+        },
+        [watch, operation] as const,
+      );
+    assert.deepEqual([...new Set(await rows(true, "fleetStatus"))].sort(), ["line", "serialNumbers", "watch-settings"]);
+    assert.deepEqual(await rows(false, "status"), ["operation", "serialNumber"]);
+    assert.deepEqual(await rows(false, "fleetStatus"), ["operation", "serialNumbers", "line", "fleetOutput"]);
+    assert.deepEqual(await rows(false, "listRobots"), ["operation"]);
+    await closeDialogs();
+
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node("fleetwatch-to-charger")));
+    await page.waitForSelector("#node-input-sendWhen", { state: "visible" });
+    const timeoutShown = (sendWhen: string) =>
+      page.evaluate((chosen) => {
+        const select = document.querySelector<HTMLSelectElement>("#node-input-sendWhen")!;
+        select.value = chosen;
+        select.dispatchEvent(new Event("change", { bubbles: true }));
+        return document.querySelector<HTMLElement>("#node-input-confirmTimeout")!.closest<HTMLElement>(".form-row")!.offsetParent !== null;
+      }, sendWhen);
+    assert.equal(await timeoutShown("shown"), true);
+    assert.equal(await timeoutShown("accepted"), false);
+  });
+
   it("counts a parameter the chosen command does not use as valid, even when a flow lacks it", async () => {
     const validity = await page.evaluate(() => {
       const check = (properties: Record<string, unknown>) => {
