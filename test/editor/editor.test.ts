@@ -131,10 +131,10 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
       page.evaluate(
         ([watching, chosen]) => {
           const checkbox = document.querySelector<HTMLInputElement>("#node-input-watch")!;
-          checkbox.checked = watching as boolean;
+          checkbox.checked = watching;
           checkbox.dispatchEvent(new Event("change", { bubbles: true }));
           const select = document.querySelector<HTMLSelectElement>("#node-input-operation")!;
-          select.value = chosen as string;
+          select.value = chosen;
           select.dispatchEvent(new Event("change", { bubbles: true }));
           return [...document.querySelectorAll<HTMLElement>("[class*='robot-status-row-']")]
             .filter((row) => row.offsetParent !== null)
