@@ -407,18 +407,22 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const sendWhen = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN);
     const timeoutMs = sendWhen === "shown" ? confirmTimeout() : 0;
     const prepared = await requestFor(call);
-    const resource = await submit(call, prepared);
-    if (resource instanceof NoOutput) return resource;
-    if (sendWhen === "accepted") return { resource };
-    const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
-    return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+    return submit(call, prepared, async (resource) => {
+      if (sendWhen === "accepted") return { resource };
+      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
+      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+    });
   }
 
-  /** Sends the command as the message's burst policy says, or says why it was not sent. */
-  async function submit(call: RobotCall, prepared: PreparedCommand): Promise<CommandResource | NoOutput> {
+  /**
+   * Sends the command as the message's burst policy says, or says why it was
+   * not sent. The message stays pending for its robot until `finish` (the
+   * confirmation) ends: "skip" also skips while the robot is being watched.
+   */
+  async function submit(call: RobotCall, prepared: PreparedCommand, finish: (resource: CommandResource) => Promise<Submitted>): Promise<Submitted | NoOutput> {
     // Flows saved before the setting existed send every message.
     const policy = chooseSetting(call.input, "burst", config.burst || "all", BURST_POLICIES);
-    if (policy === "all") return call.client.send(prepared, call.options);
+    if (policy === "all") return finish(await call.client.send(prepared, call.options));
 
     const robot = prepared.serialNumber!;
     const earlier = pendingByRobot.get(robot);
@@ -430,19 +434,23 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     let withdrawn = false;
     let withdrawThis: (() => boolean) | undefined;
     try {
-      return await call.client.send(prepared, {
-        ...call.options,
-        onQueued: (take) => {
-          withdrawThis = () => (withdrawn = take());
-          entry.withdrawWaiting = withdrawThis;
-        },
-        onSend: () => {
-          if (entry.withdrawWaiting === withdrawThis) entry.withdrawWaiting = undefined;
-        },
-      });
-    } catch (error) {
-      if (withdrawn) return REPLACED;
-      throw error;
+      let resource: CommandResource;
+      try {
+        resource = await call.client.send(prepared, {
+          ...call.options,
+          onQueued: (take) => {
+            withdrawThis = () => (withdrawn = take());
+            entry.withdrawWaiting = withdrawThis;
+          },
+          onSend: () => {
+            if (entry.withdrawWaiting === withdrawThis) entry.withdrawWaiting = undefined;
+          },
+        });
+      } catch (error) {
+        if (withdrawn) return REPLACED;
+        throw error;
+      }
+      return await finish(resource);
     } finally {
       if (--entry.count === 0 && pendingByRobot.get(robot) === entry) pendingByRobot.delete(robot);
     }
