@@ -202,11 +202,6 @@ export class FleetWatcher {
     }
     return { updates, summary: { robots: statuses.length, online, at: new Date() } };
   }
-
-  /** The last known state of every robot watched so far. */
-  states(): RobotState[] {
-    return [...this.known.values()];
-  }
 }
 
 export interface WatchHandlers {
