@@ -1,9 +1,11 @@
 /**
- * robot-maps: lists a robot's maps (C2) or reads the sub-areas of one map (C1).
- * msg.payload becomes the envelope's data on code 0; any other code is an
- * error that names the code (the client retries code 8 a bounded number of times).
+ * robot-maps: lists a robot's maps (C2), reads the sub-areas of one map (C1),
+ * or fetches a map's image (the map endpoint's pre-signed PNG). msg.payload
+ * becomes the envelope's data on code 0; any other code is an error that
+ * names the code.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
+import type { MapImage } from "../api/client";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
 import {
@@ -17,7 +19,7 @@ import {
 } from "./robot-input";
 
 /** The node's operations; each is the client method (and endpoint row) it calls. */
-export const MAP_OPERATIONS = ["listMaps", "getSubareas"] as const;
+export const MAP_OPERATIONS = ["listMaps", "getSubareas", "mapImage"] as const;
 export type MapOperation = (typeof MAP_OPERATIONS)[number];
 
 export interface RobotMapsProperties extends NodeDef, SerialNumberSetting {
@@ -31,37 +33,86 @@ function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
-/** "3 maps" or "5 areas". */
-export function mapsStatusText(data: MapList | Subareas): string {
-  return Array.isArray(data) ? counted(data.length, "map") : counted(data.subareas.partitions.length, "area");
+/** A map image with the map it shows (msg.map). */
+export interface MapImageResult {
+  image: MapImage;
+  map: { mapId: string; mapName: string; mapVersion: string | number };
+}
+
+type MapsResult = MapList | Subareas | MapImageResult;
+
+function isImage(result: MapsResult): result is MapImageResult {
+  return "image" in result;
+}
+
+/** "3 maps", "5 areas" or "map image 12 kB". */
+export function mapsStatusText(data: MapsResult): string {
+  if (Array.isArray(data)) return counted(data.length, "map");
+  if (isImage(data)) return `map image ${Math.max(1, Math.round(data.image.data.length / 1024))} kB`;
+  return counted(data.subareas.partitions.length, "area");
 }
 
 /** Wires one robot-maps node: how each message becomes a call. */
 function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void {
   /** msg.payload.mapId, else the node's Map id (TypedInput). */
-  async function mapIdFor(call: RobotCall, payload: Record<string, unknown>): Promise<unknown> {
+  async function mapIdFor(call: RobotCall, payload: Record<string, unknown>, operation: MapOperation): Promise<unknown> {
     const mapId = payload.mapId !== undefined ? payload.mapId : await evaluateProperty(RED, node, call.msg, config.mapId, config.mapIdType, "mapId");
     if (mapId === undefined || mapId === null) {
-      throw invalidInput("mapId", "is required for getSubareas: set msg.payload.mapId or the node's Map id");
+      throw invalidInput("mapId", `is required for ${operation}: set msg.payload.mapId or the node's Map id`);
     }
     return mapId;
   }
 
   // Only robotSn and mapId are read from the payload, so a map-list entry {mapId, mapName, ...} can be
   // fed straight in; the client's request schema checks the values and names any bad field.
-  async function fetchMaps(call: RobotCall): Promise<MapList | Subareas> {
+  async function fetchMaps(call: RobotCall): Promise<MapsResult> {
     const { client, options } = call;
     const operation = chooseSetting(call.input, "operation", config.operation, MAP_OPERATIONS);
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
     const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
-    return client.getSubareas({ mapId: await mapIdFor(call, payload), robotSn } as SubareasRequest, options);
+    const mapId = await mapIdFor(call, payload, operation);
+    if (operation === "getSubareas") return client.getSubareas({ mapId, robotSn } as SubareasRequest, options);
+    const map = await mapEntryFor(call, robotSn as string, mapId, payload);
+    const image = await client.getMapImage({ serialNumber: robotSn as string, ...map }, options);
+    return { image, map };
   }
 
-  handleRobotInput<MapList | Subareas>(RED, node, config.robot, {
+  /**
+   * The map's name and version as the map endpoint wants them: from the
+   * payload (an entry of listMaps passed on), else looked up in the robot's
+   * map list, so a flow that only knows the id still gets its image.
+   */
+  async function mapEntryFor(call: RobotCall, robotSn: string, mapId: unknown, payload: Record<string, unknown>): Promise<MapImageResult["map"]> {
+    if (payload.mapName !== undefined && payload.mapVersion !== undefined) {
+      return { mapId: mapId as string, mapName: payload.mapName as string, mapVersion: payload.mapVersion as string };
+    }
+    const maps = await call.client.listMaps({ robotSn }, call.options);
+    const entry = maps.find((candidate) => candidate.mapId === mapId);
+    if (!entry) {
+      const known = maps.map((candidate) => `${candidate.mapId} (${candidate.mapName})`).join(", ") || "none";
+      throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${robotSn}; its maps: ${known}`, "mapImage");
+    }
+    const version = (entry as Record<string, unknown>).mapVersion;
+    return { mapId: entry.mapId, mapName: entry.mapName, mapVersion: typeof version === "number" || typeof version === "string" ? version : "" };
+  }
+
+  handleRobotInput<MapsResult>(RED, node, config.robot, {
     reads: ["serialNumber", "operation"],
     run: fetchMaps,
     statusText: mapsStatusText,
+    output: (result, msg) => {
+      if (!isImage(result)) {
+        msg.payload = result;
+        return msg;
+      }
+      // The PNG itself, its type and which map it is: for an http response node (set its Content-Type from msg.contentType) or a dashboard.
+      const out = msg as typeof msg & { contentType: string; map: MapImageResult["map"] };
+      out.payload = result.image.data;
+      out.contentType = result.image.contentType;
+      out.map = result.map;
+      return out;
+    },
   });
 }
 

@@ -126,16 +126,23 @@ export function useRecordingServerAndNodeRed(responder?: Responder): { readonly 
   after(async () => {
     await context.server.stop();
   });
-  beforeEach((done) => {
+  beforeEach(() => {
     context.server.reset();
     if (responder) context.server.respondWith(responder);
+  });
+  useNodeRed();
+  return context;
+}
+
+/** A fresh test-helper Node-RED for each test of the suite, unloaded after it. */
+export function useNodeRed(): void {
+  beforeEach((done) => {
     helper.startServer(done);
   });
   afterEach(async () => {
     await helper.unload();
     await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
   });
-  return context;
 }
 
 /**
