@@ -16,6 +16,7 @@ import express from "express";
 import { Aedes } from "aedes";
 import { startSimulator } from "../simulator";
 import { DEMO_TOKEN } from "../simulator/fleet";
+import { REALISTIC_TIMING } from "../simulator/world";
 import { buildDemoFlows } from "./flows";
 
 const packageRoot = path.resolve(__dirname, "../../..");
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const editorPort = portFromEnv("PORT", 1880);
 
-  const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080) });
+  // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it.
+  const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080), timing: REALISTIC_TIMING });
 
   const broker = await Aedes.createBroker();
   // The banner says "publish now", so it waits until the example's MQTT-in node has subscribed
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   Publish a sensor message to start a cleaning run:
     npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"robot":"GS-S-000101"}'
   The debug sidebar of the iot-spill-sensor-cleaning tab shows the command accepted and,
-  two seconds later, the robot RUNNING. Every other tab has an inject per operation.
+  a few seconds later, the robot RUNNING. Every other tab has an inject per operation.
   Ctrl-C stops everything.
 `);
 

@@ -5,7 +5,8 @@
  * put in a robot-config node; Ctrl-C (or SIGTERM) stops it.
  */
 import { parseArgs } from "node:util";
-import { demoFleet, DEMO_CLIENT } from "./fleet";
+import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
+import { REALISTIC_TIMING, type Timing } from "./world";
 import type { Faults } from "./faults";
 import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
 
@@ -28,11 +29,20 @@ Options:
   --rate-limit N       requests allowed per token and window (default ${DEFAULT_RATE_LIMIT.requests}; 0 turns it off)
   --rate-window MS     length of the rate-limit window (default ${DEFAULT_RATE_LIMIT.windowMs})
   --seed N             seed of the fault dice (default 1), for repeatable runs
+  --robots N           grow the fleet to N robots (1-${MAX_FLEET_ROBOTS}) for load tests (default 3)
+  --command-delay MS   an accepted command takes effect MS later (default ${REALISTIC_TIMING.commandDelayMs})
+  --navigation-ms MS   a navigation takes MS to arrive (default ${REALISTIC_TIMING.navigationMs}; 0 arrives at once)
+  --task-ms MS         a task finishes after running MS (default ${REALISTIC_TIMING.taskDurationMs}; 0 runs until stopped)
+  --battery-drain P    battery percent used per minute cleaning or navigating (default ${REALISTIC_TIMING.batteryDrainPerMinute})
+  --battery-charge P   battery percent gained per minute at the charger (default ${REALISTIC_TIMING.batteryChargePerMinute})
+  --ignore-rate R      share 0..1 of accepted commands a robot never carries out (default 0)
   --quiet              no log line per request
   --help               show this text
 
-While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults (JSON such as {"failRate":0.2})
-and POST ${CONTROL_PREFIX}reset puts the fleet back as it started. Map images are served
+While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults (JSON such as {"failRate":0.2}),
+PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of online, batteryPercentage,
+charging, emergencyStop, localizationState, taskState) and POST ${CONTROL_PREFIX}reset puts the fleet
+back as it started. Map images are served
 under ${OBJECT_PREFIX} at the pre-signed URLs the map endpoint gives (no token; they expire).`;
 
 export class CliUsageError extends Error {}
@@ -70,6 +80,13 @@ export function parseCliArgs(argv: string[]): CliCommand {
         "rate-limit": { type: "string" },
         "rate-window": { type: "string" },
         seed: { type: "string" },
+        robots: { type: "string" },
+        "command-delay": { type: "string" },
+        "navigation-ms": { type: "string" },
+        "task-ms": { type: "string" },
+        "battery-drain": { type: "string" },
+        "battery-charge": { type: "string" },
+        "ignore-rate": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -99,14 +116,30 @@ export function parseCliArgs(argv: string[]): CliCommand {
   const rateLimit: RateLimit | false =
     requests === 0 ? false : { requests: requests ?? DEFAULT_RATE_LIMIT.requests, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
   const seed = numberOption("seed", values.seed, Number.isInteger, "a whole number");
+  const robots = numberOption("robots", values.robots, (value) => isWholeAtLeast(1)(value) && value <= MAX_FLEET_ROBOTS, `a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
+  const timing: Timing = { ...REALISTIC_TIMING };
+  const timingFlags: [keyof Timing, string, (value: number) => boolean, string][] = [
+    ["commandDelayMs", "command-delay", isWholeAtLeast(0), "a whole number of milliseconds"],
+    ["navigationMs", "navigation-ms", isWholeAtLeast(0), "a whole number of milliseconds"],
+    ["taskDurationMs", "task-ms", isWholeAtLeast(0), "a whole number of milliseconds"],
+    ["batteryDrainPerMinute", "battery-drain", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
+    ["batteryChargePerMinute", "battery-charge", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
+    ["ignoreRate", "ignore-rate", isRate, "a number from 0 to 1"],
+  ];
+  for (const [key, flag, check, expected] of timingFlags) {
+    const value = numberOption(flag, values[flag as keyof typeof values] as string | undefined, check, expected);
+    if (value !== undefined) timing[key] = value;
+  }
 
   const options: SimulatorOptions = {
     port: port ?? DEFAULT_CLI_PORT,
     host: values.host ?? "127.0.0.1",
     faults,
     rateLimit,
+    timing,
     quiet: values.quiet ?? false,
   };
+  if (robots !== undefined) options.robots = robots;
   if (tokens) options.tokens = tokens;
   if (seed !== undefined) options.seed = seed;
   return { help: false, options };
@@ -121,9 +154,19 @@ function describeFaults(faults: Faults): string {
   return parts.length ? parts.join(", ") : "none";
 }
 
+function describeTiming(timing: Timing): string {
+  return [
+    `commands after ${timing.commandDelayMs / 1000} s`,
+    `navigation ${timing.navigationMs / 1000} s`,
+    timing.taskDurationMs ? `tasks ${timing.taskDurationMs / 1000} s` : "tasks until stopped",
+    `battery -${timing.batteryDrainPerMinute}/+${timing.batteryChargePerMinute} % per min`,
+    ...(timing.ignoreRate ? [`${timing.ignoreRate * 100}% of commands ignored`] : []),
+  ].join(", ");
+}
+
 /** What the user needs to point a robot-config node (or any client) at the simulator. */
 export function banner(url: string, options: SimulatorOptions, faults: Faults): string {
-  const fleet = demoFleet();
+  const fleet = options.robots === undefined ? demoFleet() : grownFleet(options.robots);
   const sites = new Map(fleet.sites.map((site) => [site.id, site.name]));
   const [demoAccount, ...otherAccounts] = fleet.accounts;
   const demoTokens = options.tokens ?? demoAccount?.tokens ?? [];
@@ -133,7 +176,8 @@ export function banner(url: string, options: SimulatorOptions, faults: Faults): 
       account.tokens.map((token) => `${token}   (${account.robots === "all" ? "all robots" : `${account.robots.join(", ")} only`})`),
     ),
   ];
-  const robotLines = fleet.robots.map(
+  const shown = fleet.robots.slice(0, 5);
+  const robotLines = shown.map(
     (robot) => `${robot.serialNumber}  ${robot.displayName}, ${robot.siteId ? `site "${sites.get(robot.siteId)}"` : "on no site"}`,
   );
   const rateLimit = options.rateLimit === false ? "off" : `${(options.rateLimit ?? DEFAULT_RATE_LIMIT).requests} requests per ${(options.rateLimit ?? DEFAULT_RATE_LIMIT).windowMs} ms per token`;
@@ -146,9 +190,12 @@ export function banner(url: string, options: SimulatorOptions, faults: Faults): 
     `  Client credentials  client id ${DEMO_CLIENT.clientId}, client secret ${DEMO_CLIENT.clientSecret},` +
       `${indent}access key secret ${DEMO_CLIENT.accessKeySecret} (the grant's open_access_key)`,
     `  Robots              ${robotLines.join(indent)}`,
+    ...(fleet.robots.length > shown.length ? [`                      ... and ${fleet.robots.length - shown.length} more`] : []),
     `  Rate limit          ${rateLimit}`,
+    `  Timing              ${describeTiming({ ...REALISTIC_TIMING, ...options.timing })}`,
     `  Faults              ${describeFaults(faults)}`,
     `  Control             GET/PUT ${url}${CONTROL_PREFIX}faults   POST ${url}${CONTROL_PREFIX}reset`,
+    `                      PATCH ${url}${CONTROL_PREFIX}robots/<serial>  e.g. {"batteryPercentage": 15} or {"online": false}`,
     "",
     "Ctrl-C stops it.",
   ].join("\n");

@@ -67,7 +67,7 @@ export interface CurrentTask {
 }
 
 export interface NavigationState {
-  state: "ARRIVED" | "PAUSED" | "STOPPED";
+  state: "NAVIGATING" | "ARRIVED" | "PAUSED" | "STOPPED";
   mapName: string;
   position: string;
 }
@@ -280,6 +280,43 @@ export function demoFleet(): FleetSeed {
       },
     ],
   };
+}
+
+/** Robots a fleet may be grown to (`--robots`): enough for load tests, little enough to stay quick. */
+export const MAX_FLEET_ROBOTS = 5000;
+
+/**
+ * The demo fleet grown to `robots` robots for load tests: the three seeded
+ * robots first, unchanged, then office robots GS-S-100004, GS-S-100005, ...
+ * on the same two maps, with batteries spread over 30-99 %, that the demo
+ * account (which sees every robot) may use.
+ */
+export function grownFleet(robots: number): FleetSeed {
+  if (!Number.isInteger(robots) || robots < 1 || robots > MAX_FLEET_ROBOTS) {
+    throw new Error(`robots must be a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
+  }
+  const fleet = demoFleet();
+  fleet.robots = fleet.robots.slice(0, robots);
+  for (let index = fleet.robots.length + 1; index <= robots; index++) {
+    fleet.robots.push({
+      serialNumber: `GS-S-${String(100000 + index)}`,
+      displayName: `Scrubber ${index}`,
+      model: "S-line S50",
+      firmwareVersion: "3.8.2",
+      online: true,
+      taskState: "IDLE",
+      battery: { charging: false, powerPercentage: 30 + ((index * 37) % 70) },
+      emergencyStop: false,
+      siteId: RIVERSIDE_SITE_ID,
+      maps: officeMaps(),
+      cleanModes: [...S_LINE_CLEAN_MODES],
+      localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 0, y: 0, angle: 0 } },
+      currentTask: undefined,
+      navigation: undefined,
+      remoteControl: false,
+    });
+  }
+  return fleet;
 }
 
 export function mayUse(account: AccountSeed, serialNumber: string): boolean {

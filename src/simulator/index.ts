@@ -19,6 +19,7 @@ export {
   SITE_ROBOTS,
   WAREHOUSE_TOKEN,
   demoFleet,
+  grownFleet,
   type AccountSeed,
   type ClientCredentialSeed,
   type FleetSeed,
@@ -35,4 +36,8 @@ export {
   TEMP_TASK_AREA_UNREACHABLE,
   TEMP_TASK_REJECTED,
   TEMP_TASK_ROBOT_BUSY,
+  INSTANT_TIMING,
+  REALISTIC_TIMING,
+  type RobotChanges,
+  type Timing,
 } from "./world";

@@ -13,9 +13,9 @@ import type { z } from "zod";
 import { describeIssues } from "../api/errors";
 import { ENDPOINTS, OPERATION_NAMES, matchPath, readQuery, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
-import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
-import { demoFleet, type AccountSeed, type FleetSeed, type SimRobot } from "./fleet";
-import { Code, SimError, World, type Parsed } from "./world";
+import { FaultInjector, seededRandom, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
+import { demoFleet, grownFleet, type AccountSeed, type FleetSeed, type SimRobot } from "./fleet";
+import { Code, RobotChanges, SimError, World, type Parsed, type Timing } from "./world";
 
 export interface RateLimit {
   /** Requests allowed per token in each window. */
@@ -51,6 +51,14 @@ export interface SimulatorOptions {
   maxCommandsPerRobot?: number;
   /** How long a map image's pre-signed download URL works. Default 10 minutes. */
   downloadUrlLifetimeMs?: number;
+  /**
+   * How robots behave over time: command delay, navigation and task time,
+   * battery drain and charge, a share of ignored commands. Default: all
+   * instant and still (INSTANT_TIMING); the CLI and the demo use REALISTIC_TIMING.
+   */
+  timing?: Partial<Timing>;
+  /** Grows the demo fleet to this many robots (1-5000) for load tests; ignored when `fleet` is given. */
+  robots?: number;
 }
 
 /** Read-only copies of the fleet's state, for tests and tools. */
@@ -63,6 +71,7 @@ export interface FleetView {
   commands(serialNumber: string): CommandResource[];
 }
 
+
 export interface RunningSimulator {
   /** Base URL for the client and the robot-config node, e.g. http://127.0.0.1:18080. */
   readonly url: string;
@@ -73,6 +82,8 @@ export interface RunningSimulator {
   setFaults(update: FaultsUpdate): Faults;
   /** Back to the seeded fleet: robots, stored commands and rate-limit counters. Tokens stay valid. */
   reset(): void;
+  /** Changes a robot (offline, battery, emergency stop, ...) and returns its B1 status; throws naming a bad field. */
+  updateRobot(serialNumber: string, changes: RobotChanges): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -302,6 +313,8 @@ class Simulator {
   private readonly sockets = new Set<Socket>();
   readonly server: http.Server;
   private closing: Promise<void> | undefined;
+  /** The dice of ignored commands: seeded like the faults', so a run repeats. */
+  private readonly ignoreDice: () => number;
 
   constructor(private readonly options: SimulatorOptions) {
     this.now = options.now ?? Date.now;
@@ -317,6 +330,7 @@ class Simulator {
     }
     this.limiter = new RateLimiter(rateLimit, this.now);
     this.faults = new FaultInjector(options.faults ?? {}, options.seed ?? 1);
+    this.ignoreDice = seededRandom((options.seed ?? 1) + 7919);
     this.world = this.freshWorld();
     this.accounts = structuredClone(this.seed().accounts);
     if (options.tokens && this.accounts[0]) this.accounts[0].tokens = [...options.tokens];
@@ -337,11 +351,33 @@ class Simulator {
   }
 
   private seed(): FleetSeed {
-    return this.options.fleet ?? demoFleet();
+    if (this.options.fleet) return this.options.fleet;
+    return this.options.robots === undefined ? demoFleet() : grownFleet(this.options.robots);
   }
 
   private freshWorld(): World {
-    return new World(this.seed(), { now: this.now, maxCommandsPerRobot: this.maxCommandsPerRobot });
+    return new World(this.seed(), {
+      now: this.now,
+      maxCommandsPerRobot: this.maxCommandsPerRobot,
+      timing: this.options.timing,
+      random: this.ignoreDice,
+    });
+  }
+
+
+  /** The world brought up to now: every read and every request sees time pass. */
+  private current(): World {
+    this.world.advance(this.now());
+    return this.world;
+  }
+
+  updateRobot(serialNumber: string, raw: unknown): Record<string, unknown> {
+    const robot = this.world.robots.get(serialNumber);
+    if (!robot) throw new SimError(Code.NOT_FOUND, `Robot ${serialNumber} not found.`);
+    const parsed = RobotChanges.safeParse(raw);
+    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
+    this.world.updateRobot(robot, parsed.data);
+    return this.world.status(robot);
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -381,11 +417,11 @@ class Simulator {
     return {
       serialNumbers: () => [...this.world.robots.keys()],
       robot: (serialNumber) => {
-        const robot = this.world.robots.get(serialNumber);
+        const robot = this.current().robots.get(serialNumber);
         return robot ? structuredClone(robot) : undefined;
       },
       status: (serialNumber) => {
-        const robot = this.world.robots.get(serialNumber);
+        const robot = this.current().robots.get(serialNumber);
         return robot ? this.world.status(robot) : undefined;
       },
       commands: (serialNumber) => structuredClone([...(this.world.commands.get(serialNumber)?.values() ?? [])]),
@@ -400,6 +436,7 @@ class Simulator {
     const [pathname = "/", queryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
     const search = new URLSearchParams(queryString);
     const logLine = (outcome: string) => this.log?.(`${method} ${pathname} ${outcome} ${Math.round(performance.now() - started)}ms`);
+    this.current();
 
     if (pathname.startsWith(CONTROL_PREFIX)) {
       const reply = await this.control(req, method, pathname);
@@ -690,6 +727,21 @@ class Simulator {
         return { status: 400, body: errorBody(Code.INVALID_ARGUMENT, message) };
       }
     }
+    const robotPath = /^robots\/([^/]+)$/.exec(rest);
+    if (robotPath && method === "PATCH") {
+      const body = await readBody(req, this.maxBodyBytes);
+      if (!body.ok) return { status: 413, body: errorBody(Code.INVALID_ARGUMENT, "Request body is too large."), headers: { Connection: "close" } };
+      try {
+        return { status: 200, body: this.updateRobot(safeDecode(robotPath[1]!), JSON.parse(body.text)) };
+      } catch (error) {
+        if (error instanceof SimError) return { status: error.httpStatus, body: errorBody(error.code, error.message) };
+        return { status: 400, body: errorBody(Code.INVALID_ARGUMENT, "Request body is not valid JSON.") };
+      }
+    }
+    if (robotPath) {
+      req.resume();
+      return { status: 405, body: errorBody(Code.UNIMPLEMENTED, `Method ${method} is not allowed here; use PATCH.`), headers: { Allow: "PATCH" } };
+    }
     if (rest === "reset" && method === "POST") {
       req.resume();
       this.reset();
@@ -734,6 +786,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     setFaults: (update) => simulator.setFaults(update),
     reset: () => simulator.reset(),
+    updateRobot: (serialNumber, changes) => simulator.updateRobot(serialNumber, changes),
     close: () => simulator.close(),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { COMMAND_FAMILIES, type CommandType } from "../api/commands";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Endpoints, OperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
 import {
@@ -13,11 +13,23 @@ import {
   type AccountSeed,
   type CurrentTask,
   type FleetSeed,
+  type NavigationPoint,
   type SimMap,
   type SimRobot,
   type SimSite,
 } from "./fleet";
 import { drawMap } from "./map-image";
+
+/** What PATCH /_sim/robots/<serial> may change (and RunningSimulator.updateRobot). */
+export const RobotChanges = z.strictObject({
+  online: z.boolean().optional(),
+  batteryPercentage: z.number().min(0).max(100).optional(),
+  charging: z.boolean().optional(),
+  emergencyStop: z.boolean().optional(),
+  localizationState: z.enum(["NORMAL", "LOST"]).optional(),
+  taskState: z.enum(["IDLE", "RUNNING", "PAUSED", "OTHER"]).optional(),
+});
+export type RobotChanges = z.output<typeof RobotChanges>;
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
@@ -128,9 +140,69 @@ function commandTypeOf(request: Parsed<"submitCommand">): CommandType {
 const REMOTE_STEP_METRES = 0.5;
 const REMOTE_TURN_RADIANS = Math.PI / 12;
 
+/**
+ * How the simulated robots behave over time. All zero (startSimulator's
+ * default) keeps every effect instant and every level still, so a test sees
+ * exactly what it did; the CLI and the demo use REALISTIC_TIMING.
+ */
+export interface Timing {
+  /** An accepted command (A, B3, B4) takes effect this long after it was accepted. */
+  commandDelayMs: number;
+  /** A navigation takes this long from its start to arriving; 0: it arrives at once. */
+  navigationMs: number;
+  /** A task finishes after running this long (paused time not counted); 0: it runs until stopped. */
+  taskDurationMs: number;
+  /** Battery percent used per minute while cleaning or navigating. */
+  batteryDrainPerMinute: number;
+  /** Battery percent gained per minute while charging. */
+  batteryChargePerMinute: number;
+  /** Share 0..1 of accepted commands that never take effect (the robot ignores them). */
+  ignoreRate: number;
+}
+
+export const INSTANT_TIMING: Readonly<Timing> = {
+  commandDelayMs: 0,
+  navigationMs: 0,
+  taskDurationMs: 0,
+  batteryDrainPerMinute: 0,
+  batteryChargePerMinute: 0,
+  ignoreRate: 0,
+};
+
+/** What the CLI and the demo run with: a robot needs a moment to act, and things change within minutes. */
+export const REALISTIC_TIMING: Readonly<Timing> = {
+  commandDelayMs: 2000,
+  navigationMs: 5000,
+  taskDurationMs: 120_000,
+  batteryDrainPerMinute: 1,
+  batteryChargePerMinute: 5,
+  ignoreRate: 0,
+};
+
 export interface WorldOptions {
   now: () => number;
   maxCommandsPerRobot: number;
+  timing?: Partial<Timing>;
+  /** The dice of ignoreRate (seeded by the server, so a run repeats). */
+  random?: () => number;
+}
+
+/** A robot's state between answers: what moves with time, kept exactly (answers show whole percents). */
+interface Motion {
+  /** Up to when time has been applied. */
+  lastMs: number;
+  battery: number;
+  /** Running time of the current task. */
+  taskRunMs: number;
+  /** A navigation under way: when it arrives (or, paused, how long it still needs) and where to. */
+  navigation: { arriveAt: number | undefined; remainingMs: number; map: SimMap; point: NavigationPoint } | undefined;
+}
+
+/** An accepted command's effect, due at a time. */
+interface PendingEffect {
+  due: number;
+  robot: SimRobot;
+  apply: () => void;
 }
 
 /** Task reports kept per robot; the oldest are dropped past this. */
@@ -160,18 +232,118 @@ export class World {
   readonly commands = new Map<string, Map<string, CommandResource>>();
   /** Per robot, newest first. */
   readonly taskReports = new Map<string, Record<string, unknown>[]>();
+  readonly timing: Timing;
+  private readonly motion = new Map<SimRobot, Motion>();
+  /** Effects of accepted commands not yet due, oldest first (one delay for all keeps them in order). */
+  private readonly pending: PendingEffect[] = [];
 
   constructor(
     seed: FleetSeed,
     private readonly options: WorldOptions,
   ) {
+    this.timing = { ...INSTANT_TIMING, ...options.timing };
     const copy = structuredClone(seed);
     for (const site of copy.sites) this.sites.set(site.id, site);
+    const now = options.now();
     copy.robots.forEach((robot, index) => {
       this.robots.set(robot.serialNumber, robot);
       this.commands.set(robot.serialNumber, new Map());
       this.taskReports.set(robot.serialNumber, this.seededReports(robot, index));
+      this.motion.set(robot, { lastMs: now, battery: robot.battery.powerPercentage, taskRunMs: 0, navigation: undefined });
     });
+  }
+
+  // ------------------------------------------------------------ time
+
+  /**
+   * Brings the fleet up to `now`: effects that fell due, in order, each at its
+   * own time, and between them what time does (batteries, navigations that
+   * arrive, tasks that finish). Called before every answer, so nothing needs
+   * a timer and a test's clock decides everything.
+   */
+  advance(now: number): void {
+    while (this.pending.length > 0 && this.pending[0]!.due <= now) {
+      const effect = this.pending.shift()!;
+      this.elapse(effect.due);
+      // An offline robot does not hear its commands (the simulator's choice; the cloud's is not known).
+      if (effect.robot.online) effect.apply();
+    }
+    this.elapse(now);
+  }
+
+  /** Runs an accepted command's effect after the command delay, unless the robot ignores it. */
+  private accept(robot: SimRobot, apply: () => void): void {
+    if (this.timing.ignoreRate > 0 && (this.options.random ?? Math.random)() < this.timing.ignoreRate) return;
+    if (this.timing.commandDelayMs === 0 && robot.online) {
+      apply();
+      return;
+    }
+    this.pending.push({ due: this.options.now() + this.timing.commandDelayMs, robot, apply });
+  }
+
+  private elapse(until: number): void {
+    for (const robot of this.robots.values()) this.elapseRobot(robot, this.motion.get(robot)!, until);
+  }
+
+  private elapseRobot(robot: SimRobot, motion: Motion, until: number): void {
+    let at = motion.lastMs;
+    if (until <= at) return;
+    motion.lastMs = until;
+    if (!robot.online) return;
+    const navigation = motion.navigation;
+    if (navigation?.arriveAt !== undefined && robot.navigation?.state === "NAVIGATING") {
+      const end = Math.min(until, navigation.arriveAt);
+      this.drain(robot, motion, end - at);
+      at = end;
+      if (end === navigation.arriveAt) this.arrive(robot, navigation.map, navigation.point);
+    }
+    if (robot.taskState === "RUNNING") {
+      const left = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs - motion.taskRunMs : Infinity;
+      const span = Math.min(until - at, left);
+      motion.taskRunMs += span;
+      this.drain(robot, motion, span);
+      at += span;
+      if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
+      else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0) this.finishTask(robot, TASK_END_STATUS.FINISHED);
+    }
+    if (robot.battery.charging && this.timing.batteryChargePerMinute > 0) {
+      this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
+    }
+  }
+
+  private drain(robot: SimRobot, motion: Motion, ms: number): void {
+    if (this.timing.batteryDrainPerMinute > 0) this.setBattery(robot, motion, motion.battery - (ms / 60_000) * this.timing.batteryDrainPerMinute);
+  }
+
+  private setBattery(robot: SimRobot, motion: Motion, percent: number): void {
+    motion.battery = Math.min(100, Math.max(0, percent));
+    robot.battery.powerPercentage = Math.round(motion.battery);
+  }
+
+  private arrive(robot: SimRobot, map: SimMap, point: NavigationPoint): void {
+    robot.localization.mapId = map.id;
+    robot.localization.position = { x: point.x, y: point.y, angle: point.angle };
+    robot.battery.charging = point.name === "charging";
+    robot.navigation = { state: "ARRIVED", mapName: map.name, position: point.name };
+    this.motion.get(robot)!.navigation = undefined;
+  }
+
+  /**
+   * Changes a robot the way the control API's PATCH does: what a test or a
+   * demo needs to make happen (offline, low battery, an emergency stop).
+   */
+  updateRobot(robot: SimRobot, changes: RobotChanges): void {
+    this.advance(this.options.now());
+    const motion = this.motion.get(robot)!;
+    if (changes.online !== undefined) robot.online = changes.online;
+    if (changes.batteryPercentage !== undefined) this.setBattery(robot, motion, changes.batteryPercentage);
+    if (changes.charging !== undefined) robot.battery.charging = changes.charging;
+    if (changes.emergencyStop !== undefined) robot.emergencyStop = changes.emergencyStop;
+    if (changes.localizationState !== undefined) robot.localization.state = changes.localizationState;
+    if (changes.taskState !== undefined) {
+      if (changes.taskState === "IDLE" && robot.currentTask) this.finishTask(robot, TASK_END_STATUS.STOPPED);
+      robot.taskState = changes.taskState;
+    }
   }
 
   /** The robot the account may use; code 5 when there is no such robot, 7 when it belongs to someone else. */
@@ -208,7 +380,7 @@ export class World {
     const stored = this.commands.get(robot.serialNumber)!;
     stored.set(id, resource);
     while (stored.size > this.options.maxCommandsPerRobot) stored.delete(stored.keys().next().value!);
-    effect();
+    this.accept(robot, effect);
     return structuredClone(resource);
   }
 
@@ -220,15 +392,16 @@ export class World {
 
   /**
    * Checks a command against the robot and returns its effect. A robot busy
-   * with a task ignores new task or navigation starts: the command is still
-   * accepted (WAITING), and the status shows that nothing started (field notes).
+   * with a task when the effect is due ignores new task or navigation starts:
+   * the command is still accepted (WAITING), and the status shows that nothing
+   * started (field notes).
    */
   private planCommand(
     robot: SimRobot,
     type: CommandType,
     parameter: Parsed<"submitCommand">["commandParameter"],
   ): () => void {
-    const busy = robot.taskState === "RUNNING" || robot.taskState === "PAUSED";
+    const busy = () => robot.taskState === "RUNNING" || robot.taskState === "PAUSED";
     switch (type) {
       case "START_TASK": {
         const { cleaningMode, task } = parameter!.startTaskParameter!;
@@ -236,7 +409,7 @@ export class World {
         const map = this.mapByIdOrName(robot, task.map, `${field}.task.map`);
         this.checkCleaningMode(robot, cleaningMode, `${field}.cleaningMode`);
         return () => {
-          if (busy) return;
+          if (busy()) return;
           this.startTask(robot, {
             name: task.name,
             source: "command",
@@ -258,7 +431,7 @@ export class World {
         };
       case "STOP_TASK":
         return () => {
-          if (!busy) return;
+          if (!busy()) return;
           this.finishTask(robot, TASK_END_STATUS.STOPPED);
         };
       case "CROSS_NAVIGATE":
@@ -273,15 +446,28 @@ export class World {
         if (!point) {
           throw invalid(`${field}.position`, `no navigation point "${position}" on map ${map.name} (${names(map.navigationPoints)})`);
         }
-        // Navigation completes at once in the simulator; pause, resume and stop only change its state.
+        // A navigation takes navigationMs (at once when 0); a paused one keeps the time it still needs.
         return () => {
+          const motion = this.motion.get(robot)!;
+          const now = this.options.now();
           if (type === "CROSS_NAVIGATE" || type === "RESUME_NAVIGATE") {
-            if (busy) return;
-            robot.localization.mapId = map.id;
-            robot.localization.position = { x: point.x, y: point.y, angle: point.angle };
-            robot.battery.charging = point.name === "charging";
-            robot.navigation = { state: "ARRIVED", mapName: map.name, position: point.name };
+            if (busy()) return;
+            const resuming = type === "RESUME_NAVIGATE" && robot.navigation?.state === "PAUSED" && motion.navigation?.point === point;
+            const needs = resuming ? motion.navigation!.remainingMs : this.timing.navigationMs;
+            if (needs <= 0) {
+              this.arrive(robot, map, point);
+              return;
+            }
+            robot.battery.charging = false;
+            robot.navigation = { state: "NAVIGATING", mapName: map.name, position: point.name };
+            motion.navigation = { arriveAt: now + needs, remainingMs: needs, map, point };
           } else if (robot.navigation) {
+            const navigation = motion.navigation;
+            if (type === "PAUSE_NAVIGATE" && navigation?.arriveAt !== undefined) {
+              navigation.remainingMs = Math.max(0, navigation.arriveAt - now);
+              navigation.arriveAt = undefined;
+            }
+            if (type === "STOP_NAVIGATE") motion.navigation = undefined;
             robot.navigation.state = type === "PAUSE_NAVIGATE" ? "PAUSED" : "STOPPED";
           }
         };
@@ -317,11 +503,12 @@ export class World {
   private startTask(
     robot: SimRobot,
     task: Omit<CurrentTask, "id" | "mapId" | "mapName" | "startTime"> & { map: SimMap },
+    id: string = randomUUID(),
   ): CurrentTask {
     const { map, ...rest } = task;
     robot.currentTask = {
       ...rest,
-      id: randomUUID(),
+      id,
       mapId: map.id,
       mapName: map.name,
       startTime: milliTimestamp(this.options.now()),
@@ -329,6 +516,9 @@ export class World {
     robot.taskState = "RUNNING";
     robot.battery.charging = false;
     robot.navigation = undefined;
+    const motion = this.motion.get(robot)!;
+    motion.taskRunMs = 0;
+    motion.navigation = undefined;
     robot.localization.mapId = map.id;
     return robot.currentTask;
   }
@@ -429,7 +619,8 @@ export class World {
     if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
       throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} is busy with task "${robot.currentTask?.name ?? "unknown"}".`);
     }
-    const task = this.startTask(robot, {
+    const taskId = randomUUID();
+    const task = {
       name: request.taskName,
       source: "site_task",
       cleaningMode: request.cleaningMode,
@@ -438,9 +629,12 @@ export class World {
       loopCount: request.loopCount,
       areaIds,
       siteId: site.id,
+    } as const;
+    this.accept(robot, () => {
+      if (robot.taskState !== "RUNNING" && robot.taskState !== "PAUSED") this.startTask(robot, task, taskId);
     });
     return {
-      taskId: task.id,
+      taskId,
       taskName: task.name,
       siteId: site.id,
       siteName: site.name,
@@ -473,14 +667,17 @@ export class World {
       return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
     }
     const loopCount = Number(command.loopCount);
-    this.startTask(robot, {
-      name: command.taskName,
-      source: "temp_task",
-      cleaningMode: command.cleaningMode,
-      map,
-      loop: String(command.loop) === "true",
-      loopCount,
-      areaIds: [areaId],
+    this.accept(robot, () => {
+      if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") return;
+      this.startTask(robot, {
+        name: command.taskName,
+        source: "temp_task",
+        cleaningMode: command.cleaningMode,
+        map,
+        loop: String(command.loop) === "true",
+        loopCount,
+        areaIds: [areaId],
+      });
     });
     return answer(TEMP_TASK_ACCEPTED);
   }

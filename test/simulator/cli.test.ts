@@ -10,6 +10,7 @@ import path from "node:path";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { CliUsageError, parseCliArgs } from "../../src/simulator/cli";
+import { REALISTIC_TIMING } from "../../src/simulator/world";
 
 const root = path.resolve(__dirname, "../../..");
 const CLI = path.join(root, "dist/src/simulator/cli.js");
@@ -40,6 +41,8 @@ describe("simulator: the robot-cloud-simulator command", function () {
       const command = parseCliArgs([
         "--port", "0", "--host", "::1", "--token", "a,b", "--token", "c", "--latency", "25", "--fail-rate", "0.1",
         "--drop-rate", "0", "--malformed-rate", "1", "--rate-limit", "5", "--rate-window", "2000", "--seed", "9", "--quiet",
+        "--robots", "200", "--command-delay", "500", "--navigation-ms", "0", "--task-ms", "60000", "--battery-drain", "2.5",
+        "--battery-charge", "10", "--ignore-rate", "0.25",
       ]);
       assert.deepEqual(command, {
         help: false,
@@ -51,6 +54,8 @@ describe("simulator: the robot-cloud-simulator command", function () {
           rateLimit: { requests: 5, windowMs: 2000 },
           seed: 9,
           quiet: true,
+          robots: 200,
+          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10, ignoreRate: 0.25 },
         },
       });
     });
@@ -58,7 +63,7 @@ describe("simulator: the robot-cloud-simulator command", function () {
     it("defaults to port 18080 on loopback with the default rate limit, and --rate-limit 0 turns it off", () => {
       assert.deepEqual(parseCliArgs([]), {
         help: false,
-        options: { port: 18080, host: "127.0.0.1", faults: {}, rateLimit: { requests: 20, windowMs: 1000 }, quiet: false },
+        options: { port: 18080, host: "127.0.0.1", faults: {}, rateLimit: { requests: 20, windowMs: 1000 }, timing: REALISTIC_TIMING, quiet: false },
       });
       const off = parseCliArgs(["--rate-limit", "0"]);
       assert.equal(off.help === false && off.options.rateLimit, false);
@@ -71,6 +76,10 @@ describe("simulator: the robot-cloud-simulator command", function () {
       [["--latency", "fast"], /--latency must be a whole number/],
       [["--token", "a,,b"], /--token must not be empty/],
       [["--colour"], /colour/],
+      [["--robots", "0"], /--robots must be a whole number from 1 to 5000/],
+      [["--command-delay=-1"], /--command-delay must be a whole number of milliseconds/],
+      [["--ignore-rate", "2"], /--ignore-rate must be a number from 0 to 1/],
+      [["--battery-drain", "x"], /--battery-drain must be a percentage per minute/],
       [["extra"], /extra/],
     ] as const) {
       it(`refuses ${args.join(" ")}`, () => {
