@@ -313,6 +313,7 @@ interface Waiter {
   readonly resolve: (confirmed: Confirmed) => void;
   readonly reject: (error: RobotApiError) => void;
   lastStatus: Record<string, unknown> | undefined;
+  readonly operation: string;
 }
 
 /**
@@ -323,6 +324,7 @@ interface Waiter {
  */
 export class ConfirmationPoller {
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
   private timer: unknown;
   private polling = false;
 
@@ -339,7 +341,7 @@ export class ConfirmationPoller {
     return new Promise<Confirmed>((resolve, reject) => {
       const finish = () => {
         this.clock.clearTimeout(deadline);
-        signal?.removeEventListener("abort", onAbort);
+        if (signal) this.bySignal.get(signal)?.delete(waiter);
         const set = this.waiters.get(serialNumber);
         set?.delete(waiter);
         if (set?.size === 0) this.waiters.delete(serialNumber);
@@ -356,9 +358,9 @@ export class ConfirmationPoller {
           reject(error);
         },
         lastStatus: undefined,
+        operation,
       };
-      const onAbort = () => waiter.reject(abortedError(operation));
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal) this.watchSignal(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
         waiter.reject(
           new RobotApiError({
@@ -379,6 +381,21 @@ export class ConfirmationPoller {
   /** Robots with a command waiting, for tests and status. */
   get watching(): number {
     return this.waiters.size;
+  }
+
+  /** One abort listener per signal (a node's), however many of its messages wait: fifty would trip Node's leak warning. */
+  private watchSignal(signal: AbortSignal, waiter: Waiter): void {
+    let waiting = this.bySignal.get(signal);
+    if (!waiting) {
+      const created = new Set<Waiter>();
+      this.bySignal.set(signal, created);
+      signal.addEventListener("abort", () => {
+        this.bySignal.delete(signal);
+        for (const each of [...created]) each.reject(abortedError(each.operation));
+      }, { once: true });
+      waiting = created;
+    }
+    waiting.add(waiter);
   }
 
   private schedule(): void {

@@ -1,0 +1,141 @@
+/**
+ * "Send when: the robot shows it" through real Node-RED against the simulator:
+ * robot-command and robot-site-task send their message once the robot's
+ * status shows the command's effect, with msg.confirmation; a robot that does
+ * not show it in time is one NOT_CONFIRMED error carrying its last status, and
+ * the command is never sent again; fifty commands waiting at once stay within
+ * the account's rate, their status reads batched.
+ */
+import assert from "node:assert/strict";
+import robotCommand from "../../src/nodes/robot-command";
+import robotSiteTask from "../../src/nodes/robot-site-task";
+import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator, type Timing } from "../../src/simulator";
+import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+
+const KITCHEN = "GS-S-000102";
+const FLOOR_1 = demoFleet().robots[1]!.maps[0]!;
+
+function commandNode(settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id: "command",
+    type: "robot-command",
+    robot: "config",
+    serialNumber: KITCHEN,
+    serialNumberType: "str",
+    command: "",
+    sendWhen: "shown",
+    confirmTimeout: 20,
+    wires: [["out"]],
+    ...settings,
+  };
+}
+
+const startTask = (name: string) => ({ command: "START_TASK", cleaningMode: "__middle_cleaning", taskName: name, map: "Floor 1", loop: false, loopCount: 1 });
+
+describe("confirmation: the robot shows it", function () {
+  this.timeout(30_000);
+  let simulator: RunningSimulator;
+  const requests: string[] = [];
+
+  async function startCloud(timing: Partial<Timing> = {}, robots?: number) {
+    simulator = await startSimulator({ log: (line) => requests.push(line), timing, ...(robots ? { robots } : {}) });
+  }
+  afterEach(async () => {
+    await simulator?.close();
+    requests.length = 0;
+  });
+  useNodeRed();
+
+  async function load(nodes: FlowNode[], modules = [robotCommand]) {
+    await loadFlow(modules, flowWith(simulator.url, [...nodes, ...outputsAndCatch(nodes[0]!.id)]), { config: { token: DEMO_TOKEN } });
+  }
+
+  it("START_TASK: sends the command resource once the robot runs the task, with msg.confirmation", async () => {
+    await startCloud({ commandDelayMs: 1000 });
+    await load([commandNode()]);
+    const { output, caught } = await outcomeOf("command", { payload: startTask("Kitchen"), topic: "keep" });
+    assert.equal(caught, undefined, JSON.stringify(caught?.error));
+    assert.equal((output?.payload as { state: string }).state, "WAITING");
+    const confirmation = output?.confirmation as { state: string; seconds: number };
+    assert.equal(confirmation.state, "RUNNING");
+    assert.ok(confirmation.seconds >= 1, `seconds: ${confirmation.seconds}`);
+    assert.equal(output?.topic, "keep");
+    assert.ok(requests.some((line) => line.startsWith("GET /openapi/v2alpha1/s/robots/*/status:batchGet 200")), "read with the S-line batch");
+  });
+
+  it("CROSS_NAVIGATE to charging: confirmed on arrival, PAUSE_TASK and STOP_TASK by their task states", async () => {
+    await startCloud({ commandDelayMs: 500, navigationMs: 1500 });
+    await load([commandNode()]);
+    const navigated = await outcomeOf("command", { payload: { command: "CROSS_NAVIGATE", map: "Floor 1", position: "charging" } });
+    assert.equal((navigated.output?.confirmation as { state: string }).state, "ARRIVED at charging");
+    assert.equal((simulator.state.status(KITCHEN)!.battery as { charging: boolean }).charging, true);
+
+    const started = await outcomeOf("command", { payload: startTask("Kitchen") });
+    assert.equal((started.output?.confirmation as { state: string }).state, "RUNNING");
+    const paused = await outcomeOf("command", { payload: { command: "PAUSE_TASK" } });
+    assert.equal((paused.output?.confirmation as { state: string }).state, "PAUSED");
+    const stopped = await outcomeOf("command", { payload: { command: "STOP_TASK" } });
+    assert.equal((stopped.output?.confirmation as { state: string }).state, "IDLE");
+  });
+
+  it("REMOTE_CONTROL_MOVE has nothing to wait for; 'accepted' and msg.sendWhen keep today's behaviour", async () => {
+    await startCloud();
+    await load([commandNode({ sendWhen: "accepted" })]);
+    const accepted = await outcomeOf("command", { payload: { command: "REMOTE_CONTROL_START" } });
+    assert.equal(accepted.output?.confirmation, undefined, "sent when accepted: no confirmation");
+    const shown = await outcomeOf("command", { payload: { command: "REMOTE_CONTROL_STOP" }, sendWhen: "shown" });
+    assert.equal((shown.output?.confirmation as { state: string }).state, "remote control off");
+    await outcomeOf("command", { payload: { command: "REMOTE_CONTROL_START" } });
+    const move = await outcomeOf("command", { payload: { command: "REMOTE_CONTROL_MOVE", direction: "forward" }, sendWhen: "shown" });
+    assert.deepEqual(move.output?.confirmation, { state: "not watched", seconds: 0 });
+  });
+
+  it("NOT_CONFIRMED: a robot paused on one task ignores START_TASK of another; one error with the last status, the command sent once", async () => {
+    await startCloud();
+    await load([commandNode({ sendWhen: "accepted", confirmTimeout: 5 })]);
+    await outcomeOf("command", { payload: startTask("Morning round") });
+    await outcomeOf("command", { payload: { command: "PAUSE_TASK" } });
+    const caughtAll = collectMessages("caught");
+    const { output, caught } = await outcomeOf("command", { payload: startTask("Spill"), sendWhen: "shown" });
+    assert.equal(output, undefined);
+    const error = caught?.error as { code: string; message: string; cause: { lastStatus: { taskState: string; currentTask: { name: string } } } };
+    assert.equal(error.code, "NOT_CONFIRMED");
+    assert.match(error.message, /did not show it within 5 s \(waited for task state RUNNING with task "Spill"\)/);
+    assert.equal(error.cause.lastStatus.taskState, "PAUSED");
+    assert.equal(error.cause.lastStatus.currentTask.name, "Morning round");
+    const starts = simulator.state.commands(KITCHEN).filter((command) => command.rawCommandType === "start_task");
+    assert.equal(starts.length, 2, "Morning round and Spill, each sent once");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(caughtAll.length, 1, "one error");
+  });
+
+  it("robot-site-task: a temporary task is confirmed when the robot runs it", async () => {
+    await startCloud({ commandDelayMs: 500 });
+    const siteTask: FlowNode = { id: "site", type: "robot-site-task", robot: "config", serialNumber: KITCHEN, serialNumberType: "str", operation: "sendTempTask", sendWhen: "shown", wires: [["out"]] };
+    await load([siteTask], [robotSiteTask]);
+    const body = {
+      productId: KITCHEN,
+      tempTaskCommand: { taskName: "Spill in the lobby", cleaningMode: "__middle_cleaning", loop: false, loopCount: 1, mapName: FLOOR_1.name, startParam: { mapId: FLOOR_1.id, areaId: "1" } },
+    };
+    const { output, caught } = await outcomeOf("site", { payload: body });
+    assert.equal(caught, undefined, JSON.stringify(caught?.error));
+    assert.equal((output?.payload as { cmdStatus: number }).cmdStatus, 5);
+    assert.equal((output?.confirmation as { state: string }).state, "RUNNING");
+  });
+
+  it("fifty commands waiting at once: each sent once, status reads batched by 11, nothing rate-limited", async () => {
+    await startCloud({ commandDelayMs: 0, ignoreRate: 1 }, 50);
+    await load([commandNode({ confirmTimeout: 4, serialNumberType: "msg", serialNumber: "topic" })]);
+    const caught = collectMessages("caught");
+    const serials = simulator.state.serialNumbers();
+    assert.equal(serials.length, 50);
+    for (const serial of serials) helper.getNode("command").receive({ topic: serial, payload: { command: "PAUSE_TASK" } });
+    await waitFor(() => caught.length === 50, 25_000, "fifty NOT_CONFIRMED errors");
+    assert.ok(caught.every((msg) => (msg.error as { code: string }).code === "NOT_CONFIRMED"));
+    const submits = requests.filter((line) => line.startsWith("POST /v1alpha1/robots/"));
+    assert.equal(submits.length, 50, "each command sent once");
+    assert.deepEqual(requests.filter((line) => / 429/.test(line)), [], "the account's 20 requests/s were never exceeded");
+    const reads = requests.filter((line) => line.includes("status:batchGet"));
+    assert.ok(reads.length >= 5, `${reads.length} batch reads`);
+  });
+});
