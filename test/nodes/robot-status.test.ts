@@ -176,7 +176,7 @@ describe("robot-status", function () {
       stub.update(stubSerial(150), (status) => (status.taskState = "RUNNING"));
       await pollNow();
       await waitFor(() => out.length === 3, 3000, "three changes");
-      const changes = Object.fromEntries(out.map((msg) => [msg.topic, msg.changes as unknown]));
+      const changes: Record<string, unknown> = Object.fromEntries(out.map((msg): [string, unknown] => [String(msg.topic), msg.changes]));
       assert.deepEqual(changes, {
         [stubSerial(3)]: { online: { old: true, new: false } },
         [stubSerial(40)]: { battery: { old: 85, new: 19 }, batteryLow: { old: false, new: true } },
