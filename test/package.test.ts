@@ -53,6 +53,24 @@ describe("package", function () {
     });
   }
 
+  it("needs no devDependency at run time: no compiled file under dist/src requires one (axios is only the benchmark's competitor)", () => {
+    const devOnly = Object.keys((JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
+    const sources = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const full = path.join(dir, entry.name);
+        return entry.isDirectory() ? sources(full) : entry.name.endsWith(".js") ? [full] : [];
+      });
+    // The demo runs from a clone only (it needs express); type-only imports are gone once compiled.
+    const runtime = sources(path.join(root, "dist", "src")).filter((file) => !file.includes(`${path.sep}demo${path.sep}`));
+    for (const file of runtime) {
+      const text = fs.readFileSync(file, "utf8");
+      for (const match of text.matchAll(/require\(["']([^"'.][^"']*)["']\)/g)) {
+        const name = match[1]!.startsWith("@") ? match[1]!.split("/").slice(0, 2).join("/") : match[1]!.split("/")[0]!;
+        assert.ok(!devOnly.includes(name), `${path.relative(root, file)} imports ${name}, a devDependency`);
+      }
+    }
+  });
+
   it("uses every node type in some example, and no example carries credentials", () => {
     assert.ok(examples.length >= 3);
     const used = new Set(examples.flatMap((example) => example.nodes.map((node) => node.type)));

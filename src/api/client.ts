@@ -6,7 +6,6 @@
  */
 import http from "node:http";
 import https from "node:https";
-import axios, { type AxiosInstance, type AxiosResponse } from "axios";
 import type { z } from "zod";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
 import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type EngineSettings } from "./engine";
@@ -22,6 +21,7 @@ import {
 } from "./endpoints";
 import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
 import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
+import { ANSWER_TOO_LARGE, PROXY_REFUSED, TunnelingAgent, exchange, proxyEnvironment, proxyFor, type WireAnswer } from "./transport";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -58,6 +58,7 @@ function limitConnectTime<A extends http.Agent>(agent: A, ms: number, ready: "co
 /** Network failures before the request was written: nothing reached the cloud, so sending again is safe. */
 const CONNECT_FAILURES = new Set([
   "ECONNREFUSED",
+  PROXY_REFUSED,
   "ENOTFOUND",
   "EAI_AGAIN",
   "EHOSTUNREACH",
@@ -236,7 +237,7 @@ function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: En
     serialNumber,
     path: pathFor(endpoint, params),
     query: query === "" ? "" : `?${query}`,
-    // Also on a GET when the table says so (the S-line batch status): axios writes it with its Content-Length.
+    // Also on a GET when the table says so (the S-line batch status): the transport writes it with its Content-Length.
     body: endpoint.sendsBody ? JSON.stringify(request) : undefined,
     urgent: endpoint.urgent?.(request) ?? false,
   };
@@ -293,17 +294,24 @@ export class RobotClient {
   /** The account's request engine: every call of this client goes through it. */
   readonly engine: RequestEngine;
   private readonly tokens: TokenSource;
-  private readonly http: AxiosInstance;
-  private readonly agents: { http: http.Agent; https: https.Agent };
+  /** The cloud's base URL, parsed once, and its path ("" or "/prefix"): every call's target is built on them. */
+  private readonly base: URL;
+  private readonly basePath: string;
+  /** The proxy calls to the cloud go through (http_proxy, https_proxy, no_proxy), if any. */
+  private readonly proxy: URL | undefined;
+  /** The proxy variables as they were when the client was made: downloads (other hosts) follow the same. */
+  private readonly proxyEnvironment: Record<string, string | undefined>;
+  /** The keep-alive pool of the cloud's calls: to the cloud, to its proxy, or tunnels through it. */
+  private readonly agent: http.Agent;
   /**
    * Downloads from pre-signed URLs (object storage, another host) have their
-   * own engine, pool and axios instance: they do not count against the
-   * account's request rate, wait behind its calls or pause with it, and nothing
-   * of the cloud client (base URL, token) can reach them.
+   * own engine and pools: they do not count against the account's request
+   * rate, wait behind its calls or pause with it, and carry nothing of the
+   * cloud client (base URL, token).
    */
   private readonly downloads: RequestEngine;
-  private readonly objectStore: AxiosInstance;
-  private readonly downloadAgents: { http: http.Agent; https: https.Agent };
+  private readonly downloadAgents: { http: http.Agent; https: https.Agent; tunnels: Map<string, TunnelingAgent> };
+  private readonly connectMs: number;
   /** Aborted on close: stops a token grant that no call waits for any more. */
   private readonly lifetime = new AbortController();
 
@@ -318,49 +326,25 @@ export class RobotClient {
       "token" in options.auth
         ? new StaticTokenSource(options.auth.token)
         : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request));
+    this.base = new URL(this.baseUrl);
+    this.basePath = this.base.pathname.replace(/\/+$/, "");
+    this.proxyEnvironment = proxyEnvironment();
+    try {
+      this.proxy = proxyFor(this.base, this.proxyEnvironment);
+    } catch (error) {
+      throw invalidInput(this.base.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error));
+    }
     // One keep-alive pool per account, never larger than the engine's connections.
     const { connections } = this.engine.settings;
-    const pool = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
-    const connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
-    this.agents = {
-      http: limitConnectTime(new http.Agent(pool), connectMs, "connect"),
-      https: limitConnectTime(new https.Agent(pool), connectMs, "secureConnect"),
-    };
-    this.http = axios.create({
-      baseURL: this.baseUrl,
-      httpAgent: this.agents.http,
-      httpsAgent: this.agents.https,
-      // The answer is read as text and parsed here, so that a malformed body is
-      // reported as such and every status reaches one place.
-      responseType: "text",
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
-      // A redirect could carry the token to another host.
-      maxRedirects: 0,
-      maxContentLength: MAX_ANSWER_BYTES,
-    });
+    this.connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
+    this.agent = this.poolFor(this.base, this.proxy, connections);
     this.downloads = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: DOWNLOAD_CONNECTIONS, rateLimit: 0 });
     const downloadPool = { keepAlive: true, maxSockets: DOWNLOAD_CONNECTIONS, maxFreeSockets: DOWNLOAD_CONNECTIONS };
     this.downloadAgents = {
-      http: limitConnectTime(new http.Agent(downloadPool), connectMs, "connect"),
-      https: limitConnectTime(new https.Agent(downloadPool), connectMs, "secureConnect"),
+      http: limitConnectTime(new http.Agent(downloadPool), this.connectMs, "connect"),
+      https: limitConnectTime(new https.Agent(downloadPool), this.connectMs, "secureConnect"),
+      tunnels: new Map(),
     };
-    this.objectStore = axios.create({
-      httpAgent: this.downloadAgents.http,
-      httpsAgent: this.downloadAgents.https,
-      responseType: "arraybuffer",
-      transformResponse: [(data: unknown) => data],
-      validateStatus: () => true,
-      // A pre-signed URL answers itself; a redirect is not followed anywhere.
-      maxRedirects: 0,
-    });
-    // The URL's signature is the only credential. axios merges its global defaults into every instance, so
-    // an Authorization header (or basic auth) another package set there is taken out here, after the merge.
-    this.objectStore.interceptors.request.use((config) => {
-      config.headers.delete("Authorization");
-      config.auth = undefined;
-      return config;
-    });
     for (const operation of Object.keys(ENDPOINTS) as RobotOperationName[]) {
       if (operation === ("grantToken" as string)) continue;
       Object.defineProperty(this, operation, {
@@ -517,19 +501,28 @@ export class RobotClient {
     const url = checkDownloadUri(downloadUri, operation);
     const where = `${url.origin}${url.pathname}`;
     const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
+    let route: ReturnType<RobotClient["downloadRoute"]>;
+    try {
+      route = this.downloadRoute(url);
+    } catch (error) {
+      throw invalidInput(url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error), operation);
+    }
     const attempt = async (signal: AbortSignal): Promise<MapImage> => {
-      let response: AxiosResponse<ArrayBuffer>;
+      let response: WireAnswer;
       try {
-        response = await this.objectStore.request<ArrayBuffer>({
+        // The URL's signature is the only credential: no Authorization, no cookie.
+        response = await exchange({
           method: "GET",
-          url: url.href,
+          target: url,
+          path: url.pathname + url.search,
           headers: { Accept: "image/png, image/*;q=0.9, */*;q=0.1" },
-          maxContentLength: maxBytes,
           signal,
+          maxBytes,
+          agent: route.agent,
+          proxy: route.proxy,
         });
       } catch (error) {
-        const message = error instanceof Error ? error.message : "";
-        if (axios.isAxiosError(error) && /maxContentLength/.test(message) && !signal.aborted) {
+        if ((error as { code?: unknown }).code === ANSWER_TOO_LARGE && !signal.aborted) {
           throw new RobotApiError({
             kind: "bad_response",
             operation,
@@ -540,7 +533,7 @@ export class RobotClient {
         throw new RobotApiError({ ...failureDetails(failure), message: hide(failure.message) });
       }
       const { status } = response;
-      const bytes = Buffer.from(response.data ?? new ArrayBuffer(0));
+      const bytes = response.body;
       if (status >= 200 && status <= 299) {
         const type = response.headers["content-type"];
         return { data: bytes, contentType: typeof type === "string" && type.trim() !== "" ? type : "application/octet-stream" };
@@ -566,10 +559,31 @@ export class RobotClient {
     this.lifetime.abort();
     this.engine.close();
     this.downloads.close();
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.agent.destroy();
     this.downloadAgents.http.destroy();
     this.downloadAgents.https.destroy();
+    for (const tunnel of this.downloadAgents.tunnels.values()) tunnel.destroy();
+  }
+
+  /** A keep-alive pool for a target: direct, to an http proxy, or tunnels through it for https. */
+  private poolFor(target: URL, proxy: URL | undefined, sockets: number): http.Agent {
+    const pool = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets };
+    if (proxy && target.protocol === "https:") return new TunnelingAgent(proxy, pool, this.connectMs);
+    if (target.protocol === "https:") return limitConnectTime(new https.Agent(pool), this.connectMs, "secureConnect");
+    return limitConnectTime(new http.Agent(pool), this.connectMs, "connect");
+  }
+
+  /** The pool and proxy of a download URL (another host each time, maybe another proxy rule). */
+  private downloadRoute(url: URL): { agent: http.Agent; proxy: URL | undefined } {
+    const proxy = proxyFor(url, this.proxyEnvironment);
+    if (!proxy) return { agent: url.protocol === "https:" ? this.downloadAgents.https : this.downloadAgents.http, proxy };
+    if (url.protocol === "http:") return { agent: this.downloadAgents.http, proxy };
+    let tunnel = this.downloadAgents.tunnels.get(proxy.href);
+    if (!tunnel) {
+      tunnel = this.poolFor(url, proxy, DOWNLOAD_CONNECTIONS) as TunnelingAgent;
+      this.downloadAgents.tunnels.set(proxy.href, tunnel);
+    }
+    return { agent: tunnel, proxy };
   }
 
   /** The token grant: outside the queue (every queued call may be waiting for it), on the same pool. */
@@ -589,19 +603,23 @@ export class RobotClient {
   /** One request and its answer. */
   private async exchange(prepared: PreparedCall, signal: AbortSignal, token: string | undefined): Promise<unknown> {
     const { endpoint, operation } = prepared;
-    let response: AxiosResponse<string>;
+    let answer: WireAnswer;
     try {
-      response = await this.http.request<string>({
+      answer = await exchange({
         method: endpoint.method,
-        url: prepared.path + prepared.query,
+        target: this.base,
+        path: this.basePath + prepared.path + prepared.query,
         headers: token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, Authorization: `Bearer ${token}` },
-        data: prepared.body,
+        body: prepared.body,
         signal,
+        maxBytes: MAX_ANSWER_BYTES,
+        agent: this.agent,
+        proxy: this.proxy,
       });
     } catch (error) {
       throw this.transportError(error, operation, signal);
     }
-    return this.interpret(endpoint, operation, response);
+    return this.interpret(endpoint, operation, answer);
   }
 
   private transportError(error: unknown, operation: string, signal: AbortSignal): RobotApiError {
@@ -611,9 +629,9 @@ export class RobotClient {
       }
       return abortedError(operation);
     }
-    // Only the code and text are kept: the axios error holds the request headers, token included.
-    const code = axios.isAxiosError(error) ? error.code : undefined;
-    if (code === "ERR_BAD_RESPONSE" || code === "ERR_FR_MAX_CONTENT_LENGTH_EXCEEDED") {
+    // Only the code and text are kept: nothing of the request (its headers hold the token) is.
+    const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
+    if (code === ANSWER_TOO_LARGE || code?.startsWith("Z_")) {
       return new RobotApiError({ kind: "bad_response", operation, message: `${operation}: answer could not be read` });
     }
     const text = error instanceof Error ? error.message : String(error);
@@ -629,13 +647,13 @@ export class RobotClient {
   private interpret<Res extends z.ZodType>(
     endpoint: Endpoint<z.ZodType, Res>,
     operation: string,
-    response: AxiosResponse<string>,
+    response: WireAnswer,
   ): z.output<Res> {
     const { status } = response;
     // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
     // Only the grant's own successful answer may hold a token: it is where tokens come from.
     const mayEcho = endpoint.authenticated || status < 200 || status > 299;
-    const raw = typeof response.data === "string" ? response.data : "";
+    const raw = response.body.toString("utf8");
     const text = mayEcho ? this.redact(raw) : raw;
     let body: unknown;
     let isJson = true;

@@ -274,7 +274,7 @@ export function pathParamsOf(template: string): string[] {
 /**
  * The request path with every parameter URL-encoded into its segment. A value
  * that is empty, "." or ".." is refused rather than encoded: URL parsers
- * (axios's included) treat "%2e%2e" as ".." too, so no encoding keeps it in
+ * (WHATWG URL parsing included) treat "%2e%2e" as ".." too, so no encoding keeps it in
  * its segment. The schemas refuse such values long before; this is the last line.
  */
 export function pathFor(endpoint: Pick<Endpoint, "path">, params: PathParams): string {

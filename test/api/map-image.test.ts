@@ -1,13 +1,12 @@
 /**
  * Map images: the cloud gives a pre-signed downloadUri on another host, and
  * the PNG is fetched from it with no Authorization header (asserted at the
- * download server, also when axios's global defaults carry one), within a size
+ * download server), within a size
  * limit, the client's timeout, http(s) only, no redirects, and not through the
  * account's engine (its pause does not hold a download).
  */
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import axios from "axios";
 import { DEFAULT_MAX_IMAGE_BYTES, RobotClient } from "../../src/api/client";
 import { RecordingServer } from "../support/recording-server";
 import { failureOf } from "../support/failures";
@@ -62,23 +61,6 @@ describe("api: map images from a pre-signed URL", function () {
     assert.equal(download.headers.cookie, undefined);
     assert.ok(!JSON.stringify(download.headers).includes(TOKEN), "the token appears nowhere in the download's headers");
     assert.equal(download.rawBody, "");
-  });
-
-  it("sends no Authorization header even when axios's global defaults carry one (another package may set them)", async function () {
-    const common = axios.defaults.headers.common as Record<string, unknown>;
-    const before = common.Authorization;
-    common.Authorization = "Bearer set-globally-by-someone-else";
-    // axios copies its defaults into an instance when it is made: the client is made after they were set.
-    const late = new RobotClient({ baseUrl: cloud.url, auth: { token: TOKEN }, retry: { maxRetries: 0 } });
-    try {
-      await late.downloadMapImage(imageUrl);
-    } finally {
-      late.close();
-      if (before === undefined) delete common.Authorization;
-      else common.Authorization = before;
-    }
-    assert.equal(objects.requests.length, 1);
-    assert.equal(objects.requests[0]!.headers.authorization, undefined);
   });
 
   it("an answer over the size limit fails with a clear bad_response (default 10 MiB)", async function () {

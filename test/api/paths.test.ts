@@ -239,7 +239,7 @@ describe("api: path safety", function () {
       assert.equal(error.kind, "invalid_input");
       assert.equal(error.field, "commandId");
     }
-    // WHATWG URLs (axios's) would have turned these into a path one level up.
+    // WHATWG URL parsing (browsers, most HTTP clients) would have turned these into a path one level up.
     assert.equal(new URL("/v1alpha1/robots/SN/commands/%2e%2e", "http://h").pathname, "/v1alpha1/robots/SN/");
   });
 
