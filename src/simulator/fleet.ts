@@ -174,6 +174,27 @@ function officeMaps(): SimMap[] {
 
 const S_LINE_CLEAN_MODES = ["__middle_cleaning", "__heavy_cleaning", "__light_cleaning", "清扫", "清洗", "尘推", "吸尘"];
 
+/** An idle S50 on the office site, on Floor 1 at `position`. */
+function officeRobot(serialNumber: string, displayName: string, battery: SimRobot["battery"], position: Position): SimRobot {
+  return {
+    serialNumber,
+    displayName,
+    model: "S-line S50",
+    firmwareVersion: "3.8.2",
+    online: true,
+    taskState: "IDLE",
+    battery,
+    emergencyStop: false,
+    siteId: RIVERSIDE_SITE_ID,
+    maps: officeMaps(),
+    cleanModes: [...S_LINE_CLEAN_MODES],
+    localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position },
+    currentTask: undefined,
+    navigation: undefined,
+    remoteControl: false,
+  };
+}
+
 /** The fleet every simulator starts with (a fresh copy each call: reset must not see old changes). */
 export function demoFleet(): FleetSeed {
   return {
@@ -194,40 +215,8 @@ export function demoFleet(): FleetSeed {
       },
     ],
     robots: [
-      {
-        serialNumber: "GS-S-000101",
-        displayName: "Lobby scrubber",
-        model: "S-line S50",
-        firmwareVersion: "3.8.2",
-        online: true,
-        taskState: "IDLE",
-        battery: { charging: true, powerPercentage: 96 },
-        emergencyStop: false,
-        siteId: RIVERSIDE_SITE_ID,
-        maps: officeMaps(),
-        cleanModes: [...S_LINE_CLEAN_MODES],
-        localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 0, y: 0, angle: 0 } },
-        currentTask: undefined,
-        navigation: undefined,
-        remoteControl: false,
-      },
-      {
-        serialNumber: "GS-S-000102",
-        displayName: "Kitchen scrubber",
-        model: "S-line S50",
-        firmwareVersion: "3.8.2",
-        online: true,
-        taskState: "IDLE",
-        battery: { charging: false, powerPercentage: 64 },
-        emergencyStop: false,
-        siteId: RIVERSIDE_SITE_ID,
-        maps: officeMaps(),
-        cleanModes: [...S_LINE_CLEAN_MODES],
-        localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 25, y: -4, angle: 3.142 } },
-        currentTask: undefined,
-        navigation: undefined,
-        remoteControl: false,
-      },
+      officeRobot("GS-S-000101", "Lobby scrubber", { charging: true, powerPercentage: 96 }, { x: 0, y: 0, angle: 0 }),
+      officeRobot("GS-S-000102", "Kitchen scrubber", { charging: false, powerPercentage: 64 }, { x: 25, y: -4, angle: 3.142 }),
       {
         serialNumber: OFF_SITE_ROBOT,
         displayName: "Warehouse sweeper",
@@ -298,23 +287,8 @@ export function grownFleet(robots: number): FleetSeed {
   const fleet = demoFleet();
   fleet.robots = fleet.robots.slice(0, robots);
   for (let index = fleet.robots.length + 1; index <= robots; index++) {
-    fleet.robots.push({
-      serialNumber: `GS-S-${String(100000 + index)}`,
-      displayName: `Scrubber ${index}`,
-      model: "S-line S50",
-      firmwareVersion: "3.8.2",
-      online: true,
-      taskState: "IDLE",
-      battery: { charging: false, powerPercentage: 30 + ((index * 37) % 70) },
-      emergencyStop: false,
-      siteId: RIVERSIDE_SITE_ID,
-      maps: officeMaps(),
-      cleanModes: [...S_LINE_CLEAN_MODES],
-      localization: { state: "NORMAL", mapId: FLOOR_1_MAP_ID, position: { x: 0, y: 0, angle: 0 } },
-      currentTask: undefined,
-      navigation: undefined,
-      remoteControl: false,
-    });
+    const battery = { charging: false, powerPercentage: 30 + ((index * 37) % 70) };
+    fleet.robots.push(officeRobot(`GS-S-${String(100000 + index)}`, `Scrubber ${index}`, battery, { x: 0, y: 0, angle: 0 }));
   }
   return fleet;
 }

@@ -18,6 +18,7 @@ import {
   type RobotState,
   type RobotUpdate,
 } from "../../src/api/watcher";
+import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { FakeClock, drained } from "../support/fake-clock";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { failureOf } from "../support/failures";
@@ -186,6 +187,34 @@ describe("api: watching robots", function () {
       assert.equal(updates.length, 2);
       assert.deepEqual(stub.server.requests.map((request) => request.path), ["/openapi/v2alpha1/s/robots/*/status:batchGet"]);
       assert.deepEqual(stub.server.requests[0]!.body, { names: [stubSerial(1), stubSerial(2)] });
+    });
+  });
+
+  describe("FleetWatcher on the simulator grown to 200 robots", function () {
+    it("reports exactly the changes made to robots through the simulator, with no rate-limited answer at the account's 20/s", async function () {
+      this.timeout(60_000);
+      const lines: string[] = [];
+      const simulator = await startSimulator({ robots: 200, log: (line) => lines.push(line) });
+      const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN } });
+      try {
+        const watcher = new FleetWatcher(client, { serialNumbers: [], line: "v1", thresholds: THRESHOLDS });
+        assert.equal((await watcher.poll()).updates.length, 200);
+        assert.deepEqual((await watcher.poll()).updates, []);
+        simulator.updateRobot("GS-S-100050", { online: false });
+        simulator.updateRobot("GS-S-000102", { emergencyStop: true, localizationState: "LOST" });
+        const { updates } = await watcher.poll();
+        assert.deepEqual(
+          updates.map((update) => [update.serialNumber, update.changes]),
+          [
+            ["GS-S-000102", { emergencyStop: { old: false, new: true }, localizationState: { old: "NORMAL", new: "LOST" } }],
+            ["GS-S-100050", { online: { old: true, new: false } }],
+          ],
+        );
+        assert.deepEqual(lines.filter((line) => / 429/.test(line)), [], "the simulator's 20 requests/s per token were never exceeded");
+      } finally {
+        client.close();
+        await simulator.close();
+      }
     });
   });
 
