@@ -190,6 +190,16 @@ type ClientMethods = {
   [Op in RobotOperationName]: (input: RequestOf<Op>, options?: CallOptions) => Promise<ResultOf<Op>>;
 };
 
+/**
+ * What a base URL may be, as data so that the editor's dialog applies the
+ * same rules (it parses with the same WHATWG URL): these protocols, and none
+ * of these parts.
+ */
+export const BASE_URL_RULES = {
+  protocols: ["http:", "https:"],
+  forbiddenParts: ["username", "password", "search", "hash"],
+} as const;
+
 /** Checks and normalises a base URL: http(s) only, no query or fragment, no trailing slash. */
 export function normaliseBaseUrl(raw: string): string {
   // Callers from plain JavaScript (function nodes) may pass anything.
@@ -201,10 +211,10 @@ export function normaliseBaseUrl(raw: string): string {
     // The text is not repeated: a malformed URL may still hold a user name and password.
     throw invalidInput("baseUrl", "is not a URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
+  if (!(BASE_URL_RULES.protocols as readonly string[]).includes(url.protocol)) {
     throw invalidInput("baseUrl", `only http and https are accepted, not ${url.protocol}`);
   }
-  if (url.username || url.password || url.search || url.hash) {
+  if (BASE_URL_RULES.forbiddenParts.some((part) => url[part] !== "")) {
     throw invalidInput("baseUrl", "must not hold credentials, a query or a fragment");
   }
   return url.href.replace(/\/+$/, "");

@@ -184,6 +184,9 @@ export interface IssueWording {
  * fields. An unknown key is named itself (zod puts it on the parent object), and
  * a problem with the input as a whole is named "input", so `field` is never empty.
  */
+/** Enough to name every field of the largest request a node builds (START_TASK: five and the robot) in one error. */
+const SHOWN_ISSUES = 6;
+
 export function describeIssues(error: z.ZodError, wording: IssueWording = {}): { field: string; message: string } {
   const nameOf = wording.nameOf ?? ((path: readonly PropertyKey[]) => path.map(String).join(".") || "input");
   const describe = (issue: z.core.$ZodIssue, path: readonly PropertyKey[], problem: string) => {
@@ -195,9 +198,9 @@ export function describeIssues(error: z.ZodError, wording: IssueWording = {}): {
       ? issue.keys.map((key) => describe(issue, [...issue.path, key], "is not a field of this request"))
       : [describe(issue, issue.path, issue.message)],
   );
-  const more = described.length > 3 ? ` (and ${described.length - 3} more)` : "";
+  const more = described.length > SHOWN_ISSUES ? ` (and ${described.length - SHOWN_ISSUES} more)` : "";
   return {
     field: described[0]?.field ?? "input",
-    message: described.slice(0, 3).map((d) => d.text).join("; ") + more,
+    message: described.slice(0, SHOWN_ISSUES).map((d) => d.text).join("; ") + more,
   };
 }

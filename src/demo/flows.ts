@@ -14,6 +14,13 @@ export interface DemoTargets {
   mqttPort: number;
 }
 
+/**
+ * Every example brings its own robot-config (an import must stand alone);
+ * the demo deploys one in their place, so a new node finds it preselected
+ * rather than a list of identical names.
+ */
+export const DEMO_CONFIG_ID = "demo-robot-cloud";
+
 /** Nodes on a canvas have coordinates or wires; config nodes have neither and stay global. */
 function isCanvasNode(node: FlowNode): boolean {
   return "wires" in node || "x" in node;
@@ -34,15 +41,14 @@ export function buildDemoFlows(
     for (const node of nodes) {
       if (node.type === "tab") continue;
       if (isCanvasNode(node)) {
-        flows.push({ ...node, z: tabId });
+        flows.push({ ...node, z: tabId, ...(node.robot === undefined ? {} : { robot: DEMO_CONFIG_ID }) });
         continue;
       }
       const config: FlowNode = { ...node };
       delete config.z;
       if (config.type === "robot-config") {
-        config.baseUrl = targets.simulatorUrl;
-        config.authMode = "token";
-        credentials[config.id] = { token: targets.token };
+        Object.assign(config, { id: DEMO_CONFIG_ID, name: "Robot cloud simulator", baseUrl: targets.simulatorUrl, authMode: "token" });
+        credentials[DEMO_CONFIG_ID] = { token: targets.token };
       } else if (config.type === "mqtt-broker") {
         config.broker = "127.0.0.1";
         config.port = String(targets.mqttPort);

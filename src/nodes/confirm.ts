@@ -15,12 +15,6 @@ import type { RobotCall } from "./robot-input";
 export const SEND_WHEN = ["accepted", "shown"] as const;
 export type SendWhen = (typeof SEND_WHEN)[number];
 
-/** Words for the dialog's list. */
-export const SEND_WHEN_LABELS: Record<SendWhen, string> = {
-  accepted: "the cloud accepted the command",
-  shown: "the robot shows it",
-};
-
 /** How long a command may take to show, by default (seconds). */
 export const DEFAULT_CONFIRM_TIMEOUT_S = 120;
 export const CONFIRM_TIMEOUT_RANGE = { min: 1, max: 3600 } as const;

@@ -8,22 +8,16 @@ import {
   COMMANDS,
   COMMAND_FAMILIES,
   COMMAND_TYPES,
-  MOVE_DIRECTIONS,
-  commandsOfFamily,
   isCommandType,
-  type CommandFamily,
   type CommandParameterName,
   type CommandType,
 } from "../api/commands";
 import { prepareCall, type PreparedCall } from "../api/client";
 import { commandConfirmationRule, type CommandBody } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
-import { SERIAL_NUMBER_PATTERN, type CommandResource } from "../api/schemas";
+import type { CommandResource } from "../api/schemas";
 import {
-  CONFIRM_TIMEOUT_RANGE,
-  DEFAULT_CONFIRM_TIMEOUT_S,
   SEND_WHEN,
-  SEND_WHEN_LABELS,
   configuredConfirmTimeout,
   confirmOnRobot,
   messageWithConfirmation,
@@ -71,7 +65,7 @@ export function fieldsOf(command: CommandType): ParameterField[] {
 }
 
 /** What each field is when typed straight into the dialog (its TypedInput's own type). */
-const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction"> = {
+export const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction"> = {
   cleaningMode: "str",
   taskName: "str",
   map: "str",
@@ -85,26 +79,6 @@ const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction">
 const COMPACT_EXTRA_FIELDS = ["command", "serialNumber", "name"] as const;
 const COMPACT_FIELDS = new Set<string>([...COMPACT_EXTRA_FIELDS, ...PARAMETER_FIELDS]);
 
-/** Words for the dialog's command list; typed so that a new command cannot be left without one. */
-const COMMAND_LABELS: Record<CommandType, string> = {
-  START_TASK: "start a cleaning task",
-  PAUSE_TASK: "pause the task",
-  RESUME_TASK: "resume the task",
-  STOP_TASK: "stop the task",
-  CROSS_NAVIGATE: "go to a position",
-  PAUSE_NAVIGATE: "pause",
-  RESUME_NAVIGATE: "resume",
-  STOP_NAVIGATE: "stop",
-  REMOTE_CONTROL_START: "start",
-  REMOTE_CONTROL_MOVE: "move",
-  REMOTE_CONTROL_STOP: "stop",
-};
-const FAMILY_LABELS: Record<CommandFamily, string> = {
-  remoteTaskCommandType: "Cleaning task",
-  remoteNavigationCommandType: "Navigation",
-  remoteControlCommandType: "Remote control",
-};
-
 /**
  * What a node does with a message for a robot that already has one pending:
  * send it too, skip it while the earlier one is pending, or let it replace
@@ -112,35 +86,6 @@ const FAMILY_LABELS: Record<CommandFamily, string> = {
  */
 export const BURST_POLICIES = ["all", "skip", "latest"] as const;
 export type BurstPolicy = (typeof BURST_POLICIES)[number];
-
-/** Words for the dialog's burst list. */
-const BURST_LABELS: Record<BurstPolicy, string> = {
-  all: "send every message",
-  skip: "skip while one for the robot is pending",
-  latest: "a newer message replaces a waiting one",
-};
-
-/**
- * What the editor needs from the command catalogue. It reaches the editor as
- * the exportable runtime setting `robotCommandCatalogue` (RED.settings), so the
- * dialog reads src/api/commands.ts instead of a copy of it.
- */
-export function editorCatalogue() {
-  return {
-    families: COMMAND_FAMILIES.map((family) => ({
-      family,
-      label: FAMILY_LABELS[family],
-      commands: commandsOfFamily(family).map((type) => ({ type, label: COMMAND_LABELS[type], fields: fieldsOf(type) })),
-    })),
-    fields: [...PARAMETER_FIELDS],
-    directions: [...MOVE_DIRECTIONS],
-    burstPolicies: BURST_POLICIES.map((policy) => ({ value: policy, label: BURST_LABELS[policy] })),
-    sendWhen: SEND_WHEN.map((value) => ({ value, label: SEND_WHEN_LABELS[value] })),
-    confirmTimeout: { default: DEFAULT_CONFIRM_TIMEOUT_S, ...CONFIRM_TIMEOUT_RANGE },
-    serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
-  };
-}
-
 
 /** What a message ends with: the command resource and, when asked for, its confirmation. */
 export interface Submitted {
@@ -475,6 +420,5 @@ export default function registerRobotCommand(RED: NodeAPI): void {
       RED.nodes.createNode(this, config);
       setUpRobotCommand(RED, this, config);
     },
-    { settings: { robotCommandCatalogue: { value: editorCatalogue(), exportable: true } } },
   );
 }

@@ -6,9 +6,11 @@
  * burst from many nodes is held and paced as one.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
-import { ACCOUNT_SETTINGS, readAccountSettings, type AccountSettingName } from "../api/account-settings";
+import { readAccountSettings, type AccountSettingName } from "../api/account-settings";
 import { DEFAULT_BASE_URL, RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
+import { registerEditorApi } from "./editor-api";
+import { editorTables } from "./editor-tables";
 
 export type AuthMode = "token" | "clientCredentials";
 
@@ -74,7 +76,8 @@ export default function registerRobotConfig(RED: NodeAPI): void {
   }
   RED.nodes.registerType<RobotConfigNode, RobotConfigProperties, unknown, RobotConfigCredentials>("robot-config", RobotConfig, {
     credentials: CONFIG_CREDENTIALS,
-    // The dialog validates with the runtime's own table (RED.settings.robotConfigSettings).
-    settings: { robotConfigSettings: { value: ACCOUNT_SETTINGS, exportable: true } },
+    // Every dialog validates with the runtime's own tables (RED.settings.robotConfigTables).
+    settings: { robotConfigTables: { value: editorTables(), exportable: true } },
   });
+  registerEditorApi(RED);
 }

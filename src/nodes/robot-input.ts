@@ -11,6 +11,7 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow, NodeStatus } from "
 import type { CallOptions, RobotClient } from "../api/client";
 import type { CallTracker, RequestEngine } from "../api/engine";
 import { RobotApiError, invalidInput } from "../api/errors";
+import { SHARED_CATALOGUE, translator, type Translate } from "./i18n";
 import type { RobotConfigNode } from "./robot-config";
 
 /** The message properties a node reads, as plain data: `payload` and those it names in `reads`. */
@@ -180,6 +181,7 @@ class NodeStatusView {
     private readonly node: Node,
     /** The engine whose pause this node's waiting messages are held by, once a config is known. */
     private readonly engineOf: () => RequestEngine | undefined,
+    readonly t: Translate,
   ) {
     this.tracker = { waiting: 0, sending: 0, changed: () => this.changed() };
   }
@@ -240,25 +242,26 @@ class NodeStatusView {
 
   private current(): [string, NodeStatus] {
     if (this.configProblem) {
-      return ["config", { fill: "red", shape: "ring", text: shorten(`config: ${this.configProblem.field ?? this.configProblem.code}`) }];
+      const field = this.configProblem.field ?? this.configProblem.code;
+      return ["config", { fill: "red", shape: "ring", text: shorten(this.t("status.config", { field })) }];
     }
     if (this.pending > 0) {
       const pausedMs = this.engineOf()?.pausedForMs() ?? 0;
       if (pausedMs > 0 && this.tracker.waiting > 0) {
-        const text = `paused by rate limit, ${Math.ceil(pausedMs / 1000)} s`;
+        const text = this.t("status.paused", { seconds: Math.ceil(pausedMs / 1000) });
         return [`busy:paused:${text}`, { fill: "yellow", shape: "ring", text }];
       }
       if (this.tracker.waiting > 0) {
-        const text = `queued ${this.tracker.waiting}`;
+        const text = this.t("status.queued", { count: this.tracker.waiting });
         return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
       }
       if (this.tracker.sending === 0 && this.confirming > 0) {
-        const text = `waiting for robot${this.confirming > 1 ? ` (${this.confirming})` : ""}`;
+        const text = this.confirming > 1 ? this.t("status.waitingForRobots", { count: this.confirming }) : this.t("status.waitingForRobot");
         return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
       }
-      return ["busy:requesting", { fill: "blue", shape: "dot", text: "requesting" }];
+      return ["busy:requesting", { fill: "blue", shape: "dot", text: this.t("status.requesting") }];
     }
-    const dropped = [...this.dropped].map(([reason, count]) => `${count} ${reason}`).join(", ");
+    const dropped = [...this.dropped].map(([reason, count]) => this.t(`status.${reason}`, { count })).join(", ");
     if (!this.outcome) {
       if (!dropped) return ["idle", {}];
       return [`idle:${dropped}`, { fill: "grey", shape: "ring", text: dropped }];
@@ -282,7 +285,7 @@ export function handleRobotInput<Result>(
     const config = configNode();
     return config && "client" in config.robot ? config.robot.client.engine : undefined;
   };
-  const view = new NodeStatusView(node, engineOf);
+  const view = new NodeStatusView(node, engineOf, translator(RED, SHARED_CATALOGUE));
   /** Aborted on close: every call of this node leaves the queue or the wire, quietly. */
   const lifetime = new AbortController();
   const options: CallOptions = { signal: lifetime.signal, tracker: view.tracker };
@@ -352,7 +355,7 @@ export function handleRobotInput<Result>(
         if (closed || (error instanceof RobotApiError && error.kind === "aborted")) return;
         view.pending--;
         const failure = asError(error);
-        view.finished({ fill: "red", text: failure instanceof RobotApiError ? failure.code : "error" });
+        view.finished({ fill: "red", text: failure instanceof RobotApiError ? failure.code : view.t("status.error") });
         reportFailure(msg, failure, done);
       },
     );

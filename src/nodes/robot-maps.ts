@@ -8,6 +8,7 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../api/client";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
+import { translator, type Translate } from "./i18n";
 import {
   chooseSetting,
   evaluateProperty,
@@ -29,10 +30,6 @@ export interface RobotMapsProperties extends NodeDef, SerialNumberSetting {
   mapIdType: string;
 }
 
-function counted(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
 /** A map image with the map it shows (msg.map). */
 export interface MapImageResult {
   image: MapImage;
@@ -45,15 +42,17 @@ function isImage(result: MapsResult): result is MapImageResult {
   return "image" in result;
 }
 
-/** "3 maps", "5 areas" or "map image 12 kB". */
-export function mapsStatusText(data: MapsResult): string {
-  if (Array.isArray(data)) return counted(data.length, "map");
-  if (isImage(data)) return `map image ${Math.max(1, Math.round(data.image.data.length / 1024))} kB`;
-  return counted(data.subareas.partitions.length, "area");
+/** "3 maps", "5 areas" or "map image 12 kB", in the runtime's language. */
+export function mapsStatusText(data: MapsResult, t: Translate): string {
+  if (Array.isArray(data)) return t(data.length === 1 ? "status.oneMap" : "status.maps", { count: data.length });
+  if (isImage(data)) return t("status.image", { size: Math.max(1, Math.round(data.image.data.length / 1024)) });
+  const count = data.subareas.partitions.length;
+  return t(count === 1 ? "status.oneArea" : "status.areas", { count });
 }
 
 /** Wires one robot-maps node: how each message becomes a call. */
 function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void {
+  const t = translator(RED, "robot-maps");
   /** msg.payload.mapId, else the node's Map id (TypedInput). */
   async function mapIdFor(call: RobotCall, payload: Record<string, unknown>, operation: MapOperation): Promise<unknown> {
     const mapId = payload.mapId !== undefined ? payload.mapId : await evaluateProperty(RED, node, call.msg, config.mapId, config.mapIdType, "mapId");
@@ -100,7 +99,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
   handleRobotInput<MapsResult>(RED, node, config.robot, {
     reads: ["serialNumber", "operation"],
     run: fetchMaps,
-    statusText: mapsStatusText,
+    statusText: (result) => mapsStatusText(result, t),
     output: (result, msg) => {
       if (!isImage(result)) {
         msg.payload = result;

@@ -7,6 +7,7 @@
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
+import { translator, type Translate } from "./i18n";
 import { SEND_WHEN, configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
 import {
@@ -33,15 +34,15 @@ export const TEMP_SITE_TASK_BODY_FIELDS = ["cleaningMode", "loopCount", "siteId"
 export const TEMP_TASK_BODY_FIELDS = ["productId", "tempTaskCommand"] as const;
 
 /** The text fields of the dialog; each is a TypedInput with a `<name>Type` companion. */
-export const TEXT_FIELDS = ["siteId", "siteName", "floorName", "mapId", "mapName", "areaId", "areaName", "taskName"] as const;
+export const TEXT_FIELDS = ["siteId", "siteName", "floorName", "mapId", "mapName", "areaId", "areaName", "taskName", "cleaningMode"] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
 
 export interface RobotSiteTaskProperties extends NodeDef, SerialNumberSetting, Record<TextField | `${TextField}Type`, string> {
   robot: string;
   operation: string;
   floorIndex: string | number;
-  cleaningMode: string;
-  loop: boolean;
+  /** A checkbox's boolean; flows edited by hand may hold "true" or "false". */
+  loop: boolean | string;
   loopCount: string | number;
   /** For the temporary tasks: "accepted" (flows saved before it existed) or "shown". */
   sendWhen?: string;
@@ -56,11 +57,18 @@ interface SiteTaskOutcome {
   confirmation?: Confirmation;
 }
 
-/** Which dialog fields build which body (the editor shows the same rows, see robot-site-task.html). */
+/**
+ * Which dialog fields build which body, in dialog order. The editor reads
+ * this table (robotConfigTables): it shows these rows and marks an empty
+ * text field of them as missing, as run() does.
+ */
 export const DIALOG_FIELDS_OF = {
   createTempTask: ["siteId", "siteName", "floorIndex", "floorName", "mapId", "areaId", "areaName", "taskName", "cleaningMode", "loopCount"],
   sendTempTask: ["taskName", "cleaningMode", "loop", "loopCount", "mapName", "mapId", "areaId"],
 } as const;
+
+/** Fields with a default when empty: every other field of DIALOG_FIELDS_OF is required. */
+export const WHOLE_NUMBER_FIELDS = { floorIndex: 0, loopCount: 1 } as const;
 
 function carriesAny(payload: unknown, fields: readonly string[]): payload is Record<string, unknown> {
   return isPlainObject(payload) && fields.some((field) => field in payload);
@@ -75,10 +83,10 @@ function wholeNumber(value: string | number | undefined, field: string, fallback
 }
 
 /** Short status text for an answer: "RUNNING 87%", the site's name, "task sent". */
-export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnswer): string {
+export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnswer, t: Translate): string {
   switch (operation) {
     case "status": {
-      const state = firstText(answer.taskState) ?? (answer.online === false ? "offline" : "status read");
+      const state = firstText(answer.taskState) ?? t(answer.online === false ? "status.offline" : "status.statusRead");
       const power = isPlainObject(answer.battery) ? answer.battery.powerPercentage : undefined;
       // int64-like values may come back as strings (field notes).
       const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
@@ -86,16 +94,17 @@ export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnsw
     }
     case "siteInfo": {
       const site = isPlainObject(answer.site) ? answer.site : {};
-      return firstText(answer.siteName, answer.name, site.siteName, site.name, answer.siteId, site.id) ?? "site info";
+      return firstText(answer.siteName, answer.name, site.siteName, site.name, answer.siteId, site.id) ?? t("status.siteInfo");
     }
     case "createTempTask":
     case "sendTempTask":
-      return "task sent";
+      return t("status.taskSent");
   }
 }
 
 /** Wires one robot-site-task node: how each message becomes a call. */
 function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties): void {
+  const t = translator(RED, "robot-site-task");
   /** The robot: the body's own serial field, else msg.serialNumber, else the node's Serial no. */
   const serialNumberFor = (call: RobotCall, fromBody: unknown) => resolveSerialNumber(RED, node, call, fromBody, config);
 
@@ -104,13 +113,27 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     return isPlainObject(call.input.payload) ? call.input.payload.serialNumber : undefined;
   }
 
-  /** A required text field of the dialog, evaluated for this message. */
-  async function dialogText(call: RobotCall, field: TextField, operation: SiteTaskOperation): Promise<unknown> {
-    const value = await evaluateProperty(RED, node, call.msg, config[field], config[`${field}Type`], field);
-    if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) {
-      throw invalidInput(field, `is required for ${operation} when msg.payload is not the request body; set it in the node`);
+  /**
+   * The operation's text fields of the dialog, evaluated for this message.
+   * Every one is required: all that are missing are named in one error, so a
+   * user fills them in one go rather than one per message.
+   */
+  async function dialogTexts(call: RobotCall, operation: keyof typeof DIALOG_FIELDS_OF): Promise<Record<TextField, unknown>> {
+    const values = {} as Record<TextField, unknown>;
+    const missing: TextField[] = [];
+    for (const field of DIALOG_FIELDS_OF[operation]) {
+      if (field in WHOLE_NUMBER_FIELDS || field === "loop") continue;
+      const name = field as TextField;
+      // A flow saved before cleaning mode was a TypedInput has no cleaningModeType: its text is a string.
+      const value = await evaluateProperty(RED, node, call.msg, config[name], config[`${name}Type`], name);
+      if (value === undefined || value === null || (typeof value === "string" && value.trim() === "")) missing.push(name);
+      values[name] = value;
     }
-    return value;
+    if (missing.length > 0) {
+      const which = missing.length === 1 ? `is required` : `are required (${missing.join(", ")})`;
+      throw invalidInput(missing[0]!, `${which} for ${operation} when msg.payload is not the request body; set ${missing.length === 1 ? "it" : "them"} in the node`);
+    }
+    return values;
   }
 
   async function createTempTaskRequest(call: RobotCall): Promise<TempSiteTaskRequest> {
@@ -119,21 +142,20 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
       // The spec's body is sent as given; only a missing serial number is filled in.
       return { ...payload, serialNumber: await serialNumberFor(call, payload.serialNumber) } as TempSiteTaskRequest;
     }
-    const text = (field: TextField) => dialogText(call, field, "createTempTask");
-    const mapId = await text("mapId");
-    const areaId = await text("areaId");
+    const text = await dialogTexts(call, "createTempTask");
+    const { mapId, areaId } = text;
     return {
-      cleaningMode: config.cleaningMode,
-      loopCount: wholeNumber(config.loopCount, "loopCount", 1),
-      siteId: await text("siteId"),
-      siteName: await text("siteName"),
-      taskName: await text("taskName"),
+      cleaningMode: text.cleaningMode,
+      loopCount: wholeNumber(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
+      siteId: text.siteId,
+      siteName: text.siteName,
+      taskName: text.taskName,
       floors: [
         {
-          index: wholeNumber(config.floorIndex, "floorIndex", 0),
-          name: await text("floorName"),
+          index: wholeNumber(config.floorIndex, "floorIndex", WHOLE_NUMBER_FIELDS.floorIndex),
+          name: text.floorName,
           mapId,
-          area: { id: areaId, name: await text("areaName") },
+          area: { id: areaId, name: text.areaName },
         },
       ],
       tasks: [{ mapId, subTasks: [{ mapId, areaId }] }],
@@ -146,18 +168,18 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     if (carriesAny(payload, TEMP_TASK_BODY_FIELDS)) {
       return { ...payload, productId: await serialNumberFor(call, payload.productId) } as TempTaskCommandRequest;
     }
-    const text = (field: TextField) => dialogText(call, field, "sendTempTask");
+    const text = await dialogTexts(call, "sendTempTask");
     return {
       productId: await serialNumberFor(call, payloadSerialNumber(call)),
       tempTaskCommand: {
-        taskName: await text("taskName"),
-        cleaningMode: config.cleaningMode,
+        taskName: text.taskName,
+        cleaningMode: text.cleaningMode,
         // The client sends loop, loopCount and areaId as the strings the cloud wants. The dialog's
         // checkbox saves a boolean; flows edited by hand may hold "false", which Boolean() would make true.
         loop: config.loop === true || String(config.loop).trim().toLowerCase() === "true",
-        loopCount: wholeNumber(config.loopCount, "loopCount", 1),
-        mapName: await text("mapName"),
-        startParam: { mapId: await text("mapId"), areaId: await text("areaId") },
+        loopCount: wholeNumber(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
+        mapName: text.mapName,
+        startParam: { mapId: text.mapId, areaId: text.areaId },
       },
     } as TempTaskCommandRequest;
   }
@@ -211,8 +233,8 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     },
     // The operation is read again from the same input and config: run() already accepted it.
     statusText: ({ answer, confirmation }, call) => {
-      const text = statusTextFor(chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS), answer);
-      return confirmation ? `task ${confirmation.state} (${Math.round(confirmation.seconds)} s)` : text;
+      const text = statusTextFor(chooseSetting(call.input, "operation", config.operation, SITE_TASK_OPERATIONS), answer, t);
+      return confirmation ? t("status.taskShown", { state: confirmation.state, seconds: Math.round(confirmation.seconds) }) : text;
     },
     output: ({ answer, confirmation }, msg) => messageWithConfirmation(msg, answer, confirmation),
   });

@@ -20,6 +20,7 @@ import {
   type PollSummary,
   type RobotUpdate,
 } from "../api/watcher";
+import { translator, type Translate } from "./i18n";
 import type { RobotConfigNode } from "./robot-config";
 import { chooseSetting, handleRobotInput, isPlainObject, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
 
@@ -70,8 +71,9 @@ export function serialNumberList(text: string | undefined, field = "serialNumber
   return names;
 }
 
-function counted(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+/** "1 robot" / "3 robots": the catalogue has a key for one and one for any other count. */
+function counted(t: Translate, count: number, noun: "robot" | "report" | "failedPoll"): string {
+  return t(count === 1 ? `status.one_${noun}` : `status.${noun}s`, { count });
 }
 
 function clock(at: Date): string {
@@ -84,26 +86,27 @@ type OnceResult =
   | { operation: "listRobots"; robots: unknown[] }
   | { operation: "taskReports"; reports: TaskReportList };
 
-function statusTextOf(result: OnceResult): string {
+function statusTextOf(result: OnceResult, t: Translate): string {
   switch (result.operation) {
     case "status": {
-      const state = result.status.taskState ?? (result.status.online === false ? "offline" : "status read");
+      const state = result.status.taskState ?? t(result.status.online === false ? "status.offline" : "status.statusRead");
       const battery = isPlainObject(result.status.battery) ? Number(result.status.battery.powerPercentage) : NaN;
       return Number.isFinite(battery) ? `${state} ${Math.round(battery)}%` : state;
     }
     case "fleetStatus": {
       const online = result.statuses.filter((status) => status.online === true).length;
-      return `${counted(result.statuses.length, "robot")}, ${online} online`;
+      return t("status.fleet", { robots: counted(t, result.statuses.length, "robot"), online });
     }
     case "listRobots":
-      return counted(result.robots.length, "robot");
+      return counted(t, result.robots.length, "robot");
     case "taskReports":
-      return counted(result.reports.robotTaskReports.length, "report");
+      return counted(t, result.reports.robotTaskReports.length, "report");
   }
 }
 
 /** Once per message: each input is one read and ends in one output (or one per robot) or one error. */
 function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, settings: StatusSettings): void {
+  const t = translator(RED, "robot-status");
   async function read(call: RobotCall): Promise<OnceResult> {
     const { client, options } = call;
     const operation = chooseSetting(call.input, "operation", config.operation, STATUS_OPERATIONS);
@@ -138,7 +141,7 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
   handleRobotInput<OnceResult>(RED, node, config.robot, {
     reads: ["serialNumber", "operation"],
     run: read,
-    statusText: statusTextOf,
+    statusText: (result) => statusTextOf(result, t),
     output: (result, msg) => {
       switch (result.operation) {
         case "status":
@@ -185,10 +188,11 @@ function setUpWatch(
   config: RobotStatusProperties,
   settings: StatusSettings,
 ): void {
+  const t = translator(RED, "robot-status");
   const configNode = config.robot ? (RED.nodes.getNode(config.robot) as RobotConfigNode | null) : null;
   const problem = !configNode ? invalidInput("robot", "no robot-config node is selected") : "error" in configNode.robot ? configNode.robot.error : undefined;
   if (problem) {
-    node.status({ fill: "red", shape: "ring", text: `config: ${problem.field ?? problem.code}` });
+    node.status({ fill: "red", shape: "ring", text: t("status.config", { field: problem.field ?? problem.code }) });
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
     return;
@@ -203,9 +207,9 @@ function setUpWatch(
   });
   let last: PollSummary | undefined;
   const showPolled = () => {
-    if (last) node.status({ fill: "green", shape: "dot", text: `${counted(last.robots, "robot")}, ${last.online} online, ${clock(last.at)}` });
+    if (last) node.status({ fill: "green", shape: "dot", text: t("status.polled", { robots: counted(t, last.robots, "robot"), online: last.online, time: clock(last.at) }) });
   };
-  node.status({ fill: "blue", shape: "ring", text: "first poll" });
+  node.status({ fill: "blue", shape: "ring", text: t("status.firstPoll") });
 
   const loop = new WatchLoop(watcher, settings.intervalMs, {
     polled: (updates, summary) => {
@@ -216,7 +220,7 @@ function setUpWatch(
       node.send([updates.map(updateMessage), offline]);
     },
     failing: (error, streak) => {
-      node.status({ fill: "red", shape: "ring", text: `poll failed${streak > 1 ? ` ×${streak}` : ""}: ${error.code}` });
+      node.status({ fill: "red", shape: "ring", text: streak > 1 ? t("status.pollsFailed", { count: streak, code: error.code }) : t("status.pollFailed", { code: error.code }) });
     },
     // Once per streak: a cloud that is down for an hour is one error for a Catch node, not 120.
     failed: (error) => {
@@ -224,7 +228,7 @@ function setUpWatch(
       node.error(error, { topic: "poll", payload: { failedPolls: 1 } });
     },
     recovered: (failures) => {
-      node.warn(`polls work again after ${counted(failures, "failed poll")}`);
+      node.warn(`polls work again after ${failures} failed poll${failures === 1 ? "" : "s"}`);
       showPolled();
     },
   });
@@ -263,7 +267,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
     const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
-    node.status({ fill: "red", shape: "ring", text: `setting: ${problem.field ?? problem.code}` });
+    node.status({ fill: "red", shape: "ring", text: translator(RED, "robot-status")("status.setting", { field: problem.field ?? problem.code }) });
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
     return;

@@ -34,6 +34,13 @@ declare const $: (selector: string) => { val(): unknown; is(state: string): bool
 const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
+/** The palette labels, which also title each node's help. */
+const PALETTE_LABELS: Record<(typeof ROBOT_TYPES)[number], string> = {
+  "robot-command": "command",
+  "robot-site-task": "site task",
+  "robot-maps": "maps",
+  "robot-status": "fleet status",
+};
 
 const TAB = "robots-tab";
 /** What the robot-command dialog saves for the fields PAUSE_TASK does not use. */
@@ -92,11 +99,19 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists robot command, robot site task, robot maps and robot status under the robot fleet category", async () => {
+  it("lists command, site task, maps and fleet status under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
         label: (node as HTMLElement).innerText.replace(/\s+/g, " ").trim(),
+        // One line of text, ending at least 6 px before the node's right edge (where an output port sits).
+        fits: (() => {
+          const label = node.querySelector(".red-ui-palette-label")!;
+          const range = document.createRange();
+          range.selectNodeContents(label);
+          const lines = range.getClientRects().length;
+          return lines === 1 && range.getBoundingClientRect().right <= node.getBoundingClientRect().right - 6;
+        })(),
         category: node.closest(".red-ui-palette-category")?.querySelector(".red-ui-palette-header")?.textContent?.trim(),
         shown: (node as HTMLElement).offsetParent !== null,
       })),
@@ -104,10 +119,10 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     assert.deepEqual(
       entries.sort((a, b) => String(a.type).localeCompare(String(b.type))),
       [
-        { type: "robot-command", label: "robot command", category: "robot fleet", shown: true },
-        { type: "robot-maps", label: "robot maps", category: "robot fleet", shown: true },
-        { type: "robot-site-task", label: "robot site task", category: "robot fleet", shown: true },
-        { type: "robot-status", label: "robot status", category: "robot fleet", shown: true },
+        { type: "robot-command", label: "command", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
       ],
       "robot-config is a config node and stays out of the palette",
     );
@@ -290,9 +305,9 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       const title = await page.waitForSelector(".red-ui-help-title", { state: "visible" });
       await page.waitForFunction(
         (label) => document.querySelector(".red-ui-help-title")?.textContent === label,
-        type.replace(/-/g, " "),
+        PALETTE_LABELS[type],
       );
-      assert.equal(await title.textContent(), type.replace(/-/g, " "));
+      assert.equal(await title.textContent(), PALETTE_LABELS[type]);
       const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
       for (const heading of ["Inputs", "Outputs", "Details"]) assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
       const intro = await page.$eval(".red-ui-help-title + .red-ui-help p", (paragraph) => paragraph.textContent?.trim() ?? "");

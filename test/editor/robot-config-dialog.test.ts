@@ -126,8 +126,8 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
   const markedInvalid = (name: AccountSettingName) =>
     page.$eval(`#node-config-input-${name}`, (input) => input.classList.contains("input-error"));
 
-  it("reads its numbers from the runtime's robotConfigSettings", async () => {
-    const exported = await page.evaluate(() => RED.settings.robotConfigSettings);
+  it("reads its numbers from the runtime's table (robotConfigTables.accountSettings)", async () => {
+    const exported = await page.evaluate(() => (RED.settings.robotConfigTables as { accountSettings: unknown }).accountSettings);
     assert.deepEqual(exported, ACCOUNT_SETTINGS);
   });
 
@@ -325,13 +325,13 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
 
   it("without the runtime's table, still refuses what is not a number and leaves the bounds to the runtime", async () => {
     const verdicts = await page.evaluate(() => {
-      const saved = RED.settings.robotConfigSettings;
-      delete RED.settings.robotConfigSettings;
+      const saved = RED.settings.robotConfigTables;
+      delete RED.settings.robotConfigTables;
       try {
         const { connections, rateLimit } = RED.nodes.getType("robot-config").defaults;
         return [connections!.validate!("0", {}), connections!.validate!("16", {}), connections!.validate!("", {}), rateLimit!.validate!("fast", {})];
       } finally {
-        RED.settings.robotConfigSettings = saved;
+        RED.settings.robotConfigTables = saved;
       }
     });
     assert.deepEqual(verdicts, [true, true, true, "rateLimit: must be a number"]);

@@ -9,9 +9,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import type { NodeAPI } from "node-red";
-import { COMMANDS, COMMAND_TYPES, MOVE_DIRECTIONS } from "../../src/api/commands";
-import robotCommand, { FIELD_PATHS, editorCatalogue } from "../../src/nodes/robot-command";
+import { COMMAND_TYPES } from "../../src/api/commands";
+import robotCommand from "../../src/nodes/robot-command";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
@@ -31,14 +30,11 @@ import {
 import { SERIAL, robotCommandNode } from "../support/fixtures";
 
 type CoreNodeModule = (RED: never) => void;
-/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes and runtime settings are plain CommonJS */
+/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS */
 const CORE_NODES_USED_BY_THE_EXAMPLE = [
   require("@node-red/nodes/core/common/20-inject.js"),
   require("@node-red/nodes/core/common/90-comment.js"),
 ] as CoreNodeModule[];
-const runtimeSettings = require("@node-red/runtime/lib/settings") as {
-  registerNodeSettings(type: string, settings: Record<string, unknown>): void;
-};
 /* eslint-enable @typescript-eslint/no-require-imports */
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -472,6 +468,16 @@ describe("robot-command", function () {
       });
     }
 
+    it("names every missing parameter of a START_TASK node in one error (the dialog marks the same fields)", async () => {
+      await load({ command: "START_TASK", cleaningMode: "", taskName: "", map: "" });
+      await expectInvalidInput(
+        "cmd",
+        { payload: 1 },
+        /cleaningMode: is not set \(START_TASK needs it\); taskName: is not set \(START_TASK needs it\); map: is not set \(START_TASK needs it\)$/,
+        stub.server,
+      );
+    });
+
     it("goes on normally after bad input", async () => {
       await load();
       const { caught } = await outcome({ payload: { command: "DANCE" } });
@@ -628,34 +634,6 @@ describe("robot-command", function () {
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
-  });
-
-  describe("the editor's command catalogue", () => {
-    it("is derived from src/api/commands.ts", () => {
-      const catalogue = editorCatalogue();
-      const listed = catalogue.families.flatMap((family) => family.commands.map((command) => ({ ...command, family: family.family })));
-      assert.deepEqual(listed.map((command) => command.type).sort(), [...COMMAND_TYPES].sort());
-      for (const command of listed) {
-        assert.equal(command.family, COMMANDS[command.type].family, command.type);
-        const parameter = COMMANDS[command.type].parameter;
-        assert.deepEqual(command.fields, parameter ? Object.keys(FIELD_PATHS[parameter]) : [], command.type);
-        assert.ok(command.label.length > 0);
-      }
-      assert.deepEqual(catalogue.directions, [...MOVE_DIRECTIONS]);
-      assert.ok(new RegExp(catalogue.serialNumberPattern).test(SERIAL));
-      assert.ok(!new RegExp(catalogue.serialNumberPattern).test("../x"));
-    });
-
-    it("reaches the editor as an exportable runtime setting that Node-RED accepts", () => {
-      let registered: { settings?: Record<string, { value: unknown; exportable?: boolean }> } | undefined;
-      const fakeRed = { nodes: { registerType: (_type: string, _ctor: unknown, options: typeof registered) => (registered = options) } };
-      robotCommand(fakeRed as unknown as NodeAPI);
-      const setting = registered?.settings?.robotCommandCatalogue;
-      assert.equal(setting?.exportable, true);
-      assert.deepEqual(setting?.value, editorCatalogue());
-      // Node-RED refuses setting names that do not start with the node type (it would only log a warning).
-      assert.doesNotThrow(() => runtimeSettings.registerNodeSettings("robot-command", registered!.settings!));
-    });
   });
 
   describe("the example flow", () => {

@@ -483,11 +483,26 @@ describe("robot-site-task", function () {
     assert.ok(!JSON.stringify(statuses).includes(TEST_TOKEN));
   });
 
-  it("the editor shows the dialog rows that build each body", () => {
+  it("names every missing dialog field of a temporary task in one error, not one per message", async () => {
+    await load({ operation: "sendTempTask", taskName: "", cleaningMode: "", mapName: "", mapId: "", areaId: "" });
+    await expectInvalidInput("site", { payload: 1 }, /taskName: are required \(taskName, cleaningMode, mapName, mapId, areaId\) for sendTempTask/, stub.server);
+  });
+
+  it("reads the cleaning mode from the message like any other text field (it was plain text before 0.2)", async () => {
+    await load({ operation: "sendTempTask", cleaningMode: "mode", cleaningModeType: "msg" });
+    const { output } = await outcome({ payload: 1, mode: "尘推" });
+    assert.ok(output);
+    assert.equal((JSON.parse(stub.server.requests[0]!.rawBody) as { tempTaskCommand: { cleaningMode: string } }).tempTaskCommand.cleaningMode, "尘推");
+  });
+
+  it('sends loop "false" for a node whose loop is the text "false" (Boolean("false") would be true)', async () => {
+    await load({ operation: "sendTempTask", loop: "false" });
+    await outcome({ payload: 1 });
+    assert.equal((JSON.parse(stub.server.requests[0]!.rawBody) as { tempTaskCommand: { loop: string } }).tempTaskCommand.loop, "false");
+  });
+
+  it("every field that builds a body has its dialog row", () => {
     const html = fs.readFileSync(path.resolve(__dirname, "../../../nodes/robot-site-task.html"), "utf8");
-    const rows = /var OPERATION_ROWS = (\{[\s\S]*?\});/.exec(html);
-    assert.ok(rows, "OPERATION_ROWS in the editor file");
-    assert.deepEqual(JSON.parse(rows[1]!), { status: [], siteInfo: [], ...DIALOG_FIELDS_OF });
     for (const field of new Set(Object.values(DIALOG_FIELDS_OF).flat())) {
       assert.match(html, new RegExp(`id="node-input-${field}"`), `the dialog has ${field}`);
       assert.match(html, new RegExp(`class="form-row robot-site-task-row-${field}"`), `the row of ${field} can be hidden`);

@@ -35,6 +35,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
+/** Node-RED settings a test adds or replaces (adminAuth, lang), as JSON. */
+export type ExtraSettings = Record<string, unknown>;
 /** Credentials as Node-RED stores them with `credentialSecret: false`: by node id. */
 export type FlowCredentials = Record<string, Record<string, string>>;
 
@@ -59,12 +61,12 @@ const START_TIMEOUT_MS = 45_000;
  * package loaded from the repository, and nothing that would cover the
  * editor (no tours, no telemetry or update-notification question).
  */
-export function startNodeRed(flows: FlowNode[], credentials: FlowCredentials = {}): Promise<RunningNodeRed> {
+export function startNodeRed(flows: FlowNode[], credentials: FlowCredentials = {}, settings: ExtraSettings = {}): Promise<RunningNodeRed> {
   const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-editor-"));
   fs.writeFileSync(path.join(userDir, FLOW_FILE), JSON.stringify(flows, null, 2));
   fs.writeFileSync(path.join(userDir, CREDENTIALS_FILE), JSON.stringify(credentials, null, 2));
 
-  const child = spawn(process.execPath, [__filename, userDir], {
+  const child = spawn(process.execPath, [__filename, userDir, JSON.stringify(settings)], {
     cwd: packageRoot,
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -119,7 +121,7 @@ interface EmbeddedNodeRed {
 }
 
 /** The child's side: Node-RED embedded in an HTTP server on a free loopback port. */
-async function runNodeRed(userDir: string): Promise<void> {
+async function runNodeRed(userDir: string, extra: ExtraSettings): Promise<void> {
   // Loaded here only: the test process itself must never load this runtime.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const RED = require("node-red") as EmbeddedNodeRed;
@@ -142,6 +144,7 @@ async function runNodeRed(userDir: string): Promise<void> {
     telemetry: { enabled: false, updateNotification: false },
     diagnostics: { enabled: false },
     logging: { console: { level: "warn", metrics: false, audit: false } },
+    ...extra,
   });
   app.use("/", RED.httpAdmin);
   app.use("/api", RED.httpNode);
@@ -175,8 +178,8 @@ async function runNodeRed(userDir: string): Promise<void> {
 
 if (require.main === module) {
   const userDir = process.argv[2];
-  if (!userDir) throw new Error("usage: editor.js <userDir>");
-  runNodeRed(userDir).catch((error: unknown) => {
+  if (!userDir) throw new Error("usage: editor.js <userDir> [settings as JSON]");
+  runNodeRed(userDir, JSON.parse(process.argv[3] ?? "{}") as ExtraSettings).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -1,0 +1,50 @@
+/**
+ * Every table the editor's dialogs validate with, taken from the runtime's
+ * own tables: it reaches the editor as the exportable runtime setting
+ * `robotConfigTables` (RED.settings), so a dialog accepts exactly what the
+ * runtime accepts and holds no copy of a list or a bound. The words shown for
+ * each entry are in the message catalogues (nodes/locales/<lang>/).
+ */
+import { ACCOUNT_SETTINGS } from "../api/account-settings";
+import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/commands";
+import { BASE_URL_RULES } from "../api/client";
+import { SERIAL_NUMBER_PATTERN } from "../api/schemas";
+import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./confirm";
+import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./robot-command";
+import { MAP_OPERATIONS } from "./robot-maps";
+import { DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./robot-site-task";
+import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./robot-status";
+
+export function editorTables() {
+  return {
+    serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
+    baseUrl: BASE_URL_RULES,
+    accountSettings: ACCOUNT_SETTINGS,
+    command: {
+      // Every parameter of a command is required by the request schema; loop and loopCount have dialog defaults.
+      families: COMMAND_FAMILIES.map((family) => ({ family, commands: commandsOfFamily(family).map((type) => ({ type, fields: fieldsOf(type) })) })),
+      fields: [...PARAMETER_FIELDS],
+      literalTypes: LITERAL_TYPE,
+      directions: [...MOVE_DIRECTIONS],
+      burstPolicies: [...BURST_POLICIES],
+    },
+    sendWhen: [...SEND_WHEN],
+    confirmTimeout: { default: DEFAULT_CONFIRM_TIMEOUT_S, ...CONFIRM_TIMEOUT_RANGE },
+    siteTask: {
+      operations: [...SITE_TASK_OPERATIONS],
+      fieldsOf: DIALOG_FIELDS_OF,
+      textFields: [...TEXT_FIELDS],
+      wholeNumbers: WHOLE_NUMBER_FIELDS,
+    },
+    maps: { operations: [...MAP_OPERATIONS], needMap: MAP_OPERATIONS.filter((operation) => operation !== "listMaps") },
+    status: {
+      operations: [...STATUS_OPERATIONS],
+      needSerialNumber: ["status", "taskReports"],
+      fleetOutputs: [...FLEET_OUTPUTS],
+      lines: [...STATUS_LINES],
+      watchLimits: WATCH_LIMITS,
+    },
+  };
+}
+
+export type EditorTables = ReturnType<typeof editorTables>;
