@@ -12,7 +12,7 @@ import { SERIAL_NUMBER_PATTERN } from "../api/schemas";
 import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./confirm";
 import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./robot-command";
 import { MAP_OPERATIONS } from "./robot-maps";
-import { DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./robot-site-task";
+import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./robot-site-task";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./robot-status";
 
 export function editorTables() {
@@ -35,6 +35,7 @@ export function editorTables() {
       fieldsOf: DIALOG_FIELDS_OF,
       textFields: [...TEXT_FIELDS],
       wholeNumbers: WHOLE_NUMBER_FIELDS,
+      bodySources: [...BODY_SOURCES],
     },
     maps: { operations: [...MAP_OPERATIONS], needMap: MAP_OPERATIONS.filter((operation) => operation !== "listMaps") },
     status: {

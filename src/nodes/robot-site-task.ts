@@ -33,6 +33,14 @@ export const TEMP_SITE_TASK_BODY_FIELDS = ["cleaningMode", "loopCount", "siteId"
 /** msg.payload is taken as the B4 body when it carries one of these fields. */
 export const TEMP_TASK_BODY_FIELDS = ["productId", "tempTaskCommand"] as const;
 
+/**
+ * Where a temporary task's body comes from: the node's fields (the dialog
+ * marks each one required), msg.payload as the API's body, or, for flows saved
+ * before 0.2 (no setting), msg.payload when it is a body and else the fields.
+ */
+export const BODY_SOURCES = ["fields", "payload", "auto"] as const;
+export type BodySource = (typeof BODY_SOURCES)[number];
+
 /** The text fields of the dialog; each is a TypedInput with a `<name>Type` companion. */
 export const TEXT_FIELDS = ["siteId", "siteName", "floorName", "mapId", "mapName", "areaId", "areaName", "taskName", "cleaningMode"] as const;
 type TextField = (typeof TEXT_FIELDS)[number];
@@ -44,6 +52,8 @@ export interface RobotSiteTaskProperties extends NodeDef, SerialNumberSetting, R
   /** A checkbox's boolean; flows edited by hand may hold "true" or "false". */
   loop: boolean | string;
   loopCount: string | number;
+  /** One of BODY_SOURCES; flows saved before it existed have none ("auto"). */
+  bodyFrom?: string;
   /** For the temporary tasks: "accepted" (flows saved before it existed) or "shown". */
   sendWhen?: string;
   confirmTimeout?: string | number;
@@ -136,9 +146,20 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     return values;
   }
 
+  const bodyFrom = (): BodySource => chooseSetting({}, "bodyFrom", config.bodyFrom || "auto", BODY_SOURCES);
+
+  /** Whether this message's body is msg.payload, as the node's Request body setting says. */
+  function bodyFromPayload(payload: unknown, bodyFields: readonly string[]): payload is Record<string, unknown> {
+    const source = bodyFrom();
+    if (source === "fields") return false;
+    if (source === "auto") return carriesAny(payload, bodyFields);
+    if (!isPlainObject(payload)) throw invalidInput("payload", "must be the request body (the node's Request body is msg.payload)");
+    return true;
+  }
+
   async function createTempTaskRequest(call: RobotCall): Promise<TempSiteTaskRequest> {
     const payload = call.input.payload;
-    if (carriesAny(payload, TEMP_SITE_TASK_BODY_FIELDS)) {
+    if (bodyFromPayload(payload, TEMP_SITE_TASK_BODY_FIELDS)) {
       // The spec's body is sent as given; only a missing serial number is filled in.
       return { ...payload, serialNumber: await serialNumberFor(call, payload.serialNumber) } as TempSiteTaskRequest;
     }
@@ -165,7 +186,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
 
   async function sendTempTaskRequest(call: RobotCall): Promise<TempTaskCommandRequest> {
     const payload = call.input.payload;
-    if (carriesAny(payload, TEMP_TASK_BODY_FIELDS)) {
+    if (bodyFromPayload(payload, TEMP_TASK_BODY_FIELDS)) {
       return { ...payload, productId: await serialNumberFor(call, payload.productId) } as TempTaskCommandRequest;
     }
     const text = await dialogTexts(call, "sendTempTask");

@@ -1,0 +1,119 @@
+/**
+ * The message catalogues: every language has the same keys with the same
+ * parameters, every key the editor files and the runtime ask for exists, every
+ * entry of the runtime's tables has its words, and each help page exists in
+ * each language with the same sections.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { editorTables } from "../src/nodes/editor-tables";
+
+const ROOT = path.resolve(__dirname, "../..");
+const LOCALES = path.join(ROOT, "nodes", "locales");
+const LANGUAGES = ["en-US", "zh-CN"];
+const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status"];
+const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
+const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
+
+type Catalogue = Record<string, unknown>;
+
+function catalogue(language: string, name: string): Catalogue {
+  return JSON.parse(fs.readFileSync(path.join(LOCALES, language, `${name}.json`), "utf8")) as Catalogue;
+}
+
+/** Every leaf as "a.b.c" → text. */
+function flatten(value: unknown, prefix = "", into = new Map<string, string>()): Map<string, string> {
+  if (typeof value === "string") into.set(prefix, value);
+  else if (value && typeof value === "object") for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
+  return into;
+}
+
+const parameters = (text: string) => [...text.matchAll(/__(\w+)__/g)].map((match) => match[1]).sort();
+
+function keysOf(name: string, language = "en-US"): Map<string, string> {
+  return flatten(catalogue(language, name));
+}
+
+describe("message catalogues", () => {
+  for (const name of CATALOGUES) {
+    it(`${name}: every language has the same keys, each with the same parameters`, () => {
+      const english = keysOf(name);
+      assert.ok(english.size > 0);
+      for (const language of LANGUAGES.slice(1)) {
+        const other = keysOf(name, language);
+        assert.deepEqual([...english.keys()].filter((key) => !other.has(key)), [], `keys missing in ${language}`);
+        assert.deepEqual([...other.keys()].filter((key) => !english.has(key)), [], `keys only in ${language}`);
+        for (const [key, text] of english) assert.deepEqual(parameters(other.get(key)!), parameters(text), `${language} ${key}`);
+        for (const [key, text] of other) assert.notEqual(text.trim(), "", `${language} ${key} is empty`);
+      }
+    });
+  }
+
+  it("holds every key the editor files ask for, literally or per entry of the runtime's tables", () => {
+    const known = new Set<string>();
+    for (const name of CATALOGUES) for (const key of keysOf(name).keys()) known.add(name === "robot-fleet" ? `${SHARED}${key}` : key);
+    const asked = new Set<string>();
+    for (const file of [...NODE_TYPES, "robot-fleet"]) {
+      const html = fs.readFileSync(path.join(ROOT, "nodes", `${file}.html`), "utf8");
+      for (const match of html.matchAll(/data-i18n="(?:\[\w+\])?([^"]+)"/g)) asked.add(match[1]!);
+      for (const match of html.matchAll(/\._\("([\w.-]+)"/g)) asked.add(match[1]!);
+      for (const match of html.matchAll(/\bt\("([\w.]+)"/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
+    }
+    const tables = editorTables();
+    for (const family of tables.command.families) {
+      asked.add(`robot-command.families.${family.family}`);
+      for (const command of family.commands) asked.add(`robot-command.commands.${command.type}`);
+    }
+    for (const value of tables.command.directions) asked.add(`robot-command.directions.${value}`);
+    for (const value of tables.command.burstPolicies) asked.add(`robot-command.burst.${value}`);
+    for (const value of tables.sendWhen) for (const type of ["robot-command", "robot-site-task"]) asked.add(`${type}.sendWhen.${value}`);
+    for (const value of tables.siteTask.bodySources) asked.add(`robot-site-task.bodyFrom.${value}`);
+    for (const value of tables.siteTask.operations) asked.add(`robot-site-task.operations.${value}`).add(`robot-site-task.labels.${value}`);
+    for (const value of tables.maps.operations) asked.add(`robot-maps.operations.${value}`).add(`robot-maps.labels.${value}`);
+    for (const value of tables.status.operations) asked.add(`robot-status.operations.${value}`).add(`robot-status.labels.${value}`);
+    for (const value of tables.status.lines) asked.add(`robot-status.lines.${value}`);
+    for (const value of tables.status.fleetOutputs) asked.add(`robot-status.fleetOutputs.${value}`);
+    for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) {
+      if (field !== "direction") asked.add(`${SHARED}robot-fleet.field.${field}`);
+    }
+    // A key ending in "." is the start of one built from a table value: those are added above.
+    const missing = [...asked].filter((key) => !key.startsWith("node-red:") && !key.endsWith(".") && !known.has(key));
+    assert.deepEqual(missing, []);
+    assert.ok(asked.size > 150, `found ${asked.size} keys`);
+  });
+
+  it("holds every status key the runtime asks for", () => {
+    const sources: Record<string, string> = {
+      "robot-fleet": "robot-input.ts",
+      "robot-maps": "robot-maps.ts",
+      "robot-site-task": "robot-site-task.ts",
+      "robot-status": "robot-status.ts",
+    };
+    for (const [name, file] of Object.entries(sources)) {
+      const source = fs.readFileSync(path.join(ROOT, "src", "nodes", file), "utf8");
+      const keys = new Set([...source.matchAll(/["`](status\.\w+)["`]/g)].map((match) => match[1]!));
+      // Keys built from a value: the dropped-message reasons and the counted nouns.
+      if (name === "robot-fleet") keys.add("status.skipped").add("status.replaced");
+      if (name === "robot-status") for (const noun of ["robot", "report"]) keys.add(`status.one_${noun}`).add(`status.${noun}s`);
+      assert.ok(keys.size > 3, `${file} asks for keys`);
+      const known = keysOf(name);
+      for (const key of keys) assert.ok(known.has(`${name}.${key}`), `${name}.${key} (asked by ${file})`);
+    }
+  });
+
+  for (const type of NODE_TYPES) {
+    it(`${type}: help in every language, with the same sections and the same code samples`, () => {
+      const pages = LANGUAGES.map((language) => fs.readFileSync(path.join(LOCALES, language, `${type}.html`), "utf8"));
+      const count = (html: string, pattern: RegExp) => html.match(pattern)?.length ?? 0;
+      for (const html of pages) assert.match(html, new RegExp(`data-help-name="${type}"`));
+      const [english, ...others] = pages;
+      for (const other of others) {
+        for (const tag of [/<h3>/g, /<dt/g, /<li>/g, /<pre>/g, /<tr>/g]) assert.equal(count(other, tag), count(english!, tag), `${type} ${String(tag)}`);
+        assert.deepEqual([...other.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]), [...english!.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]));
+        // Translated, not copied: every paragraph holds Chinese text.
+        for (const paragraph of other.matchAll(/<p>([\s\S]*?)<\/p>/g)) assert.match(paragraph[1]!, /[\u4e00-\u9fff]/, paragraph[1]!.slice(0, 80));
+      }
+    });
+  }
+});
