@@ -100,8 +100,8 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
     });
 
     it("shows Chinese palette labels", async () => {
-      const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
-        Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type"), (node as HTMLElement).innerText.trim()])),
+      const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes): Record<string, string> =>
+        Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type") ?? "", (node as HTMLElement).innerText.trim()])),
       );
       assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态" });
     });
