@@ -6,6 +6,8 @@
  * base URL, bounds, required fields).
  */
 import assert from "node:assert/strict";
+import os from "node:os";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { normaliseBaseUrl } from "../../src/api/client";
 import { DEMO_TOKEN } from "../../src/simulator";
@@ -14,7 +16,7 @@ import { confirmTimeoutMs } from "../../src/nodes/confirm";
 import { WATCH_LIMITS } from "../../src/nodes/robot-status";
 import { SerialNumber } from "../../src/api/schemas";
 import { startDemo, type RunningDemo } from "../support/demo-process";
-import { launchChromium, openEditor, type FlowNode, type OpenEditor } from "../support/editor";
+import { launchChromium, openEditor, packageRoot, type FlowNode, type OpenEditor } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */
 declare const RED: {
@@ -88,12 +90,19 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await page.waitForSelector(".red-ui-tray .robot-fleet-form", { state: "visible" });
   }
 
-  /** Opens the picker beside `field`, waits for its list and picks the entry whose text starts with `entry`. */
-  async function pick(field: string, entry: string): Promise<string[]> {
+  /**
+   * Opens the picker beside `field`, waits for its list and picks the entry
+   * holding `entry`; with `screenshot`, the open dialog is photographed first.
+   */
+  async function pick(field: string, entry: string, screenshot?: string): Promise<string[]> {
     await page.click(`[data-robot-fleet-picker='${field}']`);
     const menu = page.locator(".robot-fleet-picker-menu li a");
     await menu.first().waitFor({ state: "visible" });
     const entries = await menu.allInnerTexts();
+    if (screenshot) {
+      const tray = (await page.locator(".red-ui-tray .red-ui-tray-body").last().boundingBox())!;
+      await page.screenshot({ path: screenshot, clip: { ...tray, height: Math.min(tray.height, 480) } });
+    }
     await menu.filter({ hasText: entry }).first().click();
     await page.waitForSelector(".robot-fleet-picker-menu", { state: "detached" });
     return entries;
@@ -121,7 +130,9 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     assert.ok(robots.some((text) => /^GS-S-000101 – Lobby scrubber \(online\)$/.test(text)), robots.join(" | "));
     const maps = await pick("map", "Floor 2");
     assert.deepEqual(maps.map((text) => text.replace(/ \(.*\)$/, "")), ["Floor 1", "Floor 2"]);
-    const positions = await pick("position", "charging");
+    // The README shows this picker: UPDATE_SCREENSHOTS=1 npm test writes it to docs/images/.
+    const shot = process.env.UPDATE_SCREENSHOTS ? path.join(packageRoot, "docs/images/picker-position.png") : path.join(os.tmpdir(), "picker-position.png");
+    const positions = await pick("position", "charging", shot);
     assert.ok(positions.includes("Kitchen door"), positions.join(" | "));
     assert.deepEqual([await value("serialNumber"), await value("map"), await value("position")], ["GS-S-000102", "Floor 2", "charging"]);
     await page.click("#node-dialog-ok");
