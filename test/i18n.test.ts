@@ -56,7 +56,16 @@ describe("message catalogues", () => {
     const asked = new Set<string>();
     for (const file of [...NODE_TYPES, "robot-fleet"]) {
       const html = fs.readFileSync(path.join(ROOT, "nodes", `${file}.html`), "utf8");
-      for (const match of html.matchAll(/data-i18n="(?:\[\w+\])?([^"]+)"/g)) asked.add(match[1]!);
+      if (file === "robot-fleet") {
+        // The plugin builds its rows' attributes from pieces: the placeholder and unit keys it names.
+        for (const match of html.matchAll(/["']((?:placeholder|unit)\.\w+)["']/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
+      } else {
+        for (const match of html.matchAll(/data-i18n="(?:\[\w+\])?([^"]+)"/g)) asked.add(match[1]!);
+      }
+      // Rows the plugin draws take their label from the shared catalogue.
+      for (const match of file === "robot-fleet" ? [] : html.matchAll(/data-robot-fleet-rows="([^"]+)"/g)) {
+        for (const entry of match[1]!.split(/\s+/)) if (!entry.startsWith("name")) asked.add(`${SHARED}robot-fleet.field.${entry.split(":")[0]!}`);
+      }
       for (const match of html.matchAll(/\._\("([\w.-]+)"/g)) asked.add(match[1]!);
       for (const match of html.matchAll(/\bt\("([\w.]+)"/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
     }
@@ -74,9 +83,7 @@ describe("message catalogues", () => {
     for (const value of tables.status.operations) asked.add(`robot-status.operations.${value}`).add(`robot-status.labels.${value}`);
     for (const value of tables.status.lines) asked.add(`robot-status.lines.${value}`);
     for (const value of tables.status.fleetOutputs) asked.add(`robot-status.fleetOutputs.${value}`);
-    for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) {
-      if (field !== "direction") asked.add(`${SHARED}robot-fleet.field.${field}`);
-    }
+    for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
     // A key ending in "." is the start of one built from a table value: those are added above.
     const missing = [...asked].filter((key) => !key.startsWith("node-red:") && !key.endsWith(".") && !known.has(key));
     assert.deepEqual(missing, []);

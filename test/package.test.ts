@@ -41,13 +41,16 @@ describe("package", function () {
       const js = path.join(root, pkg["node-red"].nodes[type]!);
       const html = fs.readFileSync(js.replace(/\.js$/, ".html"), "utf8");
       assert.match(html, new RegExp(`registerType\\(\\s*["']${type}["']`));
-      assert.match(html, new RegExp(`data-help-name=["']${type}["']`));
+      // The help lives in the message catalogues, one page per language (Node-RED falls back to en-US).
+      const help = fs.readFileSync(path.join(path.dirname(js), "locales", "en-US", `${type}.html`), "utf8");
+      assert.match(help, new RegExp(`data-help-name=["']${type}["']`));
+      assert.ok(fs.existsSync(path.join(path.dirname(js), "locales", "zh-CN", `${type}.html`)), "Chinese help");
       for (const icon of html.matchAll(/icon:\s*["']([^"']+)["']/g)) {
         assert.ok(fs.existsSync(path.join(root, "icons", icon[1]!)), `icon ${icon[1]} exists in icons/`);
       }
       if (type !== "robot-config") {
-        assert.match(html, /<h3>Inputs<\/h3>/);
-        assert.match(html, /<h3>Outputs<\/h3>/);
+        assert.match(help, /<h3>Inputs<\/h3>/);
+        assert.match(help, /<h3>Outputs<\/h3>/);
         assert.match(html, /icon:\s*["'][^"']+\.svg["']/, "has its own icon");
       }
     });

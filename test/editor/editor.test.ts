@@ -98,9 +98,12 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
           const select = document.querySelector<HTMLSelectElement>("#node-input-operation")!;
           select.value = chosen!;
           select.dispatchEvent(new Event("change", { bubbles: true }));
+          // Rows every operation shows are left out: the question is which operation rows appear.
+          const always = ["robot", "serialNumber", "operation", "name"];
           return [...document.querySelectorAll<HTMLElement>(`[class*='${rowPrefix}']`)]
             .filter((row) => row.offsetParent !== null)
-            .map((row) => [...row.classList].find((name) => name.startsWith(rowPrefix!))!.slice(rowPrefix!.length));
+            .map((row) => [...row.classList].find((name) => name.startsWith(rowPrefix!))!.slice(rowPrefix!.length))
+            .filter((row) => !always.includes(row));
         },
         [prefix, operation],
       );
@@ -138,7 +141,8 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
           select.dispatchEvent(new Event("change", { bubbles: true }));
           return [...document.querySelectorAll<HTMLElement>("[class*='robot-status-row-']")]
             .filter((row) => row.offsetParent !== null)
-            .map((row) => [...row.classList].find((name) => name.startsWith("robot-status-row-"))!.slice("robot-status-row-".length));
+            .map((row) => [...row.classList].find((name) => name.startsWith("robot-status-row-"))!.slice("robot-status-row-".length))
+            .filter((row) => row !== "robot" && row !== "name");
         },
         [watch, operation] as const,
       );
@@ -168,7 +172,7 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
           id: `validity-${String(properties.command)}`,
           type: "robot-command",
           _def: RED.nodes.getType("robot-command"),
-          robot: "command-robot-cloud",
+          robot: "demo-robot-cloud",
           serialNumber: "GS-S-000101",
           serialNumberType: "str",
           ...properties,
