@@ -175,6 +175,19 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await deployAndInject("pick-maps", /"Meeting rooms"/);
   });
 
+  // Left undeployed (its task fields stay empty): it comes after the tests that deploy.
+  it("robot-site-task: the site and floor of a site task come from the robot's site (id with name, floor with index)", async () => {
+    await add(page, [{ id: "pick-site", type: "robot-site-task", robot: DEMO_CONFIG_ID, operation: "createTempTask", bodyFrom: "fields", serialNumber: "GS-S-000101", floorIndex: "", wires: [[]] }]);
+    await edit("pick-site");
+    const sites = await pick("siteId", "Riverside");
+    assert.equal(sites.length, 1);
+    assert.match(await value("siteId"), /^[0-9a-f-]{36}$/);
+    assert.match(await value("siteName"), /Riverside/);
+    const floors = await pick("floorName", "Floor 2");
+    assert.deepEqual(floors.map((floor) => floor.replace(/ \(\d+\)$/, "")).sort(), ["Floor 1", "Floor 2"]);
+    assert.deepEqual([await value("floorName"), await value("floorIndex")], ["Floor 2", floors.find((floor) => floor.startsWith("Floor 2"))!.replace(/.*\((\d+)\)$/, "$1")]);
+  });
+
   it("says what to do when a picker cannot list: a robot-config not yet deployed, no robot chosen", async () => {
     await add(page, [
       { id: "not-deployed", type: "robot-config", name: "not deployed yet", baseUrl: "http://127.0.0.1:9" },
