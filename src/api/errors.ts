@@ -18,26 +18,29 @@ export type RobotApiErrorKind =
   | "queue_full"
   | "not_confirmed";
 
-/** Envelope and error-body codes follow the gRPC status numbering (field notes). */
-export const API_CODE_NAMES: Readonly<Record<number, string>> = {
-  0: "SUCCESS",
-  1: "CANCELLED",
-  2: "UNKNOWN",
-  3: "INVALID_ARGUMENT",
-  4: "DEADLINE_EXCEEDED",
-  5: "NOT_FOUND",
-  6: "ALREADY_EXISTS",
-  7: "PERMISSION_DENIED",
-  8: "RESOURCE_EXHAUSTED",
-  9: "FAILED_PRECONDITION",
-  10: "ABORTED",
-  11: "OUT_OF_RANGE",
-  12: "UNIMPLEMENTED",
-  13: "INTERNAL",
-  14: "UNAVAILABLE",
-  15: "DATA_LOSS",
-  16: "UNAUTHENTICATED",
-};
+/** Envelope and error-body codes follow the gRPC status numbering (field notes); the simulator answers with the same. */
+export const API_CODES = {
+  SUCCESS: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** The name of each code, e.g. 7 → PERMISSION_DENIED. */
+export const API_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(API_CODES).map(([name, code]) => [code, name]));
 
 export interface RobotApiErrorDetails {
   kind: RobotApiErrorKind;

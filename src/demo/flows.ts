@@ -12,6 +12,24 @@ export interface DemoTargets {
   simulatorUrl: string;
   token: string;
   mqttPort: number;
+  editorPort: number;
+}
+
+/** The default ports the examples' comments name, and what they become in the demo. */
+function portsNamedIn(targets: DemoTargets): Array<[RegExp, string]> {
+  const simulatorPort = new URL(targets.simulatorUrl).port;
+  return [
+    [/(127\.0\.0\.1|localhost):18080\b/g, `127.0.0.1:${simulatorPort}`],
+    [/\b18080\b/g, simulatorPort],
+    [/(127\.0\.0\.1|localhost):1880\b/g, `127.0.0.1:${targets.editorPort}`],
+    [/\b1883\b/g, String(targets.mqttPort)],
+  ];
+}
+
+/** A comment's text with the ports the demo really runs on. */
+function withDemoPorts(text: unknown, targets: DemoTargets): unknown {
+  if (typeof text !== "string") return text;
+  return portsNamedIn(targets).reduce((result, [pattern, port]) => result.replace(pattern, port), text);
 }
 
 /**
@@ -41,7 +59,9 @@ export function buildDemoFlows(
     for (const node of nodes) {
       if (node.type === "tab") continue;
       if (isCanvasNode(node)) {
-        flows.push({ ...node, z: tabId, ...(node.robot === undefined ? {} : { robot: DEMO_CONFIG_ID }) });
+        const placed: FlowNode = { ...node, z: tabId, ...(node.robot === undefined ? {} : { robot: DEMO_CONFIG_ID }) };
+        if (node.type === "comment") Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
+        flows.push(placed);
         continue;
       }
       const config: FlowNode = { ...node };

@@ -30,6 +30,14 @@ function portFromEnv(name: string, fallback: number): number {
   return port;
 }
 
+/** A port nobody listens on now, for PORT=0: the example comments must name it before the editor opens. */
+async function freePort(host: string): Promise<number> {
+  const probe = net.createServer();
+  const port = await listen(probe, 0, host);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
 function listen(server: net.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -48,7 +56,8 @@ function prepareUserDir(): string {
 
 async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
-  const editorPort = portFromEnv("PORT", 1880);
+  const requestedEditorPort = portFromEnv("PORT", 1880);
+  const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
 
   // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it.
   const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080), timing: REALISTIC_TIMING });
@@ -73,6 +82,7 @@ async function main(): Promise<void> {
     simulatorUrl: simulator.url,
     token: DEMO_TOKEN,
     mqttPort,
+    editorPort,
   });
   fs.writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flows, null, 2));
   fs.writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify(credentials, null, 2));
@@ -96,11 +106,12 @@ async function main(): Promise<void> {
   });
   app.use("/", RED.httpAdmin);
   app.use("/", RED.httpNode);
-  const port = await listen(server, editorPort, host);
-  // start() resolves before the flows run; the banner waits until they do.
+  // start() resolves before the flows run. The editor's port opens only once they do: a browser
+  // that came earlier would get an empty palette, and its requests "runtime not started" errors.
   const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
   await RED.start();
   await flowsStarted;
+  const port = await listen(server, editorPort, host);
   await sensorsSubscribed;
 
   const sensorTopic = "facility/sensors/kitchen/spill";

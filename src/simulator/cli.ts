@@ -197,6 +197,10 @@ export function banner(url: string, options: SimulatorOptions, faults: Faults): 
     `  Control             GET/PUT ${url}${CONTROL_PREFIX}faults   POST ${url}${CONTROL_PREFIX}reset`,
     `                      PATCH ${url}${CONTROL_PREFIX}robots/<serial>  e.g. {"batteryPercentage": 15} or {"online": false}`,
     "",
+    "  Next, in Node-RED: Import > Examples > node-red-contrib-robot-fleet, pick a flow, open its",
+    `  "Robot cloud simulator" config node, set Base URL ${url} and paste the token ${demoTokens[0] ?? ""},`,
+    "  then Deploy and press an inject button.",
+    "",
     "Ctrl-C stops it.",
   ].join("\n");
 }

@@ -15,6 +15,7 @@
  *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
+import { printFootprint } from "./footprint";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { startAnswerServer, type AnswerServer } from "./answer-server";
@@ -247,6 +248,7 @@ async function main(): Promise<void> {
   printRatios(byKey);
   printBigBurstGoals(byKey.get("commandBig"));
   printPacing(pacing);
+  printFootprint();
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);

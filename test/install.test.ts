@@ -1,0 +1,112 @@
+/**
+ * What a user installs: the packed tarball holds exactly the allowed files
+ * within a size bound; installed with --omit=dev into a fresh Node-RED user
+ * directory it loads every node and the editor plugin with no dev
+ * dependency; and a plain source clone installed by path says in one line
+ * what to run.
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { packageRoot, startNodeRed } from "./support/editor";
+
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+interface PackedFile {
+  path: string;
+  size: number;
+}
+
+/** What `npm pack` would put in the tarball, from the current build (no scripts run). */
+function packList(): { files: PackedFile[]; size: number; unpackedSize: number } {
+  const json = execFileSync(NPM, ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  return (JSON.parse(json) as Array<{ files: PackedFile[]; size: number; unpackedSize: number }>)[0]!;
+}
+
+/** Every file the tarball may hold; anything else (maps, demo, tests, sources) is a mistake. */
+const ALLOWED = [
+  /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/,
+  /^dist\/src\/(api|nodes|simulator)\/[a-z0-9-]+\.js$/,
+  // Types for the client and the simulator, which a TypeScript user may import.
+  /^dist\/src\/(api|simulator)\/[a-z-]+\.d\.ts$/,
+  /^nodes\/[a-z-]+\.(js|html)$/,
+  /^nodes\/icons\/[a-z-]+\.svg$/,
+  /^nodes\/locales\/(en-US|zh-CN)\/[a-z-]+\.(json|html)$/,
+  /^examples\/[a-z-]+\.json$/,
+];
+const MAX_PACKED_BYTES = 220 * 1024;
+const MAX_UNPACKED_BYTES = 800 * 1024;
+
+describe("install", function () {
+  this.timeout(300_000);
+
+  it("packs only what a user runs, within the size bound", () => {
+    const { files, size, unpackedSize } = packList();
+    const paths = files.map((file) => file.path);
+    assert.deepEqual(paths.filter((file) => !ALLOWED.some((pattern) => pattern.test(file))), []);
+    for (const needed of ["LICENSE", "CHANGELOG.md", "nodes/robot-fleet.html", "nodes/locales/zh-CN/robot-command.html", "dist/src/simulator/cli.js"]) {
+      assert.ok(paths.includes(needed), needed);
+    }
+    assert.ok(!paths.some((file) => file.endsWith(".map") || file.includes("/demo/")));
+    assert.ok(size <= MAX_PACKED_BYTES, `packed ${size} bytes`);
+    assert.ok(unpackedSize <= MAX_UNPACKED_BYTES, `unpacked ${unpackedSize} bytes`);
+  });
+
+  describe("into a fresh Node-RED user directory", () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-install-"));
+    after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+    function npm(args: string[], cwd: string) {
+      return spawnSync(NPM, [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd, encoding: "utf8" });
+    }
+
+    it("installs the packed tarball with --omit=dev and loads every node and the editor plugin", async () => {
+      const packed = execFileSync(NPM, ["pack", "--ignore-scripts", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
+      const userDir = path.join(work, "user");
+      fs.mkdirSync(userDir);
+      fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
+      const installed = npm(["install", "--omit=dev", path.join(work, packed)], userDir);
+      assert.equal(installed.status, 0, installed.stderr);
+      const modules = fs.readdirSync(path.join(userDir, "node_modules")).filter((name) => !name.startsWith("."));
+      assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", "zod"], "only the runtime dependency came along");
+
+      // Node-RED from this repository, loading nothing but what the user directory holds.
+      const nodeRed = await startNodeRed([], {}, { userDir, nodesDir: [] });
+      try {
+        const json = { headers: { accept: "application/json" } };
+        const sets = (await (await fetch(new URL("nodes", nodeRed.url), json)).json()) as Array<{ module: string; types: string[]; enabled: boolean; err?: string }>;
+        const ours = sets.filter((set) => set.module === "node-red-contrib-robot-fleet");
+        assert.deepEqual(ours.map((set) => set.err ?? "").filter(Boolean), []);
+        assert.ok(ours.length > 0 && ours.every((set) => set.enabled));
+        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task", "robot-status"]);
+        const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{ module: string; plugins: Array<{ id: string }> }>;
+        assert.deepEqual(plugins.filter((set) => set.module === "node-red-contrib-robot-fleet").flatMap((set) => set.plugins.map((plugin) => plugin.id)), ["robot-fleet-editor"]);
+        const chinese = (await (await fetch(new URL("nodes/messages?lng=zh-CN", nodeRed.url), json)).json()) as Record<string, { "robot-command"?: { paletteLabel?: string } }>;
+        assert.equal(chinese["node-red-contrib-robot-fleet/robot-command"]?.["robot-command"]?.paletteLabel, "指令");
+        assert.doesNotMatch(nodeRed.output(), /\[error\]/);
+      } finally {
+        await nodeRed.stop();
+      }
+    });
+
+    it("says in one line what to run when a plain source clone is installed by path", () => {
+      const clone = path.join(work, "clone");
+      // The clone as git has it: tracked files only, nothing built, no node_modules.
+      for (const file of execFileSync("git", ["ls-files"], { cwd: packageRoot, encoding: "utf8" }).split("\n").filter(Boolean)) {
+        fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
+        fs.copyFileSync(path.join(packageRoot, file), path.join(clone, file));
+      }
+      const userDir = path.join(work, "user-clone");
+      fs.mkdirSync(userDir);
+      fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
+      const installed = npm(["install", "--omit=dev", clone], userDir);
+      assert.notEqual(installed.status, 0);
+      const ours = (installed.stdout + installed.stderr).split("\n").filter((line) => line.includes("node-red-contrib-robot-fleet:"));
+      assert.equal(ours.length, 1, installed.stderr);
+      assert.match(ours[0]!, /this source clone is not built; run "npm install" in .*clone first/);
+      assert.doesNotMatch(installed.stderr, /tsc: not found|MODULE_NOT_FOUND/);
+    });
+  });
+});
