@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import mqtt from "mqtt";
 import WebSocket from "ws";
@@ -26,6 +27,17 @@ async function settledState(robots: RobotClient, serialNumber: string, wanted: s
 
 const DEMO_TOKEN = "demo-token";
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function getJson(url: string): Promise<unknown> {
   const response = await fetch(url, { headers: { Accept: "application/json" } });
   assert.equal(response.status, 200, url);
@@ -37,9 +49,44 @@ describe("demo (npm start)", function () {
   let demo: RunningDemo;
   let robots: RobotClient;
 
+  /** What the editor's port answered first, polled from the moment the demo process started. */
+  let firstAnswer: { nodes: string } | undefined;
+
   before(async () => {
-    demo = await startDemo();
+    const port = await freePort();
+    let watching = true;
+    const watch = (async () => {
+      while (watching && !firstAnswer) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}/nodes`, { headers: { Accept: "application/json" } });
+          firstAnswer = { nodes: await response.text() };
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    })();
+    demo = await startDemo({ PORT: String(port) });
+    watching = false;
+    await watch;
     robots = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN } });
+  });
+
+  it("opens the editor's port only once the palette is loaded, with no error in its log", () => {
+    assert.ok(firstAnswer, "the port answered");
+    assert.match(firstAnswer.nodes, /"robot-command"/, "the first answer already lists the package's nodes");
+    assert.doesNotMatch(demo.output(), /\[error\]/);
+    // One robot-config for every example, its comments naming the ports the demo runs on.
+    assert.match(demo.output(), new RegExp(`Node-RED editor\\s+http://127\\.0\\.0\\.1:${new URL(demo.urls.editor).port}/`));
+  });
+
+  it("deploys one robot-config, and example comments that name the demo's own ports", async () => {
+    const flows = (await getJson(`${demo.urls.editor}/flows`)) as Array<{ type: string; id: string; info?: string }>;
+    assert.deepEqual(flows.filter((node) => node.type === "robot-config").map((node) => node.id), ["demo-robot-cloud"]);
+    const comments = flows.filter((node) => node.type === "comment").map((node) => node.info ?? "").join("\n");
+    const simulatorPort = new URL(demo.urls.simulator).port;
+    assert.ok(!/\b18080\b/.test(comments) || simulatorPort === "18080", "no default simulator port left");
+    assert.match(comments, new RegExp(`127\\.0\\.0\\.1:${simulatorPort}\\b`));
+    assert.match(comments, new RegExp(`127\\.0\\.0\\.1:${new URL(demo.urls.editor).port}/fleet`));
   });
 
   after(async () => {

@@ -22,10 +22,11 @@ export interface RunningDemo {
   stop(): Promise<number | null>;
 }
 
-export function startDemo(): Promise<RunningDemo> {
+/** Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start). */
+export function startDemo(env: Record<string, string> = {}): Promise<RunningDemo> {
   const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js")], {
     cwd: root,
-    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0" },
+    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
