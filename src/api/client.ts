@@ -20,10 +20,11 @@ import {
   type RobotOperationName,
 } from "./endpoints";
 import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
+import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
 import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
 import { ANSWER_TOO_LARGE, PROXY_REFUSED, TunnelingAgent, exchange, proxyEnvironment, proxyFor, type WireAnswer } from "./transport";
 
-export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
+export { BASE_URL_RULES, DEFAULT_BASE_URL };
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -189,16 +190,6 @@ export interface PreparedCall<Op extends RobotOperationName = RobotOperationName
 type ClientMethods = {
   [Op in RobotOperationName]: (input: RequestOf<Op>, options?: CallOptions) => Promise<ResultOf<Op>>;
 };
-
-/**
- * What a base URL may be, as data so that the editor's dialog applies the
- * same rules (it parses with the same WHATWG URL): these protocols, and none
- * of these parts.
- */
-export const BASE_URL_RULES = {
-  protocols: ["http:", "https:"],
-  forbiddenParts: ["username", "password", "search", "hash"],
-} as const;
 
 /** Checks and normalises a base URL: http(s) only, no query or fragment, no trailing slash. */
 export function normaliseBaseUrl(raw: string): string {

@@ -6,11 +6,9 @@
 import { z } from "zod";
 import { COMMANDS, COMMAND_FAMILIES, COMMAND_PARAMETERS, MOVE_DIRECTIONS, commandsOfFamily } from "./commands";
 
-/**
- * Serial numbers end up in URL paths. Letters, digits, '-' and '_' only: no
- * '/', '.', '%' or '?' can steer a request to another path.
- */
-export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+import { SERIAL_NUMBER_PATTERN } from "./rules";
+
+export { SERIAL_NUMBER_PATTERN };
 export const SerialNumber = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
   if (value === "") {
     ctx.addIssue({ code: "custom", message: "is not set: give the robot's serial number in the message or the node" });

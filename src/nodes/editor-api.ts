@@ -11,7 +11,7 @@ import type { NodeAPI } from "node-red";
 import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
-import { SERIAL_NUMBER_PATTERN } from "../api/schemas";
+import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { isPlainObject } from "./robot-input";
 import type { RobotConfigNode } from "./robot-config";
 

@@ -7,8 +7,7 @@
  */
 import { ACCOUNT_SETTINGS } from "../api/account-settings";
 import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/commands";
-import { BASE_URL_RULES } from "../api/client";
-import { SERIAL_NUMBER_PATTERN } from "../api/schemas";
+import { BASE_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./confirm";
 import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./robot-command";
 import { MAP_OPERATIONS } from "./robot-maps";

@@ -12,7 +12,8 @@ import {
   type CommandParameterName,
   type CommandType,
 } from "../api/commands";
-import { prepareCall, type PreparedCall } from "../api/client";
+import type { PreparedCall } from "../api/client";
+import { clientModule } from "./api";
 import { commandConfirmationRule, type CommandBody } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
 import type { CommandResource } from "../api/schemas";
@@ -161,7 +162,7 @@ type PreparedCommand = PreparedCall<"submitCommand">;
  * msg.serialNumber, the node's map, ...) rather than by its place in the request.
  */
 function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): PreparedCommand {
-  return prepareCall("submitCommand", body, {
+  return clientModule().prepareCall("submitCommand", body, {
     nameOf,
     restate: (issue, path) => {
       if (issue.code === "unrecognized_keys") return "is not a field of the request body";

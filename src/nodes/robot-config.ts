@@ -7,7 +7,9 @@
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { readAccountSettings, type AccountSettingName } from "../api/account-settings";
-import { DEFAULT_BASE_URL, RobotClient } from "../api/client";
+import type { RobotClient } from "../api/client";
+import { DEFAULT_BASE_URL } from "../api/rules";
+import { clientModule } from "./api";
 import { RobotApiError, invalidInput } from "../api/errors";
 import { registerEditorApi } from "./editor-api";
 import { editorTables } from "./editor-tables";
@@ -52,10 +54,10 @@ export function createClient(config: RobotConfigProperties, credentials: RobotCo
     for (const [field, value] of Object.entries({ clientId, clientSecret, accessKeySecret })) {
       if (!value) throw invalidInput(field, "is required for client-credential sign-in");
     }
-    return new RobotClient({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
+    return new (clientModule().RobotClient)({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
   }
   if (!credentials.token) throw invalidInput("token", "no access token is configured");
-  return new RobotClient({ ...common, auth: { token: credentials.token } });
+  return new (clientModule().RobotClient)({ ...common, auth: { token: credentials.token } });
 }
 
 export default function registerRobotConfig(RED: NodeAPI): void {

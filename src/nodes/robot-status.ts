@@ -8,7 +8,8 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
-import { SERIAL_NUMBER_PATTERN, type RobotStatus, type TaskReportList } from "../api/schemas";
+import { SERIAL_NUMBER_PATTERN } from "../api/rules";
+import type { RobotStatus, TaskReportList } from "../api/schemas";
 import {
   DEFAULT_BATTERY_THRESHOLDS,
   DEFAULT_WATCH_INTERVAL_MS,

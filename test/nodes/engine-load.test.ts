@@ -28,13 +28,10 @@ import {
   useRecordingServerAndNodeRed,
   waitFor,
   type FlowNode,
+  COMPLETE_NODE,
 } from "../support/node-red";
 import { robotCommandNode as commandNode, SERIAL, MAP_ID } from "../support/fixtures";
 
-type CoreNodeModule = (RED: never) => void;
-// Node-RED's own Complete node: it receives a copy of every message a node ends with done() (and no error).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const completeNode = require("@node-red/nodes/core/common/24-complete.js") as CoreNodeModule;
 
 const OTHER_SERIAL = "GS-S-000102";
 const LIST_PATH = "/openapi/v1/map/robotMap/list";
@@ -425,7 +422,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     async function load(settings: Record<string, unknown>, delayMs = 200) {
       stub.server.respondWith(slowCloud(delayMs));
       await loadFlow(
-        [robotCommand, completeNode],
+        [robotCommand, ...COMPLETE_NODE],
         flowWith(
           stub.server.url,
           [

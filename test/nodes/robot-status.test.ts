@@ -10,11 +10,9 @@ import assert from "node:assert/strict";
 import type { Node } from "node-red";
 import robotStatus from "../../src/nodes/robot-status";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
-const completeNode = require("@node-red/nodes/core/common/24-complete.js") as (RED: never) => void;
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
-import { collectMessages, flowWith, helper, loadFlow, nextMessage, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, nextMessage, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed, waitFor, type FlowNode, COMPLETE_NODE } from "../support/node-red";
 
 function statusNode(settings: Record<string, unknown> = {}): FlowNode {
   return {
@@ -130,7 +128,7 @@ describe("robot-status", function () {
 
     async function loadWatching(settings: Record<string, unknown> = {}) {
       await loadFlow(
-        [robotStatus, completeNode],
+        [robotStatus, ...COMPLETE_NODE],
         flowWith(
           stub.url,
           [

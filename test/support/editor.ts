@@ -122,9 +122,10 @@ interface EmbeddedNodeRed {
 
 /** The child's side: Node-RED embedded in an HTTP server on a free loopback port. */
 async function runNodeRed(userDir: string, extra: ExtraSettings): Promise<void> {
-  // Loaded here only: the test process itself must never load this runtime.
+  // Loaded here only: the test process itself must never load this runtime. The compatibility run
+  // (npm run compat) points at another Node-RED; see test/support/node-red.ts.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const RED = require("node-red") as EmbeddedNodeRed;
+  const RED = require(process.env.ROBOT_FLEET_NODE_RED ?? "node-red") as EmbeddedNodeRed;
   const app = express();
   const server = http.createServer(app);
   RED.init(server, {

@@ -4,6 +4,8 @@
  * both.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
@@ -15,7 +17,17 @@ const catchNode = require("@node-red/nodes/core/common/25-catch.js") as NodeModu
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const statusNode = require("@node-red/nodes/core/common/25-status.js") as NodeModule;
 
-helper.init(require.resolve("node-red"));
+/** The Node-RED under test: this repository's (4.1), or another one's for the compatibility run (npm run compat). */
+export const NODE_RED_PATH = process.env.ROBOT_FLEET_NODE_RED ? require.resolve(process.env.ROBOT_FLEET_NODE_RED) : require.resolve("node-red");
+
+helper.init(NODE_RED_PATH);
+
+/** Node-RED 5 registers its own Catch and Status nodes in the test helper; 4.1 needs them loaded. */
+const NODE_RED_MAJOR = Number((JSON.parse(fs.readFileSync(path.join(path.dirname(NODE_RED_PATH), "..", "package.json"), "utf8")) as { version: string }).version.split(".")[0]);
+const CORE_NODES = NODE_RED_MAJOR >= 5 ? [] : [catchNode, statusNode];
+/** The core Complete node, for a test to load where Node-RED does not already have it (4.1). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const COMPLETE_NODE: NodeModule[] = NODE_RED_MAJOR >= 5 ? [] : [require("@node-red/nodes/core/common/24-complete.js") as NodeModule];
 
 export { helper };
 
@@ -40,7 +52,7 @@ export async function loadFlow(
   flow: FlowNode[],
   credentials: Record<string, Record<string, string>> = { config: { token: TEST_TOKEN } },
 ): Promise<void> {
-  await helper.load([robotConfig as NodeModule, catchNode, statusNode, ...modules] as never, flow, credentials);
+  await helper.load([robotConfig as NodeModule, ...CORE_NODES, ...modules] as never, flow, credentials);
 }
 
 type Message = NodeMessage & Record<string, unknown>;

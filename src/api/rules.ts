@@ -1,0 +1,23 @@
+/**
+ * Plain rules the schemas, the nodes and the editor share, kept free of zod:
+ * a module that needs only these (the node files when Node-RED loads them,
+ * the editor's tables) does not pay for loading the schemas.
+ */
+
+/**
+ * Serial numbers end up in URL paths. Letters, digits, '-' and '_' only: no
+ * '/', '.', '%' or '?' can steer a request to another path.
+ */
+export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
+
+/**
+ * What a base URL may be, as data so that the editor's dialog applies the
+ * same rules (it parses with the same WHATWG URL): these protocols, and none
+ * of these parts.
+ */
+export const BASE_URL_RULES = {
+  protocols: ["http:", "https:"],
+  forbiddenParts: ["username", "password", "search", "hash"],
+} as const;
