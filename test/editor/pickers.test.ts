@@ -27,8 +27,9 @@ declare const RED: {
   };
   view: { importNodes(nodes: object[], options?: object): void };
   workspaces: { show(id: string): void };
-  editor: { edit(node: unknown): void; validateNode(node: object): void };
+  editor: { edit(node: unknown): void; editConfig(name: string, type: string, id: string): void; validateNode(node: object): void };
   sidebar: { show(id: string): void };
+  actions: { invoke(name: string): void };
   tray: { close(): void };
 };
 declare const $: ((selector: string) => { typedInput(method: string, value?: unknown): unknown }) & { ajax(options: object): Promise<unknown> };
@@ -111,16 +112,35 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   const value = (field: string) => page.inputValue(`#node-input-${field}`);
   const valid = (id: string) => page.evaluate((node) => RED.nodes.node(node)!.valid, id);
 
+  /** Where a screenshot for the README goes: docs/images/ with UPDATE_SCREENSHOTS=1, else the temp directory. */
+  const screenshotPath = (name: string) => path.join(process.env.UPDATE_SCREENSHOTS ? path.join(packageRoot, "docs/images") : os.tmpdir(), name);
+
   async function deployAndInject(id: string, expected: RegExp): Promise<string> {
     await page.click("#red-ui-header-button-deploy");
     await page.waitForFunction(() => !RED.nodes.dirty());
-    await page.evaluate((node) => $.ajax({ url: `inject/${node}-inject`, type: "POST" }), id);
+    // Only this message in the sidebar (the demo's watch flow talks too), and no notification over the canvas.
+    await page.evaluate(() => {
+      RED.actions.invoke("core:clear-debug-messages");
+      document.querySelectorAll<HTMLElement>(".red-ui-notification").forEach((notification) => (notification.style.visibility = "hidden"));
+    });
+    // A full deploy restarts every flow: the inject exists once its flow has started again.
+    await page.waitForFunction((node) => $.ajax({ url: `inject/${node}-inject`, type: "POST" }).then(() => true, () => false), id, { polling: 250 });
     const message = page.locator(".red-ui-debug-msg", { hasText: `${id} out` }).last();
     await message.waitFor({ state: "visible", timeout: 15_000 });
     const text = (await message.innerText()).replace(/\s+/g, " ");
     assert.match(text, expected);
     return text;
   }
+
+  it("shows the deployed robot-config with the simulator's base URL and a stored token (the README's first step)", async () => {
+    await page.evaluate((id) => RED.editor.editConfig("", "robot-config", id), DEMO_CONFIG_ID);
+    await page.waitForSelector("#node-config-input-baseUrl", { state: "visible" });
+    assert.equal(await page.inputValue("#node-config-input-baseUrl"), demo.urls.simulator);
+    // A stored token shows as a placeholder value, never as the token.
+    assert.notEqual(await page.inputValue("#node-config-input-token"), DEMO_TOKEN);
+    const tray = (await page.locator(".red-ui-tray .red-ui-tray-body").last().boundingBox())!;
+    await page.screenshot({ path: screenshotPath("first-flow-config.png"), clip: { ...tray, height: Math.min(tray.height, 260) } });
+  });
 
   it("robot-command: the robot, map and position come from the cloud's lists; deployed, the command is accepted", async () => {
     await add(page, injectInto("pick-command", { type: "robot-command", command: "CROSS_NAVIGATE", serialNumber: "", map: "", position: "" }, "payload.state"));
@@ -131,13 +151,14 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     const maps = await pick("map", "Floor 2");
     assert.deepEqual(maps.map((text) => text.replace(/ \(.*\)$/, "")), ["Floor 1", "Floor 2"]);
     // The README shows this picker: UPDATE_SCREENSHOTS=1 npm test writes it to docs/images/.
-    const shot = process.env.UPDATE_SCREENSHOTS ? path.join(packageRoot, "docs/images/picker-position.png") : path.join(os.tmpdir(), "picker-position.png");
-    const positions = await pick("position", "charging", shot);
+    const positions = await pick("position", "charging", screenshotPath("picker-position.png"));
     assert.ok(positions.includes("Kitchen door"), positions.join(" | "));
     assert.deepEqual([await value("serialNumber"), await value("map"), await value("position")], ["GS-S-000102", "Floor 2", "charging"]);
     await page.click("#node-dialog-ok");
     assert.equal(await valid("pick-command"), true);
     await deployAndInject("pick-command", /WAITING/);
+    // The README's first flow ends with this: the flow, the accepted command under its node.
+    await page.screenshot({ path: screenshotPath("first-flow-deployed.png"), clip: { x: 180, y: 40, width: 700, height: 120 } });
   });
 
   it("robot-site-task: picking a map fills its id and name, picking an area its id and name; the temporary task is accepted", async () => {
