@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { ENDPOINTS, pathFor } from "../../src/api/endpoints";
-import { RobotApiError } from "../../src/api/errors";
 import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { failureOf } from "../support/failures";
 
 const FLOOR_1 = demoFleet().robots[0]!.maps[0]!;
 
@@ -42,15 +42,6 @@ async function raw(
   return { status: response.status, headers: response.headers, text, json };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, String(error));
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
 
 const STATUS_PATH = (serialNumber: string) => pathFor(ENDPOINTS.getRobotStatus, { serialNumber });
 const COMMAND_PATH = (serialNumber: string) => pathFor(ENDPOINTS.submitCommand, { serialNumber });
@@ -82,7 +73,7 @@ describe("simulator: checks like the real cloud", function () {
     it("answers 401 to an unknown token; the client reports it without showing the token", async () => {
       const token = "not-a-token-7e1f";
       const client = new RobotClient({ baseUrl: simulator.url, auth: { token } });
-      const error = await rejection(client.getRobotStatus({ serialNumber: "GS-S-000101" }));
+      const error = await failureOf(client.getRobotStatus({ serialNumber: "GS-S-000101" }));
       assert.equal(error.status, 401);
       assert.equal(error.apiCode, 16);
       assert.equal(error.code, "UNAUTHENTICATED");
@@ -129,7 +120,7 @@ describe("simulator: checks like the real cloud", function () {
         baseUrl: simulator.url,
         auth: { clientId: DEMO_CLIENT.clientId, clientSecret: DEMO_CLIENT.clientSecret, accessKeySecret: DEMO_CLIENT.accessKeyId },
       });
-      const error = await rejection(client.getRobotStatus({ serialNumber: "GS-S-000101" }));
+      const error = await failureOf(client.getRobotStatus({ serialNumber: "GS-S-000101" }));
       assert.equal(error.status, 400);
       assert.equal(error.operation, "grantToken");
       assert.match(error.message, /Invalid open access key/);
@@ -186,13 +177,13 @@ describe("simulator: checks like the real cloud", function () {
       });
       assert.deepEqual({ ...(maps.json as object), msg: "" }, { code: 7, msg: "", data: [] });
 
-      const error = await rejection(warehouse.listMaps({ robotSn: "GS-S-000102" }));
+      const error = await failureOf(warehouse.listMaps({ robotSn: "GS-S-000102" }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.code, "PERMISSION_DENIED");
     });
 
     it("answers HTTP 403 code 7 elsewhere, and nothing happens to the robot", async () => {
-      const error = await rejection(
+      const error = await failureOf(
         warehouse.submitCommand({ serialNumber: "GS-S-000101", remoteControlCommandType: "REMOTE_CONTROL_START" }),
       );
       assert.equal(error.status, 403);
@@ -203,16 +194,16 @@ describe("simulator: checks like the real cloud", function () {
         warehouse.getRobotStatus({ serialNumber: "GS-S-000102" }),
         warehouse.getSiteInfo({ serialNumber: "GS-S-000101" }),
       ]) {
-        assert.equal((await rejection(call)).status, 403);
+        assert.equal((await failureOf(call)).status, 403);
       }
     });
 
     it("answers 404 code 5 for a robot that does not exist (code 5 in the envelope on C2)", async () => {
       const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-      const status = await rejection(client.getRobotStatus({ serialNumber: "GS-S-999999" }));
+      const status = await failureOf(client.getRobotStatus({ serialNumber: "GS-S-999999" }));
       assert.equal(status.status, 404);
       assert.equal(status.code, "NOT_FOUND");
-      const maps = await rejection(client.listMaps({ robotSn: "GS-S-999999" }));
+      const maps = await failureOf(client.listMaps({ robotSn: "GS-S-999999" }));
       assert.equal(maps.kind, "envelope");
       assert.equal(maps.apiCode, 5);
     });
@@ -356,7 +347,7 @@ describe("simulator: checks like the real cloud", function () {
       const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
       await client.listMaps({ robotSn: "GS-S-000101" });
       await client.listMaps({ robotSn: "GS-S-000101" });
-      const error = await rejection(client.listMaps({ robotSn: "GS-S-000101" }));
+      const error = await failureOf(client.listMaps({ robotSn: "GS-S-000101" }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
       assert.ok(error.isRateLimited);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { DEMO_TOKEN, NO_FAULTS, seededRandom, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { failureOf } from "../support/failures";
 
 const LOBBY = "GS-S-000101";
 const START_TASK = {
@@ -17,15 +18,6 @@ const START_TASK = {
   },
 } as const;
 
-async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, String(error));
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
 
 async function control(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${base}/_sim/${path}`, {
@@ -54,10 +46,10 @@ describe("simulator: faults, control endpoints and log", function () {
 
   it("fails answers with HTTP 500 (code 13 in the envelope on C1/C2) before anything happens", async () => {
     simulator.setFaults({ failRate: 1 });
-    const command = await rejection(client.submitCommand(START_TASK));
+    const command = await failureOf(client.submitCommand(START_TASK));
     assert.equal(command.status, 500);
     assert.equal(command.code, "INTERNAL");
-    const maps = await rejection(client.listMaps({ robotSn: LOBBY }));
+    const maps = await failureOf(client.listMaps({ robotSn: LOBBY }));
     assert.equal(maps.kind, "envelope");
     assert.equal(maps.apiCode, 13);
     assert.equal(simulator.state.robot(LOBBY)!.taskState, "IDLE", "a failed request has no effect");
@@ -66,7 +58,7 @@ describe("simulator: faults, control endpoints and log", function () {
 
   it("drops the connection after the request took effect", async () => {
     simulator.setFaults({ dropRate: 1 });
-    const error = await rejection(client.submitCommand(START_TASK));
+    const error = await failureOf(client.submitCommand(START_TASK));
     assert.equal(error.kind, "network");
     assert.equal(simulator.state.robot(LOBBY)!.taskState, "RUNNING", "the answer was lost, not the command");
     assert.equal(simulator.state.commands(LOBBY).length, 1);
@@ -75,9 +67,9 @@ describe("simulator: faults, control endpoints and log", function () {
 
   it("cuts answer bodies short so they are not JSON", async () => {
     simulator.setFaults({ malformedRate: 1 });
-    const status = await rejection(client.getRobotStatus({ serialNumber: LOBBY }));
+    const status = await failureOf(client.getRobotStatus({ serialNumber: LOBBY }));
     assert.equal(status.kind, "bad_response");
-    const maps = await rejection(client.listMaps({ robotSn: LOBBY }));
+    const maps = await failureOf(client.listMaps({ robotSn: LOBBY }));
     assert.equal(maps.kind, "bad_response");
     assert.match(lines.at(-1)!, / 200 malformed \d+ms$/);
   });
@@ -85,7 +77,7 @@ describe("simulator: faults, control endpoints and log", function () {
   it("adds latency to every answer (a client with a shorter timeout gives up)", async () => {
     simulator.setFaults({ latencyMs: 1500 });
     const impatient = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, timeoutMs: 50 });
-    const error = await rejection(impatient.getRobotStatus({ serialNumber: LOBBY }));
+    const error = await failureOf(impatient.getRobotStatus({ serialNumber: LOBBY }));
     assert.equal(error.kind, "timeout");
   });
 
@@ -114,7 +106,7 @@ describe("simulator: faults, control endpoints and log", function () {
     assert.equal(set.status, 200);
     assert.deepEqual(set.json, { ...NO_FAULTS, failRate: 1, latencyMs: 5 });
     assert.deepEqual(simulator.faults, set.json);
-    assert.equal((await rejection(client.getRobotStatus({ serialNumber: LOBBY }))).status, 500);
+    assert.equal((await failureOf(client.getRobotStatus({ serialNumber: LOBBY }))).status, 500);
 
     const bad = await control(simulator.url, "PUT", "faults", { dropRate: 2 });
     assert.equal(bad.status, 400);
@@ -148,8 +140,8 @@ describe("simulator: faults, control endpoints and log", function () {
 
   it("logs one line per request with method, path, outcome and time, never the token", async () => {
     await client.getRobotStatus({ serialNumber: LOBBY });
-    await rejection(client.listMaps({ robotSn: "GS-S-999999" }));
-    await rejection(new RobotClient({ baseUrl: simulator.url, auth: { token: "secret-token-93ab" } }).listMaps({ robotSn: LOBBY }));
+    await failureOf(client.listMaps({ robotSn: "GS-S-999999" }));
+    await failureOf(new RobotClient({ baseUrl: simulator.url, auth: { token: "secret-token-93ab" } }).listMaps({ robotSn: LOBBY }));
     assert.equal(lines.length, 3, lines.join("\n"));
     assert.match(lines[0]!, /^GET \/openapi\/v2alpha1\/s\/robots\/GS-S-000101\/status 200 \d+ms$/);
     assert.match(lines[1]!, /^POST \/openapi\/v1\/map\/robotMap\/list 200 code 5 \d+ms$/);
@@ -172,7 +164,7 @@ describe("simulator: faults, control endpoints and log", function () {
   it("takes faults as options, and close() ends a request that is still waiting out its latency", async () => {
     const slow = await startSimulator({ quiet: true, faults: { latencyMs: 10_000 } });
     const slowClient = new RobotClient({ baseUrl: slow.url, auth: { token: DEMO_TOKEN }, timeoutMs: 15_000 });
-    const pending = rejection(slowClient.getRobotStatus({ serialNumber: LOBBY }));
+    const pending = failureOf(slowClient.getRobotStatus({ serialNumber: LOBBY }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     await slow.close();
     assert.equal((await pending).kind, "network");

@@ -7,23 +7,14 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { ENDPOINTS } from "../../src/api/endpoints";
-import { RobotApiError } from "../../src/api/errors";
 import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { rawRequest } from "../support/raw-http";
+import { failureOf } from "../support/failures";
 
 const LOBBY = "GS-S-000101";
 const KITCHEN = "GS-S-000102";
 const ALL = [LOBBY, KITCHEN, OFF_SITE_ROBOT];
 
-async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, String(error));
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 describe("simulator: fleet endpoints", function () {
   let simulator: RunningSimulator;
@@ -151,7 +142,7 @@ describe("simulator: fleet endpoints", function () {
 
     it("a robot of another account fails the whole batch with 403 code 7, naming it, on both lines", async () => {
       for (const line of ["v1", "s"] as const) {
-        const error = await rejection(warehouse.batchGetStatuses([OFF_SITE_ROBOT, LOBBY], { line }));
+        const error = await failureOf(warehouse.batchGetStatuses([OFF_SITE_ROBOT, LOBBY], { line }));
         assert.equal(error.status, 403, line);
         assert.equal(error.apiCode, 7);
         assert.match(error.message, new RegExp(LOBBY));
@@ -160,7 +151,7 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("an unknown robot is refused the same way: 403, not 404 (the cloud does not say which robots exist)", async () => {
-      const error = await rejection(client.batchGetRobotStatus({ names: [LOBBY, "GS-S-999999", "GS-X-1"] }));
+      const error = await failureOf(client.batchGetRobotStatus({ names: [LOBBY, "GS-S-999999", "GS-X-1"] }));
       assert.equal(error.status, 403);
       assert.match(error.message, /GS-S-999999, GS-X-1/);
     });
@@ -263,8 +254,8 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("reports of another account's robot are 403, of an unknown robot 404", async () => {
-      assert.equal((await rejection(warehouse.listTaskReports({ serialNumber: LOBBY }))).status, 403);
-      assert.equal((await rejection(client.listTaskReports({ serialNumber: "GS-S-999999" }))).status, 404);
+      assert.equal((await failureOf(warehouse.listTaskReports({ serialNumber: LOBBY }))).status, 403);
+      assert.equal((await failureOf(client.listTaskReports({ serialNumber: "GS-S-999999" }))).status, 404);
     });
   });
 

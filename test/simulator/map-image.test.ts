@@ -6,27 +6,18 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
 import { AREA_COLOURS, MAP_COLOURS, MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH } from "../../src/simulator/map-image";
 import { Canvas, PNG_SIGNATURE, encodePng } from "../../src/simulator/png";
 import { DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { decodePng } from "../support/png";
 import { rawRequest } from "../support/raw-http";
+import { failureOf } from "../support/failures";
 
 const LOBBY = "GS-S-000101";
 const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [ReturnType<typeof demoFleet>["robots"][0]["maps"][0], ReturnType<typeof demoFleet>["robots"][0]["maps"][0]];
 const FLOOR_1_REF = { serialNumber: LOBBY, mapId: FLOOR_1.id, mapName: FLOOR_1.name, mapVersion: FLOOR_1.version };
 const FLOOR_2_REF = { serialNumber: LOBBY, mapId: FLOOR_2.id, mapName: FLOOR_2.name, mapVersion: FLOOR_2.version };
 
-async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, String(error));
-    return error;
-  }
-  return assert.fail("expected the call to fail");
-}
 
 describe("simulator: map images", function () {
   let clock = 1_800_000_000_000;
@@ -99,7 +90,7 @@ describe("simulator: map images", function () {
     const expired = await rawRequest(simulator.url, "GET", downloadUri);
     assert.equal(expired.status, 403);
     assert.match(expired.text, /<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
-    const error = await rejection(client.downloadMapImage(downloadUri));
+    const error = await failureOf(client.downloadMapImage(downloadUri));
     assert.equal(error.status, 403);
     assert.match(error.message, /Request has expired/);
     assert.ok(!error.message.includes("signature="), error.message);
@@ -157,7 +148,7 @@ describe("simulator: map images", function () {
       [{ mapVersion: FLOOR_1.version + 1 }, "mapVersion"],
     ];
     for (const [change, field] of cases) {
-      const error = await rejection(client.getMapImageUri({ ...FLOOR_1_REF, ...change }));
+      const error = await failureOf(client.getMapImageUri({ ...FLOOR_1_REF, ...change }));
       assert.equal(error.status, 400, field);
       assert.equal(error.apiCode, 3);
       assert.match(error.message, new RegExp(`: ${field}: `));

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { RobotApiError } from "../../src/api/errors";
 import type { CommandRequest, TempTaskCommandRequest } from "../../src/api/schemas";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { failureOf } from "../support/failures";
 
 const FLEET = demoFleet();
 const SITE = FLEET.sites[0]!;
@@ -29,15 +29,6 @@ interface Status {
   online: boolean;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<RobotApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof RobotApiError, String(error));
-    return error;
-  }
-  assert.fail("expected the call to fail");
-}
 
 function startTask(serialNumber: string, map = "Floor 1", name = "Lobby"): CommandRequest {
   return {
@@ -129,13 +120,13 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it("refuses a task on a map or with a clean mode the robot does not have, naming the field", async () => {
-    const map = await rejection(client.submitCommand(startTask(WAREHOUSE, "Floor 1")));
+    const map = await failureOf(client.submitCommand(startTask(WAREHOUSE, "Floor 1")));
     assert.equal(map.status, 400);
     assert.equal(map.apiCode, 3);
     assert.match(map.message, /commandParameter\.startTaskParameter\.task\.map: unknown map "Floor 1".*Warehouse/);
     const request = startTask(WAREHOUSE, "Warehouse");
     request.commandParameter!.startTaskParameter!.cleaningMode = "__light_cleaning";
-    const mode = await rejection(client.submitCommand(request));
+    const mode = await failureOf(client.submitCommand(request));
     assert.match(mode.message, /cleaningMode: "__light_cleaning" is not a clean mode/);
     assert.equal((await status(WAREHOUSE)).taskState, "IDLE");
     assert.equal(simulator.state.commands(WAREHOUSE).length, 0, "a refused command is not stored");
@@ -164,11 +155,11 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it("refuses navigation to an unknown point (code 3) or by anything but a map name", async () => {
-    const point = await rejection(client.submitCommand(navigate(LOBBY, "Floor 1", "Roof")));
+    const point = await failureOf(client.submitCommand(navigate(LOBBY, "Floor 1", "Roof")));
     assert.equal(point.status, 400);
     assert.equal(point.apiCode, 3);
     assert.match(point.message, /commandParameter\.startNavigationParameter\.position: no navigation point "Roof" on map Floor 1/);
-    const byId = await rejection(client.submitCommand(navigate(LOBBY, FLOOR_1.id, "charging")));
+    const byId = await failureOf(client.submitCommand(navigate(LOBBY, FLOOR_1.id, "charging")));
     assert.match(byId.message, /commandParameter\.startNavigationParameter\.map: .* is not a map name/);
     assert.deepEqual((await status(LOBBY)).localizationInfo.mapPosition, { x: 0, y: 0, angle: 0 });
   });
@@ -179,7 +170,7 @@ describe("simulator: the fleet and what commands do", function () {
       remoteControlCommandType: "REMOTE_CONTROL_MOVE",
       commandParameter: { controlMovingParameter: { direction } },
     });
-    const early = await rejection(client.submitCommand(move("FORWARD")));
+    const early = await failureOf(client.submitCommand(move("FORWARD")));
     assert.equal(early.status, 400);
     assert.equal(early.code, "FAILED_PRECONDITION");
 
@@ -220,7 +211,7 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it('answers B2 for the robot on no site with code 5 "The robot is not on a site."', async () => {
-    const error = await rejection(client.getSiteInfo({ serialNumber: WAREHOUSE }));
+    const error = await failureOf(client.getSiteInfo({ serialNumber: WAREHOUSE }));
     assert.equal(error.status, 404);
     assert.equal(error.apiCode, 5);
     assert.match(error.message, /The robot is not on a site\./);
@@ -237,7 +228,7 @@ describe("simulator: the fleet and what commands do", function () {
       tasks: [{ mapId: FLOOR_1.id, subTasks: [{ mapId: FLOOR_1.id, areaId: 3 }] }],
       serialNumber: KITCHEN,
     };
-    const unknownArea = await rejection(
+    const unknownArea = await failureOf(
       client.createTempSiteTask({ ...request, tasks: [{ mapId: FLOOR_1.id, subTasks: [{ mapId: FLOOR_1.id, areaId: "9" }] }] }),
     );
     assert.equal(unknownArea.apiCode, 3);
@@ -252,11 +243,11 @@ describe("simulator: the fleet and what commands do", function () {
       { name: "Kitchen deep clean", source: "site_task", areas: ["3"] },
     );
 
-    const busy = await rejection(client.createTempSiteTask({ ...request, taskName: "Another" }));
+    const busy = await failureOf(client.createTempSiteTask({ ...request, taskName: "Another" }));
     assert.equal(busy.code, "FAILED_PRECONDITION");
     assert.equal((await status(KITCHEN)).currentTask?.name, "Kitchen deep clean");
 
-    const offSite = await rejection(client.createTempSiteTask({ ...request, serialNumber: WAREHOUSE }));
+    const offSite = await failureOf(client.createTempSiteTask({ ...request, serialNumber: WAREHOUSE }));
     assert.equal(offSite.apiCode, 5);
   });
 
@@ -270,19 +261,19 @@ describe("simulator: the fleet and what commands do", function () {
 
   it("refuses a B4 task while one is running (cmdStatus 7, 2010100009), and the running task goes on", async () => {
     await client.submitCommand(startTask(LOBBY));
-    const error = await rejection(client.sendTempTask(tempTask(LOBBY)));
+    const error = await failureOf(client.sendTempTask(tempTask(LOBBY)));
     assert.equal(error.kind, "rejected");
     assert.equal(error.resultCode, "2010100009");
     assert.equal((await status(LOBBY)).currentTask?.name, "Lobby");
 
     await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
-    const whilePaused = await rejection(client.sendTempTask(tempTask(LOBBY)));
+    const whilePaused = await failureOf(client.sendTempTask(tempTask(LOBBY)));
     assert.equal(whilePaused.resultCode, "2010100009", "a paused task still occupies the robot");
   });
 
   it("refuses a B4 task for an unknown area or a map name that does not match the map", async () => {
     for (const request of [tempTask(KITCHEN, "99"), tempTask(KITCHEN, "2", "Floor 2")]) {
-      const error = await rejection(client.sendTempTask(request));
+      const error = await failureOf(client.sendTempTask(request));
       assert.equal(error.kind, "rejected");
       assert.equal(error.resultCode, "2010100006");
     }
@@ -297,7 +288,7 @@ describe("simulator: the fleet and what commands do", function () {
     ]);
     const areas = await client.getSubareas({ robotSn: LOBBY, mapId: FLOOR_2.id });
     assert.deepEqual(areas, { mapId: FLOOR_2.id, subareas: { partitions: [{ id: 4, name: "Canteen" }, { id: 5, name: "Meeting rooms" }] } });
-    const unknown = await rejection(client.getSubareas({ robotSn: LOBBY, mapId: "no-such-map" }));
+    const unknown = await failureOf(client.getSubareas({ robotSn: LOBBY, mapId: "no-such-map" }));
     assert.equal(unknown.code, "INVALID_ARGUMENT");
     assert.match(unknown.message, /unknown map no-such-map/);
   });
