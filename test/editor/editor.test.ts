@@ -6,11 +6,10 @@
  * help are tested on an empty editor in palette-config-help.test.ts.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { startDemo, type RunningDemo } from "../support/demo-process";
+import { launchChromium } from "../support/editor";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Node-RED's editor globals, as far as these tests use them. */
 declare const RED: {
@@ -31,20 +30,8 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
   const pageErrors: string[] = [];
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
     demo = await startDemo();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-quic",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(`${demo.urls.editor}/`);

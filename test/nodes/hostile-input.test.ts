@@ -25,13 +25,11 @@ import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
-import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode, coreNodes } from "../support/node-red";
 import { seeded, type Rng, pick, between } from "../support/seeded";
 import { robotCommandNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
-type CoreNodeModule = (RED: never) => void;
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
-const functionNode = require("@node-red/nodes/core/function/10-function.js") as CoreNodeModule;
+const FUNCTION_NODE = coreNodes("function");
 
 type Msg = Record<string, unknown>;
 /** Node-RED's log levels (the helper's log spy carries them, its type does not): fatal 10, error 20, warn 30. */
@@ -877,7 +875,7 @@ describe("hostile input through every robot node", function () {
       // The function node joins the file's flow, wired to robot-maps.
       await helper.unload();
       await loadFlow(
-        [robotCommand, robotSiteTask, robotMaps, functionNode],
+        [robotCommand, robotSiteTask, robotMaps, ...FUNCTION_NODE],
         flowWith(server.url, [...FLOW_NODES, { id: "build", type: "function", func: BUILD, outputs: 1, wires: [["maps"]] }], { rateLimit: 0, connections: 4 }),
       );
       outputs = collectMessages("out");

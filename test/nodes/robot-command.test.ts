@@ -26,16 +26,11 @@ import {
   type FlowNode,
   useRecordingServerAndNodeRed,
   expectInvalidInput,
+  coreNodes,
 } from "../support/node-red";
 import { SERIAL, robotCommandNode } from "../support/fixtures";
 
-type CoreNodeModule = (RED: never) => void;
-/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS */
-const CORE_NODES_USED_BY_THE_EXAMPLE = [
-  require("@node-red/nodes/core/common/20-inject.js"),
-  require("@node-red/nodes/core/common/90-comment.js"),
-] as CoreNodeModule[];
-/* eslint-enable @typescript-eslint/no-require-imports */
+const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment");
 const ROOT = path.resolve(__dirname, "../../..");
 
 type Msg = Record<string, unknown>;

@@ -24,17 +24,10 @@ import {
   useRecordingServerAndNodeRed,
   outcomeOf,
   expectInvalidInput,
+  coreNodes,
 } from "../support/node-red";
 
-type CoreNodeModule = (RED: never) => void;
-/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules */
-const CORE_NODES_USED_BY_THE_EXAMPLE = [
-  require("@node-red/nodes/core/common/20-inject.js"),
-  require("@node-red/nodes/core/common/90-comment.js"),
-  require("@node-red/nodes/core/function/15-change.js"),
-  require("@node-red/nodes/core/sequence/17-split.js"),
-] as CoreNodeModule[];
-/* eslint-enable @typescript-eslint/no-require-imports */
+const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "change", "split");
 const ROOT = path.resolve(__dirname, "../../..");
 
 const SERIAL = "GS-S-000101";

@@ -26,17 +26,11 @@ import {
   useRecordingServerAndNodeRed,
   outcomeOf,
   expectInvalidInput,
+  coreNodes,
 } from "../support/node-red";
 import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
-type CoreNodeModule = (RED: never) => void;
-/* eslint-disable @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules */
-const CORE_NODES_USED_BY_THE_EXAMPLE = [
-  require("@node-red/nodes/core/common/20-inject.js"),
-  require("@node-red/nodes/core/common/90-comment.js"),
-  require("@node-red/nodes/core/function/10-function.js"),
-] as CoreNodeModule[];
-/* eslint-enable @typescript-eslint/no-require-imports */
+const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "function");
 const ROOT = path.resolve(__dirname, "../../..");
 
 

@@ -25,9 +25,24 @@ helper.init(NODE_RED_PATH);
 /** Node-RED 5 registers its own Catch and Status nodes in the test helper; 4.1 needs them loaded. */
 const NODE_RED_MAJOR = Number((JSON.parse(fs.readFileSync(path.join(path.dirname(NODE_RED_PATH), "..", "package.json"), "utf8")) as { version: string }).version.split(".")[0]);
 const CORE_NODES = NODE_RED_MAJOR >= 5 ? [] : [catchNode, statusNode];
+/** Node-RED's own nodes that test flows and the examples use, by the name of their type. */
+const CORE_NODE_FILES = {
+  inject: "common/20-inject.js",
+  comment: "common/90-comment.js",
+  complete: "common/24-complete.js",
+  function: "function/10-function.js",
+  change: "function/15-change.js",
+  split: "sequence/17-split.js",
+} as const;
+
+/** The modules of those core nodes, to pass to loadFlow. */
+export function coreNodes(...types: Array<keyof typeof CORE_NODE_FILES>): NodeModule[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
+  return types.map((type) => require(`@node-red/nodes/core/${CORE_NODE_FILES[type]}`) as NodeModule);
+}
+
 /** The core Complete node, for a test to load where Node-RED does not already have it (4.1). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const COMPLETE_NODE: NodeModule[] = NODE_RED_MAJOR >= 5 ? [] : [require("@node-red/nodes/core/common/24-complete.js") as NodeModule];
+export const COMPLETE_NODE: NodeModule[] = NODE_RED_MAJOR >= 5 ? [] : coreNodes("complete");
 
 export { helper };
 
