@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { launchChromium, openEditor, packageRoot, startNodeRed, type FlowNode, type OpenEditor, type RunningNodeRed } from "../support/editor";
+import type { Page } from "playwright-core";
+import { packageRoot, useEditor, type FlowNode, type OpenEditor, type RunningNodeRed } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */
 interface EditorNode {
@@ -70,26 +70,14 @@ function rowShown(page: Page, selector: string): Promise<boolean> {
 
 describe("editor: palette, robot-config dialog, token and help (own Node-RED, headless Chromium)", function () {
   this.timeout(60_000);
+  const session = useEditor(flow, { [CONFIG]: { token: TOKEN } });
   let nodeRed: RunningNodeRed;
-  let browser: Browser;
   let editor: OpenEditor;
   let page: Page;
-
-  before(async () => {
-    nodeRed = await startNodeRed(flow, { [CONFIG]: { token: TOKEN } });
-    browser = await launchChromium();
-    editor = await openEditor(browser, nodeRed.url);
-    page = editor.page;
-  });
-
-  after(async () => {
-    await browser?.close();
-    await nodeRed?.stop();
-  });
+  before(() => ({ nodeRed, editor, page } = session));
 
   afterEach(async function () {
-    // Leave no tray or dialog open for the next test; keep what a failed test saw.
-    if (this.currentTest?.state === "failed") await page.screenshot({ path: `/tmp/editor-failed-${Date.now()}.png` }).catch(() => undefined);
+    // Leave no tray or dialog open for the next test (useEditor keeps what a failed test saw).
     await page.evaluate(() => {
       if ($("#red-ui-clipboard-dialog").is(":visible")) $("#red-ui-clipboard-dialog").dialog("close");
     });

@@ -7,7 +7,7 @@
  * settings staying valid, and the help in the sidebar.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import {
   ACCOUNT_SETTINGS,
   ACCOUNT_SETTING_NAMES,
@@ -15,7 +15,7 @@ import {
   readAccountSettings,
   type AccountSettingName,
 } from "../../src/api/account-settings";
-import { launchChromium, openEditor, startNodeRed, type FlowNode, type OpenEditor, type RunningNodeRed } from "../support/editor";
+import { useEditor, type FlowNode, type OpenEditor } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */
 interface EditorNode {
@@ -83,25 +83,12 @@ const SAMPLES: unknown[] = [
 
 describe("editor: robot-config limits dialog and help (own Node-RED, headless Chromium)", function () {
   this.timeout(60_000);
-  let nodeRed: RunningNodeRed;
-  let browser: Browser;
+  const session = useEditor(flow, { "older-config": { token: "older-token" }, "bad-config": { token: "bad-token" } });
   let editor: OpenEditor;
   let page: Page;
-
-  before(async () => {
-    nodeRed = await startNodeRed(flow, { "older-config": { token: "older-token" }, "bad-config": { token: "bad-token" } });
-    browser = await launchChromium();
-    editor = await openEditor(browser, nodeRed.url);
-    page = editor.page;
-  });
-
-  after(async () => {
-    await browser?.close();
-    await nodeRed?.stop();
-  });
+  before(() => ({ editor, page } = session));
 
   afterEach(async function () {
-    if (this.currentTest?.state === "failed") await page.screenshot({ path: `/tmp/editor-failed-${Date.now()}.png` }).catch(() => undefined);
     // Cancel the dialog: nothing a test typed is kept.
     while (await page.$("#node-config-dialog-cancel")) {
       await page.click("#node-config-dialog-cancel");

@@ -241,3 +241,34 @@ export async function openEditor(browser: Browser, url: string): Promise<OpenEdi
   );
   return { page, pageErrors, received: async () => [...(await Promise.all(bodies)), ...frames] };
 }
+
+export interface EditorSession {
+  nodeRed: RunningNodeRed;
+  browser: Browser;
+  editor: OpenEditor;
+  page: Page;
+}
+
+/**
+ * Mocha hooks for a suite on its own Node-RED and editor: started with
+ * `flows` before the suite, stopped after it; the page of a failed test is
+ * saved to the temp directory. The session's fields are set once `before` ran.
+ */
+export function useEditor(flows: FlowNode[], credentials: FlowCredentials = {}, settings: ExtraSettings = {}): EditorSession {
+  const session = {} as EditorSession;
+  before(async () => {
+    session.nodeRed = await startNodeRed(flows, credentials, settings);
+    session.browser = await launchChromium();
+    session.editor = await openEditor(session.browser, session.nodeRed.url);
+    session.page = session.editor.page;
+  });
+  after(async () => {
+    await session.browser?.close();
+    await session.nodeRed?.stop();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state !== "failed" || !session.page) return;
+    await session.page.screenshot({ path: path.join(os.tmpdir(), `editor-failed-${Date.now()}.png`) }).catch(() => undefined);
+  });
+  return session;
+}
