@@ -62,8 +62,14 @@ describe("install", function () {
       return spawnSync(NPM, [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd, encoding: "utf8" });
     }
 
-    it("installs the packed tarball with --omit=dev and loads every node and the editor plugin", async () => {
-      const packed = execFileSync(NPM, ["pack", "--ignore-scripts", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
+    it("installs the packed tarball with --omit=dev and loads every node and the editor plugin; the tarball has no install script", async () => {
+      // With its scripts, as npm publish packs: prepack leaves "prepare" out of the packed manifest.
+      const packed = execFileSync(NPM, ["pack", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
+      const manifest = JSON.parse(execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" })) as { scripts?: Record<string, string> };
+      const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((name) => manifest.scripts?.[name] !== undefined);
+      assert.deepEqual(installScripts, [], "npm 11 asks users to approve these");
+      const working = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+      assert.ok(working.scripts.prepare, "the working tree keeps prepare");
       const userDir = path.join(work, "user");
       fs.mkdirSync(userDir);
       fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
