@@ -14,7 +14,6 @@ import robotCommand from "../../src/nodes/robot-command";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
-  TAB,
   TEST_TOKEN,
   collectMessages,
   flowWith,
@@ -27,6 +26,7 @@ import {
   useRecordingServerAndNodeRed,
   expectInvalidInput,
   coreNodes,
+  loadExampleFlow,
 } from "../support/node-red";
 import { SERIAL, robotCommandNode } from "../support/fixtures";
 
@@ -647,18 +647,7 @@ describe("robot-command", function () {
     });
 
     async function loadExample() {
-      const config = EXAMPLE.find((node) => node.type === "robot-config")!;
-      const flow: FlowNode[] = [
-        { id: TAB, type: "tab", label: "example" },
-        // Debug nodes become helper nodes, so the test sees what the sidebar would show.
-        ...EXAMPLE.map((node) => ({
-          ...node,
-          z: TAB,
-          ...(node.type === "debug" ? { type: "helper" } : {}),
-          ...(node.type === "robot-config" ? { baseUrl: simulator.url } : {}),
-        })),
-      ];
-      await loadFlow([robotCommand, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: DEMO_TOKEN } });
+      await loadExampleFlow(EXAMPLE, [robotCommand, ...CORE_NODES_USED_BY_THE_EXAMPLE], simulator.url, DEMO_TOKEN);
       example = { outputs: collectMessages("command-debug"), caught: collectMessages("command-debug-errors") };
     }
 

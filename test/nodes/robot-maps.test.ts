@@ -10,7 +10,6 @@ import path from "node:path";
 import robotMaps from "../../src/nodes/robot-maps";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
-  TAB,
   TEST_TOKEN,
   collectMessages,
   flowWith,
@@ -25,6 +24,7 @@ import {
   outcomeOf,
   expectInvalidInput,
   coreNodes,
+  loadExampleFlow,
 } from "../support/node-red";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "change", "split");
@@ -286,18 +286,7 @@ describe("robot-maps", function () {
 
     async function loadExample() {
       stub.server.respondWith(exampleCloud);
-      const config = EXAMPLE.find((node) => node.type === "robot-config")!;
-      const flow: FlowNode[] = [
-        { id: TAB, type: "tab", label: "example" },
-        // Debug nodes become helper nodes, so the test sees what the sidebar would show.
-        ...EXAMPLE.map((node) => ({
-          ...node,
-          z: TAB,
-          ...(node.type === "debug" ? { type: "helper" } : {}),
-          ...(node.type === "robot-config" ? { baseUrl: stub.server.url } : {}),
-        })),
-      ];
-      await loadFlow([robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: TEST_TOKEN } });
+      await loadExampleFlow(EXAMPLE, [robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], stub.server.url, TEST_TOKEN);
     }
 
     it("points at the simulator, carries no credentials and uses both operations", () => {

@@ -12,7 +12,6 @@ import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask, { DIALOG_FIELDS_OF } from "../../src/nodes/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
-  TAB,
   TEST_TOKEN,
   collectMessages,
   flowWith,
@@ -27,6 +26,7 @@ import {
   outcomeOf,
   expectInvalidInput,
   coreNodes,
+  loadExampleFlow,
 } from "../support/node-red";
 import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
@@ -517,18 +517,7 @@ describe("robot-site-task", function () {
 
     async function loadExample() {
       stub.server.respondWith(exampleCloud);
-      const config = EXAMPLE.find((node) => node.type === "robot-config")!;
-      const flow: FlowNode[] = [
-        { id: TAB, type: "tab", label: "example" },
-        // Debug nodes become helper nodes, so the test sees what the sidebar would show.
-        ...EXAMPLE.map((node) => ({
-          ...node,
-          z: TAB,
-          ...(node.type === "debug" ? { type: "helper" } : {}),
-          ...(node.type === "robot-config" ? { baseUrl: stub.server.url } : {}),
-        })),
-      ];
-      await loadFlow([robotSiteTask, robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], flow, { [config.id]: { token: TEST_TOKEN } });
+      await loadExampleFlow(EXAMPLE, [robotSiteTask, robotMaps, ...CORE_NODES_USED_BY_THE_EXAMPLE], stub.server.url, TEST_TOKEN);
     }
 
     it("points at the simulator, carries no credentials and has an inject per operation", () => {

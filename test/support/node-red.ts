@@ -208,3 +208,23 @@ export async function expectInvalidInput(
   assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
   return caught as Message & { error: typeof error };
 }
+
+/**
+ * Loads an example flow from examples/ on one tab, its robot-config pointed
+ * at `baseUrl` with `token`; debug nodes become helper nodes, so a test sees
+ * what the sidebar would show.
+ */
+export async function loadExampleFlow(example: FlowNode[], modules: NodeModule[], baseUrl: string, token: string): Promise<void> {
+  const config = example.find((node) => node.type === "robot-config");
+  assert.ok(config, "the example brings its robot-config");
+  const flow: FlowNode[] = [
+    { id: TAB, type: "tab", label: "example" },
+    ...example.map((node) => ({
+      ...node,
+      z: TAB,
+      ...(node.type === "debug" ? { type: "helper" } : {}),
+      ...(node.type === "robot-config" ? { baseUrl } : {}),
+    })),
+  ];
+  await loadFlow(modules, flow, { [config.id]: { token } });
+}
