@@ -27,10 +27,9 @@ import {
   recordStatuses,
   useRecordingServerAndNodeRed,
   waitFor,
-  type FlowNode,
   COMPLETE_NODE,
 } from "../support/node-red";
-import { robotCommandNode as commandNode, SERIAL, MAP_ID } from "../support/fixtures";
+import { robotCommandNode as commandNode, robotSiteTaskNode, robotMapsNode, SERIAL, MAP_ID } from "../support/fixtures";
 
 
 const OTHER_SERIAL = "GS-S-000102";
@@ -80,23 +79,6 @@ function robotOf(request: RecordedRequest): string {
   const match = COMMAND_PATH.exec(request.path) ?? STATUS_PATH.exec(request.path);
   if (match) return decodeURIComponent(match[1]!);
   return String((request.body as { robotSn?: unknown } | undefined)?.robotSn);
-}
-
-function statusNode(id: string): FlowNode {
-  return { id, type: "robot-site-task", robot: "config", serialNumber: SERIAL, serialNumberType: "str", operation: "status", wires: [["out"]] };
-}
-
-function mapsNode(id: string): FlowNode {
-  return { id, type: "robot-maps", robot: "config", serialNumber: SERIAL, serialNumberType: "str", operation: "listMaps", mapId: "", mapIdType: "str", wires: [["out"]] };
-}
-
-/** One output helper "out", one Catch node for all `sources` wired to the helper "caught". */
-function outputsAndCatchOf(sources: string[]): FlowNode[] {
-  return [
-    { id: "out", type: "helper" },
-    { id: "catch-errors", type: "catch", scope: sources, uncaught: false, wires: [["caught"]] },
-    { id: "caught", type: "helper" },
-  ];
 }
 
 /** The engine of the flow's robot-config, read only to know when a test may take its next step. */
@@ -172,10 +154,10 @@ describe("the account's request engine under load (through Node-RED)", function 
   it("2,000 messages through three node types sharing one config: each ends once, over at most 4 sockets", async () => {
     await freshSocketCount();
     stub.server.respondWith(slowCloud((request) => 2 + (request.path.length % 4)));
-    const nodes = [commandNode("cmd", { command: "RESUME_TASK" }), statusNode("task"), mapsNode("maps")];
+    const nodes = [commandNode("cmd", { command: "RESUME_TASK" }), robotSiteTaskNode("task"), robotMapsNode("maps")];
     await loadFlow(
       [robotCommand, robotSiteTask, robotMaps],
-      flowWith(stub.server.url, [...nodes, ...outputsAndCatchOf(["cmd", "task", "maps"])], { connections: 4, rateLimit: 0 }),
+      flowWith(stub.server.url, [...nodes, ...outputsAndCatch("cmd", "task", "maps")], { connections: 4, rateLimit: 0 }),
     );
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
@@ -205,7 +187,7 @@ describe("the account's request engine under load (through Node-RED)", function 
   it("rateLimit 20: a burst of 100 never has more than 20 arrivals in any one-second window at the server", async () => {
     await loadFlow(
       [robotSiteTask, robotMaps],
-      flowWith(stub.server.url, [statusNode("task"), mapsNode("maps"), ...outputsAndCatchOf(["task", "maps"])], { rateLimit: 20 }),
+      flowWith(stub.server.url, [robotSiteTaskNode("task"), robotMapsNode("maps"), ...outputsAndCatch("task", "maps")], { rateLimit: 20 }),
     );
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
@@ -223,7 +205,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     // The first calls open new connections and arrive late; later calls reuse them and arrive at once.
     const proxy = await slowToConnect(stub.server.url, 300);
     try {
-      await loadFlow([robotMaps], flowWith(proxy.url, [mapsNode("maps"), ...outputsAndCatch("maps")], { rateLimit: 20 }));
+      await loadFlow([robotMaps], flowWith(proxy.url, [robotMapsNode("maps"), ...outputsAndCatch("maps")], { rateLimit: 20 }));
       const outputs = collectMessages("out");
       const caught = collectMessages("caught");
       for (let i = 0; i < 60; i++) send("maps", { _msgid: `msg-${i}`, payload: i });
@@ -240,7 +222,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     stub.server.respondWith(slowCloud(300));
     await loadFlow(
       [robotMaps],
-      flowWith(stub.server.url, [mapsNode("maps"), ...outputsAndCatch("maps")], { queueLimit: 10, connections: 1, rateLimit: 0 }),
+      flowWith(stub.server.url, [robotMapsNode("maps"), ...outputsAndCatch("maps")], { queueLimit: 10, connections: 1, rateLimit: 0 }),
     );
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
@@ -273,7 +255,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     stub.server.reply({ ...cloud({ path: `/openapi/v2alpha1/s/robots/${SERIAL}/status` } as RecordedRequest), delayMs: 300 });
     await loadFlow(
       [robotCommand, robotSiteTask],
-      flowWith(stub.server.url, [statusNode("task"), commandNode("cmd", { command: "STOP_TASK" }), ...outputsAndCatchOf(["task", "cmd"])], {
+      flowWith(stub.server.url, [robotSiteTaskNode("task"), commandNode("cmd", { command: "STOP_TASK" }), ...outputsAndCatch("task", "cmd")], {
         connections: 1,
         rateLimit: 0,
       }),
@@ -296,7 +278,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     stub.server.respondWith(slowCloud(100));
     await loadFlow(
       [robotSiteTask, robotMaps],
-      flowWith(stub.server.url, [statusNode("task"), mapsNode("maps"), ...outputsAndCatchOf(["task", "maps"])], { connections: 4, rateLimit: 0 }),
+      flowWith(stub.server.url, [robotSiteTaskNode("task"), robotMapsNode("maps"), ...outputsAndCatch("task", "maps")], { connections: 4, rateLimit: 0 }),
     );
     const statuses = { task: recordStatuses("task"), maps: recordStatuses("maps") };
     const outputs = collectMessages("out");
@@ -330,7 +312,7 @@ describe("the account's request engine under load (through Node-RED)", function 
     stub.server.reply({ status: 429, headers: { "Retry-After": "3600" }, body: { code: 8, message: "quota used up" } });
     await loadFlow(
       [robotMaps],
-      flowWith(stub.server.url, [mapsNode("maps"), ...outputsAndCatch("maps")], { connections: 1, rateLimit: 0 }),
+      flowWith(stub.server.url, [robotMapsNode("maps"), ...outputsAndCatch("maps")], { connections: 1, rateLimit: 0 }),
     );
     const outputs = collectMessages("out");
     const caught = collectMessages("caught");
@@ -360,7 +342,7 @@ describe("the account's request engine under load (through Node-RED)", function 
       const gone = await new RecordingServer().start();
       const { port } = new URL(gone.url);
       await gone.stop();
-      await loadFlow([robotMaps], flowWith(`http://127.0.0.1:${port}`, [mapsNode("maps"), ...outputsAndCatch("maps")], { maxRetries: 3, rateLimit: 0 }));
+      await loadFlow([robotMaps], flowWith(`http://127.0.0.1:${port}`, [robotMapsNode("maps"), ...outputsAndCatch("maps")], { maxRetries: 3, rateLimit: 0 }));
       const outputs = collectMessages("out");
       const caught = collectMessages("caught");
       const arrivals: string[] = [];
@@ -406,7 +388,7 @@ describe("the account's request engine under load (through Node-RED)", function 
 
     it("a reset under a status read is retried and the read is answered", async () => {
       stub.server.reply({ drop: true });
-      await loadFlow([robotSiteTask], flowWith(stub.server.url, [statusNode("task"), ...outputsAndCatch("task")], { maxRetries: 3, rateLimit: 0 }));
+      await loadFlow([robotSiteTask], flowWith(stub.server.url, [robotSiteTaskNode("task"), ...outputsAndCatch("task")], { maxRetries: 3, rateLimit: 0 }));
       const outputs = collectMessages("out");
       const caught = collectMessages("caught");
       send("task", { _msgid: "read", payload: 1 });
@@ -509,7 +491,7 @@ describe("the account's request engine under load (through Node-RED)", function 
 
   it("the status under a node during a burst: queued N, then green with the result, in far fewer redraws than messages", async () => {
     stub.server.respondWith(slowCloud(20));
-    await loadFlow([robotSiteTask], flowWith(stub.server.url, [statusNode("task"), ...outputsAndCatch("task")], { connections: 1, rateLimit: 0 }));
+    await loadFlow([robotSiteTask], flowWith(stub.server.url, [robotSiteTaskNode("task"), ...outputsAndCatch("task")], { connections: 1, rateLimit: 0 }));
     const statuses = recordStatuses("task");
     const outputs = collectMessages("out");
     for (let i = 0; i < 50; i++) send("task", { _msgid: `msg-${i}`, payload: i });

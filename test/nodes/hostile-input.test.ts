@@ -25,9 +25,9 @@ import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
-import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode, coreNodes } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor, type FlowNode, coreNodes } from "../support/node-red";
 import { seeded, type Rng, pick, between } from "../support/seeded";
-import { robotCommandNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
+import { robotCommandNode, robotSiteTaskNode, robotMapsNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
 const FUNCTION_NODE = coreNodes("function");
 
@@ -330,50 +330,9 @@ const QUIET_PROXY_KINDS: Kind[] = [
 /** The robot nodes under test, all on one config, each wired to "out"; one Catch node for all three. */
 const FLOW_NODES: FlowNode[] = [
   robotCommandNode("cmd", { map: "place", mapType: "msg" }),
-
-  {
-    id: "site",
-    type: "robot-site-task",
-    robot: "config",
-    serialNumber: "robot",
-    serialNumberType: "msg",
-    operation: "status",
-    siteId: SITE_ID,
-    siteIdType: "str",
-    siteName: "Headquarters",
-    siteNameType: "str",
-    floorIndex: 0,
-    floorName: "Floor 1",
-    floorNameType: "str",
-    mapId: "x",
-    mapIdType: "msg",
-    mapName: "Floor 1",
-    mapNameType: "str",
-    areaId: "1",
-    areaIdType: "str",
-    areaName: "Lobby",
-    areaNameType: "str",
-    taskName: "Lobby clean",
-    taskNameType: "str",
-    cleaningMode: "清扫",
-    loop: false,
-    loopCount: 1,
-    wires: [["out"]],
-  },
-  {
-    id: "maps",
-    type: "robot-maps",
-    robot: "config",
-    serialNumber: "robot",
-    serialNumberType: "msg",
-    operation: "listMaps",
-    mapId: "x",
-    mapIdType: "msg",
-    wires: [["out"]],
-  },
-  { id: "out", type: "helper" },
-  { id: "catch-errors", type: "catch", scope: ["cmd", "site", "maps"], uncaught: false, wires: [["caught"]] },
-  { id: "caught", type: "helper" },
+  robotSiteTaskNode("site", { serialNumber: "robot", serialNumberType: "msg", mapId: "x", mapIdType: "msg" }),
+  robotMapsNode("maps", { serialNumber: "robot", serialNumberType: "msg", mapId: "x", mapIdType: "msg" }),
+  ...outputsAndCatch("cmd", "site", "maps"),
 ];
 
 /** What the cloud answers to each valid request. */

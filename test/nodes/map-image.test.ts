@@ -10,15 +10,12 @@ import assert from "node:assert/strict";
 import robotMaps from "../../src/nodes/robot-maps";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { PNG_SIGNATURE } from "../../src/simulator/png";
-import { flowWith, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed, type FlowNode } from "../support/node-red";
+import { flowWith, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";
+import { robotMapsNode } from "../support/fixtures";
 
 const LOBBY = "GS-S-000101";
 const FLOOR_1 = demoFleet().robots[0]!.maps[0]!;
-
-function mapsNode(settings: Record<string, unknown> = {}): FlowNode {
-  return { id: "maps", type: "robot-maps", robot: "config", serialNumber: LOBBY, serialNumberType: "str", operation: "mapImage", mapId: "", mapIdType: "str", wires: [["out"]], ...settings };
-}
 
 describe("robot-maps: mapImage against the simulator", function () {
   let clock = 1_800_000_000_000;
@@ -48,7 +45,7 @@ describe("robot-maps: mapImage against the simulator", function () {
   useNodeRed();
 
   async function load(settings: Record<string, unknown> = {}) {
-    await loadFlow([robotMaps], flowWith(simulator.url, [mapsNode(settings), ...outputsAndCatch("maps")]), { config: { token: DEMO_TOKEN } });
+    await loadFlow([robotMaps], flowWith(simulator.url, [robotMapsNode("maps", { serialNumber: LOBBY, operation: "mapImage", mapId: "", ...settings }), ...outputsAndCatch("maps")]), { config: { token: DEMO_TOKEN } });
   }
 
   it("emits the PNG, its content type and the map, from a map-list entry", async () => {

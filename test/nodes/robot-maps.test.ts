@@ -22,18 +22,19 @@ import {
   type FlowNode,
   useRecordingServerAndNodeRed,
   outcomeOf,
-  expectInvalidInput,
+  itRefusesEachBadInput,
+  itKeepsTheMessageAndHidesTheToken,
+  type BadInput,
   coreNodes,
   loadExampleFlow,
 } from "../support/node-red";
+import { robotMapsNode, SERIAL, MAP_ID } from "../support/fixtures";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "change", "split");
 const ROOT = path.resolve(__dirname, "../../..");
 
-const SERIAL = "GS-S-000101";
 const LIST_PATH = "/openapi/v1/map/robotMap/list";
 const SUBAREAS_PATH = "/openapi/v1/map/subareas/get";
-const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
 
 const MAPS = [
   { mapId: MAP_ID, mapName: "Floor 1", mapVersion: "3" },
@@ -62,26 +63,11 @@ function answerFor(request: RecordedRequest): ScriptedReply {
   return { status: 404, body: { code: 5, msg: "no such path" } };
 }
 
-function mapsNode(settings: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: "maps",
-    type: "robot-maps",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    operation: "listMaps",
-    mapId: MAP_ID,
-    mapIdType: "str",
-    wires: [["out"]],
-    ...settings,
-  };
-}
-
 describe("robot-maps", function () {
   const stub = useRecordingServerAndNodeRed(answerFor);
 
   async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-    await loadFlow([robotMaps], flowWith(stub.server.url, [mapsNode(settings), ...outputsAndCatch("maps")], config));
+    await loadFlow([robotMaps], flowWith(stub.server.url, [robotMapsNode("maps", settings), ...outputsAndCatch("maps")], config));
   }
 
   const outcome = (msg: Record<string, unknown>) => outcomeOf("maps", msg);
@@ -242,7 +228,7 @@ describe("robot-maps", function () {
     assert.equal(stub.server.requests.length, 2);
   });
 
-  const badInputs: Array<[string, Record<string, unknown>, Record<string, unknown>, RegExp]> = [
+  const badInputs: BadInput[] = [
     ["no map id for getSubareas", { operation: "getSubareas", mapId: "" }, { payload: 1 }, /mapId: is required for getSubareas/],
     ["an empty msg.payload.mapId", { operation: "getSubareas" }, { payload: { mapId: " " } }, /mapId: must not be empty/],
     ["a map id that is not text", { operation: "getSubareas" }, { payload: { mapId: 12 } }, /mapId: must be a string/],
@@ -252,24 +238,8 @@ describe("robot-maps", function () {
     ["an unknown msg.operation", {}, { payload: 1, operation: "deleteMap" }, /msg\.operation: must be one of listMaps, getSubareas/],
     ["an unknown operation in the node", { operation: "deleteMap" }, { payload: 1 }, /^RobotApiError: operation: must be one of listMaps, getSubareas/],
   ];
-  for (const [label, settings, msg, expected] of badInputs) {
-    it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
-      await load(settings);
-      await expectInvalidInput("maps", msg, expected, stub.server);
-    });
-  }
-
-  it("keeps the message's other properties, shows progress, and never shows the token", async () => {
-    await load({ operation: "listMaps" });
-    const statuses = recordStatuses("maps");
-    const { output } = await outcome({ payload: 1, topic: "floor/1", _custom: { a: 1 }, serialNumber: SERIAL });
-    assert.equal(output!.topic, "floor/1");
-    assert.deepEqual(output!._custom, { a: 1 });
-    assert.equal(output!.serialNumber, SERIAL);
-    assert.deepEqual(statuses[0], { fill: "blue", shape: "dot", text: "requesting" });
-    assert.ok(!JSON.stringify(output).includes(TEST_TOKEN));
-    assert.ok(!JSON.stringify(statuses).includes(TEST_TOKEN));
-  });
+  itRefusesEachBadInput("maps", badInputs, load, stub);
+  itKeepsTheMessageAndHidesTheToken("maps", () => load({ operation: "listMaps" }));
 
   describe("the example flow", () => {
     const EXAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/robot-maps.json"), "utf8")) as FlowNode[];

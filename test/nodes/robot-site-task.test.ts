@@ -25,10 +25,13 @@ import {
   useRecordingServerAndNodeRed,
   outcomeOf,
   expectInvalidInput,
+  itRefusesEachBadInput,
+  itKeepsTheMessageAndHidesTheToken,
+  type BadInput,
   coreNodes,
   loadExampleFlow,
 } from "../support/node-red";
-import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
+import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID, robotSiteTaskNode } from "../support/fixtures";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "function");
 const ROOT = path.resolve(__dirname, "../../..");
@@ -75,44 +78,11 @@ function answerFor(request: RecordedRequest): ScriptedReply {
   return { status: 404, body: { code: 5, message: "no such path" } };
 }
 
-function siteTaskNode(settings: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: "site",
-    type: "robot-site-task",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    operation: "status",
-    siteId: SITE_ID,
-    siteIdType: "str",
-    siteName: "Headquarters",
-    siteNameType: "str",
-    floorIndex: 0,
-    floorName: "Floor 1",
-    floorNameType: "str",
-    mapId: MAP_ID,
-    mapIdType: "str",
-    mapName: "Floor 1",
-    mapNameType: "str",
-    areaId: "1",
-    areaIdType: "str",
-    areaName: "Lobby",
-    areaNameType: "str",
-    taskName: "Lobby clean",
-    taskNameType: "str",
-    cleaningMode: "清扫",
-    loop: false,
-    loopCount: 1,
-    wires: [["out"]],
-    ...settings,
-  };
-}
-
 describe("robot-site-task", function () {
   const stub = useRecordingServerAndNodeRed(answerFor);
 
   async function load(settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-    await loadFlow([robotSiteTask], flowWith(stub.server.url, [siteTaskNode(settings), ...outputsAndCatch("site")], config));
+    await loadFlow([robotSiteTask], flowWith(stub.server.url, [robotSiteTaskNode("site", settings), ...outputsAndCatch("site")], config));
   }
 
   const outcome = (msg: Record<string, unknown>) => outcomeOf("site", msg);
@@ -416,7 +386,7 @@ describe("robot-site-task", function () {
     });
   });
 
-  const badInputs: Array<[string, Record<string, unknown>, Record<string, unknown>, RegExp]> = [
+  const badInputs: BadInput[] = [
     [
       "a B3 floor without an area id",
       { operation: "createTempTask" },
@@ -458,24 +428,8 @@ describe("robot-site-task", function () {
     ["an unknown msg.operation", {}, { payload: 1, operation: "reboot" }, /msg\.operation: must be one of status, siteInfo, createTempTask, sendTempTask/],
     ["an unknown operation in the node", { operation: "reboot" }, { payload: 1 }, /^RobotApiError: operation: must be one of/],
   ];
-  for (const [label, settings, msg, expected] of badInputs) {
-    it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
-      await load(settings);
-      await expectInvalidInput("site", msg, expected, stub.server);
-    });
-  }
-
-  it("keeps the message's other properties, shows progress, and never shows the token", async () => {
-    await load({ operation: "status" });
-    const statuses = recordStatuses("site");
-    const { output } = await outcome({ payload: 1, topic: "floor/1", _custom: { a: 1 }, serialNumber: SERIAL });
-    assert.equal(output!.topic, "floor/1");
-    assert.deepEqual(output!._custom, { a: 1 });
-    assert.equal(output!.serialNumber, SERIAL);
-    assert.deepEqual(statuses[0], { fill: "blue", shape: "dot", text: "requesting" });
-    assert.ok(!JSON.stringify(output).includes(TEST_TOKEN));
-    assert.ok(!JSON.stringify(statuses).includes(TEST_TOKEN));
-  });
+  itRefusesEachBadInput("site", badInputs, load, stub);
+  itKeepsTheMessageAndHidesTheToken("site", () => load({ operation: "status" }));
 
   it("names every missing dialog field of a temporary task in one error, not one per message", async () => {
     await load({ operation: "sendTempTask", taskName: "", cleaningMode: "", mapName: "", mapId: "", areaId: "" });

@@ -11,21 +11,19 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { inspect } from "node:util";
 import robotCommand from "../../src/nodes/robot-command";
 import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task";
-import { collectMessages, flowWith, helper, loadFlow, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor } from "../support/node-red";
+import { robotCommandNode, robotSiteTaskNode, robotMapsNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
+import { LoopbackServer } from "../support/loopback-server";
 import { seeded, type Rng, pick } from "../support/seeded";
 
 type Msg = Record<string, unknown>;
 /** Node-RED's error log level (the helper's log spy carries the levels, its type does not). */
 const LOG_ERROR = 20;
 
-const SERIAL = "GS-S-000101";
-const MAP_ID = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
-const SITE_ID = "a3e1b7c2-55d0-4f0e-8c1e-9b2d7f6a1c00";
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 
 
@@ -81,7 +79,7 @@ interface EchoCloudOptions {
  * The robot cloud as a leaky debugging proxy would be: it grants tokens, may
  * revoke them, and repeats every secret it ever received in whatever it answers.
  */
-class EchoCloud {
+class EchoCloud extends LoopbackServer {
   /** Every token it granted, oldest first. */
   readonly issued: string[] = [];
   /** Every secret or token it was sent, in the order first seen. */
@@ -89,30 +87,12 @@ class EchoCloud {
   readonly counts = { grants: 0, grantFailures: 0, renewedEarly: 0, revoked: 0, calls: 0, echoes: 0 };
   private readonly valid = new Set<string>();
   private readonly rng: Rng;
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-  private readonly sockets = new Set<Socket>();
 
   constructor(private readonly options: EchoCloudOptions) {
+    super();
     this.rng = seeded(options.seed);
     if (options.staticToken) this.valid.add(options.staticToken);
-    this.server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => this.handle(req, res));
   }
 
   /** Every secret this cloud has, to be echoed: the last few tokens and both credentials. */
@@ -286,61 +266,13 @@ class EchoCloud {
 
 // ------------------------------------------------------------ the flow and what it shows
 
-const B3_BODY = {
-  cleaningMode: "清扫",
-  loopCount: 1,
-  siteId: SITE_ID,
-  siteName: "Headquarters",
-  taskName: "Lobby clean",
-  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
-  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
-};
-const B4_BODY = {
-  tempTaskCommand: { taskName: "Lobby clean", cleaningMode: "清扫", loop: "false", loopCount: "1", mapName: "Floor 1", startParam: { mapId: MAP_ID, areaId: "1" } },
-};
-
-const ROBOT_NODES: FlowNode[] = [
-  {
-    id: "cmd",
-    type: "robot-command",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    command: "RESUME_TASK",
-    wires: [["out"]],
-  },
-  {
-    id: "site",
-    type: "robot-site-task",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    operation: "status",
-    wires: [["out"]],
-  },
-  {
-    id: "maps",
-    type: "robot-maps",
-    robot: "config",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    operation: "listMaps",
-    mapId: MAP_ID,
-    mapIdType: "str",
-    wires: [["out"]],
-  },
-  { id: "out", type: "helper" },
-  { id: "catch-errors", type: "catch", scope: ["cmd", "site", "maps"], uncaught: false, wires: [["caught"]] },
-  { id: "caught", type: "helper" },
-];
-
 /** One message for one of the nodes: every node, every operation, in turn. */
 const MESSAGES: Array<[string, () => Msg]> = [
   ["cmd", () => ({ payload: "resume" })],
   ["site", () => ({ payload: 1, operation: "status" })],
   ["site", () => ({ payload: 1, operation: "siteInfo" })],
-  ["site", () => ({ payload: structuredClone(B3_BODY), operation: "createTempTask" })],
-  ["site", () => ({ payload: structuredClone(B4_BODY), operation: "sendTempTask" })],
+  ["site", () => ({ payload: structuredClone(TEMP_SITE_TASK_BODY), operation: "createTempTask" })],
+  ["site", () => ({ payload: structuredClone(TEMP_TASK_BODY), operation: "sendTempTask" })],
   ["maps", () => ({ payload: 1, operation: "listMaps" })],
   ["maps", () => ({ payload: 1, operation: "getSubareas" })],
 ];
@@ -361,7 +293,7 @@ async function loadEchoFlow(
   credentials: Record<string, string>,
   caughtFrom = ["cmd", "site", "maps"],
 ): Promise<Seen> {
-  const nodes = ROBOT_NODES.map((node) => (node.type === "catch" ? { ...node, scope: caughtFrom } : node));
+  const nodes = [robotCommandNode("cmd", { command: "RESUME_TASK" }), robotSiteTaskNode("site"), robotMapsNode("maps"), ...outputsAndCatch(...caughtFrom)];
   await loadFlow([robotCommand, robotSiteTask, robotMaps], flowWith(cloud.url, nodes, { rateLimit: 0, connections: 4, maxRetries: 2, ...config }), {
     config: credentials,
   });

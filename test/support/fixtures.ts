@@ -1,7 +1,7 @@
 /**
- * What the node tests share: the robot, map and site they speak of, a
- * robot-command node with every setting typed in, and the temporary-task
- * bodies (B3, B4) that the site-task dialog's default fields build.
+ * What the tests share: the robot, map and site they speak of, a node of
+ * each robot type with every setting typed in, and the temporary-task bodies
+ * (B3, B4) that the site-task dialog's default fields build.
  */
 import type { FlowNode } from "./node-red";
 
@@ -33,6 +33,56 @@ export function robotCommandNode(id: string, settings: Record<string, unknown> =
     direction: "FORWARD",
     directionType: "direction",
     burst: "all",
+    wires: [["out"]],
+    ...settings,
+  };
+}
+
+/** A robot-site-task on the config "config", wired to "out", asking B1 status; its dialog fields build the bodies below. */
+export function robotSiteTaskNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id,
+    type: "robot-site-task",
+    robot: "config",
+    serialNumber: SERIAL,
+    serialNumberType: "str",
+    operation: "status",
+    siteId: SITE_ID,
+    siteIdType: "str",
+    siteName: "Headquarters",
+    siteNameType: "str",
+    floorIndex: 0,
+    floorName: "Floor 1",
+    floorNameType: "str",
+    mapId: MAP_ID,
+    mapIdType: "str",
+    mapName: "Floor 1",
+    mapNameType: "str",
+    areaId: "1",
+    areaIdType: "str",
+    areaName: "Lobby",
+    areaNameType: "str",
+    taskName: "Lobby clean",
+    taskNameType: "str",
+    cleaningMode: "清扫",
+    loop: false,
+    loopCount: 1,
+    wires: [["out"]],
+    ...settings,
+  };
+}
+
+/** A robot-maps on the config "config", wired to "out", listing the robot's maps. */
+export function robotMapsNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id,
+    type: "robot-maps",
+    robot: "config",
+    serialNumber: SERIAL,
+    serialNumberType: "str",
+    operation: "listMaps",
+    mapId: MAP_ID,
+    mapIdType: "str",
     wires: [["out"]],
     ...settings,
   };

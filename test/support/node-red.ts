@@ -9,6 +9,7 @@ import path from "node:path";
 import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
+import { SERIAL } from "./fixtures";
 import { RecordingServer, type Responder } from "./recording-server";
 
 // Node-RED's own Catch and Status nodes, so tests can watch what a flow author would.
@@ -131,11 +132,11 @@ export function recordStatuses(id: string): Array<{ fill?: string; shape?: strin
   return statuses;
 }
 
-/** The catch and helper nodes most tests wire after the node under test. */
-export function outputsAndCatch(sourceId: string): FlowNode[] {
+/** The catch and helper nodes most tests wire after the nodes under test: outputs at "out", errors at "caught". */
+export function outputsAndCatch(...sourceIds: string[]): FlowNode[] {
   return [
     { id: "out", type: "helper" },
-    { id: "catch-errors", type: "catch", scope: [sourceId], uncaught: false, wires: [["caught"]] },
+    { id: "catch-errors", type: "catch", scope: sourceIds, uncaught: false, wires: [["caught"]] },
     { id: "caught", type: "helper" },
   ];
 }
@@ -207,6 +208,49 @@ export async function expectInvalidInput(
   assert.equal(server.requests.length, 0, "nothing was sent");
   assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" });
   return caught as Message & { error: typeof error };
+}
+
+/** A bad input: what it is, the node's settings, the message, what the error must say, and optionally the field it names. */
+export type BadInput = [label: string, settings: Record<string, unknown>, msg: Record<string, unknown>, expected: RegExp, field?: string];
+
+/**
+ * One test per bad input: node `id`, loaded with its settings, refuses the
+ * message as expectInvalidInput checks; where a field is given, the error's
+ * text names it ("field: ...").
+ */
+export function itRefusesEachBadInput(
+  id: string,
+  badInputs: BadInput[],
+  load: (settings: Record<string, unknown>) => Promise<void>,
+  stub: { readonly server: RecordingServer },
+): void {
+  for (const [label, settings, msg, expected, field] of badInputs) {
+    it(`reports ${label} to a Catch node, naming the field, and sends nothing`, async () => {
+      await load(settings);
+      const { error } = await expectInvalidInput(id, msg, expected, stub.server);
+      if (field) assert.ok(error.message.includes(`${field}: `), `${error.message} names ${field}`);
+    });
+  }
+}
+
+/**
+ * The test every robot node passes: node `id`, loaded by `load`, answers a
+ * message keeping its other properties, shows "requesting" first, and shows
+ * the token neither in its output nor in its statuses.
+ */
+export function itKeepsTheMessageAndHidesTheToken(id: string, load: () => Promise<void>): void {
+  it("keeps the message's other properties, shows progress, and never shows the token", async () => {
+    await load();
+    const statuses = recordStatuses(id);
+    const { output } = await outcomeOf(id, { payload: 1, topic: "floor/1", _msgid: "fixed-id", _custom: { a: 1 }, serialNumber: SERIAL });
+    assert.ok(output, "an output");
+    assert.equal(output.topic, "floor/1");
+    assert.equal(output._msgid, "fixed-id");
+    assert.deepEqual(output._custom, { a: 1 });
+    assert.equal(output.serialNumber, SERIAL);
+    assert.deepEqual(statuses[0], { fill: "blue", shape: "dot", text: "requesting" });
+    assert.ok(!JSON.stringify([output, statuses]).includes(TEST_TOKEN));
+  });
 }
 
 /**

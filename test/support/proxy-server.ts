@@ -6,7 +6,7 @@
  */
 import http from "node:http";
 import net from "node:net";
-import type { AddressInfo } from "node:net";
+import { LoopbackServer } from "./loopback-server";
 
 export interface ProxiedRequest {
   method: string;
@@ -23,31 +23,18 @@ export interface Tunnel {
   sent: Buffer[];
 }
 
-export class ProxyServer {
+export class ProxyServer extends LoopbackServer {
   readonly requests: ProxiedRequest[] = [];
   readonly tunnels: Tunnel[] = [];
   /** "user:password" the proxy wants, or undefined for none. */
   credentials: string | undefined;
   /** Answer every CONNECT with this status instead of opening the tunnel. */
   refuseTunnels: number | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  private readonly server = http.createServer((req, res) => this.forward(req, res));
 
   constructor() {
+    super();
+    this.server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => this.forward(req, res));
     this.server.on("connect", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => this.tunnel(req, socket, head));
-    this.server.on("connection", (socket: net.Socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   reset(): void {
@@ -55,11 +42,6 @@ export class ProxyServer {
     this.tunnels.length = 0;
     this.credentials = undefined;
     this.refuseTunnels = undefined;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private authorised(headers: http.IncomingHttpHeaders): boolean {

@@ -4,7 +4,7 @@
  * replies, so tests check the wire format rather than a mocked library.
  */
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { LoopbackServer } from "./loopback-server";
 
 export interface RecordedRequest {
   method: string;
@@ -30,37 +30,14 @@ export interface ScriptedReply {
 
 export type Responder = (request: RecordedRequest) => ScriptedReply;
 
-export class RecordingServer {
+export class RecordingServer extends LoopbackServer {
   readonly requests: RecordedRequest[] = [];
   private readonly queue: ScriptedReply[] = [];
   private fallback: Responder = () => ({ status: 200, body: {} });
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-  private readonly sockets = new Set<Socket>();
-  /** Connections accepted since the last reset, and the most that were open at once. */
-  connections = 0;
-  maxOpenSockets = 0;
 
   constructor() {
-    this.server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      this.connections++;
-      this.maxOpenSockets = Math.max(this.maxOpenSockets, this.sockets.size);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-  }
-
-  /** Sockets open now. */
-  get openSockets(): number {
-    return this.sockets.size;
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return this;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    super();
+    this.server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => this.handle(req, res));
   }
 
   /** Answers the next requests in order with these replies, then falls back to the responder. */
@@ -77,15 +54,9 @@ export class RecordingServer {
 
   reset(): void {
     this.requests.length = 0;
-    this.connections = 0;
-    this.maxOpenSockets = this.sockets.size;
+    this.resetCounts();
     this.queue.length = 0;
     this.fallback = () => ({ status: 200, body: {} });
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
