@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ClientCredentialsTokenSource, StaticTokenSource, expiryFromExpiresIn } from "../../src/api/auth";
 import { RobotClient } from "../../src/api/client";
 import { OPEN_ACCESS_GRANT_TYPE, type TokenAnswer, type TokenRequest } from "../../src/api/schemas";
-import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import { useRecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
@@ -176,13 +176,13 @@ describe("api: ClientCredentialsTokenSource on an injected clock", function () {
 });
 
 describe("api: the token grant over HTTP", function () {
-  let server: RecordingServer;
+  const stub = useRecordingServer();
   let grantCount = 0;
 
   /** A cloud that grants G1, G2, ... and answers robot calls with `robot` (default: the status). */
   function cloud(options: { grant?: (n: number) => ScriptedReply; robot?: (request: RecordedRequest) => ScriptedReply } = {}) {
     grantCount = 0;
-    server.respondWith((request) => {
+    stub.server.respondWith((request) => {
       if (request.path === GRANT_PATH) {
         grantCount++;
         return options.grant?.(grantCount) ?? { body: { token_type: "bearer", access_token: `G${grantCount}`, expires_in: DAY_S } };
@@ -190,23 +190,16 @@ describe("api: the token grant over HTTP", function () {
       return options.robot?.(request) ?? { body: STATUS };
     });
   }
-  const grantsSeen = () => server.requests.filter((request) => request.path === GRANT_PATH);
-  const robotCallsSeen = () => server.requests.filter((request) => request.path !== GRANT_PATH);
-  const newClient = () => new RobotClient({ baseUrl: server.url, auth: CREDENTIALS, retry: { maxRetries: 2, baseDelayMs: 1 } });
+  const grantsSeen = () => stub.server.requests.filter((request) => request.path === GRANT_PATH);
+  const robotCallsSeen = () => stub.server.requests.filter((request) => request.path !== GRANT_PATH);
+  const newClient = () => new RobotClient({ baseUrl: stub.server.url, auth: CREDENTIALS, retry: { maxRetries: 2, baseDelayMs: 1 } });
 
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
 
   it("sends the exact grant request, then the call with the granted token", async function () {
     cloud();
     assert.deepEqual(await newClient().getRobotStatus({ serialNumber: SN }), STATUS);
-    assert.equal(server.requests.length, 2);
-    const [grantRequest, call] = server.requests;
+    assert.equal(stub.server.requests.length, 2);
+    const [grantRequest, call] = stub.server.requests;
     assert.equal(grantRequest!.method, "POST");
     assert.equal(grantRequest!.path, GRANT_PATH);
     assert.equal(grantRequest!.headers["content-type"], "application/json");
@@ -269,7 +262,7 @@ describe("api: the token grant over HTTP", function () {
     cloud({ robot: (request) => (request.headers.authorization === "Bearer G1" ? { status: 401, body: { code: 16, message: "token expired" } } : { body: STATUS }) });
     assert.deepEqual(await newClient().getRobotStatus({ serialNumber: SN }), STATUS);
     assert.deepEqual(
-      server.requests.map((request) => `${request.path === GRANT_PATH ? "grant" : "call"} ${request.headers.authorization ?? "-"}`),
+      stub.server.requests.map((request) => `${request.path === GRANT_PATH ? "grant" : "call"} ${request.headers.authorization ?? "-"}`),
       ["grant -", "call Bearer G1", "grant -", "call Bearer G2"],
     );
   });
@@ -360,19 +353,19 @@ describe("api: the token grant over HTTP", function () {
   });
 
   it("an empty client secret is refused before anything is sent", async function () {
-    const client = new RobotClient({ baseUrl: server.url, auth: { ...CREDENTIALS, clientSecret: "" } });
+    const client = new RobotClient({ baseUrl: stub.server.url, auth: { ...CREDENTIALS, clientSecret: "" } });
     const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
     assert.equal(error.kind, "invalid_input");
     assert.equal(error.field, "client_secret");
-    assert.equal(server.requests.length, 0);
+    assert.equal(stub.server.requests.length, 0);
   });
 
   it("with a static token a 401 is reported, not retried", async function () {
-    server.respondWith(() => ({ status: 401, body: { code: 16, message: "expired" } }));
-    const client = new RobotClient({ baseUrl: server.url, auth: { token: "static-1" } });
+    stub.server.respondWith(() => ({ status: 401, body: { code: 16, message: "expired" } }));
+    const client = new RobotClient({ baseUrl: stub.server.url, auth: { token: "static-1" } });
     const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
     assert.equal(error.status, 401);
-    assert.equal(server.requests.length, 1);
+    assert.equal(stub.server.requests.length, 1);
     assert.equal(grantsSeen().length, 0);
   });
 });

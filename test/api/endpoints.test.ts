@@ -16,8 +16,9 @@ import {
   type RequestOf,
 } from "../../src/api/endpoints";
 import { OPEN_ACCESS_GRANT_TYPE, type CommandRequest } from "../../src/api/schemas";
-import { RecordingServer, type RecordedRequest } from "../support/recording-server";
+import { type RecordedRequest } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-endpoints-3c9e";
 const CREDENTIALS = { clientId: "client-42", clientSecret: "cs-endpoints-77", accessKeySecret: "aks-endpoints-88" };
@@ -296,17 +297,7 @@ function assertWire(request: RecordedRequest, row: RowExpectation<OperationName>
 }
 
 describe("api: the endpoint table on the wire", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN } });
 
   it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read, N1-N5)", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
@@ -362,38 +353,38 @@ describe("api: the endpoint table on the wire", function () {
     if (operation === "grantToken") {
       it("grantToken (token): the grant carries the credentials and no Authorization, its token is then used", async function () {
         const robotAnswer = ROWS.getRobotStatus;
-        server.reply({ body: row.answer }, { body: robotAnswer.answer });
-        const viaGrant = new RobotClient({ baseUrl: server.url, auth: CREDENTIALS });
+        stub.server.reply({ body: row.answer }, { body: robotAnswer.answer });
+        const viaGrant = new RobotClient({ baseUrl: stub.server.url, auth: CREDENTIALS });
         const result = await viaGrant.getRobotStatus(robotAnswer.input);
-        assert.equal(server.requests.length, 2);
-        assertWire(server.requests[0]!, row, endpoint, undefined);
-        assert.ok(!("authorization" in server.requests[0]!.headers), "the grant must carry no Authorization header");
-        assertWire(server.requests[1]!, robotAnswer, ENDPOINTS.getRobotStatus, "granted-token-1");
+        assert.equal(stub.server.requests.length, 2);
+        assertWire(stub.server.requests[0]!, row, endpoint, undefined);
+        assert.ok(!("authorization" in stub.server.requests[0]!.headers), "the grant must carry no Authorization header");
+        assertWire(stub.server.requests[1]!, robotAnswer, ENDPOINTS.getRobotStatus, "granted-token-1");
         assert.deepEqual(result, robotAnswer.result);
       });
       continue;
     }
 
     it(`${operation} (${endpoint.id}): request on the wire and the parsed answer`, async function () {
-      server.reply({ body: row.answer });
-      const result = await client.call(operation, row.input as never);
-      assert.equal(server.requests.length, 1);
-      assertWire(server.requests[0]!, row, endpoint, TOKEN);
+      stub.server.reply({ body: row.answer });
+      const result = await stub.client.call(operation, row.input as never);
+      assert.equal(stub.server.requests.length, 1);
+      assertWire(stub.server.requests[0]!, row, endpoint, TOKEN);
       assert.deepEqual(result, row.result);
     });
 
     it(`${operation}: the derived method is the same call`, async function () {
-      server.reply({ body: row.answer });
+      stub.server.reply({ body: row.answer });
       // Taken off the client on purpose: the derived methods must not depend on `this` at the call site.
-      const method = client[operation] as (input: unknown) => Promise<unknown>;
+      const method = stub.client[operation] as (input: unknown) => Promise<unknown>;
       assert.equal(typeof method, "function");
       assert.deepEqual(await method(row.input), row.result);
-      assert.equal(server.requests[0]!.path, row.wirePath);
+      assert.equal(stub.server.requests[0]!.path, row.wirePath);
     });
   }
 
   it("offers no method for the token grant (it is internal to the client)", function () {
-    assert.equal((client as unknown as Record<string, unknown>).grantToken, undefined);
+    assert.equal((stub.client as unknown as Record<string, unknown>).grantToken, undefined);
   });
 });
 
@@ -453,17 +444,7 @@ function echoOf(parameter: unknown): unknown {
 }
 
 describe("api: the eleven commands of Endpoint A", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN } });
 
   it("the command table lists exactly the spec's eleven commands in their families", function () {
     assert.deepEqual([...COMMAND_TYPES].sort(), Object.keys(SPEC_COMMANDS).sort());
@@ -483,11 +464,11 @@ describe("api: the eleven commands of Endpoint A", function () {
         rawCommandType: spec.raw,
         traceId: "unknown-field",
       };
-      server.reply({ body: answer });
-      const result = await client.submitCommand(sent);
+      stub.server.reply({ body: answer });
+      const result = await stub.client.submitCommand(sent);
 
-      assert.equal(server.requests.length, 1);
-      const request = server.requests[0]!;
+      assert.equal(stub.server.requests.length, 1);
+      const request = stub.server.requests[0]!;
       assert.equal(request.method, "POST");
       assert.equal(request.path, `/v1alpha1/robots/${SN}/commands`);
       assert.equal(request.headers["content-type"], "application/json");
@@ -513,23 +494,13 @@ describe("api: the eleven commands of Endpoint A", function () {
 // ------------------------------------------------------------------ B3 / B4
 
 describe("api: B3/B4 coercion and the robot's rejection", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN } });
 
   const accepted = { productId: SN, requestId: "r-1", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880" };
 
   it("B4 sends loop, loopCount and areaId given as boolean/number as strings", async function () {
-    server.reply({ body: accepted });
-    await client.sendTempTask({
+    stub.server.reply({ body: accepted });
+    await stub.client.sendTempTask({
       productId: SN,
       tempTaskCommand: {
         taskName: "Spot",
@@ -540,34 +511,34 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
         startParam: { mapId: MAP_ID, areaId: 7 },
       },
     });
-    const sent = JSON.parse(server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
+    const sent = JSON.parse(stub.server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
     assert.equal(sent.tempTaskCommand.loop, "true");
     assert.equal(sent.tempTaskCommand.loopCount, "3");
     assert.deepEqual(sent.tempTaskCommand.startParam, { mapId: MAP_ID, areaId: "7" });
-    assert.match(server.requests[0]!.rawBody, /"loop":"true","loopCount":"3"/);
-    assert.match(server.requests[0]!.rawBody, /"areaId":"7"/);
+    assert.match(stub.server.requests[0]!.rawBody, /"loop":"true","loopCount":"3"/);
+    assert.match(stub.server.requests[0]!.rawBody, /"areaId":"7"/);
   });
 
   it("B4 sends loop false and loopCount 0 as \"false\" and \"0\" (falsy values are not dropped)", async function () {
-    server.reply({ body: accepted });
-    await client.sendTempTask({
+    stub.server.reply({ body: accepted });
+    await stub.client.sendTempTask({
       productId: SN,
       tempTaskCommand: { ...TEMP_TASK.tempTaskCommand, loop: false, loopCount: 0, startParam: { mapId: MAP_ID, areaId: 0 } },
     });
-    const sent = JSON.parse(server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
+    const sent = JSON.parse(stub.server.requests[0]!.rawBody) as { tempTaskCommand: Record<string, unknown> };
     assert.equal(sent.tempTaskCommand.loop, "false");
     assert.equal(sent.tempTaskCommand.loopCount, "0");
     assert.deepEqual(sent.tempTaskCommand.startParam, { mapId: MAP_ID, areaId: "0" });
   });
 
   it("B3 sends numeric area ids as strings (floors and sub-tasks)", async function () {
-    server.reply({ body: {} });
-    await client.createTempSiteTask({
+    stub.server.reply({ body: {} });
+    await stub.client.createTempSiteTask({
       ...SITE_TASK,
       floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: 4, name: "Lobby" } }],
       tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: 4 }, { mapId: MAP_ID, areaId: 5 }] }],
     });
-    const sent = JSON.parse(server.requests[0]!.rawBody) as {
+    const sent = JSON.parse(stub.server.requests[0]!.rawBody) as {
       floors: { area: { id: unknown } }[];
       tasks: { subTasks: { areaId: unknown }[] }[];
       loopCount: unknown;
@@ -581,8 +552,8 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
   });
 
   it("B4 cmdStatus 7 is a rejection: kind rejected, COMMAND_REJECTED, resultCode from cmdResultCode", async function () {
-    server.reply({ body: { productId: SN, requestId: "r-2", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
-    const error = await failureOf(client.sendTempTask(TEMP_TASK));
+    stub.server.reply({ body: { productId: SN, requestId: "r-2", orderType: "start_task", cmdStatus: 7, cmdResultCode: "2010100009" } });
+    const error = await failureOf(stub.client.sendTempTask(TEMP_TASK));
     assert.equal(error.kind, "rejected");
     assert.equal(error.code, "COMMAND_REJECTED");
     assert.equal(error.resultCode, "2010100009");
@@ -590,18 +561,18 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
     assert.equal(error.status, 200);
     assert.match(error.message, /rejected/);
     assert.match(error.message, /2010100009/);
-    assert.equal(server.requests.length, 1, "a rejection is not retried");
+    assert.equal(stub.server.requests.length, 1, "a rejection is not retried");
   });
 
   it("B4 cmdStatus 7 sent as a string (int64) is a rejection too", async function () {
-    server.reply({ body: { productId: SN, cmdStatus: "7", cmdResultCode: 2010100006 } });
-    const error = await failureOf(client.sendTempTask(TEMP_TASK));
+    stub.server.reply({ body: { productId: SN, cmdStatus: "7", cmdResultCode: 2010100006 } });
+    const error = await failureOf(stub.client.sendTempTask(TEMP_TASK));
     assert.equal(error.kind, "rejected");
     assert.equal(error.resultCode, "2010100006");
   });
 
   it("B4 cmdStatus 5 is success and returns the whole answer", async function () {
-    server.reply({ body: { ...accepted, queuePosition: 0 } });
-    assert.deepEqual(await client.sendTempTask(TEMP_TASK), { ...accepted, queuePosition: 0 });
+    stub.server.reply({ body: { ...accepted, queuePosition: 0 } });
+    assert.deepEqual(await stub.client.sendTempTask(TEMP_TASK), { ...accepted, queuePosition: 0 });
   });
 });

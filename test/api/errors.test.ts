@@ -9,6 +9,7 @@ import type { RobotOperationName } from "../../src/api/endpoints";
 import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-errors-5d21";
 const SN = "GS-S-000101";
@@ -173,43 +174,33 @@ const BAD_INPUTS: BadInput[] = [
 ];
 
 describe("api: error kinds", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs: 2000, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 2000, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
 
   describe("invalid_input: names the field, sends nothing", function () {
     for (const bad of BAD_INPUTS) {
       it(`${bad.operation}: ${bad.name} -> ${bad.field}`, async function () {
-        const error = await failureOf(client.call(bad.operation, bad.input as never));
+        const error = await failureOf(stub.client.call(bad.operation, bad.input as never));
         assert.equal(error.kind, "invalid_input");
         assert.equal(error.code, "INVALID_INPUT");
         assert.equal(error.field, bad.field);
         assert.equal(error.operation, bad.operation);
         assert.ok(error.message.startsWith(`${bad.field}: `), `message names the field: ${error.message}`);
-        assert.equal(server.requests.length, 0, "no request may reach the server");
+        assert.equal(stub.server.requests.length, 0, "no request may reach the server");
       });
     }
 
     it("an empty static token is refused before anything is sent", async function () {
-      const tokenless = new RobotClient({ baseUrl: server.url, auth: { token: "" } });
+      const tokenless = new RobotClient({ baseUrl: stub.server.url, auth: { token: "" } });
       const error = await failureOf(tokenless.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "invalid_input");
       assert.equal(error.field, "token");
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
     });
 
     it("a bad timeout is refused when the client is made", function () {
       for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
         assert.throws(
-          () => new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs }),
+          () => new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs }),
           (error: unknown) => error instanceof RobotApiError && error.kind === "invalid_input" && error.field === "timeoutMs",
         );
       }
@@ -218,8 +209,8 @@ describe("api: error kinds", function () {
 
   describe("http", function () {
     it("400 with a google.rpc-like body: status, apiCode, its name and the server's message", async function () {
-      server.reply({ status: 400, body: { code: 3, message: "The map name must not be blank.", details: [] } });
-      const error = await failureOf(client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" }));
+      stub.server.reply({ status: 400, body: { code: 3, message: "The map name must not be blank.", details: [] } });
+      const error = await failureOf(stub.client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" }));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 400);
       assert.equal(error.apiCode, 3);
@@ -231,8 +222,8 @@ describe("api: error kinds", function () {
     });
 
     it("403 with {code, msg}", async function () {
-      server.reply({ status: 403, body: { code: 7, msg: "no permission on this robot" } });
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      stub.server.reply({ status: 403, body: { code: 7, msg: "no permission on this robot" } });
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 403);
       assert.equal(error.apiCode, 7);
@@ -241,8 +232,8 @@ describe("api: error kinds", function () {
     });
 
     it("404 with an empty JSON body: HTTP_404 and the status text", async function () {
-      server.reply({ status: 404, body: {} });
-      const error = await failureOf(client.getSiteInfo({ serialNumber: SN }));
+      stub.server.reply({ status: 404, body: {} });
+      const error = await failureOf(stub.client.getSiteInfo({ serialNumber: SN }));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 404);
       assert.equal(error.apiCode, undefined);
@@ -252,8 +243,8 @@ describe("api: error kinds", function () {
     });
 
     it("500 with a non-JSON body: the body's text is the reason", async function () {
-      server.reply({ status: 500, body: "<html><body>upstream exploded</body></html>", headers: { "Content-Type": "text/html" } });
-      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      stub.server.reply({ status: 500, body: "<html><body>upstream exploded</body></html>", headers: { "Content-Type": "text/html" } });
+      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 500);
       assert.equal(error.apiCode, undefined);
@@ -262,18 +253,18 @@ describe("api: error kinds", function () {
     });
 
     it("a very long non-JSON error body is cut short", async function () {
-      server.reply({ status: 502, body: "x".repeat(5000) });
-      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      stub.server.reply({ status: 502, body: "x".repeat(5000) });
+      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
       assert.equal(error.status, 502);
       assert.ok(error.message.length < 300, `message is ${error.message.length} characters`);
     });
 
     it("a redirect is not followed (it could carry the token elsewhere)", async function () {
-      server.reply({ status: 302, headers: { Location: "http://127.0.0.1:9/elsewhere" } });
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      stub.server.reply({ status: 302, headers: { Location: "http://127.0.0.1:9/elsewhere" } });
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 302);
-      assert.equal(server.requests.length, 1);
+      assert.equal(stub.server.requests.length, 1);
     });
   });
 
@@ -285,8 +276,8 @@ describe("api: error kinds", function () {
     ];
     for (const { code, name, msg, data } of cases) {
       it(`code ${code} -> ${name} with the envelope's msg`, async function () {
-        server.reply({ body: { code, msg, data } });
-        const error = await failureOf(client.listMaps({ robotSn: SN }));
+        stub.server.reply({ body: { code, msg, data } });
+        const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
         assert.equal(error.kind, "envelope");
         assert.equal(error.apiCode, code);
         assert.equal(error.apiCodeName, name);
@@ -294,24 +285,24 @@ describe("api: error kinds", function () {
         assert.equal(error.status, 200);
         assert.equal(error.operation, "listMaps");
         assert.equal(error.message, `listMaps: ${name}: ${msg}`);
-        assert.equal(server.requests.length, 1, "not retried");
+        assert.equal(stub.server.requests.length, 1, "not retried");
       });
     }
 
     it("code 8 is reported as RESOURCE_EXHAUSTED after the retries", async function () {
-      server.respondWith(() => ({ body: { code: 8, msg: "rate limit exceeded", data: {} } }));
-      const error = await failureOf(client.getSubareas({ mapId: MAP_ID, robotSn: SN }));
+      stub.server.respondWith(() => ({ body: { code: 8, msg: "rate limit exceeded", data: {} } }));
+      const error = await failureOf(stub.client.getSubareas({ mapId: MAP_ID, robotSn: SN }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.apiCode, 8);
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
       assert.equal(error.isRateLimited, true);
       assert.match(error.message, /rate limit exceeded/);
-      assert.equal(server.requests.length, 3, "maxRetries 2: three requests");
+      assert.equal(stub.server.requests.length, 3, "maxRetries 2: three requests");
     });
 
     it("an unknown code 42 is CODE_42, without a name", async function () {
-      server.reply({ body: { code: 42, msg: "something new", data: {} } });
-      const error = await failureOf(client.getSubareas({ mapId: MAP_ID, robotSn: SN }));
+      stub.server.reply({ body: { code: 42, msg: "something new", data: {} } });
+      const error = await failureOf(stub.client.getSubareas({ mapId: MAP_ID, robotSn: SN }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.apiCode, 42);
       assert.equal(error.apiCodeName, undefined);
@@ -320,8 +311,8 @@ describe("api: error kinds", function () {
     });
 
     it("a google.rpc-like error body under HTTP 200 on a non-envelope endpoint is an error too", async function () {
-      server.reply({ body: { code: 5, message: "The robot is not on a site." } });
-      const error = await failureOf(client.getSiteInfo({ serialNumber: SN }));
+      stub.server.reply({ body: { code: 5, message: "The robot is not on a site." } });
+      const error = await failureOf(stub.client.getSiteInfo({ serialNumber: SN }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.apiCode, 5);
       assert.equal(error.code, "NOT_FOUND");
@@ -331,8 +322,8 @@ describe("api: error kinds", function () {
 
   describe("timeout, network, bad_response, aborted", function () {
     it("timeout: the server answers later than timeoutMs", async function () {
-      const impatient = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs: 40 });
-      server.reply({ body: { state: "WAITING", name: "late" }, delayMs: 1000 });
+      const impatient = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs: 40 });
+      stub.server.reply({ body: { state: "WAITING", name: "late" }, delayMs: 1000 });
       const error = await failureOf(impatient.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "timeout");
       assert.equal(error.code, "TIMEOUT");
@@ -342,14 +333,14 @@ describe("api: error kinds", function () {
     });
 
     it("network: the connection is dropped under a command (which is never sent twice)", async function () {
-      server.reply({ drop: true });
-      const error = await failureOf(client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" }));
+      stub.server.reply({ drop: true });
+      const error = await failureOf(stub.client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" }));
       assert.equal(error.kind, "network");
       assert.equal(error.code, "NETWORK_ERROR");
       assert.equal(error.status, undefined);
       assert.equal(error.connectionReset, true);
       assert.match(error.message, /^submitCommand: network error: /);
-      assert.equal(server.requests.length, 1);
+      assert.equal(stub.server.requests.length, 1);
     });
 
     it("network: connection refused on a closed port", async function () {
@@ -363,8 +354,8 @@ describe("api: error kinds", function () {
     });
 
     it("bad_response: HTTP 200 that is not JSON", async function () {
-      server.reply({ body: "<html>maintenance</html>", headers: { "Content-Type": "text/html" } });
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      stub.server.reply({ body: "<html>maintenance</html>", headers: { "Content-Type": "text/html" } });
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "bad_response");
       assert.equal(error.code, "BAD_RESPONSE");
       assert.equal(error.status, 200);
@@ -372,60 +363,60 @@ describe("api: error kinds", function () {
     });
 
     it("bad_response: an envelope without its code", async function () {
-      server.reply({ body: { msg: "SUCCESS", data: [] } });
-      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      stub.server.reply({ body: { msg: "SUCCESS", data: [] } });
+      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
       assert.equal(error.kind, "bad_response");
       assert.match(error.message, /envelope/);
     });
 
     it("bad_response: data that fails the response schema names the field", async function () {
-      server.reply({ body: { code: 0, msg: "SUCCESS", data: [{ mapId: MAP_ID, mapName: 7 }] } });
-      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      stub.server.reply({ body: { code: 0, msg: "SUCCESS", data: [{ mapId: MAP_ID, mapName: 7 }] } });
+      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
       assert.equal(error.kind, "bad_response");
       assert.match(error.message, /unexpected answer: 0\.mapName/);
     });
 
     it("bad_response: a command answer without name and state", async function () {
-      server.reply({ body: { serialNumber: SN } });
-      const error = await failureOf(client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "STOP_TASK" }));
+      stub.server.reply({ body: { serialNumber: SN } });
+      const error = await failureOf(stub.client.submitCommand({ serialNumber: SN, remoteTaskCommandType: "STOP_TASK" }));
       assert.equal(error.kind, "bad_response");
       assert.match(error.message, /name/);
-      assert.equal(server.requests.length, 1, "a malformed answer is not a reason to send the command again");
+      assert.equal(stub.server.requests.length, 1, "a malformed answer is not a reason to send the command again");
     });
 
     it("aborted: the caller's signal fires mid-request", async function () {
       const controller = new AbortController();
-      server.reply({ body: {}, delayMs: 1000 });
-      const pending = failureOf(client.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
-      await until(() => server.requests.length === 1);
+      stub.server.reply({ body: {}, delayMs: 1000 });
+      const pending = failureOf(stub.client.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
+      await until(() => stub.server.requests.length === 1);
       controller.abort();
       const error = await pending;
       assert.equal(error.kind, "aborted");
       assert.equal(error.code, "ABORTED");
       assert.equal(error.operation, "getRobotStatus");
-      assert.equal(server.requests.length, 1);
+      assert.equal(stub.server.requests.length, 1);
     });
 
     it("aborted: a signal already aborted sends nothing", async function () {
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }, { signal: AbortSignal.abort() }));
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }, { signal: AbortSignal.abort() }));
       assert.equal(error.kind, "aborted");
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
     });
 
     it("aborted: the signal fires while the call waits out the account's pause", async function () {
-      const slow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, retry: { maxRetries: 3 } });
+      const slow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, retry: { maxRetries: 3 } });
       const controller = new AbortController();
-      server.reply({ status: 429, headers: { "Retry-After": "30" } });
+      stub.server.reply({ status: 429, headers: { "Retry-After": "30" } });
       const failure = failureOf(slow.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
       // Refused once, the call is back in the queue behind a 30 s pause.
-      await waitUntil(() => server.requests.length === 1 && slow.engine.waiting === 1);
+      await waitUntil(() => stub.server.requests.length === 1 && slow.engine.waiting === 1);
       assert.ok(slow.engine.pausedForMs() > 20_000, "the account is paused");
       controller.abort();
       const error = await failure;
       assert.equal(error.kind, "aborted");
       assert.equal(error.operation, "getRobotStatus");
       assert.equal(slow.engine.waiting, 0);
-      assert.equal(server.requests.length, 1, "no retry after the abort");
+      assert.equal(stub.server.requests.length, 1, "no retry after the abort");
       slow.close();
     });
   });

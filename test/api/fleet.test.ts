@@ -8,8 +8,9 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import type { CallTracker } from "../../src/api/engine";
-import { RecordingServer, type RecordedRequest } from "../support/recording-server";
+import { type RecordedRequest } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-fleet-5d1f";
 const SN = "GS-S-000101";
@@ -30,31 +31,20 @@ function namesOf(request: RecordedRequest): string[] {
 }
 
 describe("api: fleet endpoints on the wire", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, engine: { rateLimit: 0 } });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, engine: { rateLimit: 0 } });
 
   it("listRobots sends page=1&pageSize=100&relation=cugrup when nothing is given", async function () {
-    server.reply({ body: { robots: [] } });
-    await client.listRobots({});
-    assert.equal(server.requests[0]!.path, "/v1alpha1/robots?page=1&pageSize=100&relation=cugrup");
-    assert.equal(server.requests[0]!.method, "GET");
-    assert.equal(server.requests[0]!.rawBody, "");
+    stub.server.reply({ body: { robots: [] } });
+    await stub.client.listRobots({});
+    assert.equal(stub.server.requests[0]!.path, "/v1alpha1/robots?page=1&pageSize=100&relation=cugrup");
+    assert.equal(stub.server.requests[0]!.method, "GET");
+    assert.equal(stub.server.requests[0]!.rawBody, "");
   });
 
   it("query values are percent-encoded (a space is %20) and read back exactly", async function () {
-    server.reply({ body: {} });
-    await client.listRobots({ page: "3", pageSize: 7, relation: "a b&c=d/é+#" });
-    const request = server.requests[0]!;
+    stub.server.reply({ body: {} });
+    await stub.client.listRobots({ page: "3", pageSize: 7, relation: "a b&c=d/é+#" });
+    const request = stub.server.requests[0]!;
     assert.equal(request.path, "/v1alpha1/robots?page=3&pageSize=7&relation=a%20b%26c%3Dd%2F%C3%A9%2B%23");
     assert.deepEqual(queryOf(request), [
       ["page", "3"],
@@ -64,18 +54,18 @@ describe("api: fleet endpoints on the wire", function () {
   });
 
   it("the v1 batch repeats names once per robot, in order, never comma-joined", async function () {
-    server.reply({ body: { robotStatuses: [] } });
-    await client.batchGetRobotStatus({ names: ["A-1", "B_2", "c-3"] });
-    const request = server.requests[0]!;
+    stub.server.reply({ body: { robotStatuses: [] } });
+    await stub.client.batchGetRobotStatus({ names: ["A-1", "B_2", "c-3"] });
+    const request = stub.server.requests[0]!;
     assert.equal(request.path, "/v1alpha1/robots/-/status:batchGet?names=A-1&names=B_2&names=c-3");
     assert.ok(!request.path.includes(","), request.path);
     assert.deepEqual(namesOf(request), ["A-1", "B_2", "c-3"]);
   });
 
   it("the S-line batch is a GET whose JSON body holds the names, with Content-Type and Content-Length", async function () {
-    server.reply({ body: { robotStatus: [{ serialNumber: "A-1" }] } });
-    const answer = await client.batchGetSRobotStatus({ names: ["A-1", "B-2"] });
-    const request = server.requests[0]!;
+    stub.server.reply({ body: { robotStatus: [{ serialNumber: "A-1" }] } });
+    const answer = await stub.client.batchGetSRobotStatus({ names: ["A-1", "B-2"] });
+    const request = stub.server.requests[0]!;
     assert.equal(request.method, "GET");
     assert.equal(request.path, "/openapi/v2alpha1/s/robots/*/status:batchGet");
     assert.equal(request.headers["content-type"], "application/json");
@@ -86,55 +76,54 @@ describe("api: fleet endpoints on the wire", function () {
   });
 
   it("task reports: the serial number in the path, page and pageSize in the query (defaults 1 and 10)", async function () {
-    server.reply({ body: {} }, { body: {} });
-    await client.listTaskReports({ serialNumber: SN });
-    await client.listTaskReports({ serialNumber: SN, page: 4, pageSize: 25 });
+    stub.server.reply({ body: {} }, { body: {} });
+    await stub.client.listTaskReports({ serialNumber: SN });
+    await stub.client.listTaskReports({ serialNumber: SN, page: 4, pageSize: 25 });
     assert.deepEqual(
-      server.requests.map((request) => request.path),
+      stub.server.requests.map((request) => request.path),
       [`/openapi/v2alpha1/robots/${SN}/taskReports?page=1&pageSize=10`, `/openapi/v2alpha1/robots/${SN}/taskReports?page=4&pageSize=25`],
     );
   });
 
   it("answers that leave out an empty list are empty lists; unknown fields and int64 strings are kept", async function () {
-    server.reply({ body: {} }, { body: { total: "0" } }, { body: {} }, { body: { nextPageToken: "" } });
-    assert.deepEqual(await client.listRobots({}), { robots: [] });
-    assert.deepEqual(await client.listTaskReports({ serialNumber: SN }), { robotTaskReports: [], total: "0" });
-    assert.deepEqual(await client.batchGetRobotStatus({ names: [SN] }), { robotStatuses: [] });
-    assert.deepEqual(await client.batchGetSRobotStatus({ names: [SN] }), { robotStatus: [], nextPageToken: "" });
+    stub.server.reply({ body: {} }, { body: { total: "0" } }, { body: {} }, { body: { nextPageToken: "" } });
+    assert.deepEqual(await stub.client.listRobots({}), { robots: [] });
+    assert.deepEqual(await stub.client.listTaskReports({ serialNumber: SN }), { robotTaskReports: [], total: "0" });
+    assert.deepEqual(await stub.client.batchGetRobotStatus({ names: [SN] }), { robotStatuses: [] });
+    assert.deepEqual(await stub.client.batchGetSRobotStatus({ names: [SN] }), { robotStatus: [], nextPageToken: "" });
   });
 
   it("an answer of the wrong shape is a bad_response naming the field", async function () {
-    server.reply({ body: { robots: [{ displayName: "no serial" }] } });
-    const error = await failureOf(client.listRobots({}));
+    stub.server.reply({ body: { robots: [{ displayName: "no serial" }] } });
+    const error = await failureOf(stub.client.listRobots({}));
     assert.equal(error.kind, "bad_response");
     assert.match(error.message, /robots\.0\.serialNumber/);
   });
 
   const refused: [string, () => Promise<unknown>, string][] = [
-    ["twelve names in one batch", () => client.batchGetRobotStatus({ names: serials(12) }), "names"],
-    ["no names", () => client.batchGetSRobotStatus({ names: [] }), "names"],
-    ["a comma-joined name", () => client.batchGetRobotStatus({ names: ["SN-1,SN-2"] }), "names.0"],
-    ["a name with a slash", () => client.batchGetSRobotStatus({ names: ["SN-1", "a/b"] }), "names.1"],
-    ["page 0", () => client.listRobots({ page: 0 }), "page"],
-    ["pageSize 1001", () => client.listRobots({ pageSize: 1001 }), "pageSize"],
-    ["a fractional page", () => client.listTaskReports({ serialNumber: SN, page: 1.5 }), "page"],
-    ["page as words", () => client.listTaskReports({ serialNumber: SN, page: "two" }), "page"],
-    ["an unknown field", () => client.listRobots({ cursor: "x" } as never), "cursor"],
-    ["a bad serial number in the path", () => client.listTaskReports({ serialNumber: "../x" }), "serialNumber"],
+    ["twelve names in one batch", () => stub.client.batchGetRobotStatus({ names: serials(12) }), "names"],
+    ["no names", () => stub.client.batchGetSRobotStatus({ names: [] }), "names"],
+    ["a comma-joined name", () => stub.client.batchGetRobotStatus({ names: ["SN-1,SN-2"] }), "names.0"],
+    ["a name with a slash", () => stub.client.batchGetSRobotStatus({ names: ["SN-1", "a/b"] }), "names.1"],
+    ["page 0", () => stub.client.listRobots({ page: 0 }), "page"],
+    ["pageSize 1001", () => stub.client.listRobots({ pageSize: 1001 }), "pageSize"],
+    ["a fractional page", () => stub.client.listTaskReports({ serialNumber: SN, page: 1.5 }), "page"],
+    ["page as words", () => stub.client.listTaskReports({ serialNumber: SN, page: "two" }), "page"],
+    ["an unknown field", () => stub.client.listRobots({ cursor: "x" } as never), "cursor"],
+    ["a bad serial number in the path", () => stub.client.listTaskReports({ serialNumber: "../x" }), "serialNumber"],
   ];
   for (const [name, call, field] of refused) {
     it(`refuses ${name} before sending (invalid_input, field ${field})`, async function () {
       const error = await failureOf(call());
       assert.equal(error.kind, "invalid_input");
       assert.equal(error.field, field);
-      assert.equal(server.requests.length, 0);
+      assert.equal(stub.server.requests.length, 0);
     });
   }
 });
 
 describe("api: listAllRobots", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, engine: { rateLimit: 0 } });
 
   /** A fleet of `count` robots, paged as the cloud pages it. */
   function fleetOf(count: number) {
@@ -148,49 +137,39 @@ describe("api: listAllRobots", function () {
     };
   }
 
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, engine: { rateLimit: 0 } });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
-
   it("pages on until a page is shorter than pageSize (250 robots: pages of 100, 100, 50)", async function () {
-    server.respondWith(fleetOf(250));
-    const robots = await client.listAllRobots();
+    stub.server.respondWith(fleetOf(250));
+    const robots = await stub.client.listAllRobots();
     assert.equal(robots.length, 250);
     assert.deepEqual(robots.slice(0, 2), [
       { serialNumber: "GS-S-001", extra: "kept" },
       { serialNumber: "GS-S-002", extra: "kept" },
     ]);
     assert.deepEqual(
-      server.requests.map((request) => request.path),
+      stub.server.requests.map((request) => request.path),
       [1, 2, 3].map((page) => `/v1alpha1/robots?page=${page}&pageSize=100&relation=cugrup`),
     );
   });
 
   it("a fleet of exactly two full pages takes a third, empty page to end", async function () {
-    server.respondWith(fleetOf(20));
-    assert.equal((await client.listAllRobots({ pageSize: 10, relation: "cugrup" })).length, 20);
-    assert.equal(server.requests.length, 3);
+    stub.server.respondWith(fleetOf(20));
+    assert.equal((await stub.client.listAllRobots({ pageSize: 10, relation: "cugrup" })).length, 20);
+    assert.equal(stub.server.requests.length, 3);
   });
 
   it("an empty account is one request and an empty list", async function () {
-    server.respondWith(() => ({ body: {} }));
-    assert.deepEqual(await client.listAllRobots(), []);
-    assert.equal(server.requests.length, 1);
+    stub.server.respondWith(() => ({ body: {} }));
+    assert.deepEqual(await stub.client.listAllRobots(), []);
+    assert.equal(stub.server.requests.length, 1);
   });
 
   it("a robot listed on two pages (the fleet changed meanwhile) is kept once", async function () {
-    server.reply(
+    stub.server.reply(
       { body: { robots: [{ serialNumber: "A" }, { serialNumber: "B" }] } },
       { body: { robots: [{ serialNumber: "B" }, { serialNumber: "C" }] } },
       { body: { robots: [{ serialNumber: "D" }] } },
     );
-    const robots = await client.listAllRobots({ pageSize: 2 });
+    const robots = await stub.client.listAllRobots({ pageSize: 2 });
     assert.deepEqual(
       robots.map((robot) => robot.serialNumber),
       ["A", "B", "C", "D"],
@@ -198,43 +177,42 @@ describe("api: listAllRobots", function () {
   });
 
   it("a server that ignores page stops at the second page with a bad_response", async function () {
-    server.respondWith(() => ({ body: { robots: serials(100).map((serialNumber) => ({ serialNumber })) } }));
-    const error = await failureOf(client.listAllRobots());
+    stub.server.respondWith(() => ({ body: { robots: serials(100).map((serialNumber) => ({ serialNumber })) } }));
+    const error = await failureOf(stub.client.listAllRobots());
     assert.equal(error.kind, "bad_response");
     assert.match(error.message, /ignore paging/);
-    assert.equal(server.requests.length, 2);
+    assert.equal(stub.server.requests.length, 2);
   });
 
   it("a server that never ends is given up on after maxPages, with a bad_response", async function () {
-    server.respondWith((request) => {
+    stub.server.respondWith((request) => {
       const page = new URL(request.path, "http://h").searchParams.get("page")!;
       return { body: { robots: [{ serialNumber: `P${page}-A` }, { serialNumber: `P${page}-B` }] } };
     });
-    const error = await failureOf(client.listAllRobots({ pageSize: 2, maxPages: 4 }));
+    const error = await failureOf(stub.client.listAllRobots({ pageSize: 2, maxPages: 4 }));
     assert.equal(error.kind, "bad_response");
     assert.match(error.message, /after 4 pages/);
-    assert.equal(server.requests.length, 4);
+    assert.equal(stub.server.requests.length, 4);
   });
 
   it("a failing page fails the whole listing with that page's error", async function () {
-    server.reply({ body: { robots: serials(2).map((serialNumber) => ({ serialNumber })) } }, { status: 403, body: { code: 7, message: "no" } });
-    const error = await failureOf(client.listAllRobots({ pageSize: 2 }));
+    stub.server.reply({ body: { robots: serials(2).map((serialNumber) => ({ serialNumber })) } }, { status: 403, body: { code: 7, message: "no" } });
+    const error = await failureOf(stub.client.listAllRobots({ pageSize: 2 }));
     assert.equal(error.status, 403);
     assert.equal(error.code, "PERMISSION_DENIED");
   });
 
   it("refuses a maxPages that is not a whole number of 1 or more", async function () {
     for (const maxPages of [0, -1, 1.5, NaN]) {
-      const error = await failureOf(client.listAllRobots({ maxPages }));
+      const error = await failureOf(stub.client.listAllRobots({ maxPages }));
       assert.equal(error.field, "maxPages");
     }
-    assert.equal(server.requests.length, 0);
+    assert.equal(stub.server.requests.length, 0);
   });
 });
 
 describe("api: batchGetStatuses", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, engine: { rateLimit: 0 } });
 
   /** Answers each batch with one status per name asked for, like the cloud. */
   function statusPerName(line: "v1" | "s") {
@@ -245,29 +223,19 @@ describe("api: batchGetStatuses", function () {
     };
   }
 
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, engine: { rateLimit: 0 } });
-  });
-  after(async () => {
-    client.close();
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
-
   it("v1: 25 serial numbers are 3 requests of 11, 11 and 3 names, statuses in order", async function () {
-    server.respondWith(statusPerName("v1"));
+    stub.server.respondWith(statusPerName("v1"));
     const wanted = serials(25);
-    const statuses = await client.batchGetStatuses(wanted, { line: "v1" });
+    const statuses = await stub.client.batchGetStatuses(wanted, { line: "v1" });
     assert.deepEqual(
       statuses.map((status) => status.serialNumber),
       wanted,
     );
     assert.equal(statuses[0]!.latestReportTime, "1714550400000");
-    assert.equal(server.requests.length, 3);
-    const batches = server.requests.map(namesOf).sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+    assert.equal(stub.server.requests.length, 3);
+    const batches = stub.server.requests.map(namesOf).sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
     assert.deepEqual(batches, [wanted.slice(0, 11), wanted.slice(11, 22), wanted.slice(22)]);
-    for (const request of server.requests) {
+    for (const request of stub.server.requests) {
       assert.equal(request.method, "GET");
       assert.ok(request.path.startsWith("/v1alpha1/robots/-/status:batchGet?names="), request.path);
       assert.equal(request.rawBody, "");
@@ -275,74 +243,74 @@ describe("api: batchGetStatuses", function () {
   });
 
   it("s: 25 serial numbers are 3 GETs with bodies of 11, 11 and 3 names", async function () {
-    server.respondWith(statusPerName("s"));
+    stub.server.respondWith(statusPerName("s"));
     const wanted = serials(25);
-    const statuses = await client.batchGetStatuses(wanted, { line: "s" });
+    const statuses = await stub.client.batchGetStatuses(wanted, { line: "s" });
     assert.deepEqual(
       statuses.map((status) => status.serialNumber),
       wanted,
     );
-    const bodies = server.requests.map((request) => (request.body as { names: string[] }).names).sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+    const bodies = stub.server.requests.map((request) => (request.body as { names: string[] }).names).sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
     assert.deepEqual(bodies, [wanted.slice(0, 11), wanted.slice(11, 22), wanted.slice(22)]);
-    for (const request of server.requests) {
+    for (const request of stub.server.requests) {
       assert.equal(request.method, "GET");
       assert.equal(request.path, "/openapi/v2alpha1/s/robots/*/status:batchGet");
     }
   });
 
   it("exactly 11 is one request, 12 is two; duplicates are asked for once; none is no request", async function () {
-    server.respondWith(statusPerName("v1"));
-    await client.batchGetStatuses(serials(11), { line: "v1" });
-    assert.equal(server.requests.length, 1);
-    server.reset();
-    server.respondWith(statusPerName("v1"));
-    await client.batchGetStatuses(serials(12), { line: "v1" });
-    assert.deepEqual(server.requests.map((request) => namesOf(request).length).sort(), [1, 11]);
-    server.reset();
-    server.respondWith(statusPerName("v1"));
-    const statuses = await client.batchGetStatuses(["A", "B", "A", "B", "C"], { line: "v1" });
-    assert.deepEqual(namesOf(server.requests[0]!), ["A", "B", "C"]);
+    stub.server.respondWith(statusPerName("v1"));
+    await stub.client.batchGetStatuses(serials(11), { line: "v1" });
+    assert.equal(stub.server.requests.length, 1);
+    stub.server.reset();
+    stub.server.respondWith(statusPerName("v1"));
+    await stub.client.batchGetStatuses(serials(12), { line: "v1" });
+    assert.deepEqual(stub.server.requests.map((request) => namesOf(request).length).sort(), [1, 11]);
+    stub.server.reset();
+    stub.server.respondWith(statusPerName("v1"));
+    const statuses = await stub.client.batchGetStatuses(["A", "B", "A", "B", "C"], { line: "v1" });
+    assert.deepEqual(namesOf(stub.server.requests[0]!), ["A", "B", "C"]);
     assert.equal(statuses.length, 3);
-    server.reset();
-    assert.deepEqual(await client.batchGetStatuses([], { line: "s" }), []);
-    assert.equal(server.requests.length, 0);
+    stub.server.reset();
+    assert.deepEqual(await stub.client.batchGetStatuses([], { line: "s" }), []);
+    assert.equal(stub.server.requests.length, 0);
   });
 
   it("one bad serial number anywhere sends nothing and names its place", async function () {
     const list = [...serials(20), "bad,one"];
-    const error = await failureOf(client.batchGetStatuses(list, { line: "v1" }));
+    const error = await failureOf(stub.client.batchGetStatuses(list, { line: "v1" }));
     assert.equal(error.kind, "invalid_input");
     assert.equal(error.field, "serialNumbers.20");
-    assert.equal(server.requests.length, 0);
+    assert.equal(stub.server.requests.length, 0);
   });
 
   it("refuses an unknown line and a bad inFlight", async function () {
-    assert.equal((await failureOf(client.batchGetStatuses(["A"], { line: "v2" as never }))).field, "line");
-    assert.equal((await failureOf(client.batchGetStatuses(["A"], { line: "v1", inFlight: 0 }))).field, "inFlight");
-    assert.equal(server.requests.length, 0);
+    assert.equal((await failureOf(stub.client.batchGetStatuses(["A"], { line: "v2" as never }))).field, "line");
+    assert.equal((await failureOf(stub.client.batchGetStatuses(["A"], { line: "v1", inFlight: 0 }))).field, "inFlight");
+    assert.equal(stub.server.requests.length, 0);
   });
 
   it("keeps at most inFlight batches on the wire (default 5)", async function () {
     let open = 0;
     let most = 0;
-    server.respondWith((request) => {
+    stub.server.respondWith((request) => {
       open++;
       most = Math.max(most, open);
       setTimeout(() => open--, 30);
       return { ...statusPerName("v1")(request), delayMs: 30 };
     });
-    assert.equal((await client.batchGetStatuses(serials(110), { line: "v1" })).length, 110);
-    assert.equal(server.requests.length, 10);
+    assert.equal((await stub.client.batchGetStatuses(serials(110), { line: "v1" })).length, 110);
+    assert.equal(stub.server.requests.length, 10);
     assert.ok(most <= 5, `${most} batches at once`);
     assert.ok(most >= 2, "batches do run side by side");
   });
 
   it("every batch goes through the account's engine: with one connection they wait in its queue", async function () {
-    const narrow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
+    const narrow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
     try {
       let open = 0;
       let most = 0;
-      server.respondWith((request) => {
+      stub.server.respondWith((request) => {
         open++;
         most = Math.max(most, open);
         setTimeout(() => open--, 10);
@@ -368,25 +336,25 @@ describe("api: batchGetStatuses", function () {
 
   it("a failing batch fails the call with its own error, and the batches still waiting are never sent", async function () {
     let calls = 0;
-    server.respondWith((request) => {
+    stub.server.respondWith((request) => {
       calls++;
       if (calls === 1) return { status: 403, body: { code: 7, message: "The caller has no permission on robot SN-001." } };
       return { ...statusPerName("v1")(request), delayMs: 20 };
     });
-    const error = await failureOf(client.batchGetStatuses(serials(110), { line: "v1", inFlight: 1 }));
+    const error = await failureOf(stub.client.batchGetStatuses(serials(110), { line: "v1", inFlight: 1 }));
     assert.equal(error.status, 403);
     assert.equal(error.code, "PERMISSION_DENIED");
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(server.requests.length, 1, "nothing after the failure");
+    assert.equal(stub.server.requests.length, 1, "nothing after the failure");
   });
 
   it("the caller's signal withdraws every batch", async function () {
-    server.respondWith((request) => ({ ...statusPerName("v1")(request), delayMs: 200 }));
+    stub.server.respondWith((request) => ({ ...statusPerName("v1")(request), delayMs: 200 }));
     const controller = new AbortController();
-    const pending = client.batchGetStatuses(serials(110), { line: "v1", signal: controller.signal });
+    const pending = stub.client.batchGetStatuses(serials(110), { line: "v1", signal: controller.signal });
     setTimeout(() => controller.abort(), 20);
     const error = await failureOf(pending);
     assert.equal(error.kind, "aborted");
-    assert.ok(server.requests.length <= 5, `${server.requests.length} sent`);
+    assert.ok(stub.server.requests.length <= 5, `${stub.server.requests.length} sent`);
   });
 });

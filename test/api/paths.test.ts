@@ -18,7 +18,7 @@ import {
 } from "../../src/api/endpoints";
 import { RobotApiError } from "../../src/api/errors";
 import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
-import { RecordingServer } from "../support/recording-server";
+import { RecordingServer, useRecordingServer } from "../support/recording-server";
 
 const TOKEN = "tok-paths-0a0b";
 
@@ -86,25 +86,18 @@ describe("api: normaliseBaseUrl", function () {
   });
 
   describe("on the wire", function () {
-    let server: RecordingServer;
-    before(async () => {
-      server = await new RecordingServer().start();
-    });
-    after(async () => {
-      await server.stop();
-    });
-    beforeEach(() => server.reset());
+    const stub = useRecordingServer();
 
     it("a trailing slash does not double the slash in the request path", async function () {
-      server.reply({ body: { code: 0, msg: "SUCCESS", data: [] } });
-      await new RobotClient({ baseUrl: `${server.url}/`, auth: { token: TOKEN } }).listMaps({ robotSn: "SN-1" });
-      assert.equal(server.requests[0]!.path, "/openapi/v1/map/robotMap/list");
+      stub.server.reply({ body: { code: 0, msg: "SUCCESS", data: [] } });
+      await new RobotClient({ baseUrl: `${stub.server.url}/`, auth: { token: TOKEN } }).listMaps({ robotSn: "SN-1" });
+      assert.equal(stub.server.requests[0]!.path, "/openapi/v1/map/robotMap/list");
     });
 
     it("a path prefix in the base URL is kept (gateway in front of the cloud)", async function () {
-      server.reply({ body: {} });
-      await new RobotClient({ baseUrl: `${server.url}/gateway/`, auth: { token: TOKEN } }).getRobotStatus({ serialNumber: "SN-1" });
-      assert.equal(server.requests[0]!.path, "/gateway/openapi/v2alpha1/s/robots/SN-1/status");
+      stub.server.reply({ body: {} });
+      await new RobotClient({ baseUrl: `${stub.server.url}/gateway/`, auth: { token: TOKEN } }).getRobotStatus({ serialNumber: "SN-1" });
+      assert.equal(stub.server.requests[0]!.path, "/gateway/openapi/v2alpha1/s/robots/SN-1/status");
     });
   });
 });

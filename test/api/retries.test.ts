@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient, type RetryOptions } from "../../src/api/client";
-import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+import { useRecordingServer, type ScriptedReply } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-retries-81f0";
@@ -22,97 +22,90 @@ const rateLimited: ScriptedReply = { status: 429, body: { code: 8, message: "too
 const envelope8: ScriptedReply = { body: { code: 8, msg: "RESOURCE_EXHAUSTED", data: [] }, headers: { "Retry-After": "0" } };
 
 describe("api: retries", function () {
-  let server: RecordingServer;
+  const stub = useRecordingServer();
   const clientWith = (retry: RetryOptions, timeoutMs = 2000) =>
-    new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs, retry });
+    new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry });
 
-  before(async () => {
-    server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
 
   for (const maxRetries of [0, 1, 3]) {
     it(`HTTP 429 is sent maxRetries+1 = ${maxRetries + 1} times, then reported`, async function () {
-      server.respondWith(() => rateLimited);
+      stub.server.respondWith(() => rateLimited);
       const error = await failureOf(clientWith({ maxRetries, baseDelayMs: HOUR_MS }).submitCommand(COMMAND));
       assert.equal(error.kind, "http");
       assert.equal(error.status, 429);
       assert.equal(error.isRateLimited, true);
       assert.equal(error.retryAfterSeconds, 0);
-      assert.equal(server.requests.length, maxRetries + 1);
+      assert.equal(stub.server.requests.length, maxRetries + 1);
       // Each retry is the same request again.
-      for (const request of server.requests) {
+      for (const request of stub.server.requests) {
         assert.equal(request.path, `/v1alpha1/robots/${SN}/commands`);
-        assert.equal(request.rawBody, server.requests[0]!.rawBody);
+        assert.equal(request.rawBody, stub.server.requests[0]!.rawBody);
       }
     });
 
     it(`envelope code 8 is sent maxRetries+1 = ${maxRetries + 1} times, then reported`, async function () {
-      server.respondWith(() => envelope8);
+      stub.server.respondWith(() => envelope8);
       const error = await failureOf(clientWith({ maxRetries, baseDelayMs: HOUR_MS }).listMaps({ robotSn: SN }));
       assert.equal(error.kind, "envelope");
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
-      assert.equal(server.requests.length, maxRetries + 1);
+      assert.equal(stub.server.requests.length, maxRetries + 1);
     });
   }
 
   it("the default is three retries", async function () {
-    server.respondWith(() => rateLimited);
-    const client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+    stub.server.respondWith(() => rateLimited);
+    const client = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN } });
     await failureOf(client.listMaps({ robotSn: SN }));
-    assert.equal(server.requests.length, 4);
+    assert.equal(stub.server.requests.length, 4);
   });
 
   it("a retry that succeeds returns the later answer (429, then code 8 in a google.rpc-like body)", async function () {
-    server.reply(rateLimited, { body: { code: 8, message: "slow down" }, headers: { "Retry-After": "0" } }, { body: RESOURCE });
+    stub.server.reply(rateLimited, { body: { code: 8, message: "slow down" }, headers: { "Retry-After": "0" } }, { body: RESOURCE });
     const result = await clientWith({ maxRetries: 3, baseDelayMs: HOUR_MS }).submitCommand(COMMAND);
     assert.deepEqual(result, RESOURCE);
-    assert.equal(server.requests.length, 3);
+    assert.equal(stub.server.requests.length, 3);
   });
 
   it("without Retry-After the exponential backoff (small base delay) is used", async function () {
-    server.reply({ status: 429, body: {} }, { status: 429, body: {} }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    stub.server.reply({ status: 429, body: {} }, { status: 429, body: {} }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
     const result = await clientWith({ maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 }).listMaps({ robotSn: SN });
     assert.deepEqual(result, MAPS);
-    assert.equal(server.requests.length, 3);
+    assert.equal(stub.server.requests.length, 3);
   });
 
   it("a Retry-After longer than maxRetryWaitMs fails at once, saying how long the cloud asked for", async function () {
-    server.reply({ status: 429, body: {}, headers: { "Retry-After": "3600" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    stub.server.reply({ status: 429, body: {}, headers: { "Retry-After": "3600" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
     const error = await failureOf(clientWith({ maxRetries: 3, maxRetryWaitMs: 60_000 }).listMaps({ robotSn: SN }));
     assert.equal(error.status, 429);
     assert.equal(error.retryAfterSeconds, 3600);
-    assert.equal(server.requests.length, 1);
+    assert.equal(stub.server.requests.length, 1);
   });
 
   it("a Retry-After within maxRetryWaitMs is waited out in full, not cut to maxDelayMs", async function () {
-    server.reply({ status: 429, body: {}, headers: { "Retry-After": "1" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
+    stub.server.reply({ status: 429, body: {}, headers: { "Retry-After": "1" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
     const client = clientWith({ maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 });
     const result = client.listMaps({ robotSn: SN });
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (stub.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(client.engine.pausedForMs() > 500, "still paused after 50 ms: the 5 ms cap no longer applies");
     assert.deepEqual(await result, MAPS);
-    assert.equal(server.requests.length, 2);
+    assert.equal(stub.server.requests.length, 2);
   });
 
   it("a Retry-After given as an HTTP date is honoured (a past date: retry now)", async function () {
-    server.reply(
+    stub.server.reply(
       { status: 429, body: {}, headers: { "Retry-After": new Date(Date.now() - 60_000).toUTCString() } },
       { body: { code: 0, msg: "SUCCESS", data: MAPS } },
     );
     assert.deepEqual(await clientWith({ maxRetries: 1, baseDelayMs: HOUR_MS }).listMaps({ robotSn: SN }), MAPS);
-    assert.equal(server.requests.length, 2);
+    assert.equal(stub.server.requests.length, 2);
   });
 
   it("the Retry-After value is on the reported error", async function () {
-    server.respondWith(() => ({ status: 429, body: {}, headers: { "Retry-After": "120" } }));
+    stub.server.respondWith(() => ({ status: 429, body: {}, headers: { "Retry-After": "120" } }));
     const error = await failureOf(clientWith({ maxRetries: 0 }).listMaps({ robotSn: SN }));
     assert.equal(error.retryAfterSeconds, 120);
-    assert.equal(server.requests.length, 1);
+    assert.equal(stub.server.requests.length, 1);
   });
 
   describe("never re-sent: the robot may already have the command", function () {
@@ -126,20 +119,20 @@ describe("api: retries", function () {
     ];
     for (const { name, reply, kind } of cases) {
       it(`submitCommand after ${name}: exactly one request`, async function () {
-        server.respondWith(() => reply);
+        stub.server.respondWith(() => reply);
         const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }, 50).submitCommand(COMMAND));
         assert.equal(error.kind, kind);
-        assert.equal(server.requests.length, 1);
+        assert.equal(stub.server.requests.length, 1);
       });
     }
   });
 
   it("a 401 with a static token is reported at once, not retried", async function () {
-    server.respondWith(() => ({ status: 401, body: { code: 16, message: "token expired" } }));
+    stub.server.respondWith(() => ({ status: 401, body: { code: 16, message: "token expired" } }));
     const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }).submitCommand(COMMAND));
     assert.equal(error.kind, "http");
     assert.equal(error.status, 401);
     assert.equal(error.code, "UNAUTHENTICATED");
-    assert.equal(server.requests.length, 1);
+    assert.equal(stub.server.requests.length, 1);
   });
 });

@@ -8,8 +8,10 @@ import assert from "node:assert/strict";
 import { inspect } from "node:util";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
-import { RecordingServer, type ScriptedReply } from "../support/recording-server";
+import { type ScriptedReply } from "../support/recording-server";
+import { RecordingServer } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-7f3a9c2e-SECRET-5b81";
 const CREDENTIALS = { clientId: "client-public-id", clientSecret: "cs-e4d2b7-SECRET-0c19", accessKeySecret: "aks-91f0aa-SECRET-77d3" };
@@ -36,17 +38,7 @@ function assertNoSecret(error: RobotApiError): void {
 }
 
 describe("api: secrets never appear in errors", function () {
-  let server: RecordingServer;
-  let client: RobotClient;
-
-  before(async () => {
-    server = await new RecordingServer().start();
-    client = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN }, timeoutMs: 50, retry: { maxRetries: 1, baseDelayMs: 1 } });
-  });
-  after(async () => {
-    await server.stop();
-  });
-  beforeEach(() => server.reset());
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 50, retry: { maxRetries: 1, baseDelayMs: 1 } });
 
   const echoes: { name: string; reply: ScriptedReply; kind: string }[] = [
     { name: "401 echoing the token in message", reply: { status: 401, body: { code: 16, message: `token ${TOKEN} has expired` } }, kind: "http" },
@@ -63,18 +55,18 @@ describe("api: secrets never appear in errors", function () {
   ];
   for (const { name, reply, kind } of echoes) {
     it(`${name}`, async function () {
-      server.respondWith(() => reply);
-      const error = await failureOf(client.getRobotStatus({ serialNumber: SN }));
+      stub.server.respondWith(() => reply);
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, kind);
       assert.match(error.message, /\*\*\*/, "the echoed secret is replaced, the rest of the message kept");
       assertNoSecret(error);
-      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${TOKEN}`, "the token was really sent");
+      assert.equal(stub.server.requests[0]!.headers.authorization, `Bearer ${TOKEN}`, "the token was really sent");
     });
   }
 
   it("envelope msg echoing the token", async function () {
-    server.reply({ body: { code: 7, msg: `PERMISSION_DENIED for ${TOKEN}`, data: [] } });
-    const error = await failureOf(client.listMaps({ robotSn: SN }));
+    stub.server.reply({ body: { code: 7, msg: `PERMISSION_DENIED for ${TOKEN}`, data: [] } });
+    const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
     assert.equal(error.kind, "envelope");
     assert.match(error.message, /PERMISSION_DENIED for \*\*\*/);
     assertNoSecret(error);
@@ -89,8 +81,8 @@ describe("api: secrets never appear in errors", function () {
   for (const { name, reply, kind } of transport) {
     it(`${name}`, async function () {
       // Every attempt gets the same answer: a read is sent again after a dropped connection.
-      server.respondWith(() => reply);
-      const error = await failureOf(client.listMaps({ robotSn: SN }));
+      stub.server.respondWith(() => reply);
+      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
       assert.equal(error.kind, kind);
       assertNoSecret(error);
     });
@@ -107,10 +99,10 @@ describe("api: secrets never appear in errors", function () {
 
   it("aborted mid-request", async function () {
     const controller = new AbortController();
-    server.reply({ body: {}, delayMs: 1000 });
-    const slow = new RobotClient({ baseUrl: server.url, auth: { token: TOKEN } });
+    stub.server.reply({ body: {}, delayMs: 1000 });
+    const slow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN } });
     const pending = failureOf(slow.getRobotStatus({ serialNumber: SN }, { signal: controller.signal }));
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    while (stub.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 2));
     controller.abort();
     const error = await pending;
     assert.equal(error.kind, "aborted");
@@ -118,10 +110,10 @@ describe("api: secrets never appear in errors", function () {
   });
 
   describe("client credentials", function () {
-    const newClient = () => new RobotClient({ baseUrl: server.url, auth: CREDENTIALS, retry: { maxRetries: 0 } });
+    const newClient = () => new RobotClient({ baseUrl: stub.server.url, auth: CREDENTIALS, retry: { maxRetries: 0 } });
 
     it("a failed grant echoing the client secret and the access key secret", async function () {
-      server.reply({
+      stub.server.reply({
         status: 400,
         body: { code: 3, message: `Invalid open access key ${CREDENTIALS.accessKeySecret} for secret ${CREDENTIALS.clientSecret}` },
       });
@@ -129,29 +121,29 @@ describe("api: secrets never appear in errors", function () {
       assert.equal(error.operation, "grantToken");
       assert.match(error.message, /Invalid open access key \*\*\* for secret \*\*\*/);
       assertNoSecret(error);
-      assert.equal((server.requests[0]!.body as { client_secret?: string }).client_secret, CREDENTIALS.clientSecret, "the secret was really sent");
+      assert.equal((stub.server.requests[0]!.body as { client_secret?: string }).client_secret, CREDENTIALS.clientSecret, "the secret was really sent");
     });
 
     it("a failed grant whose non-JSON body echoes the credentials", async function () {
-      server.reply({ status: 500, body: `grant_type=...&client_secret=${CREDENTIALS.clientSecret}&open_access_key=${CREDENTIALS.accessKeySecret}` });
+      stub.server.reply({ status: 500, body: `grant_type=...&client_secret=${CREDENTIALS.clientSecret}&open_access_key=${CREDENTIALS.accessKeySecret}` });
       const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
       assertNoSecret(error);
     });
 
     it("a granted token echoed in the final 401", async function () {
-      server.respondWith((request) =>
+      stub.server.respondWith((request) =>
         request.path === GRANT_PATH
           ? { body: { access_token: GRANTED, expires_in: 86_400 } }
           : { status: 401, body: { code: 16, message: `token ${GRANTED} revoked` } },
       );
       const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
       assert.equal(error.status, 401);
-      assert.equal(server.requests.length, 4, "grant, call, re-grant, resend");
+      assert.equal(stub.server.requests.length, 4, "grant, call, re-grant, resend");
       assertNoSecret(error);
     });
 
     it("a dropped connection after a grant", async function () {
-      server.reply({ body: { access_token: GRANTED, expires_in: 86_400 } }).respondWith(() => ({ drop: true }));
+      stub.server.reply({ body: { access_token: GRANTED, expires_in: 86_400 } }).respondWith(() => ({ drop: true }));
       const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
       assert.equal(error.kind, "network");
       assertNoSecret(error);

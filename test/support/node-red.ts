@@ -10,7 +10,7 @@ import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
 import robotConfig from "../../src/nodes/robot-config";
 import { SERIAL } from "./fixtures";
-import { RecordingServer, type Responder } from "./recording-server";
+import { useRecordingServer, type RecordingServer, type Responder } from "./recording-server";
 
 // Node-RED's own Catch and Status nodes, so tests can watch what a flow author would.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -147,19 +147,10 @@ export function outputsAndCatch(...sourceIds: string[]): FlowNode[] {
  * started before and unloaded after each test.
  */
 export function useRecordingServerAndNodeRed(responder?: Responder): { readonly server: RecordingServer } {
-  const context = {} as { server: RecordingServer };
-  before(async () => {
-    context.server = await new RecordingServer().start();
-  });
-  after(async () => {
-    await context.server.stop();
-  });
-  beforeEach(() => {
-    context.server.reset();
-    if (responder) context.server.respondWith(responder);
-  });
+  const stub = useRecordingServer();
+  if (responder) beforeEach(() => stub.server.respondWith(responder));
   useNodeRed();
-  return context;
+  return stub;
 }
 
 /** A fresh test-helper Node-RED for each test of the suite, unloaded after it. */

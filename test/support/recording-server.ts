@@ -87,3 +87,16 @@ export class RecordingServer extends LoopbackServer {
     });
   }
 }
+
+/** One recording server for the suite (mocha hooks), reset before each test. */
+export function useRecordingServer(): { readonly server: RecordingServer } {
+  const context = {} as { server: RecordingServer };
+  before(async () => {
+    context.server = await new RecordingServer().start();
+  });
+  after(async () => {
+    await context.server.stop();
+  });
+  beforeEach(() => context.server.reset());
+  return context;
+}
