@@ -15,15 +15,14 @@ import {
   type OperationName,
   type RequestOf,
 } from "../../src/api/endpoints";
-import { OPEN_ACCESS_GRANT_TYPE, type CommandRequest } from "../../src/api/schemas";
+import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { type RecordedRequest } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY as SITE_TASK, TEMP_TASK_BODY as TEMP_TASK, COMMAND_BODIES } from "../support/fixtures";
 import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-endpoints-3c9e";
 const CREDENTIALS = { clientId: "client-42", clientSecret: "cs-endpoints-77", accessKeySecret: "aks-endpoints-88" };
-const SN = "GS-S-000101";
-const MAP_ID = "5e1c2a7d-0b4f-4c1e-9a3b-7f2d8c6e1a90";
 
 /** What one row must look like on the wire; written out here, not read from the table. */
 interface RowExpectation<Op extends OperationName> {
@@ -39,29 +38,6 @@ interface RowExpectation<Op extends OperationName> {
   /** What the client must return for that answer. */
   result: unknown;
 }
-
-const SITE_TASK: RequestOf<"createTempSiteTask"> = {
-  cleaningMode: "清扫",
-  loopCount: 1,
-  siteId: "8d3f1e2a-6b7c-4d5e-9f01-23456789abcd",
-  siteName: "Head office",
-  taskName: "Morning lobby",
-  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
-  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
-  serialNumber: SN,
-};
-
-const TEMP_TASK: RequestOf<"sendTempTask"> = {
-  productId: SN,
-  tempTaskCommand: {
-    taskName: "Corridor spot clean",
-    cleaningMode: "清扫",
-    loop: "false",
-    loopCount: "1",
-    mapName: "Floor 1",
-    startParam: { mapId: MAP_ID, areaId: "2" },
-  },
-};
 
 const STATUS_ANSWER = {
   serialNumber: SN,
@@ -403,36 +379,6 @@ const SPEC_COMMANDS: Record<CommandType, { family: string; parameter: string | u
   REMOTE_CONTROL_START: { family: "remoteControlCommandType", parameter: undefined, raw: "remote_control_start" },
   REMOTE_CONTROL_MOVE: { family: "remoteControlCommandType", parameter: "controlMovingParameter", raw: "remote_control_move" },
   REMOTE_CONTROL_STOP: { family: "remoteControlCommandType", parameter: undefined, raw: "remote_control_stop" },
-};
-
-const NAVIGATION = { startNavigationParameter: { map: "Floor 1", position: "charging" } };
-
-/** The spec's request body of each command. */
-const COMMAND_BODIES: Record<CommandType, CommandRequest> = {
-  START_TASK: {
-    serialNumber: SN,
-    remoteTaskCommandType: "START_TASK",
-    commandParameter: {
-      startTaskParameter: {
-        cleaningMode: "__middle_cleaning",
-        task: { name: "Lobby daily", map: "Floor 1", loop: false, loopCount: 1 },
-      },
-    },
-  },
-  PAUSE_TASK: { serialNumber: SN, remoteTaskCommandType: "PAUSE_TASK" },
-  RESUME_TASK: { serialNumber: SN, remoteTaskCommandType: "RESUME_TASK" },
-  STOP_TASK: { serialNumber: SN, remoteTaskCommandType: "STOP_TASK" },
-  CROSS_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: NAVIGATION },
-  PAUSE_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "PAUSE_NAVIGATE", commandParameter: NAVIGATION },
-  RESUME_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "RESUME_NAVIGATE", commandParameter: NAVIGATION },
-  STOP_NAVIGATE: { serialNumber: SN, remoteNavigationCommandType: "STOP_NAVIGATE", commandParameter: NAVIGATION },
-  REMOTE_CONTROL_START: { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_START" },
-  REMOTE_CONTROL_MOVE: {
-    serialNumber: SN,
-    remoteControlCommandType: "REMOTE_CONTROL_MOVE",
-    commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
-  },
-  REMOTE_CONTROL_STOP: { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_STOP" },
 };
 
 /** Lower-cases enumerated values the way the cloud echoes them (cleaningMode is echoed unchanged). */

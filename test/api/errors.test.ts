@@ -9,39 +9,12 @@ import type { RobotOperationName } from "../../src/api/endpoints";
 import { RobotApiError } from "../../src/api/errors";
 import { RecordingServer } from "../support/recording-server";
 import { failureOf } from "../support/failures";
+import { SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY as SITE_TASK, TEMP_TASK_BODY as TEMP_TASK, COMMAND_BODIES } from "../support/fixtures";
+
+const START_TASK = COMMAND_BODIES.START_TASK;
 import { useClientOnRecordingServer } from "../support/client-on-server";
 
 const TOKEN = "tok-errors-5d21";
-const SN = "GS-S-000101";
-const MAP_ID = "5e1c2a7d-0b4f-4c1e-9a3b-7f2d8c6e1a90";
-const START_TASK = {
-  serialNumber: SN,
-  remoteTaskCommandType: "START_TASK",
-  commandParameter: {
-    startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } },
-  },
-};
-const TEMP_TASK = {
-  productId: SN,
-  tempTaskCommand: {
-    taskName: "Spot",
-    cleaningMode: "清扫",
-    loop: "false",
-    loopCount: "1",
-    mapName: "Floor 1",
-    startParam: { mapId: MAP_ID, areaId: "2" },
-  },
-};
-const SITE_TASK = {
-  cleaningMode: "清扫",
-  loopCount: 1,
-  siteId: "site-1",
-  siteName: "Head office",
-  taskName: "Morning",
-  floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: "1", name: "Lobby" } }],
-  tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: "1" }] }],
-  serialNumber: SN,
-};
 
 async function waitUntil(predicate: () => boolean, ms = 5000): Promise<void> {
   const started = Date.now();

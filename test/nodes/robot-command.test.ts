@@ -31,7 +31,7 @@ import {
   coreNodes,
   loadExampleFlow,
 } from "../support/node-red";
-import { SERIAL, robotCommandNode } from "../support/fixtures";
+import { SERIAL, robotCommandNode, COMMAND_BODIES, NAVIGATION } from "../support/fixtures";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment");
 const ROOT = path.resolve(__dirname, "../../..");
@@ -61,33 +61,6 @@ function commandResource(request: RecordedRequest): ScriptedReply {
 function commandNode(settings: Record<string, unknown> = {}): FlowNode {
   return robotCommandNode("cmd", { command: "PAUSE_TASK", ...settings });
 }
-
-const NAVIGATION = { startNavigationParameter: { map: "Floor 1", position: "charging" } };
-
-/** Every command as configured in the node, and the body the spec says must go out. */
-const EXPECTED_BODIES: Record<string, Record<string, unknown>> = {
-  START_TASK: {
-    serialNumber: SERIAL,
-    remoteTaskCommandType: "START_TASK",
-    commandParameter: {
-      startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } },
-    },
-  },
-  PAUSE_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "PAUSE_TASK" },
-  RESUME_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "RESUME_TASK" },
-  STOP_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "STOP_TASK" },
-  CROSS_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: NAVIGATION },
-  PAUSE_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "PAUSE_NAVIGATE", commandParameter: NAVIGATION },
-  RESUME_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "RESUME_NAVIGATE", commandParameter: NAVIGATION },
-  STOP_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "STOP_NAVIGATE", commandParameter: NAVIGATION },
-  REMOTE_CONTROL_START: { serialNumber: SERIAL, remoteControlCommandType: "REMOTE_CONTROL_START" },
-  REMOTE_CONTROL_MOVE: {
-    serialNumber: SERIAL,
-    remoteControlCommandType: "REMOTE_CONTROL_MOVE",
-    commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
-  },
-  REMOTE_CONTROL_STOP: { serialNumber: SERIAL, remoteControlCommandType: "REMOTE_CONTROL_STOP" },
-};
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -125,7 +98,7 @@ describe("robot-command", function () {
   }
 
   describe("the request", () => {
-    for (const [command, expected] of Object.entries(EXPECTED_BODIES)) {
+    for (const [command, expected] of Object.entries(COMMAND_BODIES)) {
       it(`sends ${command} exactly as the spec shows it when the node is set to it`, async () => {
         await load({ command });
         const { output } = await outcome({ payload: Date.now() });
@@ -143,7 +116,7 @@ describe("robot-command", function () {
     }
 
     it("covers every command of the catalogue", () => {
-      assert.deepEqual(Object.keys(EXPECTED_BODIES).sort(), [...COMMAND_TYPES].sort());
+      assert.deepEqual(Object.keys(COMMAND_BODIES).sort(), [...COMMAND_TYPES].sort());
     });
   });
 

@@ -10,38 +10,9 @@ import { ENDPOINTS, pathFor } from "../../src/api/endpoints";
 import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { failureOf } from "../support/failures";
+import { rawRequest } from "../support/raw-http";
 
 const FLOOR_1 = demoFleet().robots[0]!.maps[0]!;
-
-interface RawAnswer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
-async function raw(
-  base: string,
-  method: string,
-  path: string,
-  options: { token?: string; body?: string; contentType?: string | null } = {},
-): Promise<RawAnswer> {
-  const headers: Record<string, string> = {};
-  if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  if (options.contentType !== null) headers["Content-Type"] = options.contentType ?? "application/json";
-  // A Blob without a type makes fetch send no Content-Type of its own (a string would be text/plain).
-  const body = options.body === undefined ? undefined : new Blob([options.body]);
-  const response = await fetch(base + path, { method, headers, body });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
-}
-
 
 const STATUS_PATH = (serialNumber: string) => pathFor(ENDPOINTS.getRobotStatus, { serialNumber });
 const COMMAND_PATH = (serialNumber: string) => pathFor(ENDPOINTS.submitCommand, { serialNumber });
@@ -58,7 +29,7 @@ describe("simulator: checks like the real cloud", function () {
     after(() => simulator.close());
 
     it("answers 401 code 16 to a request without a bearer token, and the robot is untouched", async () => {
-      const answer = await raw(simulator.url, "POST", COMMAND_PATH("GS-S-000101"), {
+      const answer = await rawRequest(simulator.url, "POST", COMMAND_PATH("GS-S-000101"), {
         body: JSON.stringify({ serialNumber: "GS-S-000101", remoteTaskCommandType: "STOP_TASK" }),
       });
       assert.equal(answer.status, 401);
@@ -66,7 +37,7 @@ describe("simulator: checks like the real cloud", function () {
       assert.match((answer.json as { message: string }).message, /bearer/i);
       assert.equal(simulator.state.commands("GS-S-000101").length, 0);
 
-      const envelopeEndpoint = await raw(simulator.url, "POST", ENDPOINTS.listMaps.path, { body: '{"robotSn":"GS-S-000101"}' });
+      const envelopeEndpoint = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, { body: '{"robotSn":"GS-S-000101"}' });
       assert.equal(envelopeEndpoint.status, 401, "401 on the envelope endpoints too");
     });
 
@@ -82,7 +53,7 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("grants a token for the client credentials: bearer, absolute expiry in epoch ms, usable for the demo account", async () => {
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.grantToken.path, {
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.grantToken.path, {
         body: JSON.stringify({
           grant_type: OPEN_ACCESS_GRANT_TYPE,
           client_id: DEMO_CLIENT.clientId,
@@ -97,11 +68,11 @@ describe("simulator: checks like the real cloud", function () {
       assert.ok(grant.access_token.length >= 20);
       assert.equal(typeof grant.refresh_token, "string");
 
-      const status = await raw(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: grant.access_token });
+      const status = await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: grant.access_token });
       assert.equal(status.status, 200);
 
       clock += 24 * 60 * 60 * 1000;
-      const expired = await raw(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: grant.access_token });
+      const expired = await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: grant.access_token });
       assert.equal(expired.status, 401, "an expired token answers 401");
       assert.ok(!lines.join("\n").includes(grant.access_token), "the log never shows a granted token");
     });
@@ -127,7 +98,7 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("answers 401 to a wrong client secret and 400 naming the field to a wrong grant type", async () => {
-      const wrongSecret = await raw(simulator.url, "POST", ENDPOINTS.grantToken.path, {
+      const wrongSecret = await rawRequest(simulator.url, "POST", ENDPOINTS.grantToken.path, {
         body: JSON.stringify({
           grant_type: OPEN_ACCESS_GRANT_TYPE,
           client_id: DEMO_CLIENT.clientId,
@@ -136,7 +107,7 @@ describe("simulator: checks like the real cloud", function () {
         }),
       });
       assert.equal(wrongSecret.status, 401);
-      const wrongGrant = await raw(simulator.url, "POST", ENDPOINTS.grantToken.path, {
+      const wrongGrant = await rawRequest(simulator.url, "POST", ENDPOINTS.grantToken.path, {
         body: JSON.stringify({
           grant_type: "client_credentials",
           client_id: DEMO_CLIENT.clientId,
@@ -165,13 +136,13 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("answers PERMISSION_DENIED in the envelope on C1 ({} data) and C2 ([] data)", async () => {
-      const subareas = await raw(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
+      const subareas = await rawRequest(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
         token: WAREHOUSE_TOKEN,
         body: JSON.stringify({ mapId: FLOOR_1.id, robotSn: "GS-S-000101" }),
       });
       assert.equal(subareas.status, 200);
       assert.deepEqual({ ...(subareas.json as object), msg: "" }, { code: 7, msg: "", data: {} });
-      const maps = await raw(simulator.url, "POST", ENDPOINTS.listMaps.path, {
+      const maps = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, {
         token: WAREHOUSE_TOKEN,
         body: JSON.stringify({ robotSn: "GS-S-000101" }),
       });
@@ -218,7 +189,7 @@ describe("simulator: checks like the real cloud", function () {
     after(() => simulator.close());
 
     it("answers 400 code 3 naming the field on the command endpoint, and stores nothing", async () => {
-      const answer = await raw(simulator.url, "POST", COMMAND_PATH("GS-S-000101"), {
+      const answer = await rawRequest(simulator.url, "POST", COMMAND_PATH("GS-S-000101"), {
         token: DEMO_TOKEN,
         body: JSON.stringify({
           serialNumber: "GS-S-000101",
@@ -233,7 +204,7 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("answers code 3 in the envelope on C1, naming the field", async () => {
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
         token: DEMO_TOKEN,
         body: JSON.stringify({ robotSn: "GS-S-000101" }),
       });
@@ -245,7 +216,7 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("refuses a body whose serial number differs from the path", async () => {
-      const answer = await raw(simulator.url, "POST", COMMAND_PATH("GS-S-000102"), {
+      const answer = await rawRequest(simulator.url, "POST", COMMAND_PATH("GS-S-000102"), {
         token: DEMO_TOKEN,
         body: JSON.stringify({ serialNumber: "GS-S-000101", remoteTaskCommandType: "PAUSE_TASK" }),
       });
@@ -254,7 +225,7 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("refuses numbers where B4 wants strings on the wire (TYPE_STRING), as the real cloud does", async () => {
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.sendTempTask.path, {
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.sendTempTask.path, {
         token: DEMO_TOKEN,
         body: JSON.stringify({
           productId: "GS-S-000101",
@@ -274,28 +245,28 @@ describe("simulator: checks like the real cloud", function () {
     });
 
     it("answers 400 to a body that is not JSON", async () => {
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.listMaps.path, { token: DEMO_TOKEN, body: "{robotSn:" });
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, { token: DEMO_TOKEN, body: "{robotSn:" });
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.json, { code: 3, msg: "Request body is not valid JSON.", data: {} });
     });
 
     it("answers 415 to a POST without Content-Type application/json, on both endpoint styles", async () => {
       for (const path of [COMMAND_PATH("GS-S-000101"), ENDPOINTS.listMaps.path]) {
-        const missing = await raw(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', contentType: null });
+        const missing = await rawRequest(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', headers: { "Content-Type": null } });
         assert.equal(missing.status, 415, path);
-        const text = await raw(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', contentType: "text/plain" });
+        const text = await rawRequest(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', headers: { "Content-Type": "text/plain" } });
         assert.equal(text.status, 415, path);
       }
-      const withCharset = await raw(simulator.url, "POST", ENDPOINTS.listMaps.path, {
+      const withCharset = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, {
         token: DEMO_TOKEN,
         body: '{"robotSn":"GS-S-000101"}',
-        contentType: "application/json; charset=utf-8",
+        headers: { "Content-Type": "application/json; charset=utf-8" },
       });
       assert.equal(withCharset.status, 200);
     });
 
     it("answers 413 to a body over the size limit", async () => {
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.listMaps.path, {
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, {
         token: DEMO_TOKEN,
         body: JSON.stringify({ robotSn: "GS-S-000101", padding: "x".repeat(5000) }),
       });
@@ -329,18 +300,18 @@ describe("simulator: checks like the real cloud", function () {
 
     it("answers HTTP 429 with Retry-After past the limit, per token", async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await raw(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status);
+      for (let i = 0; i < 3; i++) statuses.push((await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status);
       assert.deepEqual(statuses, [200, 200, 429]);
       clock += 4_000;
-      const refused = await raw(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN });
+      const refused = await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN });
       assert.equal(refused.status, 429);
-      assert.equal(refused.headers.get("retry-after"), "6");
+      assert.equal(refused.headers["retry-after"], "6");
       assert.deepEqual(refused.json, { code: 8, message: "Rate limit exceeded: slow down and retry later.", details: [] });
 
-      const otherToken = await raw(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: WAREHOUSE_TOKEN });
+      const otherToken = await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000201"), { token: WAREHOUSE_TOKEN });
       assert.equal(otherToken.status, 200, "another token has its own budget");
       clock += 6_000;
-      assert.equal((await raw(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status, 200);
+      assert.equal((await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status, 200);
     });
 
     it("answers RESOURCE_EXHAUSTED in the envelope on C1 and C2, which the client reports as rate limited", async () => {
@@ -352,7 +323,7 @@ describe("simulator: checks like the real cloud", function () {
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
       assert.ok(error.isRateLimited);
       assert.equal(error.retryAfterSeconds, 10);
-      const answer = await raw(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
+      const answer = await rawRequest(simulator.url, "POST", ENDPOINTS.getSubareas.path, {
         token: DEMO_TOKEN,
         body: JSON.stringify({ mapId: FLOOR_1.id, robotSn: "GS-S-000101" }),
       });

@@ -3,6 +3,9 @@
  * each robot type with every setting typed in, and the temporary-task bodies
  * (B3, B4) that the site-task dialog's default fields build.
  */
+import type { CommandType } from "../../src/api/commands";
+import type { RequestOf } from "../../src/api/endpoints";
+import type { CommandRequest } from "../../src/api/schemas";
 import type { FlowNode } from "./node-red";
 
 export const SERIAL = "GS-S-000101";
@@ -37,6 +40,34 @@ export function robotCommandNode(id: string, settings: Record<string, unknown> =
     ...settings,
   };
 }
+
+/** The navigation parameter of robotCommandNode's map and position. */
+export const NAVIGATION = { startNavigationParameter: { map: "Floor 1", position: "charging" } };
+
+/** The spec's request body of each command, for SERIAL with the parameters robotCommandNode types in. */
+export const COMMAND_BODIES: Record<CommandType, CommandRequest> = {
+  START_TASK: {
+    serialNumber: SERIAL,
+    remoteTaskCommandType: "START_TASK",
+    commandParameter: {
+      startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } },
+    },
+  },
+  PAUSE_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "PAUSE_TASK" },
+  RESUME_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "RESUME_TASK" },
+  STOP_TASK: { serialNumber: SERIAL, remoteTaskCommandType: "STOP_TASK" },
+  CROSS_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: NAVIGATION },
+  PAUSE_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "PAUSE_NAVIGATE", commandParameter: NAVIGATION },
+  RESUME_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "RESUME_NAVIGATE", commandParameter: NAVIGATION },
+  STOP_NAVIGATE: { serialNumber: SERIAL, remoteNavigationCommandType: "STOP_NAVIGATE", commandParameter: NAVIGATION },
+  REMOTE_CONTROL_START: { serialNumber: SERIAL, remoteControlCommandType: "REMOTE_CONTROL_START" },
+  REMOTE_CONTROL_MOVE: {
+    serialNumber: SERIAL,
+    remoteControlCommandType: "REMOTE_CONTROL_MOVE",
+    commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
+  },
+  REMOTE_CONTROL_STOP: { serialNumber: SERIAL, remoteControlCommandType: "REMOTE_CONTROL_STOP" },
+};
 
 /** A robot-site-task on the config "config", wired to "out", asking B1 status; its dialog fields build the bodies below. */
 export function robotSiteTaskNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
@@ -88,7 +119,7 @@ export function robotMapsNode(id: string, settings: Record<string, unknown> = {}
   };
 }
 
-export const TEMP_SITE_TASK_BODY = {
+export const TEMP_SITE_TASK_BODY: RequestOf<"createTempSiteTask"> = {
   cleaningMode: "清扫",
   loopCount: 1,
   siteId: SITE_ID,
@@ -99,7 +130,7 @@ export const TEMP_SITE_TASK_BODY = {
   serialNumber: SERIAL,
 };
 
-export const TEMP_TASK_BODY = {
+export const TEMP_TASK_BODY: RequestOf<"sendTempTask"> = {
   productId: SERIAL,
   tempTaskCommand: {
     taskName: "Lobby clean",

@@ -18,7 +18,8 @@ export interface RawOptions {
   token?: string;
   /** Sent as given (a string) or as JSON, with Content-Type application/json unless headers say otherwise. */
   body?: unknown;
-  headers?: Record<string, string>;
+  /** Added to the request's headers; null leaves that header out (a body with no Content-Type). */
+  headers?: Record<string, string | null>;
 }
 
 /** `target` is a path on `base` or an absolute URL. */
@@ -32,7 +33,10 @@ export function rawRequest(base: string, method: string, target: string, options
     headers["Content-Type"] = "application/json";
     headers["Content-Length"] = String(body.length);
   }
-  Object.assign(headers, options.headers);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (value === null) delete headers[name];
+    else headers[name] = value;
+  }
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
