@@ -17,8 +17,9 @@ import {
   type RequestOf,
 } from "../../src/api/endpoints";
 import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
-import { DEMO_CLIENT, DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_CLIENT, DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { rawRequest } from "../support/raw-http";
+import { useClientOnSimulator } from "../support/client-on-server";
 
 const FLEET = demoFleet();
 const SITE = FLEET.sites[0]!;
@@ -78,18 +79,11 @@ const NANO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
 const MILLI_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe("simulator: the endpoint table", function () {
-  let simulator: RunningSimulator;
-  let client: RobotClient;
+  const demo = useClientOnSimulator();
 
-  before(async () => {
-    simulator = await startSimulator({ quiet: true, rateLimit: false });
-    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-  });
-  beforeEach(() => simulator.reset());
-  after(() => simulator.close());
 
   it("answers every row on the wire with what the row's response schema accepts", async () => {
-    const samples = await withStoredCommand(client);
+    const samples = await withStoredCommand(demo.client);
     for (const operation of OPERATION_NAMES) {
       const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
       const request = endpoint.request.parse(samples[operation]) as Record<string, unknown>;
@@ -97,7 +91,7 @@ describe("simulator: the endpoint table", function () {
       const query = queryFor(endpoint, request);
       const path = pathFor(endpoint, params) + (query ? `?${query}` : "");
       // node:http rather than fetch: the S-line batch is a GET with a body.
-      const answer = await rawRequest(simulator.url, endpoint.method, path, {
+      const answer = await rawRequest(demo.simulator.url, endpoint.method, path, {
         token: endpoint.authenticated ? DEMO_TOKEN : undefined,
         body: endpoint.sendsBody ? request : undefined,
       });
@@ -116,10 +110,10 @@ describe("simulator: the endpoint table", function () {
 
   it("answers every robot operation through the real RobotClient", async () => {
     const results: Record<string, unknown> = {};
-    const samples = await withStoredCommand(client);
+    const samples = await withStoredCommand(demo.client);
     for (const operation of OPERATION_NAMES) {
       if (operation === "grantToken") continue;
-      results[operation] = await client.call(operation, samples[operation]);
+      results[operation] = await demo.client.call(operation, samples[operation]);
     }
     assert.equal((results.getCommand as { rawCommandType: string }).rawCommandType, "pause_task");
     assert.deepEqual(
@@ -151,7 +145,7 @@ describe("simulator: the endpoint table", function () {
   });
 
   it("accepts B4 under /openapi/v2alpha1 as well, the path other real clients use", async () => {
-    const answer = await rawRequest(simulator.url, "POST", `/openapi${ENDPOINTS.sendTempTask.path}`, {
+    const answer = await rawRequest(demo.simulator.url, "POST", `/openapi${ENDPOINTS.sendTempTask.path}`, {
       token: DEMO_TOKEN,
       body: SAMPLES.sendTempTask,
     });
@@ -159,12 +153,12 @@ describe("simulator: the endpoint table", function () {
     const { requestId, ...rest } = answer.json as Record<string, unknown>;
     assert.match(String(requestId), new RegExp(`^${UUID}$`));
     assert.deepEqual(rest, { productId: "GS-S-000102", orderType: "start_task", cmdStatus: 5, cmdResultCode: "6880" });
-    assert.equal(simulator.state.robot("GS-S-000102")!.taskState, "RUNNING");
+    assert.equal(demo.simulator.state.robot("GS-S-000102")!.taskState, "RUNNING");
   });
 
   it("answers the command resource of the spec, lower-casing enum values and adding subTasks", async () => {
-    await client.submitCommand({ serialNumber: "GS-S-000101", remoteControlCommandType: "REMOTE_CONTROL_START" });
-    const move = await client.submitCommand({
+    await demo.client.submitCommand({ serialNumber: "GS-S-000101", remoteControlCommandType: "REMOTE_CONTROL_START" });
+    const move = await demo.client.submitCommand({
       serialNumber: "GS-S-000101",
       remoteControlCommandType: "REMOTE_CONTROL_MOVE",
       commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
@@ -194,7 +188,7 @@ describe("simulator: the endpoint table", function () {
     assert.equal(move.startDelay, 1800000);
     assert.equal(move.rawCommandType, "remote_control_move");
 
-    const start = await client.submitCommand({
+    const start = await demo.client.submitCommand({
       serialNumber: "GS-S-000102",
       remoteTaskCommandType: "START_TASK",
       commandParameter: {
@@ -209,36 +203,36 @@ describe("simulator: the endpoint table", function () {
     });
     assert.equal(start.rawCommandType, "start_task");
 
-    const pause = await client.submitCommand({ serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" });
+    const pause = await demo.client.submitCommand({ serialNumber: "GS-S-000102", remoteTaskCommandType: "PAUSE_TASK" });
     assert.deepEqual(pause.commandParameter, {});
     assert.notEqual(pause.name, start.name);
   });
 
   it("reads a stored command back with GET /v1alpha1/robots/<sn>/commands/<id>, a row of the table", async () => {
-    const submitted = await client.submitCommand({
+    const submitted = await demo.client.submitCommand({
       serialNumber: "GS-S-000201",
       remoteNavigationCommandType: "CROSS_NAVIGATE",
       commandParameter: { startNavigationParameter: { map: "Warehouse", position: "charging" } },
     });
-    const readBack = await rawRequest(simulator.url, "GET", `/v1alpha1/${submitted.name}`, { token: DEMO_TOKEN });
+    const readBack = await rawRequest(demo.simulator.url, "GET", `/v1alpha1/${submitted.name}`, { token: DEMO_TOKEN });
     assert.equal(readBack.status, 200, readBack.text);
     assert.deepEqual(readBack.json, submitted);
 
-    assert.deepEqual(await client.getCommand({ serialNumber: "GS-S-000201", commandId: submitted.name.split("/").pop()! }), submitted);
+    assert.deepEqual(await demo.client.getCommand({ serialNumber: "GS-S-000201", commandId: submitted.name.split("/").pop()! }), submitted);
 
-    const unknown = await rawRequest(simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", { token: DEMO_TOKEN });
+    const unknown = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", { token: DEMO_TOKEN });
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as { code: number }).code, 5);
 
     // An id outside the safe alphabet is refused like any bad parameter, naming it.
-    const badId = await rawRequest(simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/a%2Fb", { token: DEMO_TOKEN });
+    const badId = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/a%2Fb", { token: DEMO_TOKEN });
     assert.equal(badId.status, 400);
     assert.match((badId.json as { message: string }).message, /^commandId: /);
 
-    const noToken = await rawRequest(simulator.url, "GET", `/v1alpha1/${submitted.name}`);
+    const noToken = await rawRequest(demo.simulator.url, "GET", `/v1alpha1/${submitted.name}`);
     assert.equal(noToken.status, 401);
 
-    const otherAccount = await rawRequest(simulator.url, "GET", `/v1alpha1/${submitted.name.replace("GS-S-000201", "GS-S-000101")}`, {
+    const otherAccount = await rawRequest(demo.simulator.url, "GET", `/v1alpha1/${submitted.name.replace("GS-S-000201", "GS-S-000101")}`, {
       token: "warehouse-token",
     });
     assert.equal(otherAccount.status, 403);
@@ -246,15 +240,15 @@ describe("simulator: the endpoint table", function () {
   });
 
   it("answers 404 for an unknown path and 405 with Allow for a wrong method", async () => {
-    const unknown = await rawRequest(simulator.url, "GET", "/v1alpha1/no-such-thing", { token: DEMO_TOKEN });
+    const unknown = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/no-such-thing", { token: DEMO_TOKEN });
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as { code: number }).code, 5);
 
-    const wrongMethod = await rawRequest(simulator.url, "GET", ENDPOINTS.listMaps.path, { token: DEMO_TOKEN });
+    const wrongMethod = await rawRequest(demo.simulator.url, "GET", ENDPOINTS.listMaps.path, { token: DEMO_TOKEN });
     assert.equal(wrongMethod.status, 405);
     assert.equal(wrongMethod.headers["allow"], "POST");
 
-    const postStatus = await rawRequest(simulator.url, "POST", pathFor(ENDPOINTS.getRobotStatus, { serialNumber: "GS-S-000101" }), {
+    const postStatus = await rawRequest(demo.simulator.url, "POST", pathFor(ENDPOINTS.getRobotStatus, { serialNumber: "GS-S-000101" }), {
       token: DEMO_TOKEN,
       body: {},
     });

@@ -7,9 +7,10 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { ENDPOINTS } from "../../src/api/endpoints";
-import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator } from "../../src/simulator";
 import { rawRequest } from "../support/raw-http";
 import { failureOf } from "../support/failures";
+import { useClientOnSimulator } from "../support/client-on-server";
 
 const LOBBY = "GS-S-000101";
 const KITCHEN = "GS-S-000102";
@@ -17,25 +18,19 @@ const ALL = [LOBBY, KITCHEN, OFF_SITE_ROBOT];
 
 
 describe("simulator: fleet endpoints", function () {
-  let simulator: RunningSimulator;
-  let client: RobotClient;
+  const demo = useClientOnSimulator();
   let warehouse: RobotClient;
 
-  before(async () => {
-    simulator = await startSimulator({ quiet: true, rateLimit: false });
-    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-    warehouse = new RobotClient({ baseUrl: simulator.url, auth: { token: WAREHOUSE_TOKEN }, retry: { maxRetries: 0 } });
+  before(() => {
+    warehouse = new RobotClient({ baseUrl: demo.simulator.url, auth: { token: WAREHOUSE_TOKEN }, retry: { maxRetries: 0 } });
   });
-  beforeEach(() => simulator.reset());
-  after(async () => {
-    client.close();
+  after(() => {
     warehouse.close();
-    await simulator.close();
   });
 
   describe("robots of the account", () => {
     it("lists the account's robots with the fields of the field notes, total as an int64 string", async () => {
-      const page = await client.listRobots({});
+      const page = await demo.client.listRobots({});
       assert.deepEqual(
         page.robots.map((robot) => robot.serialNumber),
         ALL,
@@ -54,14 +49,14 @@ describe("simulator: fleet endpoints", function () {
 
     it("pages: page 2 of size 2 is the third robot, a page past the end is empty", async () => {
       assert.deepEqual(
-        (await client.listRobots({ page: 2, pageSize: 2 })).robots.map((robot) => robot.serialNumber),
+        (await demo.client.listRobots({ page: 2, pageSize: 2 })).robots.map((robot) => robot.serialNumber),
         [OFF_SITE_ROBOT],
       );
-      assert.deepEqual((await client.listRobots({ page: 9, pageSize: 2 })).robots, []);
+      assert.deepEqual((await demo.client.listRobots({ page: 9, pageSize: 2 })).robots, []);
     });
 
     it("listAllRobots pages through the simulator (size 1: four requests)", async () => {
-      const robots = await client.listAllRobots({ pageSize: 1 });
+      const robots = await demo.client.listAllRobots({ pageSize: 1 });
       assert.deepEqual(
         robots.map((robot) => robot.serialNumber),
         ALL,
@@ -76,10 +71,10 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("a bad page in the query is code 3 naming it, and so is a page given twice", async () => {
-      const zero = await rawRequest(simulator.url, "GET", "/v1alpha1/robots?page=0", { token: DEMO_TOKEN });
+      const zero = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots?page=0", { token: DEMO_TOKEN });
       assert.equal(zero.status, 400);
       assert.match((zero.json as { message: string }).message, /^page: /);
-      const twice = await rawRequest(simulator.url, "GET", "/v1alpha1/robots?page=1&page=2", { token: DEMO_TOKEN });
+      const twice = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots?page=1&page=2", { token: DEMO_TOKEN });
       assert.equal(twice.status, 400);
       assert.match((twice.json as { message: string }).message, /^page: given more than once/);
     });
@@ -87,7 +82,7 @@ describe("simulator: fleet endpoints", function () {
 
   describe("batch status", () => {
     it("v1 answers robotStatuses in the order asked, with the richer v1 fields and int64 strings", async () => {
-      const { robotStatuses } = await client.batchGetRobotStatus({ names: [OFF_SITE_ROBOT, LOBBY] });
+      const { robotStatuses } = await demo.client.batchGetRobotStatus({ names: [OFF_SITE_ROBOT, LOBBY] });
       assert.deepEqual(
         robotStatuses.map((status) => status.name),
         [`robots/${OFF_SITE_ROBOT}`, `robots/${LOBBY}`],
@@ -104,22 +99,22 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("the S-line batch reads its names from the GET body and answers robotStatus with B1's status", async () => {
-      const answer = await rawRequest(simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
+      const answer = await rawRequest(demo.simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
         token: DEMO_TOKEN,
         body: { names: [KITCHEN, LOBBY] },
       });
       assert.equal(answer.status, 200, answer.text);
       const statuses = (answer.json as { robotStatus: Record<string, unknown>[] }).robotStatus;
-      assert.deepEqual(statuses, [simulator.state.status(KITCHEN), simulator.state.status(LOBBY)]);
+      assert.deepEqual(statuses, [demo.simulator.state.status(KITCHEN), demo.simulator.state.status(LOBBY)]);
     });
 
     it("the S-line batch without a body, or without Content-Type, is refused like any body", async () => {
-      const empty = await rawRequest(simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
+      const empty = await rawRequest(demo.simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
         token: DEMO_TOKEN,
         headers: { "Content-Type": "application/json" },
       });
       assert.equal(empty.status, 400);
-      const noType = await rawRequest(simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
+      const noType = await rawRequest(demo.simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, {
         token: DEMO_TOKEN,
         body: JSON.stringify({ names: [LOBBY] }),
         headers: { "Content-Type": "text/plain" },
@@ -128,13 +123,13 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("the batches show a change made by a command", async () => {
-      await client.submitCommand({
+      await demo.client.submitCommand({
         serialNumber: KITCHEN,
         remoteTaskCommandType: "START_TASK",
         commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen", map: "Floor 1", loop: false, loopCount: 1 } } },
       });
-      const [v1] = await client.batchGetStatuses([KITCHEN], { line: "v1" });
-      const [sLine] = await client.batchGetStatuses([KITCHEN], { line: "s" });
+      const [v1] = await demo.client.batchGetStatuses([KITCHEN], { line: "v1" });
+      const [sLine] = await demo.client.batchGetStatuses([KITCHEN], { line: "s" });
       assert.equal(v1!.taskState, "RUNNING");
       assert.equal((v1!.executingTask as { name: string }).name, "Kitchen");
       assert.equal(sLine!.taskState, "RUNNING");
@@ -151,19 +146,19 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("an unknown robot is refused the same way: 403, not 404 (the cloud does not say which robots exist)", async () => {
-      const error = await failureOf(client.batchGetRobotStatus({ names: [LOBBY, "GS-S-999999", "GS-X-1"] }));
+      const error = await failureOf(demo.client.batchGetRobotStatus({ names: [LOBBY, "GS-S-999999", "GS-X-1"] }));
       assert.equal(error.status, 403);
       assert.match(error.message, /GS-S-999999, GS-X-1/);
     });
 
     it("a comma-joined list is one unknown name: 403, as the field notes report", async () => {
-      const answer = await rawRequest(simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY},${KITCHEN}`, { token: DEMO_TOKEN });
+      const answer = await rawRequest(demo.simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY},${KITCHEN}`, { token: DEMO_TOKEN });
       assert.equal(answer.status, 403);
       assert.equal((answer.json as { code: number }).code, 7);
     });
 
     it("the repeated form of the same names answers both robots", async () => {
-      const answer = await rawRequest(simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY}&names=${KITCHEN}`, {
+      const answer = await rawRequest(demo.simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY}&names=${KITCHEN}`, {
         token: DEMO_TOKEN,
       });
       assert.equal(answer.status, 200);
@@ -172,7 +167,7 @@ describe("simulator: fleet endpoints", function () {
 
     it("twelve names are refused (code 3): the simulator checks with the table's own schema", async () => {
       const names = Array.from({ length: 12 }, (_, index) => `names=SN-${index}`).join("&");
-      const answer = await rawRequest(simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?${names}`, { token: DEMO_TOKEN });
+      const answer = await rawRequest(demo.simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?${names}`, { token: DEMO_TOKEN });
       assert.equal(answer.status, 400);
       assert.match((answer.json as { message: string }).message, /^names: /);
     });
@@ -182,7 +177,7 @@ describe("simulator: fleet endpoints", function () {
     it("seeds one or two reports per robot with the fields of the field notes, newest first", async () => {
       const counts = [];
       for (const serialNumber of ALL) {
-        const { robotTaskReports, total } = await client.listTaskReports({ serialNumber });
+        const { robotTaskReports, total } = await demo.client.listTaskReports({ serialNumber });
         counts.push(robotTaskReports.length);
         assert.equal(total, String(robotTaskReports.length));
         for (const report of robotTaskReports) {
@@ -216,9 +211,9 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("the seeded reports are the same after a reset (stable ids)", async () => {
-      const before = await client.listTaskReports({ serialNumber: KITCHEN });
-      simulator.reset();
-      const after = await client.listTaskReports({ serialNumber: KITCHEN });
+      const before = await demo.client.listTaskReports({ serialNumber: KITCHEN });
+      demo.simulator.reset();
+      const after = await demo.client.listTaskReports({ serialNumber: KITCHEN });
       assert.deepEqual(
         after.robotTaskReports.map((report) => report.id),
         before.robotTaskReports.map((report) => report.id),
@@ -226,13 +221,13 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("a task that ends appends a report at the top, naming the task and its map", async () => {
-      await client.submitCommand({
+      await demo.client.submitCommand({
         serialNumber: LOBBY,
         remoteTaskCommandType: "START_TASK",
         commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby now", map: "Floor 2", loop: false, loopCount: 1 } } },
       });
-      await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
-      const { robotTaskReports, total } = await client.listTaskReports({ serialNumber: LOBBY });
+      await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
+      const { robotTaskReports, total } = await demo.client.listTaskReports({ serialNumber: LOBBY });
       assert.equal(total, "2");
       const newest = robotTaskReports[0]!;
       assert.equal(newest.displayName, "Lobby now");
@@ -240,22 +235,22 @@ describe("simulator: fleet endpoints", function () {
       assert.equal((newest.subTasks as { mapName: string }[])[0]!.mapName, "Floor 2");
       assert.ok(Number(newest.completionPercentage) >= 0 && Number(newest.completionPercentage) <= 1);
       // A STOP_TASK on an idle robot files nothing.
-      await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
-      assert.equal((await client.listTaskReports({ serialNumber: LOBBY })).total, "2");
+      await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
+      assert.equal((await demo.client.listTaskReports({ serialNumber: LOBBY })).total, "2");
     });
 
     it("pages the reports: page 2 of size 1 is the older one", async () => {
-      const first = await client.listTaskReports({ serialNumber: KITCHEN, page: 1, pageSize: 1 });
-      const second = await client.listTaskReports({ serialNumber: KITCHEN, page: 2, pageSize: 1 });
+      const first = await demo.client.listTaskReports({ serialNumber: KITCHEN, page: 1, pageSize: 1 });
+      const second = await demo.client.listTaskReports({ serialNumber: KITCHEN, page: 2, pageSize: 1 });
       assert.equal(first.robotTaskReports.length, 1);
       assert.equal(second.robotTaskReports.length, 1);
       assert.notEqual(first.robotTaskReports[0]!.id, second.robotTaskReports[0]!.id);
-      assert.deepEqual((await client.listTaskReports({ serialNumber: KITCHEN, page: 3, pageSize: 1 })).robotTaskReports, []);
+      assert.deepEqual((await demo.client.listTaskReports({ serialNumber: KITCHEN, page: 3, pageSize: 1 })).robotTaskReports, []);
     });
 
     it("reports of another account's robot are 403, of an unknown robot 404", async () => {
       assert.equal((await failureOf(warehouse.listTaskReports({ serialNumber: LOBBY }))).status, 403);
-      assert.equal((await failureOf(client.listTaskReports({ serialNumber: "GS-S-999999" }))).status, 404);
+      assert.equal((await failureOf(demo.client.listTaskReports({ serialNumber: "GS-S-999999" }))).status, 404);
     });
   });
 
@@ -267,9 +262,9 @@ describe("simulator: fleet endpoints", function () {
         `/openapi/v2alpha1/robots/${LOBBY}/taskReports`,
         `/v1alpha1/robots/${LOBBY}/commands/0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b`,
       ]) {
-        assert.equal((await rawRequest(simulator.url, "GET", path)).status, 401, path);
+        assert.equal((await rawRequest(demo.simulator.url, "GET", path)).status, 401, path);
       }
-      const sLine = await rawRequest(simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, { body: { names: [LOBBY] } });
+      const sLine = await rawRequest(demo.simulator.url, "GET", ENDPOINTS.batchGetSRobotStatus.path, { body: { names: [LOBBY] } });
       assert.equal(sLine.status, 401);
     });
 
@@ -289,17 +284,17 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("injected failures reach them too", async () => {
-      simulator.setFaults({ failRate: 1 });
+      demo.simulator.setFaults({ failRate: 1 });
       try {
-        const answer = await rawRequest(simulator.url, "GET", "/v1alpha1/robots", { token: DEMO_TOKEN });
+        const answer = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots", { token: DEMO_TOKEN });
         assert.equal(answer.status, 500);
       } finally {
-        simulator.setFaults({ failRate: 0 });
+        demo.simulator.setFaults({ failRate: 0 });
       }
     });
 
     it("a POST to a fleet route is 405 with Allow: GET", async () => {
-      const answer = await rawRequest(simulator.url, "POST", "/v1alpha1/robots", { token: DEMO_TOKEN, body: {} });
+      const answer = await rawRequest(demo.simulator.url, "POST", "/v1alpha1/robots", { token: DEMO_TOKEN, body: {} });
       assert.equal(answer.status, 405);
       assert.equal(answer.headers.allow, "GET");
     });

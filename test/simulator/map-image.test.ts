@@ -5,13 +5,13 @@
  * along, 403 for a wrong signature and once expired; and the PNG encoder.
  */
 import assert from "node:assert/strict";
-import { RobotClient } from "../../src/api/client";
 import { AREA_COLOURS, MAP_COLOURS, MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH } from "../../src/simulator/map-image";
 import { Canvas, PNG_SIGNATURE, encodePng } from "../../src/simulator/png";
-import { DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator } from "../../src/simulator";
 import { decodePng } from "../support/png";
 import { rawRequest } from "../support/raw-http";
 import { failureOf } from "../support/failures";
+import { useClientOnSimulator } from "../support/client-on-server";
 
 const LOBBY = "GS-S-000101";
 const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [ReturnType<typeof demoFleet>["robots"][0]["maps"][0], ReturnType<typeof demoFleet>["robots"][0]["maps"][0]];
@@ -21,23 +21,13 @@ const FLOOR_2_REF = { serialNumber: LOBBY, mapId: FLOOR_2.id, mapName: FLOOR_2.n
 
 describe("simulator: map images", function () {
   let clock = 1_800_000_000_000;
-  let simulator: RunningSimulator;
-  let client: RobotClient;
+  const demo = useClientOnSimulator({ now: () => clock, downloadUrlLifetimeMs: 60_000 });
 
-  before(async () => {
-    simulator = await startSimulator({ quiet: true, rateLimit: false, now: () => clock, downloadUrlLifetimeMs: 60_000 });
-    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-  });
-  beforeEach(() => simulator.reset());
-  after(async () => {
-    client.close();
-    await simulator.close();
-  });
 
   it("answers an absolute pre-signed downloadUri on the simulator's object store", async () => {
-    const { downloadUri } = await client.getMapImageUri(FLOOR_1_REF);
+    const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
     const url = new URL(downloadUri);
-    assert.equal(url.origin, simulator.url);
+    assert.equal(url.origin, demo.simulator.url);
     assert.equal(url.pathname, `/_objects/maps/${LOBBY}/${FLOOR_1.id}.png`);
     assert.deepEqual([...url.searchParams.keys()], ["expires", "signature"]);
     assert.equal(url.searchParams.get("expires"), String((clock + 60_000) / 1000));
@@ -45,7 +35,7 @@ describe("simulator: map images", function () {
   });
 
   it("serves a real PNG with no token: signature bytes, 320 x 240 RGB, valid CRCs, the areas' colours", async () => {
-    const image = await client.getMapImage(FLOOR_1_REF);
+    const image = await demo.client.getMapImage(FLOOR_1_REF);
     assert.equal(image.contentType, "image/png");
     assert.deepEqual([...image.data.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const png = decodePng(image.data);
@@ -58,46 +48,46 @@ describe("simulator: map images", function () {
     assert.deepEqual(png.pixel(0, 0), [...MAP_COLOURS.unknown]);
     // The robot stands on Floor 1: it is marked there, not on Floor 2.
     assert.ok(colours.has(MAP_COLOURS.robot.join(",")));
-    const floor2 = decodePng((await client.getMapImage(FLOOR_2_REF)).data);
+    const floor2 = decodePng((await demo.client.getMapImage(FLOOR_2_REF)).data);
     assert.ok(!floor2.colours().has(MAP_COLOURS.robot.join(",")));
   });
 
   it("draws the robot where it now is: after navigating to Floor 2 it is on that map's image", async () => {
-    await client.submitCommand({
+    await demo.client.submitCommand({
       serialNumber: LOBBY,
       remoteNavigationCommandType: "CROSS_NAVIGATE",
       commandParameter: { startNavigationParameter: { map: FLOOR_2.name, position: "Canteen" } },
     });
-    const floor2 = decodePng((await client.getMapImage(FLOOR_2_REF)).data);
+    const floor2 = decodePng((await demo.client.getMapImage(FLOOR_2_REF)).data);
     assert.ok(floor2.colours().has(MAP_COLOURS.robot.join(",")));
   });
 
   it("answers 400 when an Authorization header comes along, as object stores do for pre-signed URLs", async () => {
-    const { downloadUri } = await client.getMapImageUri(FLOOR_1_REF);
-    const answer = await rawRequest(simulator.url, "GET", downloadUri, { headers: { Authorization: `Bearer ${DEMO_TOKEN}` } });
+    const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
+    const answer = await rawRequest(demo.simulator.url, "GET", downloadUri, { headers: { Authorization: `Bearer ${DEMO_TOKEN}` } });
     assert.equal(answer.status, 400);
     assert.equal(answer.headers["content-type"], "application/xml");
     assert.match(answer.text, /<Code>InvalidArgument<\/Code>/);
     // The same URL without it works.
-    assert.equal((await rawRequest(simulator.url, "GET", downloadUri)).status, 200);
+    assert.equal((await rawRequest(demo.simulator.url, "GET", downloadUri)).status, 200);
   });
 
   it("answers 403 once expired, and the client says the link may have expired", async () => {
-    const { downloadUri } = await client.getMapImageUri(FLOOR_1_REF);
+    const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
     clock += 59_000;
-    assert.equal((await rawRequest(simulator.url, "GET", downloadUri)).status, 200, "still valid");
+    assert.equal((await rawRequest(demo.simulator.url, "GET", downloadUri)).status, 200, "still valid");
     clock += 1_000;
-    const expired = await rawRequest(simulator.url, "GET", downloadUri);
+    const expired = await rawRequest(demo.simulator.url, "GET", downloadUri);
     assert.equal(expired.status, 403);
     assert.match(expired.text, /<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
-    const error = await failureOf(client.downloadMapImage(downloadUri));
+    const error = await failureOf(demo.client.downloadMapImage(downloadUri));
     assert.equal(error.status, 403);
     assert.match(error.message, /Request has expired/);
     assert.ok(!error.message.includes("signature="), error.message);
   });
 
   it("answers 403 for a changed signature, a changed expiry, another path, or no signature", async () => {
-    const { downloadUri } = await client.getMapImageUri(FLOOR_1_REF);
+    const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
     const url = new URL(downloadUri);
     const signature = url.searchParams.get("signature")!;
     const variants = [
@@ -109,15 +99,15 @@ describe("simulator: map images", function () {
       `${url.origin}${url.pathname}?expires=${url.searchParams.get("expires")}&signature=not-hex`,
     ];
     for (const variant of variants) {
-      const answer = await rawRequest(simulator.url, "GET", variant);
+      const answer = await rawRequest(demo.simulator.url, "GET", variant);
       assert.equal(answer.status, 403, variant);
     }
   });
 
   it("answers 405 to anything but GET and HEAD; HEAD has the headers and no body", async () => {
-    const { downloadUri } = await client.getMapImageUri(FLOOR_1_REF);
-    assert.equal((await rawRequest(simulator.url, "PUT", downloadUri, { body: "x" })).status, 405);
-    const head = await rawRequest(simulator.url, "HEAD", downloadUri);
+    const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
+    assert.equal((await rawRequest(demo.simulator.url, "PUT", downloadUri, { body: "x" })).status, 405);
+    const head = await rawRequest(demo.simulator.url, "HEAD", downloadUri);
     assert.equal(head.status, 200);
     assert.equal(head.headers["content-type"], "image/png");
     assert.equal(head.bytes.length, 0);
@@ -148,7 +138,7 @@ describe("simulator: map images", function () {
       [{ mapVersion: FLOOR_1.version + 1 }, "mapVersion"],
     ];
     for (const [change, field] of cases) {
-      const error = await failureOf(client.getMapImageUri({ ...FLOOR_1_REF, ...change }));
+      const error = await failureOf(demo.client.getMapImageUri({ ...FLOOR_1_REF, ...change }));
       assert.equal(error.status, 400, field);
       assert.equal(error.apiCode, 3);
       assert.match(error.message, new RegExp(`: ${field}: `));
@@ -157,8 +147,8 @@ describe("simulator: map images", function () {
 
   it("the map endpoint keeps the cloud's checks: no token 401, another account's robot 403", async () => {
     const path = `/openapi/v2alpha1/robots/${LOBBY}/map?mapId=${FLOOR_1.id}&mapName=Floor%201&mapVersion=3`;
-    assert.equal((await rawRequest(simulator.url, "GET", path)).status, 401);
-    assert.equal((await rawRequest(simulator.url, "GET", path, { token: WAREHOUSE_TOKEN })).status, 403);
+    assert.equal((await rawRequest(demo.simulator.url, "GET", path)).status, 401);
+    assert.equal((await rawRequest(demo.simulator.url, "GET", path, { token: WAREHOUSE_TOKEN })).status, 403);
   });
 });
 

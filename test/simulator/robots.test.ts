@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import type { CommandRequest, TempTaskCommandRequest } from "../../src/api/schemas";
-import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, demoFleet, startSimulator } from "../../src/simulator";
 import { failureOf } from "../support/failures";
+import { useClientOnSimulator } from "../support/client-on-server";
 
 const FLEET = demoFleet();
 const SITE = FLEET.sites[0]!;
@@ -57,17 +58,10 @@ function tempTask(productId: string, areaId: string | number = "2", mapName = "F
 }
 
 describe("simulator: the fleet and what commands do", function () {
-  let simulator: RunningSimulator;
-  let client: RobotClient;
+  const demo = useClientOnSimulator();
 
-  const status = async (serialNumber: string) => (await client.getRobotStatus({ serialNumber })) as unknown as Status;
+  const status = async (serialNumber: string) => (await demo.client.getRobotStatus({ serialNumber })) as unknown as Status;
 
-  before(async () => {
-    simulator = await startSimulator({ quiet: true, rateLimit: false });
-    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-  });
-  beforeEach(() => simulator.reset());
-  after(() => simulator.close());
 
   it("seeds three believable robots: two on a site, one on none", async () => {
     for (const serialNumber of [LOBBY, KITCHEN, WAREHOUSE]) {
@@ -82,11 +76,11 @@ describe("simulator: the fleet and what commands do", function () {
       assert.equal(robot.supportSite, serialNumber !== WAREHOUSE);
       assert.equal(robot.currentTask, undefined);
     }
-    assert.deepEqual(simulator.state.serialNumbers(), [LOBBY, KITCHEN, WAREHOUSE]);
+    assert.deepEqual(demo.simulator.state.serialNumbers(), [LOBBY, KITCHEN, WAREHOUSE]);
   });
 
   it("runs a task through START, PAUSE, RESUME and STOP, each visible in the status", async () => {
-    await client.submitCommand(startTask(KITCHEN, "Floor 2", "Canteen"));
+    await demo.client.submitCommand(startTask(KITCHEN, "Floor 2", "Canteen"));
     let robot = await status(KITCHEN);
     assert.equal(robot.taskState, "RUNNING");
     assert.deepEqual(
@@ -95,15 +89,15 @@ describe("simulator: the fleet and what commands do", function () {
     );
     assert.equal(robot.localizationInfo.map.name, "Floor 2", "the robot works on the task's map");
 
-    await client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "PAUSE_TASK" });
+    await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "PAUSE_TASK" });
     robot = await status(KITCHEN);
     assert.equal(robot.taskState, "PAUSED");
     assert.equal(robot.currentTask?.name, "Canteen");
 
-    await client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "RESUME_TASK" });
+    await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "RESUME_TASK" });
     assert.equal((await status(KITCHEN)).taskState, "RUNNING");
 
-    await client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "STOP_TASK" });
+    await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "STOP_TASK" });
     robot = await status(KITCHEN);
     assert.equal(robot.taskState, "IDLE");
     assert.equal(robot.currentTask, undefined);
@@ -111,29 +105,29 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it("accepts a START_TASK by map id too, and ignores a second start while busy (accepted is not executed)", async () => {
-    await client.submitCommand(startTask(LOBBY, FLOOR_1.id, "First"));
-    const second = await client.submitCommand(startTask(LOBBY, "Floor 2", "Second"));
+    await demo.client.submitCommand(startTask(LOBBY, FLOOR_1.id, "First"));
+    const second = await demo.client.submitCommand(startTask(LOBBY, "Floor 2", "Second"));
     assert.equal(second.state, "WAITING");
     const robot = await status(LOBBY);
     assert.equal(robot.currentTask?.name, "First");
-    assert.equal(simulator.state.commands(LOBBY).length, 2);
+    assert.equal(demo.simulator.state.commands(LOBBY).length, 2);
   });
 
   it("refuses a task on a map or with a clean mode the robot does not have, naming the field", async () => {
-    const map = await failureOf(client.submitCommand(startTask(WAREHOUSE, "Floor 1")));
+    const map = await failureOf(demo.client.submitCommand(startTask(WAREHOUSE, "Floor 1")));
     assert.equal(map.status, 400);
     assert.equal(map.apiCode, 3);
     assert.match(map.message, /commandParameter\.startTaskParameter\.task\.map: unknown map "Floor 1".*Warehouse/);
     const request = startTask(WAREHOUSE, "Warehouse");
     request.commandParameter!.startTaskParameter!.cleaningMode = "__light_cleaning";
-    const mode = await failureOf(client.submitCommand(request));
+    const mode = await failureOf(demo.client.submitCommand(request));
     assert.match(mode.message, /cleaningMode: "__light_cleaning" is not a clean mode/);
     assert.equal((await status(WAREHOUSE)).taskState, "IDLE");
-    assert.equal(simulator.state.commands(WAREHOUSE).length, 0, "a refused command is not stored");
+    assert.equal(demo.simulator.state.commands(WAREHOUSE).length, 0, "a refused command is not stored");
   });
 
   it("moves the robot to a navigation point with CROSS_NAVIGATE, across maps, and docks it at charging", async () => {
-    await client.submitCommand(navigate(KITCHEN, "Floor 2", "Canteen"));
+    await demo.client.submitCommand(navigate(KITCHEN, "Floor 2", "Canteen"));
     let robot = await status(KITCHEN);
     const canteen = FLOOR_2.navigationPoints.find((point) => point.name === "Canteen")!;
     assert.equal(robot.localizationInfo.map.name, "Floor 2");
@@ -145,21 +139,21 @@ describe("simulator: the fleet and what commands do", function () {
     );
     assert.equal(robot.battery.charging, false);
 
-    await client.submitCommand(navigate(KITCHEN, "Floor 1", "charging"));
+    await demo.client.submitCommand(navigate(KITCHEN, "Floor 1", "charging"));
     robot = await status(KITCHEN);
     assert.deepEqual(robot.localizationInfo.mapPosition, { x: 0, y: 0, angle: 0 });
     assert.equal(robot.battery.charging, true);
 
-    await client.submitCommand(navigate(KITCHEN, "Floor 1", "charging", "STOP_NAVIGATE"));
-    assert.equal(simulator.state.robot(KITCHEN)!.navigation?.state, "STOPPED");
+    await demo.client.submitCommand(navigate(KITCHEN, "Floor 1", "charging", "STOP_NAVIGATE"));
+    assert.equal(demo.simulator.state.robot(KITCHEN)!.navigation?.state, "STOPPED");
   });
 
   it("refuses navigation to an unknown point (code 3) or by anything but a map name", async () => {
-    const point = await failureOf(client.submitCommand(navigate(LOBBY, "Floor 1", "Roof")));
+    const point = await failureOf(demo.client.submitCommand(navigate(LOBBY, "Floor 1", "Roof")));
     assert.equal(point.status, 400);
     assert.equal(point.apiCode, 3);
     assert.match(point.message, /commandParameter\.startNavigationParameter\.position: no navigation point "Roof" on map Floor 1/);
-    const byId = await failureOf(client.submitCommand(navigate(LOBBY, FLOOR_1.id, "charging")));
+    const byId = await failureOf(demo.client.submitCommand(navigate(LOBBY, FLOOR_1.id, "charging")));
     assert.match(byId.message, /commandParameter\.startNavigationParameter\.map: .* is not a map name/);
     assert.deepEqual((await status(LOBBY)).localizationInfo.mapPosition, { x: 0, y: 0, angle: 0 });
   });
@@ -170,29 +164,29 @@ describe("simulator: the fleet and what commands do", function () {
       remoteControlCommandType: "REMOTE_CONTROL_MOVE",
       commandParameter: { controlMovingParameter: { direction } },
     });
-    const early = await failureOf(client.submitCommand(move("FORWARD")));
+    const early = await failureOf(demo.client.submitCommand(move("FORWARD")));
     assert.equal(early.status, 400);
     assert.equal(early.code, "FAILED_PRECONDITION");
 
-    await client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_START" });
+    await demo.client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_START" });
     assert.equal((await status(LOBBY)).remoteControl.enabled, true);
-    await client.submitCommand(move("FORWARD"));
-    await client.submitCommand(move("FORWARD"));
+    await demo.client.submitCommand(move("FORWARD"));
+    await demo.client.submitCommand(move("FORWARD"));
     let robot = await status(LOBBY);
     assert.deepEqual(robot.localizationInfo.mapPosition, { x: 1, y: 0, angle: 0 });
     assert.equal(robot.battery.charging, false, "driving off the charger");
-    await client.submitCommand(move("LEFT"));
-    await client.submitCommand(move("BACKWARD"));
+    await demo.client.submitCommand(move("LEFT"));
+    await demo.client.submitCommand(move("BACKWARD"));
     robot = await status(LOBBY);
     assert.ok(robot.localizationInfo.mapPosition.angle > 0);
     assert.ok(robot.localizationInfo.mapPosition.x < 1 && robot.localizationInfo.mapPosition.y < 0);
 
-    await client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_STOP" });
+    await demo.client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_STOP" });
     assert.equal((await status(LOBBY)).remoteControl.enabled, false);
   });
 
   it("answers the site information of a robot on a site", async () => {
-    const site = (await client.getSiteInfo({ serialNumber: LOBBY })) as {
+    const site = (await demo.client.getSiteInfo({ serialNumber: LOBBY })) as {
       siteId: string;
       siteName: string;
       buildings: { name: string; floors: { index: number; name: string; mapId: string; areas: { id: string; name: string }[] }[] }[];
@@ -211,7 +205,7 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it('answers B2 for the robot on no site with code 5 "The robot is not on a site."', async () => {
-    const error = await failureOf(client.getSiteInfo({ serialNumber: WAREHOUSE }));
+    const error = await failureOf(demo.client.getSiteInfo({ serialNumber: WAREHOUSE }));
     assert.equal(error.status, 404);
     assert.equal(error.apiCode, 5);
     assert.match(error.message, /The robot is not on a site\./);
@@ -229,12 +223,12 @@ describe("simulator: the fleet and what commands do", function () {
       serialNumber: KITCHEN,
     };
     const unknownArea = await failureOf(
-      client.createTempSiteTask({ ...request, tasks: [{ mapId: FLOOR_1.id, subTasks: [{ mapId: FLOOR_1.id, areaId: "9" }] }] }),
+      demo.client.createTempSiteTask({ ...request, tasks: [{ mapId: FLOOR_1.id, subTasks: [{ mapId: FLOOR_1.id, areaId: "9" }] }] }),
     );
     assert.equal(unknownArea.apiCode, 3);
     assert.match(unknownArea.message, /tasks\.0\.subTasks\.0\.areaId: unknown area 9/);
 
-    const answer = await client.createTempSiteTask(request);
+    const answer = await demo.client.createTempSiteTask(request);
     assert.equal(answer.state, "RUNNING");
     const robot = await status(KITCHEN);
     assert.equal(robot.taskState, "RUNNING");
@@ -243,16 +237,16 @@ describe("simulator: the fleet and what commands do", function () {
       { name: "Kitchen deep clean", source: "site_task", areas: ["3"] },
     );
 
-    const busy = await failureOf(client.createTempSiteTask({ ...request, taskName: "Another" }));
+    const busy = await failureOf(demo.client.createTempSiteTask({ ...request, taskName: "Another" }));
     assert.equal(busy.code, "FAILED_PRECONDITION");
     assert.equal((await status(KITCHEN)).currentTask?.name, "Kitchen deep clean");
 
-    const offSite = await failureOf(client.createTempSiteTask({ ...request, serialNumber: WAREHOUSE }));
+    const offSite = await failureOf(demo.client.createTempSiteTask({ ...request, serialNumber: WAREHOUSE }));
     assert.equal(offSite.apiCode, 5);
   });
 
   it("accepts a temporary task (B4) and starts it", async () => {
-    const answer = await client.sendTempTask(tempTask(LOBBY, 2));
+    const answer = await demo.client.sendTempTask(tempTask(LOBBY, 2));
     assert.deepEqual([answer.productId, answer.orderType, answer.cmdStatus, answer.cmdResultCode], [LOBBY, "start_task", 5, "6880"]);
     const robot = await status(LOBBY);
     assert.equal(robot.taskState, "RUNNING");
@@ -260,20 +254,20 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it("refuses a B4 task while one is running (cmdStatus 7, 2010100009), and the running task goes on", async () => {
-    await client.submitCommand(startTask(LOBBY));
-    const error = await failureOf(client.sendTempTask(tempTask(LOBBY)));
+    await demo.client.submitCommand(startTask(LOBBY));
+    const error = await failureOf(demo.client.sendTempTask(tempTask(LOBBY)));
     assert.equal(error.kind, "rejected");
     assert.equal(error.resultCode, "2010100009");
     assert.equal((await status(LOBBY)).currentTask?.name, "Lobby");
 
-    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
-    const whilePaused = await failureOf(client.sendTempTask(tempTask(LOBBY)));
+    await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
+    const whilePaused = await failureOf(demo.client.sendTempTask(tempTask(LOBBY)));
     assert.equal(whilePaused.resultCode, "2010100009", "a paused task still occupies the robot");
   });
 
   it("refuses a B4 task for an unknown area or a map name that does not match the map", async () => {
     for (const request of [tempTask(KITCHEN, "99"), tempTask(KITCHEN, "2", "Floor 2")]) {
-      const error = await failureOf(client.sendTempTask(request));
+      const error = await failureOf(demo.client.sendTempTask(request));
       assert.equal(error.kind, "rejected");
       assert.equal(error.resultCode, "2010100006");
     }
@@ -281,23 +275,23 @@ describe("simulator: the fleet and what commands do", function () {
   });
 
   it("lists maps with versions and answers their sub-areas; an unknown map is code 3", async () => {
-    const maps = await client.listMaps({ robotSn: LOBBY });
+    const maps = await demo.client.listMaps({ robotSn: LOBBY });
     assert.deepEqual(maps, [
       { mapId: FLOOR_1.id, mapName: "Floor 1", mapVersion: 3 },
       { mapId: FLOOR_2.id, mapName: "Floor 2", mapVersion: 1 },
     ]);
-    const areas = await client.getSubareas({ robotSn: LOBBY, mapId: FLOOR_2.id });
+    const areas = await demo.client.getSubareas({ robotSn: LOBBY, mapId: FLOOR_2.id });
     assert.deepEqual(areas, { mapId: FLOOR_2.id, subareas: { partitions: [{ id: 4, name: "Canteen" }, { id: 5, name: "Meeting rooms" }] } });
-    const unknown = await failureOf(client.getSubareas({ robotSn: LOBBY, mapId: "no-such-map" }));
+    const unknown = await failureOf(demo.client.getSubareas({ robotSn: LOBBY, mapId: "no-such-map" }));
     assert.equal(unknown.code, "INVALID_ARGUMENT");
     assert.match(unknown.message, /unknown map no-such-map/);
   });
 
   it("reset puts the fleet back as seeded", async () => {
-    await client.submitCommand(startTask(LOBBY));
-    simulator.reset();
+    await demo.client.submitCommand(startTask(LOBBY));
+    demo.simulator.reset();
     assert.equal((await status(LOBBY)).taskState, "IDLE");
-    assert.equal(simulator.state.commands(LOBBY).length, 0);
+    assert.equal(demo.simulator.state.commands(LOBBY).length, 0);
   });
 
   it("keeps at most the configured number of commands per robot, dropping the oldest", async () => {
