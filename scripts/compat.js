@@ -25,7 +25,8 @@ try {
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", work, `node-red@${nodeRedVersion}`]);
   const nodeRed = path.join(work, "node_modules", "node-red");
   const version = JSON.parse(fs.readFileSync(path.join(nodeRed, "package.json"), "utf8")).version;
-  console.log(`Node-RED ${version}, Node.js ${nodeVersion}`);
+  const exactNode = spawnSync("npx", ["-y", "-p", `node@${nodeVersion}`, "node", "--version"], { encoding: "utf8" }).stdout.trim();
+  console.log(`Node-RED ${version}, Node.js ${exactNode || nodeVersion}`);
   const mocha = path.join(root, "node_modules", "mocha", "bin", "mocha.js");
   const specs = ["dist/test/nodes/*.test.js", "dist/test/install.test.js"];
   run("npx", ["-y", "-p", `node@${nodeVersion}`, "node", mocha, "--no-config", "--timeout", "300000", "--exit", "--fail-zero", ...specs], {

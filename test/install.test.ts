@@ -2,8 +2,8 @@
  * What a user installs: the packed tarball holds exactly the allowed files
  * within a size bound; installed with --omit=dev into a fresh Node-RED user
  * directory it loads every node and the editor plugin with no dev
- * dependency; and a plain source clone installed by path says in one line
- * what to run.
+ * dependency; a git URL installs and loads too (npm builds it first); and a
+ * plain source clone installed by path says in one line what to run.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -62,23 +62,8 @@ describe("install", function () {
       return spawnSync(NPM, [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd, encoding: "utf8" });
     }
 
-    it("installs the packed tarball with --omit=dev and loads every node and the editor plugin; the tarball has no install script", async () => {
-      // With its scripts, as npm publish packs: prepack leaves "prepare" out of the packed manifest.
-      const packed = execFileSync(NPM, ["pack", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
-      const manifest = JSON.parse(execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" })) as { scripts?: Record<string, string> };
-      const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((name) => manifest.scripts?.[name] !== undefined);
-      assert.deepEqual(installScripts, [], "npm 11 asks users to approve these");
-      const working = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
-      assert.ok(working.scripts.prepare, "the working tree keeps prepare");
-      const userDir = path.join(work, "user");
-      fs.mkdirSync(userDir);
-      fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
-      const installed = npm(["install", "--omit=dev", path.join(work, packed)], userDir);
-      assert.equal(installed.status, 0, installed.stderr);
-      const modules = fs.readdirSync(path.join(userDir, "node_modules")).filter((name) => !name.startsWith("."));
-      assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", "zod"], "only the runtime dependency came along");
-
-      // Node-RED from this repository, loading nothing but what the user directory holds.
+    /** Node-RED from this repository, loading nothing but what `userDir` holds, lists every node and the plugin with no error. */
+    async function expectNodeRedLoadsThePackage(userDir: string): Promise<void> {
       const nodeRed = await startNodeRed([], {}, { userDir, nodesDir: [] });
       try {
         const json = { headers: { accept: "application/json" } };
@@ -95,6 +80,44 @@ describe("install", function () {
       } finally {
         await nodeRed.stop();
       }
+    }
+
+    /** A Node-RED user directory, as `node-red` creates one. */
+    function freshUserDir(name: string): string {
+      const userDir = path.join(work, name);
+      fs.mkdirSync(userDir);
+      fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
+      return userDir;
+    }
+
+    it("installs the packed tarball with --omit=dev and loads every node and the editor plugin; the tarball has no install script", async () => {
+      // With its scripts, as npm publish packs: prepack leaves "prepare" out of the packed manifest.
+      const packed = execFileSync(NPM, ["pack", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
+      const manifest = JSON.parse(execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" })) as { scripts?: Record<string, string> };
+      const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((name) => manifest.scripts?.[name] !== undefined);
+      assert.deepEqual(installScripts, [], "npm 11 asks users to approve these");
+      const working = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+      assert.ok(working.scripts.prepare, "the working tree keeps prepare");
+      const userDir = freshUserDir("user");
+      const installed = npm(["install", "--omit=dev", path.join(work, packed)], userDir);
+      assert.equal(installed.status, 0, installed.stderr);
+      const modules = fs.readdirSync(path.join(userDir, "node_modules")).filter((name) => !name.startsWith("."));
+      assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", "zod"], "only the runtime dependency came along");
+
+      await expectNodeRedLoadsThePackage(userDir);
+    });
+
+    it("installs from a git URL of this clone's HEAD: npm builds it with its dev dependencies, then Node-RED loads it", async function () {
+      if (!fs.existsSync(path.join(packageRoot, ".git"))) this.skip();
+      const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: packageRoot, encoding: "utf8" }).trim();
+      const userDir = freshUserDir("user-git");
+      // --offline: the dev dependencies that "prepare" builds with come from npm's cache, which this clone's own install filled.
+      const installed = npm(["install", "--omit=dev", "--offline", `git+file://${packageRoot}#${head}`], userDir);
+      assert.equal(installed.status, 0, installed.stderr);
+      const installedRoot = path.join(userDir, "node_modules", "node-red-contrib-robot-fleet");
+      assert.ok(fs.existsSync(path.join(installedRoot, "dist", "src", "nodes", "robot-command.js")), "prepare built the nodes");
+      assert.ok(!fs.existsSync(path.join(installedRoot, "dist", "test")), "only what the files list allows was kept");
+      await expectNodeRedLoadsThePackage(userDir);
     });
 
     it("says in one line what to run when a plain source clone is installed by path", () => {
@@ -104,9 +127,7 @@ describe("install", function () {
         fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
         fs.copyFileSync(path.join(packageRoot, file), path.join(clone, file));
       }
-      const userDir = path.join(work, "user-clone");
-      fs.mkdirSync(userDir);
-      fs.writeFileSync(path.join(userDir, "package.json"), JSON.stringify({ name: "node-red-project", private: true }));
+      const userDir = freshUserDir("user-clone");
       const installed = npm(["install", "--omit=dev", clone], userDir);
       assert.notEqual(installed.status, 0);
       const ours = (installed.stdout + installed.stderr).split("\n").filter((line) => line.includes("node-red-contrib-robot-fleet:"));
