@@ -7,16 +7,15 @@
  * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); 0 picks a free port.
  */
 import fs from "node:fs";
-import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import express from "express";
 import { Aedes } from "aedes";
 import { startSimulator } from "../simulator";
 import { DEMO_TOKEN } from "../simulator/fleet";
 import { REALISTIC_TIMING } from "../simulator/world";
+import { startEmbeddedNodeRed } from "./embedded";
 import { buildDemoFlows } from "./flows";
 
 const packageRoot = path.resolve(__dirname, "../../..");
@@ -87,31 +86,18 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flows, null, 2));
   fs.writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify(credentials, null, 2));
 
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const RED = require("node-red") as NodeRedEmbedded;
-  const app = express();
-  const server = http.createServer(app);
-  RED.init(server, {
-    userDir,
-    flowFile: "flows.json",
-    credentialSecret: false,
-    httpAdminRoot: "/",
-    // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
-    httpNodeRoot: "/",
-    uiHost: host,
-    editorTheme: { tours: false, projects: { enabled: false } },
-    telemetry: { enabled: false, updateNotification: false },
-    diagnostics: { enabled: false },
-    logging: { console: { level: "info", metrics: false, audit: false } },
+  const nodeRed = await startEmbeddedNodeRed({
+    host,
+    port: editorPort,
+    settings: {
+      userDir,
+      flowFile: "flows.json",
+      // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
+      httpNodeRoot: "/",
+      logging: { console: { level: "info", metrics: false, audit: false } },
+    },
   });
-  app.use("/", RED.httpAdmin);
-  app.use("/", RED.httpNode);
-  // start() resolves before the flows run. The editor's port opens only once they do: a browser
-  // that came earlier would get an empty palette, and its requests "runtime not started" errors.
-  const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
-  await RED.start();
-  await flowsStarted;
-  const port = await listen(server, editorPort, host);
+  const port = nodeRed.port;
   await sensorsSubscribed;
 
   const sensorTopic = "facility/sensors/kitchen/spill";
@@ -134,9 +120,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log("\nStopping the demo...");
-    await RED.stop();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await nodeRed.stop();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
     await simulator.close();
@@ -147,14 +131,6 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop());
 }
 
-interface NodeRedEmbedded {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  httpAdmin: express.Express;
-  httpNode: express.Express;
-  events: { once(event: string, listener: () => void): void };
-}
 
 main().catch((error: unknown) => {
   console.error(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);

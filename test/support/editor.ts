@@ -13,12 +13,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
-import express from "express";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { startEmbeddedNodeRed } from "../../src/demo/embedded";
 
 /** The repository root (this file is compiled to dist/test/support/). */
 export const packageRoot = path.resolve(__dirname, "../../..");
@@ -110,61 +108,33 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>, us
   fs.rmSync(userDir, { recursive: true, force: true });
 }
 
-/** The subset of the embedded Node-RED API this harness uses. */
-interface EmbeddedNodeRed {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  httpAdmin: http.RequestListener;
-  httpNode: http.RequestListener;
-  events: { once(event: string, listener: () => void): void };
-}
-
 /** The child's side: Node-RED embedded in an HTTP server on a free loopback port. */
 async function runNodeRed(userDir: string, extra: ExtraSettings): Promise<void> {
-  // Loaded here only: the test process itself must never load this runtime. The compatibility run
-  // (npm run compat) points at another Node-RED; see test/support/node-red.ts.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const RED = require(process.env.ROBOT_FLEET_NODE_RED ?? "node-red") as EmbeddedNodeRed;
-  const app = express();
-  const server = http.createServer(app);
-  RED.init(server, {
-    userDir,
-    // The package root, not nodes/: Node-RED then loads it as the module a
-    // user installs (package.json's node-red section, its name in icon URLs).
-    nodesDir: packageRoot,
-    flowFile: FLOW_FILE,
-    credentialSecret: false,
-    uiHost: "127.0.0.1",
-    httpAdminRoot: "/",
-    httpNodeRoot: "/api",
-    // Tours and the "check for updates?" question would cover the page.
-    editorTheme: { tours: false, projects: { enabled: false } },
-    // No palette manager: it would look for modules on the network.
-    externalModules: { palette: { allowInstall: false } },
-    telemetry: { enabled: false, updateNotification: false },
-    diagnostics: { enabled: false },
-    logging: { console: { level: "warn", metrics: false, audit: false } },
-    ...extra,
+  const nodeRed = await startEmbeddedNodeRed({
+    // Loaded here only: the test process itself must never load this runtime. The compatibility run
+    // (npm run compat) points at another Node-RED; see test/support/node-red.ts.
+    module: process.env.ROBOT_FLEET_NODE_RED,
+    host: "127.0.0.1",
+    port: 0,
+    settings: {
+      userDir,
+      // The package root, not nodes/: Node-RED then loads it as the module a
+      // user installs (package.json's node-red section, its name in icon URLs).
+      nodesDir: packageRoot,
+      flowFile: FLOW_FILE,
+      httpNodeRoot: "/api",
+      // No palette manager: it would look for modules on the network.
+      externalModules: { palette: { allowInstall: false } },
+      logging: { console: { level: "warn", metrics: false, audit: false } },
+      ...extra,
+    },
   });
-  app.use("/", RED.httpAdmin);
-  app.use("/api", RED.httpNode);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  // start() resolves before the flows run; tests expect a deployed flow.
-  const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
-  await RED.start();
-  await flowsStarted;
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await RED.stop();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await nodeRed.stop();
     // Also when the test process died and cannot clean up after us.
     fs.rmSync(userDir, { recursive: true, force: true });
     process.exit(0);
@@ -174,7 +144,7 @@ async function runNodeRed(userDir: string, extra: ExtraSettings): Promise<void> 
   // The test process died without stopping us: its end of stdin closes.
   process.stdin.on("end", () => void stop());
   process.stdin.resume();
-  process.stdout.write(`${READY} http://127.0.0.1:${(server.address() as AddressInfo).port}/\n`);
+  process.stdout.write(`${READY} ${nodeRed.url}\n`);
 }
 
 if (require.main === module) {
