@@ -210,7 +210,9 @@ export async function startBenchRuntime(options: BenchFlowOptions): Promise<Benc
       userDir,
       flowFile: "flows.json",
       credentialSecret: false,
-      nodesDir: [path.resolve(__dirname, "../../../nodes")],
+      // The package root, not nodes/: Node-RED loads it as the module a user installs, so
+      // nodes/robot-fleet.js is registered as the editor plugin it is rather than tried as a node.
+      nodesDir: [path.resolve(__dirname, "../../..")],
       httpAdminRoot: false,
       httpNodeRoot: false,
       // The same 10 s limit as robot-config's timeout (the core node's default is 120 s).
