@@ -1,7 +1,7 @@
 /**
  * The per-account settings of a robot-config node, declared once: the runtime
  * checks them with this table and the editor's dialog reads the same table
- * (exported to it as the runtime setting `robotConfigSettings`), so the dialog
+ * (in the exportable runtime setting `robotConfigTables`), so the dialog
  * accepts exactly what the runtime accepts.
  */
 import { invalidInput } from "./errors";

@@ -182,14 +182,14 @@ export interface IssueWording {
   restate?: (issue: z.core.$ZodIssue, path: readonly PropertyKey[]) => string | undefined;
 }
 
+/** Enough to name every field of the largest request a node builds (START_TASK: five and the robot) in one error. */
+const SHOWN_ISSUES = 6;
+
 /**
  * Formats a zod failure as "field.path: problem", naming the first offending
  * fields. An unknown key is named itself (zod puts it on the parent object), and
  * a problem with the input as a whole is named "input", so `field` is never empty.
  */
-/** Enough to name every field of the largest request a node builds (START_TASK: five and the robot) in one error. */
-const SHOWN_ISSUES = 6;
-
 export function describeIssues(error: z.ZodError, wording: IssueWording = {}): { field: string; message: string } {
   const nameOf = wording.nameOf ?? ((path: readonly PropertyKey[]) => path.map(String).join(".") || "input");
   const describe = (issue: z.core.$ZodIssue, path: readonly PropertyKey[], problem: string) => {

@@ -9,6 +9,8 @@
  * '/', '.', '%' or '?' can steer a request to another path.
  */
 export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** What a value that fails SERIAL_NUMBER_PATTERN is told, after its field's name. */
+export const SERIAL_NUMBER_RULE = "must be 1-128 letters, digits, '-' or '_'";
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
 

@@ -6,14 +6,14 @@
 import { z } from "zod";
 import { COMMANDS, COMMAND_FAMILIES, COMMAND_PARAMETERS, MOVE_DIRECTIONS, commandsOfFamily } from "./commands";
 
-import { SERIAL_NUMBER_PATTERN } from "./rules";
+import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "./rules";
 
 export { SERIAL_NUMBER_PATTERN };
 export const SerialNumber = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
   if (value === "") {
     ctx.addIssue({ code: "custom", message: "is not set: give the robot's serial number in the message or the node" });
   } else if (!SERIAL_NUMBER_PATTERN.test(value)) {
-    ctx.addIssue({ code: "custom", message: "must be 1-128 letters, digits, '-' or '_'" });
+    ctx.addIssue({ code: "custom", message: SERIAL_NUMBER_RULE });
   }
 });
 
@@ -26,7 +26,7 @@ export const CommandId = z.string({ error: "must be a string" }).superRefine((va
   if (value === "") {
     ctx.addIssue({ code: "custom", message: "is not set: give the id of the command (the last part of its name)" });
   } else if (!PATH_SEGMENT_PATTERN.test(value)) {
-    ctx.addIssue({ code: "custom", message: "must be 1-128 letters, digits, '-' or '_' (a UUID such as the end of the command's name)" });
+    ctx.addIssue({ code: "custom", message: `${SERIAL_NUMBER_RULE} (a UUID such as the end of the command's name)` });
   }
 });
 

@@ -11,7 +11,7 @@ import type { NodeAPI } from "node-red";
 import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
-import { SERIAL_NUMBER_PATTERN } from "../api/rules";
+import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
 import { isPlainObject } from "./robot-input";
 import type { RobotConfigNode } from "./robot-config";
 
@@ -128,7 +128,7 @@ export function registerEditorApi(RED: NodeAPI): void {
       }
       const serial = req.params.serial;
       if (serial !== undefined && !SERIAL_NUMBER_PATTERN.test(serial)) {
-        fail(res, 400, "INVALID_INPUT", "serialNumber: must be 1-128 letters, digits, '-' or '_'");
+        fail(res, 400, "INVALID_INPUT", `serialNumber: ${SERIAL_NUMBER_RULE}`);
         return;
       }
       let cache = cacheOf.get(config);

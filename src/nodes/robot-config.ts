@@ -49,15 +49,16 @@ export function createClient(config: RobotConfigProperties, credentials: RobotCo
     retry: { maxRetries: settings.maxRetries, maxRetryWaitMs: settings.maxRetryWait * 1000 },
     engine: { connections: settings.connections, rateLimit: settings.rateLimit, queueLimit: settings.queueLimit },
   };
+  const { RobotClient } = clientModule();
   if (config.authMode === "clientCredentials") {
     const { clientId = "", clientSecret = "", accessKeySecret = "" } = credentials;
     for (const [field, value] of Object.entries({ clientId, clientSecret, accessKeySecret })) {
       if (!value) throw invalidInput(field, "is required for client-credential sign-in");
     }
-    return new (clientModule().RobotClient)({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
+    return new RobotClient({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
   }
   if (!credentials.token) throw invalidInput("token", "no access token is configured");
-  return new (clientModule().RobotClient)({ ...common, auth: { token: credentials.token } });
+  return new RobotClient({ ...common, auth: { token: credentials.token } });
 }
 
 export default function registerRobotConfig(RED: NodeAPI): void {

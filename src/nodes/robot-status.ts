@@ -73,7 +73,7 @@ export function serialNumberList(text: string | undefined, field = "serialNumber
 }
 
 /** "1 robot" / "3 robots": the catalogue has a key for one and one for any other count. */
-function counted(t: Translate, count: number, noun: "robot" | "report" | "failedPoll"): string {
+function counted(t: Translate, count: number, noun: "robot" | "report"): string {
   return t(count === 1 ? `status.one_${noun}` : `status.${noun}s`, { count });
 }
 
@@ -106,8 +106,7 @@ function statusTextOf(result: OnceResult, t: Translate): string {
 }
 
 /** Once per message: each input is one read and ends in one output (or one per robot) or one error. */
-function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, settings: StatusSettings): void {
-  const t = translator(RED, "robot-status");
+function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, settings: StatusSettings, t: Translate): void {
   async function read(call: RobotCall): Promise<OnceResult> {
     const { client, options } = call;
     const operation = chooseSetting(call.input, "operation", config.operation, STATUS_OPERATIONS);
@@ -188,8 +187,8 @@ function setUpWatch(
   node: Node,
   config: RobotStatusProperties,
   settings: StatusSettings,
+  t: Translate,
 ): void {
-  const t = translator(RED, "robot-status");
   const configNode = config.robot ? (RED.nodes.getNode(config.robot) as RobotConfigNode | null) : null;
   const problem = !configNode ? invalidInput("robot", "no robot-config node is selected") : "error" in configNode.robot ? configNode.robot.error : undefined;
   if (problem) {
@@ -256,6 +255,7 @@ interface StatusSettings {
 }
 
 function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusProperties): void {
+  const t = translator(RED, "robot-status");
   let settings: StatusSettings;
   try {
     settings = {
@@ -268,13 +268,13 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
     const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
-    node.status({ fill: "red", shape: "ring", text: translator(RED, "robot-status")("status.setting", { field: problem.field ?? problem.code }) });
+    node.status({ fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) });
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
     return;
   }
-  if (config.watch === true || config.watch === "true") setUpWatch(RED, node, config, settings);
-  else setUpOnce(RED, node, config, settings);
+  if (config.watch === true || config.watch === "true") setUpWatch(RED, node, config, settings, t);
+  else setUpOnce(RED, node, config, settings, t);
 }
 
 export default function registerRobotStatus(RED: NodeAPI): void {
