@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
 import { REALISTIC_TIMING, type Timing } from "./world";
-import type { Faults } from "./faults";
+import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults";
 import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
 
 export const DEFAULT_CLI_PORT = 18080;
@@ -22,7 +22,7 @@ Options:
   --host ADDRESS       address to listen on (default 127.0.0.1)
   --token T            access token of the demo account (repeatable or a comma list;
                        replaces the default "demo-token")
-  --latency MS         add MS milliseconds to every answer
+  --latency MS         add MS milliseconds to every answer (0-60000)
   --fail-rate R        share 0..1 of answers that fail (HTTP 500, or code 13 on map endpoints)
   --drop-rate R        share 0..1 of requests whose connection is dropped after taking effect
   --malformed-rate R   share 0..1 of answers whose body is cut short
@@ -39,7 +39,8 @@ Options:
   --quiet              no log line per request
   --help               show this text
 
-While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults (JSON such as {"failRate":0.2}),
+While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults and the seed (JSON with any of
+latencyMs, failRate, dropRate, malformedRate, ignoreRate, seed, such as {"ignoreRate":1}),
 PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of online, batteryPercentage,
 charging, emergencyStop, localizationState, taskState) and POST ${CONTROL_PREFIX}reset puts the fleet
 back as it started. Map images are served
@@ -58,8 +59,24 @@ function numberOption(name: string, raw: string | undefined, check: (value: numb
   return value;
 }
 
-const isRate = (value: number) => value >= 0 && value <= 1;
 const isWholeAtLeast = (minimum: number) => (value: number) => Number.isInteger(value) && value >= minimum;
+
+/**
+ * The fault flags, checked by the schema PUT /_sim/faults uses: a value one
+ * refuses, the other refuses too, and the error names the flag.
+ */
+function faultOptions(values: Record<string, unknown>): FaultsUpdate {
+  const given: Record<string, number> = {};
+  for (const [field, flag] of Object.entries(FAULT_FLAGS)) {
+    const raw = values[flag];
+    if (typeof raw === "string") given[field] = raw.trim() === "" ? NaN : Number(raw);
+  }
+  const checked = FaultsUpdate.safeParse(given);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0]!;
+  const flag = FAULT_FLAGS[issue.path[0] as keyof FaultsUpdate];
+  throw new CliUsageError(`--${flag} ${issue.message}, not "${String(values[flag])}"`);
+}
 
 /** Turns the command line into simulator options; throws CliUsageError naming the flag that is wrong. */
 export function parseCliArgs(argv: string[]): CliCommand {
@@ -101,21 +118,12 @@ export function parseCliArgs(argv: string[]): CliCommand {
   if (tokens?.some((token) => token === "" || /\s/.test(token))) {
     throw new CliUsageError("--token must not be empty or hold spaces");
   }
-  const faults: Partial<Faults> = {};
-  const latency = numberOption("latency", values.latency, isWholeAtLeast(0), "a whole number of milliseconds");
-  if (latency !== undefined) faults.latencyMs = latency;
-  const failRate = numberOption("fail-rate", values["fail-rate"], isRate, "a number from 0 to 1");
-  if (failRate !== undefined) faults.failRate = failRate;
-  const dropRate = numberOption("drop-rate", values["drop-rate"], isRate, "a number from 0 to 1");
-  if (dropRate !== undefined) faults.dropRate = dropRate;
-  const malformedRate = numberOption("malformed-rate", values["malformed-rate"], isRate, "a number from 0 to 1");
-  if (malformedRate !== undefined) faults.malformedRate = malformedRate;
+  const { seed, ...faults } = faultOptions(values);
 
   const requests = numberOption("rate-limit", values["rate-limit"], isWholeAtLeast(0), "a whole number (0 turns it off)");
   const windowMs = numberOption("rate-window", values["rate-window"], isWholeAtLeast(1), "a whole number of milliseconds");
   const rateLimit: RateLimit | false =
     requests === 0 ? false : { requests: requests ?? DEFAULT_RATE_LIMIT.requests, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
-  const seed = numberOption("seed", values.seed, Number.isInteger, "a whole number");
   const robots = numberOption("robots", values.robots, (value) => isWholeAtLeast(1)(value) && value <= MAX_FLEET_ROBOTS, `a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
   const timing: Timing = { ...REALISTIC_TIMING };
   const timingFlags: [keyof Timing, string, (value: number) => boolean, string][] = [
@@ -124,7 +132,6 @@ export function parseCliArgs(argv: string[]): CliCommand {
     ["taskDurationMs", "task-ms", isWholeAtLeast(0), "a whole number of milliseconds"],
     ["batteryDrainPerMinute", "battery-drain", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
     ["batteryChargePerMinute", "battery-charge", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
-    ["ignoreRate", "ignore-rate", isRate, "a number from 0 to 1"],
   ];
   for (const [key, flag, check, expected] of timingFlags) {
     const value = numberOption(flag, values[flag as keyof typeof values] as string | undefined, check, expected);
@@ -151,6 +158,7 @@ function describeFaults(faults: Faults): string {
   if (faults.failRate) parts.push(`fail ${faults.failRate * 100}%`);
   if (faults.dropRate) parts.push(`drop ${faults.dropRate * 100}%`);
   if (faults.malformedRate) parts.push(`malformed ${faults.malformedRate * 100}%`);
+  if (faults.ignoreRate) parts.push(`${faults.ignoreRate * 100}% of commands ignored`);
   return parts.length ? parts.join(", ") : "none";
 }
 
@@ -160,7 +168,6 @@ function describeTiming(timing: Timing): string {
     `navigation ${timing.navigationMs / 1000} s`,
     timing.taskDurationMs ? `tasks ${timing.taskDurationMs / 1000} s` : "tasks until stopped",
     `battery -${timing.batteryDrainPerMinute}/+${timing.batteryChargePerMinute} % per min`,
-    ...(timing.ignoreRate ? [`${timing.ignoreRate * 100}% of commands ignored`] : []),
   ].join(", ");
 }
 

@@ -14,26 +14,42 @@ export interface Faults {
   dropRate: number;
   /** Share (0..1) of answers whose body is cut short (not JSON), after the request took effect. */
   malformedRate: number;
+  /** Share (0..1) of accepted commands a robot never carries out (so waiting for its effect ends NOT_CONFIRMED). */
+  ignoreRate: number;
 }
 
-export const NO_FAULTS: Readonly<Faults> = { latencyMs: 0, failRate: 0, dropRate: 0, malformedRate: 0 };
+export const NO_FAULTS: Readonly<Faults> = { latencyMs: 0, failRate: 0, dropRate: 0, malformedRate: 0, ignoreRate: 0 };
 
-const rate = z.number({ error: "must be a number from 0 to 1" }).min(0, "must be 0 or more").max(1, "must be 1 or less");
+export const MAX_LATENCY_MS = 60_000;
+const RATE = "must be a number from 0 to 1";
+const rate = z.number({ error: RATE }).min(0, RATE).max(1, RATE);
+const LATENCY = `must be a whole number of milliseconds from 0 to ${MAX_LATENCY_MS}`;
+const WHOLE = "must be a whole number";
 
-/** What PUT /_sim/faults and the options accept: any subset, plus a new seed for the random source. */
+/**
+ * What PUT /_sim/faults, the command line and the options accept: any subset,
+ * plus a new seed for the random sources. One schema for all three, so a value
+ * one of them refuses, the others refuse too, in the same words.
+ */
 export const FaultsUpdate = z.strictObject({
-  latencyMs: z
-    .number({ error: "must be a number of milliseconds" })
-    .int("must be a whole number")
-    .min(0, "must be 0 or more")
-    .max(60_000, "must be at most 60000")
-    .optional(),
+  latencyMs: z.number({ error: LATENCY }).int(LATENCY).min(0, LATENCY).max(MAX_LATENCY_MS, LATENCY).optional(),
   failRate: rate.optional(),
   dropRate: rate.optional(),
   malformedRate: rate.optional(),
-  seed: z.number({ error: "must be a number" }).int("must be a whole number").optional(),
+  ignoreRate: rate.optional(),
+  seed: z.number({ error: WHOLE }).int(WHOLE).optional(),
 });
 export type FaultsUpdate = z.input<typeof FaultsUpdate>;
+
+/** The command-line flag of each field of FaultsUpdate. */
+export const FAULT_FLAGS: Readonly<Record<keyof FaultsUpdate, string>> = {
+  latencyMs: "latency",
+  failRate: "fail-rate",
+  dropRate: "drop-rate",
+  malformedRate: "malformed-rate",
+  ignoreRate: "ignore-rate",
+  seed: "seed",
+};
 
 /** A small xorshift generator: uniform enough for fault rates, and repeatable from its seed. */
 export function seededRandom(seed: number): () => number {
@@ -55,13 +71,18 @@ export interface FaultRoll {
   malformed: boolean;
 }
 
+/** The ignore dice are seeded apart from the fault dice, so changing one rate does not shift the other's sequence. */
+const IGNORE_SEED_OFFSET = 7919;
+
 export class FaultInjector {
   private settings: Faults;
   private random: () => number;
+  private ignoreDice: () => number;
 
   constructor(initial: Partial<Faults> = {}, seed = 1) {
     this.settings = { ...NO_FAULTS };
     this.random = seededRandom(seed);
+    this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
     this.update(initial);
   }
 
@@ -72,7 +93,10 @@ export class FaultInjector {
   /** Applies a validated update; throws a ZodError naming the field when it is not valid. */
   update(update: unknown): Faults {
     const { seed, ...changes } = FaultsUpdate.parse(update);
-    if (seed !== undefined) this.random = seededRandom(seed);
+    if (seed !== undefined) {
+      this.random = seededRandom(seed);
+      this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
+    }
     this.settings = { ...this.settings, ...changes };
     return this.current;
   }
@@ -83,5 +107,10 @@ export class FaultInjector {
     const drop = this.random() < this.settings.dropRate;
     const malformed = this.random() < this.settings.malformedRate;
     return { fail, drop, malformed };
+  }
+
+  /** Whether a robot ignores the command it was just given (ignoreRate). */
+  ignores(): boolean {
+    return this.settings.ignoreRate > 0 && this.ignoreDice() < this.settings.ignoreRate;
   }
 }

@@ -13,7 +13,7 @@ import type { z } from "zod";
 import { describeIssues } from "../api/errors";
 import { ENDPOINTS, OPERATION_NAMES, matchPath, readQuery, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
-import { FaultInjector, seededRandom, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
+import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
 import { demoFleet, grownFleet, type AccountSeed, type FleetSeed, type SimRobot } from "./fleet";
 import { Code, RobotChanges, SimError, World, type Parsed, type Timing } from "./world";
 
@@ -53,7 +53,7 @@ export interface SimulatorOptions {
   downloadUrlLifetimeMs?: number;
   /**
    * How robots behave over time: command delay, navigation and task time,
-   * battery drain and charge, a share of ignored commands. Default: all
+   * battery drain and charge (ignored commands are a fault). Default: all
    * instant and still (INSTANT_TIMING); the CLI and the demo use REALISTIC_TIMING.
    */
   timing?: Partial<Timing>;
@@ -313,8 +313,6 @@ class Simulator {
   private readonly sockets = new Set<Socket>();
   readonly server: http.Server;
   private closing: Promise<void> | undefined;
-  /** The dice of ignored commands: seeded like the faults', so a run repeats. */
-  private readonly ignoreDice: () => number;
 
   constructor(private readonly options: SimulatorOptions) {
     this.now = options.now ?? Date.now;
@@ -330,7 +328,6 @@ class Simulator {
     }
     this.limiter = new RateLimiter(rateLimit, this.now);
     this.faults = new FaultInjector(options.faults ?? {}, options.seed ?? 1);
-    this.ignoreDice = seededRandom((options.seed ?? 1) + 7919);
     this.world = this.freshWorld();
     this.accounts = structuredClone(this.seed().accounts);
     if (options.tokens && this.accounts[0]) this.accounts[0].tokens = [...options.tokens];
@@ -360,7 +357,7 @@ class Simulator {
       now: this.now,
       maxCommandsPerRobot: this.maxCommandsPerRobot,
       timing: this.options.timing,
-      random: this.ignoreDice,
+      ignores: () => this.faults.ignores(),
     });
   }
 

@@ -148,8 +148,6 @@ export interface Timing {
   batteryDrainPerMinute: number;
   /** Battery percent gained per minute while charging. */
   batteryChargePerMinute: number;
-  /** Share 0..1 of accepted commands that never take effect (the robot ignores them). */
-  ignoreRate: number;
 }
 
 export const INSTANT_TIMING: Readonly<Timing> = {
@@ -158,7 +156,6 @@ export const INSTANT_TIMING: Readonly<Timing> = {
   taskDurationMs: 0,
   batteryDrainPerMinute: 0,
   batteryChargePerMinute: 0,
-  ignoreRate: 0,
 };
 
 /** What the CLI and the demo run with: a robot needs a moment to act, and things change within minutes. */
@@ -168,15 +165,14 @@ export const REALISTIC_TIMING: Readonly<Timing> = {
   taskDurationMs: 120_000,
   batteryDrainPerMinute: 1,
   batteryChargePerMinute: 5,
-  ignoreRate: 0,
 };
 
 export interface WorldOptions {
   now: () => number;
   maxCommandsPerRobot: number;
   timing?: Partial<Timing>;
-  /** The dice of ignoreRate (seeded by the server, so a run repeats). */
-  random?: () => number;
+  /** Whether a robot ignores the command it was just given (the server's fault dice, so a run repeats). */
+  ignores?: () => boolean;
 }
 
 /** A robot's state between answers: what moves with time, kept exactly (answers show whole percents). */
@@ -265,7 +261,7 @@ export class World {
 
   /** Runs an accepted command's effect after the command delay, unless the robot ignores it. */
   private accept(robot: SimRobot, apply: () => void): void {
-    if (this.timing.ignoreRate > 0 && (this.options.random ?? Math.random)() < this.timing.ignoreRate) return;
+    if (this.options.ignores?.()) return;
     if (this.timing.commandDelayMs === 0 && robot.online) {
       apply();
       return;

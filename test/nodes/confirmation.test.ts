@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import robotCommand from "../../src/nodes/robot-command";
 import robotSiteTask from "../../src/nodes/robot-site-task";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator, type Timing } from "../../src/simulator";
+import type { Faults } from "../../src/simulator/faults";
 import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 
 const KITCHEN = "GS-S-000102";
@@ -37,8 +38,8 @@ describe("confirmation: the robot shows it", function () {
   let simulator: RunningSimulator;
   const requests: string[] = [];
 
-  async function startCloud(timing: Partial<Timing> = {}, robots?: number) {
-    simulator = await startSimulator({ log: (line) => requests.push(line), timing, ...(robots ? { robots } : {}) });
+  async function startCloud(timing: Partial<Timing> = {}, robots?: number, faults: Partial<Faults> = {}) {
+    simulator = await startSimulator({ log: (line) => requests.push(line), timing, faults, ...(robots ? { robots } : {}) });
   }
   afterEach(async () => {
     await simulator?.close();
@@ -124,7 +125,7 @@ describe("confirmation: the robot shows it", function () {
   });
 
   it("fifty commands waiting at once: each sent once, status reads batched by 11, nothing rate-limited", async () => {
-    await startCloud({ commandDelayMs: 0, ignoreRate: 1 }, 50);
+    await startCloud({ commandDelayMs: 0 }, 50, { ignoreRate: 1 });
     await load([commandNode({ confirmTimeout: 4, serialNumberType: "msg", serialNumber: "topic" })]);
     const caught = collectMessages("caught");
     const serials = simulator.state.serialNumbers();

@@ -50,12 +50,12 @@ describe("simulator: the robot-cloud-simulator command", function () {
           port: 0,
           host: "::1",
           tokens: ["a", "b", "c"],
-          faults: { latencyMs: 25, failRate: 0.1, dropRate: 0, malformedRate: 1 },
+          faults: { latencyMs: 25, failRate: 0.1, dropRate: 0, malformedRate: 1, ignoreRate: 0.25 },
           rateLimit: { requests: 5, windowMs: 2000 },
           seed: 9,
           quiet: true,
           robots: 200,
-          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10, ignoreRate: 0.25 },
+          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10 },
         },
       });
     });
@@ -79,6 +79,9 @@ describe("simulator: the robot-cloud-simulator command", function () {
       [["--robots", "0"], /--robots must be a whole number from 1 to 5000/],
       [["--command-delay=-1"], /--command-delay must be a whole number of milliseconds/],
       [["--ignore-rate", "2"], /--ignore-rate must be a number from 0 to 1/],
+      [["--latency", "100000"], /^--latency must be a whole number of milliseconds from 0 to 60000, not "100000"$/],
+      [["--latency", "1.5"], /^--latency must be a whole number of milliseconds/],
+      [["--seed", "x"], /^--seed must be a whole number, not "x"$/],
       [["--battery-drain", "x"], /--battery-drain must be a percentage per minute/],
       [["extra"], /extra/],
     ] as const) {
@@ -134,6 +137,11 @@ describe("simulator: the robot-cloud-simulator command", function () {
       assert.equal(await bad.exit, 2);
       assert.match(bad.output(), /--drop-rate must be a number from 0 to 1/);
       assert.match(bad.output(), /Usage: robot-cloud-simulator/);
+      // Past the bound of PUT /_sim/faults: refused on the command line in one line, never a crash with zod's JSON.
+      const slow = run(["--latency", "100000"]);
+      assert.equal(await slow.exit, 2);
+      assert.match(slow.output(), /^robot-cloud-simulator: --latency must be a whole number of milliseconds from 0 to 60000, not "100000"$/m);
+      assert.doesNotMatch(slow.output(), /"code":|ZodError|could not start/);
     });
   });
 });

@@ -110,7 +110,7 @@ describe("simulator: faults, control endpoints and log", function () {
 
     const bad = await control(simulator.url, "PUT", "faults", { dropRate: 2 });
     assert.equal(bad.status, 400);
-    assert.match((bad.json as { message: string }).message, /^dropRate: must be 1 or less/);
+    assert.match((bad.json as { message: string }).message, /^dropRate: must be a number from 0 to 1/);
     const unknown = await control(simulator.url, "PUT", "faults", { explode: true });
     assert.equal(unknown.status, 400);
     assert.match((unknown.json as { message: string }).message, /explode/);

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import type { Faults } from "../../src/simulator/faults";
 import type { Timing } from "../../src/simulator/world";
 import { rawRequest } from "../support/raw-http";
 
@@ -24,7 +25,7 @@ describe("simulator: robots over time", function () {
   let simulator: RunningSimulator;
   let client: RobotClient;
 
-  async function start(timing: Partial<Timing>, extra: { robots?: number } = {}) {
+  async function start(timing: Partial<Timing>, extra: { robots?: number; faults?: Partial<Faults> } = {}) {
     simulator = await startSimulator({ quiet: true, rateLimit: false, now: () => clock, timing, ...extra });
     client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, engine: { rateLimit: 0 } });
   }
@@ -110,15 +111,32 @@ describe("simulator: robots over time", function () {
   });
 
   it("ignores every command at ignoreRate 1 and none at 0, while accepting them all", async () => {
-    await start({ commandDelayMs: 0, ignoreRate: 1 });
+    await start({ commandDelayMs: 0 }, { faults: { ignoreRate: 1 } });
     assert.equal((await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK })).state, "WAITING");
     clock += 60_000;
     assert.equal((await status(KITCHEN)).taskState, "IDLE");
     await simulator.close();
     client.close();
-    await start({ commandDelayMs: 0, ignoreRate: 0 });
+    await start({ commandDelayMs: 0 }, { faults: { ignoreRate: 0 } });
     await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK });
     assert.equal((await status(KITCHEN)).taskState, "RUNNING");
+  });
+
+  it("switches ignoreRate while it runs through PUT /_sim/faults, as the command line's --ignore-rate", async () => {
+    await start({ commandDelayMs: 0 });
+    const ignoring = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 1 }) });
+    assert.equal(ignoring.status, 200, ignoring.text);
+    assert.equal((JSON.parse(ignoring.text) as Faults).ignoreRate, 1);
+    assert.equal((await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK })).state, "WAITING");
+    clock += 60_000;
+    assert.equal((await status(KITCHEN)).taskState, "IDLE", "the accepted command was ignored");
+    const carrying = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 0 }) });
+    assert.equal(carrying.status, 200, carrying.text);
+    await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK });
+    assert.equal((await status(KITCHEN)).taskState, "RUNNING");
+    const refused = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 2 }) });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /ignoreRate: must be a number from 0 to 1/);
   });
 
   it("changes a robot through PATCH /_sim/robots/<serial>, naming a bad field, and an offline robot does not act", async () => {
