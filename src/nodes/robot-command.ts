@@ -262,7 +262,9 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const serial = await serialNumberFor(call, payload.serialNumber);
     const body = { ...payload, serialNumber: serial.value };
     const family = COMMAND_FAMILIES.find((name) => payload[name] !== undefined);
-    const needer = family ? String(payload[family]) : "the command";
+    // The command's name as given, for the error text only; anything but a string is the schema's to refuse.
+    const named = family ? payload[family] : undefined;
+    const needer = typeof named === "string" ? named : "the command";
     return checkRequest(body, (path) => (path.length === 1 && path[0] === "serialNumber" ? serial.name : ["payload", ...path].join(".")), needer);
   }
 

@@ -727,6 +727,28 @@ describe("hostile input through every robot node", function () {
     assert.deepEqual(unhandled.map(describeReason), []);
   });
 
+  it("refuses a request body whose command type is an object (null-prototype, an own toString that is no function, ...), naming the field", async () => {
+    const commandTypes: Array<[string, () => unknown]> = [
+      ["a null-prototype object", () => Object.create(null) as object],
+      ["an object whose toString is a number", () => ({ toString: 5 })],
+      ["an object whose valueOf and toString are objects", () => ({ valueOf: {}, toString: {} })],
+      ["a plain object", () => ({ kind: "START_TASK" })],
+      ["an array", () => ["START_TASK"]],
+    ];
+    for (const [label, make] of commandTypes) {
+      caught.length = 0;
+      helper.getNode("cmd").receive({ payload: { serialNumber: SERIAL, remoteTaskCommandType: make() }, topic: label });
+      await settle(1);
+      assert.equal(caught.length, 1, `${label}: one error`);
+      const error = caught[0]!.error as { code: string; message: string };
+      assert.equal(error.code, "INVALID_INPUT", `${label}: ${error.message}`);
+      assert.match(error.message, /payload\.remoteTaskCommandType/, label);
+    }
+    assert.equal(outputs.length, 0);
+    assert.equal(server.requests.length, 0, "nothing was sent");
+    assert.deepEqual(unhandled.map(describeReason), []);
+  });
+
   describe("valid-looking edge values still work", () => {
     const EDGES: Array<[string, string, () => Msg]> = [
       ["a payload that is a plain number", "maps", () => ({ payload: 42, operation: "listMaps", robot: SERIAL })],
