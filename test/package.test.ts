@@ -56,22 +56,59 @@ describe("package", function () {
     });
   }
 
-  it("needs no devDependency at run time: no compiled file under dist/src requires one (axios is only the benchmark's competitor)", () => {
-    const devOnly = Object.keys((JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
+  /** The compiled runtime files (the demo runs from a clone only: it needs express). */
+  function runtimeFiles(): string[] {
     const sources = (dir: string): string[] =>
       fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
         const full = path.join(dir, entry.name);
         return entry.isDirectory() ? sources(full) : entry.name.endsWith(".js") ? [full] : [];
       });
-    // The demo runs from a clone only (it needs express); type-only imports are gone once compiled.
-    const runtime = sources(path.join(root, "dist", "src")).filter((file) => !file.includes(`${path.sep}demo${path.sep}`));
-    for (const file of runtime) {
+    return sources(path.join(root, "dist", "src")).filter((file) => !file.includes(`${path.sep}demo${path.sep}`));
+  }
+
+  it("needs no devDependency at run time: no compiled file under dist/src requires one", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    assert.ok(manifest.dependencies.axios, "axios, the package's HTTP client, is a runtime dependency");
+    const devOnly = Object.keys(manifest.devDependencies);
+    // Type-only imports are gone once compiled.
+    for (const file of runtimeFiles()) {
       const text = fs.readFileSync(file, "utf8");
       for (const match of text.matchAll(/require\(["']([^"'.][^"']*)["']\)/g)) {
         const name = match[1]!.startsWith("@") ? match[1]!.split("/").slice(0, 2).join("/") : match[1]!.split("/")[0]!;
         assert.ok(!devOnly.includes(name), `${path.relative(root, file)} imports ${name}, a devDependency`);
       }
     }
+  });
+
+  it("makes HTTP requests only through axios, tunnels only through hpagent and decides no_proxy only through proxy-from-env", () => {
+    const handWritten: string[] = [];
+    for (const file of runtimeFiles()) {
+      // What runs, not what the comments say.
+      const code = fs.readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const where = path.relative(root, file);
+      if (/require\(["'](node:)?(net|tls)["']\)/.test(code)) handWritten.push(`${where} opens sockets itself (net/tls)`);
+      if (/["']CONNECT["']/.test(code)) handWritten.push(`${where} writes a CONNECT request`);
+      if (/\bhttps?(_\d+)?\.(default\.)?(request|get)\(/.test(code)) handWritten.push(`${where} sends with node:http(s) directly`);
+      if (/no_proxy/i.test(code)) handWritten.push(`${where} reads no_proxy`);
+    }
+    assert.deepEqual(handWritten, []);
+    const http = fs.readFileSync(path.join(root, "dist", "src", "api", "http.js"), "utf8");
+    for (const library of ["axios", "hpagent", "proxy-from-env"]) assert.match(http, new RegExp(`require\\("${library}"\\)`), `the client's HTTP layer uses ${library}`);
+  });
+
+  it("requires no HTTP client and no schema library while the nodes load: axios, its proxy helpers and zod come with the first client", () => {
+    const nodeFiles = Object.values(pkg["node-red"].nodes).map((file) => path.join(root, file));
+    const clientFile = path.join(root, "dist", "src", "api", "client.js");
+    // A fresh process, as Node-RED starting with the package installed; then what a first deploy loads.
+    const script = `
+      const loaded = () => Object.keys(require.cache).map((file) => /node_modules[\\/\\\\]((?:@[^\\/\\\\]+[\\/\\\\])?[^\\/\\\\]+)/.exec(file)?.[1]).filter(Boolean);
+      for (const file of ${JSON.stringify(nodeFiles)}) require(file);
+      const atStart = [...new Set(loaded())];
+      require(${JSON.stringify(clientFile)});
+      console.log(JSON.stringify({ atStart, withClient: [...new Set(loaded())] }));`;
+    const { atStart, withClient } = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { atStart: string[]; withClient: string[] };
+    assert.deepEqual(atStart, [], "requiring the node files loads no dependency");
+    for (const library of ["axios", "hpagent", "proxy-from-env", "zod"]) assert.ok(withClient.includes(library), `${library} loads with the client`);
   });
 
   it("uses every node type in some example, and no example carries credentials", () => {

@@ -4,8 +4,6 @@
  * request engine (pool, pacing, queue, pause, retries); every failure is a
  * RobotApiError.
  */
-import http from "node:http";
-import https from "node:https";
 import type { z } from "zod";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
 import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type EngineSettings } from "./engine";
@@ -20,41 +18,17 @@ import {
   type RobotOperationName,
 } from "./endpoints";
 import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
+import { ANSWER_TOO_LARGE, CONNECT_TIMED_OUT, HttpRoute, PROXY_REFUSED, proxyFor, type WireAnswer } from "./http";
 import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
 import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
-import { ANSWER_TOO_LARGE, PROXY_REFUSED, TunnelingAgent, exchange, proxyEnvironment, proxyFor, type WireAnswer } from "./transport";
 
 export { BASE_URL_RULES, DEFAULT_BASE_URL };
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** The code of a socket that did not connect in time (see limitConnectTime). */
-const CONNECT_TIMED_OUT = "ECONNECTTIMEDOUT";
 /** A connection takes at most this long, or half the call's timeout when that is shorter. */
 const MAX_CONNECT_MS = 5000;
-
-/**
- * Destroys a new socket that has not connected (and, for TLS, finished its
- * handshake) in `ms`: nothing was written on it, so the call may go again,
- * where the call's own timeout could not tell whether a command was delivered.
- */
-function limitConnectTime<A extends http.Agent>(agent: A, ms: number, ready: "connect" | "secureConnect"): A {
-  const create = agent.createConnection.bind(agent);
-  agent.createConnection = (options, callback) => {
-    const socket = create(options, callback);
-    if (socket) {
-      const timer = setTimeout(() => {
-        socket.destroy(Object.assign(new Error(`could not connect within ${ms / 1000} s`), { code: CONNECT_TIMED_OUT }));
-      }, ms);
-      const stop = () => clearTimeout(timer);
-      socket.once(ready, stop);
-      socket.once("close", stop);
-    }
-    return socket;
-  };
-  return agent;
-}
 
 /** Network failures before the request was written: nothing reached the cloud, so sending again is safe. */
 const CONNECT_FAILURES = new Set([
@@ -244,12 +218,23 @@ function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: En
   };
 }
 
-function parseRetryAfter(header: unknown, now: number): number | undefined {
-  if (typeof header !== "string" || header.trim() === "") return undefined;
+/** The seconds an answer's Retry-After asks for (a number of seconds, or a date), if it says. */
+function retryAfterOf(answer: WireAnswer): number | undefined {
+  const header = answer.header("retry-after");
+  if (header === undefined || header.trim() === "") return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/** The proxy for a target; a setting that cannot be used is bad input naming its variable. */
+function proxyOf(target: URL, operation?: string): URL | undefined {
+  try {
+    return proxyFor(target);
+  } catch (error) {
+    throw invalidInput(target.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error), operation);
+  }
 }
 
 /**
@@ -282,7 +267,9 @@ function failureDetails(error: RobotApiError): ConstructorParameters<typeof Robo
   };
 }
 
-const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" } as const;
+const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" };
+/** A download's only credential is its URL's signature: no Authorization, no cookie. */
+const IMAGE_HEADERS = { Accept: "image/png, image/*;q=0.9, */*;q=0.1" };
 
 // Declaration merging gives the class one typed method per row of the endpoint table.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
@@ -295,15 +282,14 @@ export class RobotClient {
   /** The account's request engine: every call of this client goes through it. */
   readonly engine: RequestEngine;
   private readonly tokens: TokenSource;
-  /** The cloud's base URL, parsed once, and its path ("" or "/prefix"): every call's target is built on them. */
-  private readonly base: URL;
-  private readonly basePath: string;
-  /** The proxy calls to the cloud go through (http_proxy, https_proxy, no_proxy), if any. */
-  private readonly proxy: URL | undefined;
-  /** The proxy variables as they were when the client was made: downloads (other hosts) follow the same. */
-  private readonly proxyEnvironment: Record<string, string | undefined>;
-  /** The keep-alive pool of the cloud's calls: to the cloud, to its proxy, or tunnels through it. */
-  private readonly agent: http.Agent;
+  /** The way to the cloud: its keep-alive pool, direct, through an http proxy, or tunnelled through it. */
+  private readonly cloud: HttpRoute;
+  /**
+   * The token grant has an engine of its own, so that calls waiting for a
+   * token (each holding a place on the account's engine) never keep the grant
+   * from its connection; it is retried by the same rules as any call.
+   */
+  private readonly grants: RequestEngine;
   /**
    * Downloads from pre-signed URLs (object storage, another host) have their
    * own engine and pools: they do not count against the account's request
@@ -311,10 +297,9 @@ export class RobotClient {
    * cloud client (base URL, token).
    */
   private readonly downloads: RequestEngine;
-  private readonly downloadAgents: { http: http.Agent; https: https.Agent; tunnels: Map<string, TunnelingAgent> };
+  /** Download routes by scheme and proxy: object storage may be another host each time, maybe behind another proxy rule. */
+  private readonly downloadRoutes = new Map<string, HttpRoute>();
   private readonly connectMs: number;
-  /** Aborted on close: stops a token grant that no call waits for any more. */
-  private readonly lifetime = new AbortController();
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -327,25 +312,19 @@ export class RobotClient {
       "token" in options.auth
         ? new StaticTokenSource(options.auth.token)
         : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request));
-    this.base = new URL(this.baseUrl);
-    this.basePath = this.base.pathname.replace(/\/+$/, "");
-    this.proxyEnvironment = proxyEnvironment();
-    try {
-      this.proxy = proxyFor(this.base, this.proxyEnvironment);
-    } catch (error) {
-      throw invalidInput(this.base.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error));
-    }
-    // One keep-alive pool per account, never larger than the engine's connections.
-    const { connections } = this.engine.settings;
+    const base = new URL(this.baseUrl);
+    // The cloud's proxy is read from the environment once, when the client (a robot-config) is made.
+    const proxy = proxyOf(base);
     this.connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
-    this.agent = this.poolFor(this.base, this.proxy, connections);
+    // One keep-alive pool per account, never larger than the engine's connections.
+    this.cloud = new HttpRoute(base.protocol === "https:", proxy, {
+      sockets: this.engine.settings.connections,
+      connectMs: this.connectMs,
+      maxBytes: MAX_ANSWER_BYTES,
+      headers: JSON_HEADERS,
+    });
+    this.grants = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: 1, rateLimit: 0 });
     this.downloads = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: DOWNLOAD_CONNECTIONS, rateLimit: 0 });
-    const downloadPool = { keepAlive: true, maxSockets: DOWNLOAD_CONNECTIONS, maxFreeSockets: DOWNLOAD_CONNECTIONS };
-    this.downloadAgents = {
-      http: limitConnectTime(new http.Agent(downloadPool), this.connectMs, "connect"),
-      https: limitConnectTime(new https.Agent(downloadPool), this.connectMs, "secureConnect"),
-      tunnels: new Map(),
-    };
     for (const operation of Object.keys(ENDPOINTS) as RobotOperationName[]) {
       if (operation === ("grantToken" as string)) continue;
       Object.defineProperty(this, operation, {
@@ -365,7 +344,7 @@ export class RobotClient {
     // One fresh token after a 401, per call: the request was refused, so sending it again is safe.
     let renewedToken = false;
     const attempt = async (signal: AbortSignal): Promise<ResultOf<Op>> => {
-      const token = endpoint.authenticated ? await this.tokens.getToken(signal) : undefined;
+      const token = endpoint.authenticated ? await this.tokenFor(signal, operation) : undefined;
       try {
         return (await this.exchange(prepared, signal, token)) as ResultOf<Op>;
       } catch (error) {
@@ -502,26 +481,11 @@ export class RobotClient {
     const url = checkDownloadUri(downloadUri, operation);
     const where = `${url.origin}${url.pathname}`;
     const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
-    let route: ReturnType<RobotClient["downloadRoute"]>;
-    try {
-      route = this.downloadRoute(url);
-    } catch (error) {
-      throw invalidInput(url.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error), operation);
-    }
+    const route = this.downloadRoute(url, operation);
     const attempt = async (signal: AbortSignal): Promise<MapImage> => {
       let response: WireAnswer;
       try {
-        // The URL's signature is the only credential: no Authorization, no cookie.
-        response = await exchange({
-          method: "GET",
-          target: url,
-          path: url.pathname + url.search,
-          headers: { Accept: "image/png, image/*;q=0.9, */*;q=0.1" },
-          signal,
-          maxBytes,
-          agent: route.agent,
-          proxy: route.proxy,
-        });
+        response = await route.send({ method: "GET", url: url.href, signal, maxBytes });
       } catch (error) {
         if ((error as { code?: unknown }).code === ANSWER_TOO_LARGE && !signal.aborted) {
           throw new RobotApiError({
@@ -536,8 +500,8 @@ export class RobotClient {
       const { status } = response;
       const bytes = response.body;
       if (status >= 200 && status <= 299) {
-        const type = response.headers["content-type"];
-        return { data: bytes, contentType: typeof type === "string" && type.trim() !== "" ? type : "application/octet-stream" };
+        const type = response.header("content-type")?.trim();
+        return { data: bytes, contentType: type ? type : "application/octet-stream" };
       }
       const reason =
         status >= 300 && status <= 399
@@ -548,7 +512,7 @@ export class RobotClient {
         kind: "http",
         operation,
         status,
-        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        retryAfterSeconds: retryAfterOf(response),
         message: hide(`${operation}: HTTP ${status} from ${where}${reason ? `: ${reason}` : ""}${hint}`),
       });
     };
@@ -557,46 +521,50 @@ export class RobotClient {
 
   /** Drops every queued and running call of this client and frees its sockets. */
   close(): void {
-    this.lifetime.abort();
     this.engine.close();
+    this.grants.close();
     this.downloads.close();
-    this.agent.destroy();
-    this.downloadAgents.http.destroy();
-    this.downloadAgents.https.destroy();
-    for (const tunnel of this.downloadAgents.tunnels.values()) tunnel.destroy();
+    this.cloud.destroy();
+    for (const route of this.downloadRoutes.values()) route.destroy();
   }
 
-  /** A keep-alive pool for a target: direct, to an http proxy, or tunnels through it for https. */
-  private poolFor(target: URL, proxy: URL | undefined, sockets: number): http.Agent {
-    const pool = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets };
-    if (proxy && target.protocol === "https:") return new TunnelingAgent(proxy, pool, this.connectMs);
-    if (target.protocol === "https:") return limitConnectTime(new https.Agent(pool), this.connectMs, "secureConnect");
-    return limitConnectTime(new http.Agent(pool), this.connectMs, "connect");
-  }
-
-  /** The pool and proxy of a download URL (another host each time, maybe another proxy rule). */
-  private downloadRoute(url: URL): { agent: http.Agent; proxy: URL | undefined } {
-    const proxy = proxyFor(url, this.proxyEnvironment);
-    if (!proxy) return { agent: url.protocol === "https:" ? this.downloadAgents.https : this.downloadAgents.http, proxy };
-    if (url.protocol === "http:") return { agent: this.downloadAgents.http, proxy };
-    let tunnel = this.downloadAgents.tunnels.get(proxy.href);
-    if (!tunnel) {
-      tunnel = this.poolFor(url, proxy, DOWNLOAD_CONNECTIONS) as TunnelingAgent;
-      this.downloadAgents.tunnels.set(proxy.href, tunnel);
+  /** The route of a download URL, by the proxy rules as they are now. */
+  private downloadRoute(url: URL, operation: string): HttpRoute {
+    const proxy = proxyOf(url, operation);
+    const key = `${url.protocol}${proxy?.href ?? ""}`;
+    let route = this.downloadRoutes.get(key);
+    if (!route) {
+      route = new HttpRoute(url.protocol === "https:", proxy, {
+        sockets: DOWNLOAD_CONNECTIONS,
+        connectMs: this.connectMs,
+        maxBytes: DEFAULT_MAX_IMAGE_BYTES,
+        headers: IMAGE_HEADERS,
+      });
+      this.downloadRoutes.set(key, route);
     }
-    return { agent: tunnel, proxy };
+    return route;
   }
 
-  /** The token grant: outside the queue (every queued call may be waiting for it), on the same pool. */
-  private async grant(request: unknown) {
+  /** The token grant, on its own engine (see `grants`) and the cloud's route. */
+  private grant(request: unknown): Promise<ResultOf<"grantToken">> {
     const prepared = prepareCall("grantToken" as RobotOperationName, request);
-    const signal = AbortSignal.any([this.lifetime.signal, AbortSignal.timeout(this.timeoutMs)]);
+    // Asking for a token again is harmless: a reset after sending is retried as for a read.
+    return this.grants.run((signal) => this.exchange(prepared, signal, undefined) as Promise<ResultOf<"grantToken">>, {
+      read: true,
+      operation: "grantToken",
+    });
+  }
+
+  /**
+   * The token for an attempt. Waiting for a grant counts against the attempt's
+   * own time: when it runs out first, the call ends in a TIMEOUT like any call
+   * without an answer, while the grant goes on for the others waiting on it.
+   */
+  private async tokenFor(signal: AbortSignal, operation: string): Promise<string> {
     try {
-      return (await this.exchange(prepared, signal, undefined)) as ResultOf<"grantToken">;
+      return await this.tokens.getToken(signal);
     } catch (error) {
-      if (error instanceof RobotApiError && error.kind === "aborted" && !this.lifetime.signal.aborted) {
-        throw new RobotApiError({ kind: "timeout", operation: "grantToken", message: `grantToken: no answer within ${this.timeoutMs / 1000} s` });
-      }
+      if (signal.aborted) throw this.abortError(signal, operation, "access token (the token grant has not answered)");
       throw error;
     }
   }
@@ -606,16 +574,12 @@ export class RobotClient {
     const { endpoint, operation } = prepared;
     let answer: WireAnswer;
     try {
-      answer = await exchange({
+      answer = await this.cloud.send({
         method: endpoint.method,
-        target: this.base,
-        path: this.basePath + prepared.path + prepared.query,
-        headers: token === undefined ? JSON_HEADERS : { ...JSON_HEADERS, Authorization: `Bearer ${token}` },
+        url: this.baseUrl + prepared.path + prepared.query,
+        ...(token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } }),
         body: prepared.body,
         signal,
-        maxBytes: MAX_ANSWER_BYTES,
-        agent: this.agent,
-        proxy: this.proxy,
       });
     } catch (error) {
       throw this.transportError(error, operation, signal);
@@ -623,13 +587,16 @@ export class RobotClient {
     return this.interpret(endpoint, operation, answer);
   }
 
-  private transportError(error: unknown, operation: string, signal: AbortSignal): RobotApiError {
-    if (signal.aborted) {
-      if (signal.reason === ATTEMPT_TIMED_OUT) {
-        return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no answer within ${this.timeoutMs / 1000} s` });
-      }
-      return abortedError(operation);
+  /** Why a call's signal ended it: its attempt ran out of time, or its caller (or a close) aborted it. */
+  private abortError(signal: AbortSignal, operation: string, waitingFor = "answer"): RobotApiError {
+    if (signal.reason === ATTEMPT_TIMED_OUT) {
+      return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no ${waitingFor} within ${this.timeoutMs / 1000} s` });
     }
+    return abortedError(operation);
+  }
+
+  private transportError(error: unknown, operation: string, signal: AbortSignal): RobotApiError {
+    if (signal.aborted) return this.abortError(signal, operation);
     // Only the code and text are kept: nothing of the request (its headers hold the token) is.
     const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
     if (code === ANSWER_TOO_LARGE || code?.startsWith("Z_")) {
@@ -679,7 +646,7 @@ export class RobotClient {
         operation,
         status,
         apiCode: known,
-        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        retryAfterSeconds: retryAfterOf(response),
         message: `${operation}: HTTP ${status}${codeName}${reason ? `: ${reason}` : ""}`,
       });
     }
@@ -697,7 +664,7 @@ export class RobotClient {
         status,
         apiCode: errorInSuccess.code,
         // A code 8 here is rate limiting like the envelope's: the server's wait is honoured the same way.
-        retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+        retryAfterSeconds: retryAfterOf(response),
         message: `${operation}: ${name}${errorInSuccess.message ? `: ${errorInSuccess.message}` : ""}`,
       });
     }
@@ -713,7 +680,7 @@ export class RobotClient {
           operation,
           status,
           apiCode: envelope.data.code,
-          retryAfterSeconds: parseRetryAfter(response.headers["retry-after"], Date.now()),
+          retryAfterSeconds: retryAfterOf(response),
           message: `${operation}: ${name}${envelope.data.msg ? `: ${envelope.data.msg}` : ""}`,
         });
       }

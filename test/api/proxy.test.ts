@@ -5,32 +5,41 @@
  * Basic proxy credentials, https calls tunnelled with CONNECT so the token is
  * never seen by the proxy, a refused tunnel retried as a failed connection,
  * no_proxy honoured, and map downloads following the same rules without the
- * token. Plus the rules themselves (proxyFor, bypassesProxy).
+ * token. Plus the rules themselves (proxyFor: proxy-from-env's decision, read
+ * from the environment).
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { bypassesProxy, proxyFor } from "../../src/api/transport";
+import { proxyFor } from "../../src/api/http";
 import { failureOf } from "../support/failures";
 import { ProxyServer } from "../support/proxy-server";
 import { RecordingServer } from "../support/recording-server";
 
 const TOKEN = "tok-proxy-3e9b7c1d";
 const SN = "GS-S-000101";
-const PROXY_VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY"];
+const PROXY_VARIABLES = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"];
 
-/** Sets proxy variables for one client's construction and puts the old ones back. */
+/** Sets proxy variables while `make` runs (until its promise settles) and puts the old ones back. */
 function withEnvironment<T>(variables: Record<string, string>, make: () => T): T {
   const saved = Object.fromEntries(PROXY_VARIABLES.map((name) => [name, process.env[name]]));
-  for (const name of PROXY_VARIABLES) delete process.env[name];
-  Object.assign(process.env, variables);
-  try {
-    return make();
-  } finally {
+  const restore = () => {
     for (const name of PROXY_VARIABLES) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
+  };
+  for (const name of PROXY_VARIABLES) delete process.env[name];
+  Object.assign(process.env, variables);
+  let result: T;
+  try {
+    result = make();
+  } catch (error) {
+    restore();
+    throw error;
   }
+  if (result instanceof Promise) return result.finally(restore) as T;
+  restore();
+  return result;
 }
 
 describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
@@ -127,8 +136,10 @@ describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
       objects.respondWith(() => ({ body: Buffer.from([0x89, 0x50, 0x4e, 0x47]), headers: { "Content-Type": "image/png" } }));
       const link = `${objects.url.replace("127.0.0.1", "localhost")}/maps/${SN}/floor-1.png?X-Signature=abc`;
       cloud.respondWith(() => ({ body: { downloadUri: link } }));
-      const client = clientVia({ HTTP_PROXY: proxy.url });
-      const image = await client.getMapImage({ serialNumber: SN, mapId: "m1", mapName: "Floor 1", mapVersion: "3" });
+      // A download's proxy is decided when it is fetched (another host each time), by the environment then.
+      const image = await withEnvironment({ HTTP_PROXY: proxy.url }, () =>
+        clientVia({ HTTP_PROXY: proxy.url }).getMapImage({ serialNumber: SN, mapId: "m1", mapName: "Floor 1", mapVersion: "3" }),
+      );
       assert.equal(image.contentType, "image/png");
       const download = proxy.requests.find((request) => request.url.startsWith(link.split("?")[0]!));
       assert.ok(download, `the download went through the proxy: ${proxy.requests.map((request) => request.url).join(", ")}`);
@@ -141,24 +152,30 @@ describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
 
   describe("the rules", function () {
     const target = (url: string) => new URL(url);
+    const proxyWith = (variables: Record<string, string>, url: string) => withEnvironment(variables, () => proxyFor(target(url))?.href);
     it("picks https_proxy for https targets and http_proxy for http ones; a proxy without a scheme is http", () => {
       const env = { https_proxy: "proxy.corp:3128", http_proxy: "http://plain.corp:8080" };
-      assert.equal(proxyFor(target("https://openapi.gs-robot.com"), env)?.href, "http://proxy.corp:3128/");
-      assert.equal(proxyFor(target("http://127.0.0.1:18080"), env)?.href, "http://plain.corp:8080/");
-      assert.equal(proxyFor(target("https://openapi.gs-robot.com"), {}), undefined);
-      assert.throws(() => proxyFor(target("https://x.test"), { HTTPS_PROXY: "socks5://proxy:1080" }), /only http:\/\/ proxies/);
+      assert.equal(proxyWith(env, "https://openapi.gs-robot.com"), "http://proxy.corp:3128/");
+      assert.equal(proxyWith(env, "http://127.0.0.1:18080"), "http://plain.corp:8080/");
+      assert.equal(proxyWith({ HTTPS_PROXY: "proxy.corp:3128" }, "https://openapi.gs-robot.com"), "http://proxy.corp:3128/");
+      assert.equal(proxyWith({}, "https://openapi.gs-robot.com"), undefined);
+      assert.throws(() => proxyWith({ HTTPS_PROXY: "socks5://proxy:1080" }, "https://x.test"), /only http:\/\/ proxies/);
     });
-    it("matches no_proxy entries by host, suffix, port and *", () => {
-      const cloudUrl = target("https://openapi.gs-robot.com");
-      assert.equal(bypassesProxy(cloudUrl, "gs-robot.com"), true);
-      assert.equal(bypassesProxy(cloudUrl, ".gs-robot.com"), true);
-      assert.equal(bypassesProxy(cloudUrl, "*.gs-robot.com"), true);
-      assert.equal(bypassesProxy(cloudUrl, "robot.com"), false, "a suffix counts at a dot only");
-      assert.equal(bypassesProxy(cloudUrl, "openapi.gs-robot.com:443"), true);
-      assert.equal(bypassesProxy(cloudUrl, "openapi.gs-robot.com:8443"), false);
-      assert.equal(bypassesProxy(cloudUrl, "*"), true);
-      assert.equal(bypassesProxy(target("http://[::1]:1880"), "::1"), true);
-      assert.equal(bypassesProxy(cloudUrl, ""), false);
+    it("matches no_proxy entries by host, .suffix or *.suffix, port and *", () => {
+      const cloudUrl = "https://openapi.gs-robot.com";
+      const exempt = (noProxy: string, url = cloudUrl) => proxyWith({ HTTPS_PROXY: "http://proxy.corp:3128", HTTP_PROXY: "http://proxy.corp:3128", NO_PROXY: noProxy }, url) === undefined;
+      assert.equal(exempt("openapi.gs-robot.com"), true);
+      assert.equal(exempt(".gs-robot.com"), true);
+      assert.equal(exempt("*.gs-robot.com"), true);
+      assert.equal(exempt("gs-robot.com"), false, "a name without a leading dot is that host only");
+      assert.equal(exempt("robot.com"), false);
+      assert.equal(exempt(".robot.com"), false, "a suffix counts at a dot only");
+      assert.equal(exempt("openapi.gs-robot.com:443"), true);
+      assert.equal(exempt("openapi.gs-robot.com:8443"), false);
+      assert.equal(exempt("*"), true);
+      assert.equal(exempt("example.test, .gs-robot.com"), true);
+      assert.equal(exempt("[::1]", "http://[::1]:1880"), true);
+      assert.equal(exempt(""), false);
     });
   });
 });

@@ -1,19 +1,31 @@
 /**
  * An HTTP server on 127.0.0.1 (port 0) that keeps count of its sockets, so a
  * test can see how many connections a client opened and stop() can end
- * kept-alive connections at once instead of waiting for their timeout.
+ * kept-alive connections at once instead of waiting for their timeout. Given
+ * a key and certificate it speaks https.
  */
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 
+/** A server's TLS identity, PEM-encoded. */
+export interface TlsIdentity {
+  key: string;
+  cert: string;
+}
+
 export class LoopbackServer {
-  protected readonly server = http.createServer();
+  protected readonly server: http.Server;
   private readonly sockets = new Set<Socket>();
+  private readonly scheme: "http" | "https";
   /** Connections accepted since the last resetCounts(), and the most that were open at once. */
   connections = 0;
   maxOpenSockets = 0;
 
-  constructor() {
+  constructor(tls?: TlsIdentity) {
+    this.server = tls ? https.createServer(tls) : http.createServer();
+    this.scheme = tls ? "https" : "http";
+    // For https, "connection" is the TCP socket too: kept-alive connections are counted and ended alike.
     this.server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       this.connections++;
@@ -28,7 +40,7 @@ export class LoopbackServer {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return `${this.scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   async start(): Promise<this> {

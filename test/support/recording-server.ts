@@ -4,7 +4,7 @@
  * replies, so tests check the wire format rather than a mocked library.
  */
 import http from "node:http";
-import { LoopbackServer } from "./loopback-server";
+import { LoopbackServer, type TlsIdentity } from "./loopback-server";
 
 export interface RecordedRequest {
   method: string;
@@ -35,8 +35,8 @@ export class RecordingServer extends LoopbackServer {
   private readonly queue: ScriptedReply[] = [];
   private fallback: Responder = () => ({ status: 200, body: {} });
 
-  constructor() {
-    super();
+  constructor(tls?: TlsIdentity) {
+    super(tls);
     this.server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => this.handle(req, res));
   }
 
