@@ -266,9 +266,16 @@ export type PathParams = Readonly<Record<string, string | undefined>>;
 
 const PARAMETER = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
 
-/** The names of the path parameters of a template, in order. */
-export function pathParamsOf(template: string): string[] {
-  return [...template.matchAll(PARAMETER)].map((match) => match[1]!);
+const paramsOfTemplate = new Map<string, readonly string[]>();
+
+/** The names of the path parameters of a template, in order (read once per template: every call asks). */
+export function pathParamsOf(template: string): readonly string[] {
+  let names = paramsOfTemplate.get(template);
+  if (!names) {
+    names = [...template.matchAll(PARAMETER)].map((match) => match[1]!);
+    paramsOfTemplate.set(template, names);
+  }
+  return names;
 }
 
 /**

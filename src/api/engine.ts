@@ -174,6 +174,8 @@ export class RequestEngine {
   private readonly pauseListeners = new Set<() => void>();
   /** Jobs backing off or on the wire, found only through this set when the engine closes. */
   private readonly live = new Set<Job>();
+  /** Controllers of answered attempts, ready for the next (see spare). */
+  private readonly spareControllers: AbortController[] = [];
 
   constructor(settings: Partial<EngineSettings> = {}, clock: EngineClock = REAL_CLOCK) {
     this.settings = { ...DEFAULT_ENGINE_SETTINGS, ...settings };
@@ -328,7 +330,7 @@ export class RequestEngine {
       job.sent = true;
       job.options.onSend?.();
     }
-    const controller = new AbortController();
+    const controller = this.spareControllers.pop() ?? new AbortController();
     job.controller = controller;
     const timer = this.clock.setTimeout(() => controller.abort(ATTEMPT_TIMED_OUT), this.settings.timeoutMs);
     job.attemptTimer = timer;
@@ -342,6 +344,7 @@ export class RequestEngine {
       (value) => {
         this.clock.clearTimeout(timer);
         arrived();
+        this.spare(controller);
         if (job.state !== "sending") return this.pump();
         this.leaveWire(job);
         this.settle(job, undefined, value);
@@ -356,6 +359,16 @@ export class RequestEngine {
         this.pump();
       },
     );
+  }
+
+  /**
+   * Keeps the controller of an attempt that answered, unaborted, for the next
+   * attempt: a fresh AbortSignal with a listener costs more than the rest of
+   * the engine's work per call, and an answered attempt left none on it (the
+   * HTTP client removes its own when the exchange ends).
+   */
+  private spare(controller: AbortController): void {
+    if (!controller.signal.aborted && this.spareControllers.length < this.settings.connections) this.spareControllers.push(controller);
   }
 
   private leaveWire(job: Job): void {

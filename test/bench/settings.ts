@@ -35,4 +35,4 @@ export const PACING_RATE_LIMIT = 20;
 export const PACING_MAX_RETRIES = 3;
 /** robot-command's big-burst goals. */
 export const BIG_HEAP_GOAL_MB = 20;
-export const RATIO_GOALS = { commandOverHttpRequest: 2.5, commandOverAxios: 0.8, clientOverAxios: 0.85 } as const;
+export const RATIO_GOALS = { commandOverHttpRequest: 2.0, commandOverAxios: 0.9, clientOverAxios: 0.9 } as const;
