@@ -16,8 +16,8 @@ export default tseslint.config(
     },
   },
   {
-    // The build script is plain CommonJS run before anything is compiled: linted without type information.
-    files: ["scripts/**/*.js"],
+    // The build script and the dependency check's rules are plain CommonJS: linted without type information.
+    files: ["scripts/**/*.js", ".dependency-cruiser.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "commonjs", globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" } },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },

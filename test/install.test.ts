@@ -28,7 +28,7 @@ function packList(): { files: PackedFile[]; size: number; unpackedSize: number }
 /** Every file the tarball may hold; anything else (maps, demo, tests, sources) is a mistake. */
 const ALLOWED = [
   /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/,
-  /^dist\/src\/(api|nodes|simulator)\/[a-z0-9-]+\.js$/,
+  /^dist\/src\/(api|nodes|simulator)\/([a-z-]+\/)?[a-z0-9-]+\.js$/,
   // Types for the client and the simulator, which a TypeScript user may import.
   /^dist\/src\/(api|simulator)\/[a-z-]+\.d\.ts$/,
   /^nodes\/[a-z-]+\.(js|html)$/,

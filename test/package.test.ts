@@ -3,8 +3,9 @@
  * Node-RED's loader depends on (html beside the loaded .js, icons, examples).
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const root = path.resolve(__dirname, "../..");
@@ -109,6 +110,28 @@ describe("package", function () {
     const { atStart, withClient } = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { atStart: string[]; withClient: string[] };
     assert.deepEqual(atStart, [], "requiring the node files loads no dependency");
     for (const library of ["axios", "hpagent", "proxy-from-env", "zod"]) assert.ok(withClient.includes(library), `${library} loads with the client`);
+  });
+
+  it("lints the layers: src/api importing the nodes, and an import circle of type-only imports, each fail npm run lint's dependency check", function () {
+    this.timeout(60_000);
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-layers-"));
+    try {
+      const write = (file: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+        fs.writeFileSync(path.join(tree, file), text);
+      };
+      write("tsconfig.json", JSON.stringify({ compilerOptions: { module: "commonjs", strict: true }, include: ["src/**/*.ts"] }));
+      write("src/api/client.ts", 'import { handler } from "../nodes/input";\nexport const client = handler;\n');
+      write("src/nodes/input.ts", 'import type { ConfigNode } from "./config";\nexport const handler = (node?: ConfigNode) => node;\n');
+      write("src/nodes/config.ts", 'import type { handler } from "./input";\nexport interface ConfigNode { run: typeof handler }\n');
+      const cruiser = path.join(root, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+      const run = spawnSync(process.execPath, [cruiser, "src", "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "err"], { cwd: tree, encoding: "utf8" });
+      assert.notEqual(run.status, 0, "the check fails");
+      assert.match(run.stdout, /api-stays-below: src\/api\/client\.ts → src\/nodes\/input\.ts/);
+      assert.match(run.stdout, /no-circular: src\/nodes\/(input|config)\.ts →/);
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it("uses every node type in some example, and no example carries credentials", () => {

@@ -6,18 +6,8 @@
 import { invalidInput } from "../api/errors";
 import { confirmationPollerOf, type ConfirmationRule } from "../api/watcher";
 import type { RobotCall } from "./robot-input";
+import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S } from "./tables/confirm";
 
-/**
- * When the node sends its message: once the cloud accepted the command (its
- * answer, state WAITING), or once the robot's status shows the command's
- * effect (src/api/confirmation.ts).
- */
-export const SEND_WHEN = ["accepted", "shown"] as const;
-export type SendWhen = (typeof SEND_WHEN)[number];
-
-/** How long a command may take to show, by default (seconds). */
-export const DEFAULT_CONFIRM_TIMEOUT_S = 120;
-export const CONFIRM_TIMEOUT_RANGE = { min: 1, max: 3600 } as const;
 
 /** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
 export interface Confirmation {

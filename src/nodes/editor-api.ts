@@ -12,8 +12,8 @@ import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
-import { isPlainObject } from "./robot-input";
-import type { RobotConfigNode } from "./robot-config";
+import { isPlainObject } from "./plain-data";
+import type { RobotConfigNode } from "./types";
 
 /** Where the routes live under httpAdminRoot. */
 export const EDITOR_API_ROOT = "/robot-fleet/config";

@@ -8,11 +8,11 @@
 import { ACCOUNT_SETTINGS } from "../api/account-settings";
 import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/commands";
 import { BASE_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
-import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./confirm";
-import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./robot-command";
-import { MAP_OPERATIONS } from "./robot-maps";
-import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./robot-site-task";
-import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./robot-status";
+import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
+import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./tables/confirm";
+import { MAP_OPERATIONS } from "./tables/maps";
+import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
+import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 
 export function editorTables() {
   return {

@@ -4,26 +4,14 @@
  * anything else (a sensor reading), in which case the node's command is sent.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
-import {
-  COMMANDS,
-  COMMAND_FAMILIES,
-  COMMAND_TYPES,
-  isCommandType,
-  type CommandParameterName,
-  type CommandType,
-} from "../api/commands";
+import { COMMANDS, COMMAND_FAMILIES, COMMAND_TYPES, isCommandType, type CommandParameterName, type CommandType } from "../api/commands";
 import type { PreparedCall } from "../api/client";
 import { clientModule } from "./api";
 import { commandConfirmationRule, type CommandBody } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
 import type { CommandResource } from "../api/schemas";
-import {
-  SEND_WHEN,
-  configuredConfirmTimeout,
-  confirmOnRobot,
-  messageWithConfirmation,
-  type Confirmation,
-} from "./confirm";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
+import { isPlainObject } from "./plain-data";
 import {
   REPLACED,
   chooseSetting,
@@ -31,62 +19,20 @@ import {
   NoOutput,
   evaluateProperty,
   handleRobotInput,
-  isPlainObject,
   resolveSerialNumber,
   type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
+import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf, type ParameterField } from "./tables/command";
+import { SEND_WHEN } from "./tables/confirm";
 
-/** The command parameters a compact payload and the dialog speak of, flat. */
-export const PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;
-export type ParameterField = (typeof PARAMETER_FIELDS)[number];
 type ParameterValues = Partial<Record<ParameterField, unknown>>;
 
-/**
- * Where each flat field sits inside its parameter object. This one table builds
- * the request, decides which dialog rows a command shows and turns a schema
- * error's path back into the name the user gave the value.
- */
-export const FIELD_PATHS = {
-  startTaskParameter: {
-    cleaningMode: ["cleaningMode"],
-    taskName: ["task", "name"],
-    map: ["task", "map"],
-    loop: ["task", "loop"],
-    loopCount: ["task", "loopCount"],
-  },
-  startNavigationParameter: { map: ["map"], position: ["position"] },
-  controlMovingParameter: { direction: ["direction"] },
-} as const satisfies Record<CommandParameterName, Partial<Record<ParameterField, readonly string[]>>>;
-
-/** The flat fields a command needs, in dialog order ([] for commands without parameters). */
-export function fieldsOf(command: CommandType): ParameterField[] {
-  const parameter = COMMANDS[command].parameter;
-  return parameter ? (Object.keys(FIELD_PATHS[parameter]) as ParameterField[]) : [];
-}
-
-/** What each field is when typed straight into the dialog (its TypedInput's own type). */
-export const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction"> = {
-  cleaningMode: "str",
-  taskName: "str",
-  map: "str",
-  loop: "bool",
-  loopCount: "num",
-  position: "str",
-  direction: "direction",
-};
 
 /** Fields of the compact payload besides the parameters; `name` is accepted for taskName. */
 const COMPACT_EXTRA_FIELDS = ["command", "serialNumber", "name"] as const;
 const COMPACT_FIELDS = new Set<string>([...COMPACT_EXTRA_FIELDS, ...PARAMETER_FIELDS]);
 
-/**
- * What a node does with a message for a robot that already has one pending:
- * send it too, skip it while the earlier one is pending, or let it replace
- * the earlier one while that still waits in the queue.
- */
-export const BURST_POLICIES = ["all", "skip", "latest"] as const;
-export type BurstPolicy = (typeof BURST_POLICIES)[number];
 
 /** What a message ends with: the command resource and, when asked for, its confirmation. */
 export interface Submitted {

@@ -5,33 +5,15 @@
  * token fetched with client credentials is fetched once for all of them and a
  * burst from many nodes is held and paced as one.
  */
-import type { Node, NodeAPI, NodeDef } from "node-red";
-import { readAccountSettings, type AccountSettingName } from "../api/account-settings";
+import type { NodeAPI } from "node-red";
+import { readAccountSettings } from "../api/account-settings";
 import type { RobotClient } from "../api/client";
 import { DEFAULT_BASE_URL } from "../api/rules";
 import { clientModule } from "./api";
 import { RobotApiError, invalidInput } from "../api/errors";
 import { registerEditorApi } from "./editor-api";
 import { editorTables } from "./editor-tables";
-
-export type AuthMode = "token" | "clientCredentials";
-
-export interface RobotConfigProperties extends NodeDef, Partial<Record<AccountSettingName, string | number>> {
-  baseUrl: string;
-  authMode: AuthMode;
-}
-
-export interface RobotConfigCredentials {
-  token?: string;
-  clientId?: string;
-  clientSecret?: string;
-  accessKeySecret?: string;
-}
-
-export interface RobotConfigNode extends Node<RobotConfigCredentials> {
-  /** The shared client, or the reason there is none (shown by every node that uses this config). */
-  robot: { client: RobotClient } | { error: RobotApiError };
-}
+import type { RobotConfigCredentials, RobotConfigNode, RobotConfigProperties } from "./types";
 
 export const CONFIG_CREDENTIALS = {
   token: { type: "password" },

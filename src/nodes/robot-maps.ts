@@ -13,15 +13,13 @@ import {
   chooseSetting,
   evaluateProperty,
   handleRobotInput,
-  isPlainObject,
   resolveSerialNumber,
   type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
+import { isPlainObject } from "./plain-data";
+import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 
-/** The node's operations; each is the client method (and endpoint row) it calls. */
-export const MAP_OPERATIONS = ["listMaps", "getSubareas", "mapImage"] as const;
-export type MapOperation = (typeof MAP_OPERATIONS)[number];
 
 export interface RobotMapsProperties extends NodeDef, SerialNumberSetting {
   robot: string;

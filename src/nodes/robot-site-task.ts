@@ -8,22 +8,29 @@ import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
 import { translator, type Translate } from "./i18n";
-import { SEND_WHEN, configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
+import { isPlainObject } from "./plain-data";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
 import {
   chooseSetting,
   evaluateProperty,
   firstText,
   handleRobotInput,
-  isPlainObject,
   resolveSerialNumber,
   type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
+import { SEND_WHEN } from "./tables/confirm";
+import {
+  BODY_SOURCES,
+  DIALOG_FIELDS_OF,
+  SITE_TASK_OPERATIONS,
+  WHOLE_NUMBER_FIELDS,
+  type BodySource,
+  type SiteTaskOperation,
+  type TextField,
+} from "./tables/site-task";
 
-/** The node's operations: status (B1), siteInfo (B2), createTempTask (B3), sendTempTask (B4). */
-export const SITE_TASK_OPERATIONS = ["status", "siteInfo", "createTempTask", "sendTempTask"] as const;
-export type SiteTaskOperation = (typeof SITE_TASK_OPERATIONS)[number];
 
 /**
  * msg.payload is taken as the B3 body when it carries one of these fields.
@@ -33,17 +40,6 @@ export const TEMP_SITE_TASK_BODY_FIELDS = ["cleaningMode", "loopCount", "siteId"
 /** msg.payload is taken as the B4 body when it carries one of these fields. */
 export const TEMP_TASK_BODY_FIELDS = ["productId", "tempTaskCommand"] as const;
 
-/**
- * Where a temporary task's body comes from: the node's fields (the dialog
- * marks each one required), msg.payload as the API's body, or, for flows saved
- * before 0.2 (no setting), msg.payload when it is a body and else the fields.
- */
-export const BODY_SOURCES = ["fields", "payload", "auto"] as const;
-export type BodySource = (typeof BODY_SOURCES)[number];
-
-/** The text fields of the dialog; each is a TypedInput with a `<name>Type` companion. */
-export const TEXT_FIELDS = ["siteId", "siteName", "floorName", "mapId", "mapName", "areaId", "areaName", "taskName", "cleaningMode"] as const;
-type TextField = (typeof TEXT_FIELDS)[number];
 
 export interface RobotSiteTaskProperties extends NodeDef, SerialNumberSetting, Record<TextField | `${TextField}Type`, string> {
   robot: string;
@@ -67,18 +63,6 @@ interface SiteTaskOutcome {
   confirmation?: Confirmation;
 }
 
-/**
- * Which dialog fields build which body, in dialog order. The editor reads
- * this table (robotConfigTables): it shows these rows and marks an empty
- * text field of them as missing, as run() does.
- */
-export const DIALOG_FIELDS_OF = {
-  createTempTask: ["siteId", "siteName", "floorIndex", "floorName", "mapId", "areaId", "areaName", "taskName", "cleaningMode", "loopCount"],
-  sendTempTask: ["taskName", "cleaningMode", "loop", "loopCount", "mapName", "mapId", "areaId"],
-} as const;
-
-/** Fields with a default when empty: every other field of DIALOG_FIELDS_OF is required. */
-export const WHOLE_NUMBER_FIELDS = { floorIndex: 0, loopCount: 1 } as const;
 
 function carriesAny(payload: unknown, fields: readonly string[]): payload is Record<string, unknown> {
   return isPlainObject(payload) && fields.some((field) => field in payload);

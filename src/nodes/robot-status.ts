@@ -11,10 +11,7 @@ import { RobotApiError, invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
 import {
-  DEFAULT_BATTERY_THRESHOLDS,
-  DEFAULT_WATCH_INTERVAL_MS,
   FleetWatcher,
-  MIN_WATCH_INTERVAL_MS,
   WatchLoop,
   robotStateOf,
   type BatteryThresholds,
@@ -22,24 +19,11 @@ import {
   type RobotUpdate,
 } from "../api/watcher";
 import { translator, type Translate } from "./i18n";
-import type { RobotConfigNode } from "./robot-config";
-import { chooseSetting, handleRobotInput, isPlainObject, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+import { isPlainObject } from "./plain-data";
+import { chooseSetting, handleRobotInput, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
+import type { RobotConfigNode } from "./types";
 
-/** The node's operations. */
-export const STATUS_OPERATIONS = ["status", "fleetStatus", "listRobots", "taskReports"] as const;
-export type StatusOperation = (typeof STATUS_OPERATIONS)[number];
-
-/** fleetStatus sends one message per robot (msg.topic = its serial number) or one with all. */
-export const FLEET_OUTPUTS = ["each", "all"] as const;
-/** Which batch status: v1 (any line, richer) or the S-line one (B1's shape). */
-export const STATUS_LINES = ["v1", "s"] as const;
-
-/** Bounds of the watch settings, in the unit the dialog shows (seconds, percent). */
-export const WATCH_LIMITS = {
-  interval: { default: DEFAULT_WATCH_INTERVAL_MS / 1000, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400 },
-  batteryStep: { default: DEFAULT_BATTERY_THRESHOLDS.step, min: 1, max: 100 },
-  batteryLow: { default: DEFAULT_BATTERY_THRESHOLDS.low, min: 0, max: 100 },
-} as const;
 
 export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
   robot: string;

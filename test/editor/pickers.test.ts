@@ -13,7 +13,7 @@ import { normaliseBaseUrl } from "../../src/api/client";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { DEMO_CONFIG_ID } from "../../src/demo/flows";
 import { confirmTimeoutMs } from "../../src/nodes/confirm";
-import { WATCH_LIMITS } from "../../src/nodes/robot-status";
+import { WATCH_LIMITS } from "../../src/nodes/tables/status";
 import { SerialNumber } from "../../src/api/schemas";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium, openEditor, packageRoot, type FlowNode, type OpenEditor } from "../support/editor";

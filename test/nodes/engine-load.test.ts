@@ -14,7 +14,7 @@ import net, { type AddressInfo } from "node:net";
 import robotCommand from "../../src/nodes/robot-command";
 import robotMaps from "../../src/nodes/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task";
-import type { RobotConfigNode } from "../../src/nodes/robot-config";
+import type { RobotConfigNode } from "../../src/nodes/types";
 import type { RequestEngine } from "../../src/api/engine";
 import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
 import {

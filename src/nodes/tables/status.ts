@@ -1,0 +1,18 @@
+/** robot-status' tables: its operations, outputs, status lines and the bounds of watching. */
+import { DEFAULT_BATTERY_THRESHOLDS, DEFAULT_WATCH_INTERVAL_MS, MIN_WATCH_INTERVAL_MS } from "../../api/watcher";
+
+/** The node's operations. */
+export const STATUS_OPERATIONS = ["status", "fleetStatus", "listRobots", "taskReports"] as const;
+export type StatusOperation = (typeof STATUS_OPERATIONS)[number];
+
+/** fleetStatus sends one message per robot (msg.topic = its serial number) or one with all. */
+export const FLEET_OUTPUTS = ["each", "all"] as const;
+/** Which batch status: v1 (any line, richer) or the S-line one (B1's shape). */
+export const STATUS_LINES = ["v1", "s"] as const;
+
+/** Bounds of the watch settings, in the unit the dialog shows (seconds, percent). */
+export const WATCH_LIMITS = {
+  interval: { default: DEFAULT_WATCH_INTERVAL_MS / 1000, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400 },
+  batteryStep: { default: DEFAULT_BATTERY_THRESHOLDS.step, min: 1, max: 100 },
+  batteryLow: { default: DEFAULT_BATTERY_THRESHOLDS.low, min: 0, max: 100 },
+} as const;
