@@ -14,13 +14,14 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import selfsigned from "selfsigned";
+import { CHILD_NODE_OPTIONS, srcFile } from "../support/child-node";
 import { ProxyServer } from "../support/proxy-server";
 import { RecordingServer } from "../support/recording-server";
 
 const TOKEN = "tok-https-tunnel-5d1f93ab";
 const SN = "GS-S-000101";
 const CALLS = 3;
-const CLIENT_MODULE = path.resolve(__dirname, "../../src/api/client.js");
+const CLIENT_MODULE = srcFile("api/client");
 
 /** What the child process does: CALLS status reads in a row through one client, then one line of JSON. */
 const CHILD = `
@@ -48,7 +49,7 @@ interface ChildOutcome {
 
 async function callInChild(baseUrl: string, env: Record<string, string>): Promise<ChildOutcome> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$|^NODE_EXTRA_CA_CERTS$/i.test(name)));
-  const { stdout } = await promisify(execFile)(process.execPath, ["-e", CHILD, baseUrl, TOKEN, SN, String(CALLS)], { env: { ...inherited, ...env }, timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [...CHILD_NODE_OPTIONS, "-e", CHILD, baseUrl, TOKEN, SN, String(CALLS)], { env: { ...inherited, ...env }, timeout: 20_000 });
   return JSON.parse(stdout.trim().split("\n").pop()!) as ChildOutcome;
 }
 

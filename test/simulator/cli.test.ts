@@ -6,17 +6,16 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { CliUsageError, parseCliArgs } from "../../src/simulator/cli";
 import { REALISTIC_TIMING } from "../../src/simulator/world";
+import { CHILD_NODE_OPTIONS, srcFile } from "../support/child-node";
 
-const root = path.resolve(__dirname, "../../..");
-const CLI = path.join(root, "dist/src/simulator/cli.js");
+const CLI = srcFile("simulator/cli");
 
 function run(args: string[]): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...CHILD_NODE_OPTIONS, CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
