@@ -227,7 +227,6 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const simulator = await startSimulator(command.options);
-  console.log(banner(simulator.url, command.options, simulator.faults));
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -244,6 +243,8 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  // Printed once the signals are handled: whoever reads the banner may stop it at once.
+  console.log(banner(simulator.url, command.options, simulator.faults));
 }
 
 if (require.main === module) {
