@@ -6,7 +6,8 @@
  */
 import type { z } from "zod";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
-import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker, type EngineSettings } from "./engine";
+import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker } from "./engine";
+import type { EngineSettings } from "./engine-settings";
 import {
   ENDPOINTS,
   pathFor,

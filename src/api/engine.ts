@@ -7,49 +7,10 @@
  * attempt function it may run more than once, and the clock is injected so the
  * policy can be tested without sockets or waiting.
  */
+import { REAL_CLOCK, type EngineClock } from "./clock";
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings";
 import { RobotApiError, abortedError } from "./errors";
-
-export interface EngineClock {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const REAL_CLOCK: EngineClock = {
-  now: () => performance.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-export interface EngineSettings {
-  /** Calls on the wire at once (and so sockets). */
-  connections: number;
-  /** Call starts per second for the account; 0 = no pacing. */
-  rateLimit: number;
-  /** Calls allowed to wait; one more fails with QUEUE_FULL (stop commands excepted). */
-  queueLimit: number;
-  /** Resends of one call after a rate-limit answer or a failed connection. */
-  maxRetries: number;
-  /** A Retry-After longer than this fails the calls it would hold instead of waiting. */
-  maxRetryWaitMs: number;
-  /** Each attempt's limit, from sending to the whole answer. */
-  timeoutMs: number;
-  /** First backoff when the cloud gives no Retry-After; doubles per retry. */
-  baseDelayMs: number;
-  /** No backoff is longer than this. */
-  maxDelayMs: number;
-}
-
-export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
-  connections: 16,
-  rateLimit: 20,
-  queueLimit: 10_000,
-  maxRetries: 3,
-  maxRetryWaitMs: 60_000,
-  timeoutMs: 10_000,
-  baseDelayMs: 500,
-  maxDelayMs: 30_000,
-};
+import { LinkedQueue, type QueueLinks } from "./linked-queue";
 
 /**
  * Requests leave the client a moment before they reach the server, and not
@@ -96,7 +57,7 @@ export const ATTEMPT_TIMED_OUT = Symbol("attempt timed out");
 
 export type Attempt<T> = (signal: AbortSignal) => Promise<T>;
 
-interface Job {
+interface Job extends QueueLinks<Job> {
   readonly attempt: Attempt<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
@@ -105,9 +66,6 @@ interface Job {
   sent: boolean;
   /** Where the job is now. */
   state: "queued" | "backoff" | "sending" | "settled";
-  prev: Job | undefined;
-  next: Job | undefined;
-  queue: JobQueue | undefined;
   controller: AbortController | undefined;
   /** The backoff before a retry. */
   timer: unknown;
@@ -115,47 +73,11 @@ interface Job {
   attemptTimer: unknown;
 }
 
-/** A FIFO with O(1) removal from anywhere (aborted and withdrawn calls leave from the middle). */
-class JobQueue {
-  head: Job | undefined;
-  tail: Job | undefined;
-  length = 0;
-
-  push(job: Job): void {
-    job.queue = this;
-    job.prev = this.tail;
-    job.next = undefined;
-    if (this.tail) this.tail.next = job;
-    else this.head = job;
-    this.tail = job;
-    this.length++;
-  }
-
-  unshift(job: Job): void {
-    job.queue = this;
-    job.next = this.head;
-    job.prev = undefined;
-    if (this.head) this.head.prev = job;
-    else this.tail = job;
-    this.head = job;
-    this.length++;
-  }
-
-  remove(job: Job): void {
-    if (job.prev) job.prev.next = job.next;
-    else this.head = job.next;
-    if (job.next) job.next.prev = job.prev;
-    else this.tail = job.prev;
-    job.prev = job.next = job.queue = undefined;
-    this.length--;
-  }
-}
-
 export class RequestEngine {
   readonly settings: EngineSettings;
   private readonly clock: EngineClock;
-  private readonly urgent = new JobQueue();
-  private readonly normal = new JobQueue();
+  private readonly urgent = new LinkedQueue<Job>();
+  private readonly normal = new LinkedQueue<Job>();
   private backingOff = 0;
   private inFlight = 0;
   /** When each of the last `windowCalls` calls ended (Infinity while on the wire), a ring; `startsHead` is the oldest once full. */

@@ -7,7 +7,7 @@
  * Node-RED here.
  */
 import type { CallOptions, RobotClient } from "./client";
-import { REAL_CLOCK, type EngineClock } from "./engine";
+import { REAL_CLOCK, type EngineClock } from "./clock";
 import { RobotApiError, abortedError } from "./errors";
 
 /** What a watcher compares of a status (B1, the S-line batch or the v1 batch: the fields they share). */

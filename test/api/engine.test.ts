@@ -12,8 +12,8 @@ import {
   type Attempt,
   type CallTracker,
   type EngineCallOptions,
-  type EngineSettings,
 } from "../../src/api/engine";
+import type { EngineSettings } from "../../src/api/engine-settings";
 import { RobotApiError, abortedError } from "../../src/api/errors";
 import { FakeClock, drained } from "../support/fake-clock";
 import { between, pick, seeded, type Rng } from "../support/seeded";
