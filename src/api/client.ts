@@ -4,25 +4,25 @@
  * request engine (pool, pacing, queue, pause, retries); every failure is a
  * RobotApiError.
  */
-import type { z } from "zod";
+import { readAnswer } from "./answers";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
-import { ATTEMPT_TIMED_OUT, RequestEngine, ResendRequest, type CallTracker } from "./engine";
+import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } from "./downloads";
+import { RequestEngine, ResendRequest } from "./engine";
 import type { EngineSettings } from "./engine-settings";
-import {
-  ENDPOINTS,
-  pathFor,
-  pathParamsOf,
-  queryFor,
-  type Endpoint,
-  type RequestOf,
-  type ResultOf,
-  type RobotOperationName,
-} from "./endpoints";
-import { API_CODE_NAMES, RobotApiError, abortedError, describeIssues, invalidInput, type IssueWording } from "./errors";
-import { ANSWER_TOO_LARGE, CONNECT_TIMED_OUT, HttpRoute, PROXY_REFUSED, proxyFor, type WireAnswer } from "./http";
+import { ENDPOINTS, type RequestOf, type ResultOf, type RobotOperationName } from "./endpoints";
+import { RobotApiError, describeIssues, invalidInput } from "./errors";
+import { HttpRoute, proxyFor, type WireAnswer } from "./http";
+import type { CallOptions, RetryOptions } from "./options";
+import { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
+import { redactorOf, type Redact } from "./redaction";
 import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
-import { Envelope, ErrorBody, STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
+import { STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
+import { abortFailure, wireFailure } from "./wire-failures";
 
+// The client's public names that live in the modules it is made of.
+export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./downloads";
+export type { CallOptions, RetryOptions } from "./options";
+export { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
 export { BASE_URL_RULES, DEFAULT_BASE_URL };
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */
@@ -30,31 +30,7 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** A connection takes at most this long, or half the call's timeout when that is shorter. */
 const MAX_CONNECT_MS = 5000;
-
-/** Network failures before the request was written: nothing reached the cloud, so sending again is safe. */
-const CONNECT_FAILURES = new Set([
-  "ECONNREFUSED",
-  PROXY_REFUSED,
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  CONNECT_TIMED_OUT,
-]);
-/** Failures after the request may have been written: only a read is sent again. */
-const CONNECTION_RESETS = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
-
-export interface RetryOptions {
-  /** How many times a call refused for rate limiting, or whose connection failed, is sent again. Default 3. */
-  maxRetries?: number;
-  /** First backoff delay when the cloud gives no Retry-After; doubles each time. Default 500 ms. */
-  baseDelayMs?: number;
-  /** No backoff is longer than this. Default 30 s. */
-  maxDelayMs?: number;
-  /** A Retry-After longer than this fails the calls it would hold. Default 60 s. */
-  maxRetryWaitMs?: number;
-}
+const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" };
 
 export interface RobotClientOptions {
   /** Default https://openapi.gs-robot.com; http and https only; a trailing slash is fine. */
@@ -65,17 +41,6 @@ export interface RobotClientOptions {
   retry?: RetryOptions;
   /** The account's limits: connections (16), rateLimit per second (20, 0 = none), queueLimit (10,000). */
   engine?: Partial<Pick<EngineSettings, "connections" | "rateLimit" | "queueLimit">>;
-}
-
-export interface CallOptions {
-  /** Aborts the call (queued, waiting or sent); the error is then of kind "aborted". */
-  signal?: AbortSignal;
-  /** Counts this caller's waiting and sending calls (a node's status). */
-  tracker?: CallTracker;
-  /** Called when the call is first put on the wire. */
-  onSend?(): void;
-  /** Receives a function that withdraws the call while it still waits. */
-  onQueued?(withdraw: () => boolean): void;
 }
 
 /** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
@@ -105,172 +70,9 @@ export interface BatchStatusOptions extends CallOptions {
 type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
 type SLineStatus = ResultOf<"batchGetSRobotStatus">["robotStatus"][number];
 
-/** Map images larger than this are refused (downloadMapImage's default maxBytes): 10 MiB. */
-export const DEFAULT_MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-/** Downloads from object storage on the wire at once, per client: each holds up to maxBytes in memory. */
-export const DOWNLOAD_CONNECTIONS = 4;
-
-export interface DownloadOptions extends CallOptions {
-  /** A larger answer is refused (a bad_response) rather than buffered. Default 10 MiB. */
-  maxBytes?: number;
-}
-
-/** A downloaded image: the bytes as they came, and the type the object store gave them. */
-export interface MapImage {
-  data: Buffer;
-  /** The answer's Content-Type, e.g. image/png; application/octet-stream when it gave none. */
-  contentType: string;
-}
-
-/**
- * Checks a pre-signed download URL before anything is sent: absolute, http or
- * https only (no file:, data: or other schemes), no user name or password.
- */
-export function checkDownloadUri(raw: unknown, operation = "downloadMapImage"): URL {
-  if (typeof raw !== "string" || raw.trim() === "") throw invalidInput("downloadUri", "must be an absolute http(s) URL", operation);
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalidInput("downloadUri", "is not an absolute URL", operation);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidInput("downloadUri", `only http and https are fetched, not ${url.protocol}`, operation);
-  }
-  if (url.username || url.password) throw invalidInput("downloadUri", "must not hold a user name or password", operation);
-  return url;
-}
-
-/** An object store's error text: the Code and Message of an S3-style XML body, else the start of the text. */
-function objectStoreReason(text: string): string {
-  const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
-  const message = /<Message>([^<]{1,300})<\/Message>/.exec(text)?.[1];
-  if (code || message) return [code, message].filter(Boolean).join(": ");
-  return text.slice(0, 200).trim();
-}
-
-/** A request checked against its endpoint's schema, with its path and body ready to send. */
-export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
-  readonly operation: Op;
-  readonly endpoint: Endpoint;
-  /** The robot the request is for (undefined for the token grant). */
-  readonly serialNumber: string | undefined;
-  /** Path with its parameters encoded, and the query string ("" or "?..."): the request target. */
-  readonly path: string;
-  readonly query: string;
-  readonly body: string | undefined;
-  readonly urgent: boolean;
-}
-
 type ClientMethods = {
   [Op in RobotOperationName]: (input: RequestOf<Op>, options?: CallOptions) => Promise<ResultOf<Op>>;
 };
-
-/** Checks and normalises a base URL: http(s) only, no query or fragment, no trailing slash. */
-export function normaliseBaseUrl(raw: string): string {
-  // Callers from plain JavaScript (function nodes) may pass anything.
-  if (typeof raw !== "string") throw invalidInput("baseUrl", "must be a string");
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    // The text is not repeated: a malformed URL may still hold a user name and password.
-    throw invalidInput("baseUrl", "is not a URL");
-  }
-  if (!(BASE_URL_RULES.protocols as readonly string[]).includes(url.protocol)) {
-    throw invalidInput("baseUrl", `only http and https are accepted, not ${url.protocol}`);
-  }
-  if (BASE_URL_RULES.forbiddenParts.some((part) => url[part] !== "")) {
-    throw invalidInput("baseUrl", "must not hold credentials, a query or a fragment");
-  }
-  return url.href.replace(/\/+$/, "");
-}
-
-/**
- * Checks a request once, where it is built: the one validation of the call.
- * `wording` lets a caller name the fields as its user gave them.
- */
-export function prepareCall<Op extends RobotOperationName>(operation: Op, input: unknown, wording?: IssueWording): PreparedCall<Op> {
-  const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
-  const parsed = endpoint.request.safeParse(input);
-  if (!parsed.success) {
-    const { field, message } = describeIssues(parsed.error, wording);
-    throw new RobotApiError({ kind: "invalid_input", field, operation, message });
-  }
-  return preparedFrom(operation, endpoint, parsed.data);
-}
-
-function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: Endpoint, request: unknown): PreparedCall<Op> {
-  const serialNumber = endpoint.serialNumberOf?.(request);
-  const fields = request as Record<string, unknown>;
-  // Path parameters are strings the request schema checked (SerialNumber, CommandId).
-  const params: Record<string, string | undefined> = {};
-  for (const name of pathParamsOf(endpoint.path)) params[name] = typeof fields[name] === "string" ? fields[name] : undefined;
-  const query = queryFor(endpoint, request);
-  return {
-    operation,
-    endpoint,
-    serialNumber,
-    path: pathFor(endpoint, params),
-    query: query === "" ? "" : `?${query}`,
-    // Also on a GET when the table says so (the S-line batch status): the transport writes it with its Content-Length.
-    body: endpoint.sendsBody ? JSON.stringify(request) : undefined,
-    urgent: endpoint.urgent?.(request) ?? false,
-  };
-}
-
-/** The seconds an answer's Retry-After asks for (a number of seconds, or a date), if it says. */
-function retryAfterOf(answer: WireAnswer): number | undefined {
-  const header = answer.header("retry-after");
-  if (header === undefined || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
-}
-
-/** The proxy for a target; a setting that cannot be used is bad input naming its variable. */
-function proxyOf(target: URL, operation?: string): URL | undefined {
-  try {
-    return proxyFor(target);
-  } catch (error) {
-    throw invalidInput(target.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY", error instanceof Error ? error.message : String(error), operation);
-  }
-}
-
-/**
- * A google.rpc.Status-like {code, message[, details]} body with a non-zero code
- * is an error even under HTTP 200 (the cloud's error numbering, field notes).
- */
-function errorBodyOf(body: unknown): { code: number; message: string } | undefined {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const keys = Object.keys(body);
-  if (!keys.every((key) => ["code", "message", "msg", "details"].includes(key))) return undefined;
-  const { code, message, msg } = body as { code?: unknown; message?: unknown; msg?: unknown };
-  if (typeof code !== "number" || code === 0) return undefined;
-  const text = typeof message === "string" ? message : typeof msg === "string" ? msg : "";
-  return { code, message: text };
-}
-
-/** The constructor details of an error, to build one like it. */
-function failureDetails(error: RobotApiError): ConstructorParameters<typeof RobotApiError>[0] {
-  return {
-    kind: error.kind,
-    message: error.message,
-    operation: error.operation,
-    status: error.status,
-    apiCode: error.apiCode,
-    resultCode: error.resultCode,
-    field: error.field,
-    retryAfterSeconds: error.retryAfterSeconds,
-    connectFailed: error.connectFailed,
-    connectionReset: error.connectionReset,
-  };
-}
-
-const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" };
-/** A download's only credential is its URL's signature: no Authorization, no cookie. */
-const IMAGE_HEADERS = { Accept: "image/png, image/*;q=0.9, */*;q=0.1" };
 
 // Declaration merging gives the class one typed method per row of the endpoint table.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
@@ -292,15 +94,14 @@ export class RobotClient {
    */
   private readonly grants: RequestEngine;
   /**
-   * Downloads from pre-signed URLs (object storage, another host) have their
-   * own engine and pools: they do not count against the account's request
+   * Downloads from pre-signed URLs (object storage, another host): their own
+   * engine and pools, so they do not count against the account's request
    * rate, wait behind its calls or pause with it, and carry nothing of the
    * cloud client (base URL, token).
    */
-  private readonly downloads: RequestEngine;
-  /** Download routes by scheme and proxy: object storage may be another host each time, maybe behind another proxy rule. */
-  private readonly downloadRoutes = new Map<string, HttpRoute>();
-  private readonly connectMs: number;
+  private readonly downloads: MapDownloads;
+  /** Every secret and every token this client has sent, replaced by ***. */
+  private readonly redact: Redact;
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -315,17 +116,18 @@ export class RobotClient {
         : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request));
     const base = new URL(this.baseUrl);
     // The cloud's proxy is read from the environment once, when the client (a robot-config) is made.
-    const proxy = proxyOf(base);
-    this.connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
+    const proxy = proxyFor(base);
+    const connectMs = Math.min(MAX_CONNECT_MS, this.timeoutMs / 2);
     // One keep-alive pool per account, never larger than the engine's connections.
     this.cloud = new HttpRoute(base.protocol === "https:", proxy, {
       sockets: this.engine.settings.connections,
-      connectMs: this.connectMs,
+      connectMs,
       maxBytes: MAX_ANSWER_BYTES,
       headers: JSON_HEADERS,
     });
     this.grants = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: 1, rateLimit: 0 });
-    this.downloads = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: DOWNLOAD_CONNECTIONS, rateLimit: 0 });
+    this.redact = redactorOf(() => this.tokens.secrets());
+    this.downloads = new MapDownloads({ retry: options.retry, timeoutMs: this.timeoutMs, connectMs, redact: this.redact });
     for (const operation of Object.keys(ENDPOINTS) as RobotOperationName[]) {
       if (operation === ("grantToken" as string)) continue;
       Object.defineProperty(this, operation, {
@@ -465,59 +267,13 @@ export class RobotClient {
 
   /**
    * Fetches an image from an absolute pre-signed URL (the map endpoint's
-   * downloadUri). It is another host: the request carries no Authorization
-   * header and no cookie, only what the URL holds. http and https only, no
-   * redirects, at most `maxBytes` (10 MiB), within the client's timeout.
-   *
-   * Not through the account's engine: its pacing guards the cloud account's
-   * quota, which object storage does not count. Downloads have an engine of
-   * their own instead, with no pacing but at most 4 at once (each may hold
-   * maxBytes), the same timeout, abort and retries of failed connects.
-   * Error messages name the URL without its query (the signature grants access).
+   * downloadUri): no Authorization header and no cookie, http and https only,
+   * no redirects, at most `maxBytes` (10 MiB), within the client's timeout,
+   * at most 4 at once and not paced with the account's calls. Error messages
+   * name the URL without its query (the signature grants access).
    */
-  async downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
-    const operation = "downloadMapImage";
-    const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, ...callOptions } = options;
-    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
-    const url = checkDownloadUri(downloadUri, operation);
-    const where = `${url.origin}${url.pathname}`;
-    const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
-    const route = this.downloadRoute(url, operation);
-    const attempt = async (signal: AbortSignal): Promise<MapImage> => {
-      let response: WireAnswer;
-      try {
-        response = await route.send({ method: "GET", url: url.href, signal, maxBytes });
-      } catch (error) {
-        if ((error as { code?: unknown }).code === ANSWER_TOO_LARGE && !signal.aborted) {
-          throw new RobotApiError({
-            kind: "bad_response",
-            operation,
-            message: `${operation}: the image at ${where} is larger than ${maxBytes} bytes (maxBytes); not downloaded`,
-          });
-        }
-        const failure = this.transportError(error, operation, signal);
-        throw new RobotApiError({ ...failureDetails(failure), message: hide(failure.message) });
-      }
-      const { status } = response;
-      const bytes = response.body;
-      if (status >= 200 && status <= 299) {
-        const type = response.header("content-type")?.trim();
-        return { data: bytes, contentType: type ? type : "application/octet-stream" };
-      }
-      const reason =
-        status >= 300 && status <= 399
-          ? "a redirect, which is not followed"
-          : this.redact(objectStoreReason(bytes.subarray(0, 2000).toString("utf8"))) || response.statusText || "";
-      const hint = status === 403 ? " (the link may have expired: ask for the map image again)" : "";
-      throw new RobotApiError({
-        kind: "http",
-        operation,
-        status,
-        retryAfterSeconds: retryAfterOf(response),
-        message: hide(`${operation}: HTTP ${status} from ${where}${reason ? `: ${reason}` : ""}${hint}`),
-      });
-    };
-    return this.downloads.run(attempt, { ...callOptions, read: true, operation });
+  downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
+    return this.downloads.download(downloadUri, options);
   }
 
   /** Drops every queued and running call of this client and frees its sockets. */
@@ -526,24 +282,6 @@ export class RobotClient {
     this.grants.close();
     this.downloads.close();
     this.cloud.destroy();
-    for (const route of this.downloadRoutes.values()) route.destroy();
-  }
-
-  /** The route of a download URL, by the proxy rules as they are now. */
-  private downloadRoute(url: URL, operation: string): HttpRoute {
-    const proxy = proxyOf(url, operation);
-    const key = `${url.protocol}${proxy?.href ?? ""}`;
-    let route = this.downloadRoutes.get(key);
-    if (!route) {
-      route = new HttpRoute(url.protocol === "https:", proxy, {
-        sockets: DOWNLOAD_CONNECTIONS,
-        connectMs: this.connectMs,
-        maxBytes: DEFAULT_MAX_IMAGE_BYTES,
-        headers: IMAGE_HEADERS,
-      });
-      this.downloadRoutes.set(key, route);
-    }
-    return route;
   }
 
   /** The token grant, on its own engine (see `grants`) and the cloud's route. */
@@ -565,7 +303,7 @@ export class RobotClient {
     try {
       return await this.tokens.getToken(signal);
     } catch (error) {
-      if (signal.aborted) throw this.abortError(signal, operation, "access token (the token grant has not answered)");
+      if (signal.aborted) throw abortFailure(signal, operation, this.timeoutMs, "access token (the token grant has not answered)");
       throw error;
     }
   }
@@ -583,143 +321,8 @@ export class RobotClient {
         signal,
       });
     } catch (error) {
-      throw this.transportError(error, operation, signal);
+      throw wireFailure(error, operation, signal, this.timeoutMs, this.redact);
     }
-    return this.interpret(endpoint, operation, answer);
-  }
-
-  /** Why a call's signal ended it: its attempt ran out of time, or its caller (or a close) aborted it. */
-  private abortError(signal: AbortSignal, operation: string, waitingFor = "answer"): RobotApiError {
-    if (signal.reason === ATTEMPT_TIMED_OUT) {
-      return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no ${waitingFor} within ${this.timeoutMs / 1000} s` });
-    }
-    return abortedError(operation);
-  }
-
-  private transportError(error: unknown, operation: string, signal: AbortSignal): RobotApiError {
-    if (signal.aborted) return this.abortError(signal, operation);
-    // Only the code and text are kept: nothing of the request (its headers hold the token) is.
-    const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
-    if (code === ANSWER_TOO_LARGE || code?.startsWith("Z_")) {
-      return new RobotApiError({ kind: "bad_response", operation, message: `${operation}: answer could not be read` });
-    }
-    const text = error instanceof Error ? error.message : String(error);
-    return new RobotApiError({
-      kind: "network",
-      operation,
-      message: this.redact(`${operation}: network error: ${text}`),
-      connectFailed: code !== undefined && CONNECT_FAILURES.has(code),
-      connectionReset: code !== undefined && CONNECTION_RESETS.has(code),
-    });
-  }
-
-  private interpret<Res extends z.ZodType>(
-    endpoint: Endpoint<z.ZodType, Res>,
-    operation: string,
-    response: WireAnswer,
-  ): z.output<Res> {
-    const { status } = response;
-    // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
-    // Only the grant's own successful answer may hold a token: it is where tokens come from.
-    const mayEcho = endpoint.authenticated || status < 200 || status > 299;
-    const raw = response.body.toString("utf8");
-    const text = mayEcho ? this.redact(raw) : raw;
-    let body: unknown;
-    let isJson = true;
-    try {
-      body = text.trim() === "" ? undefined : JSON.parse(text);
-    } catch {
-      isJson = false;
-    }
-    // A JSON escape (\/ or \u00XX) can hide a token from the text and bring it back when parsed.
-    if (mayEcho && isJson && text.includes("\\")) body = this.redactValues(body);
-
-    if (status < 200 || status > 299) {
-      const errorBody = isJson ? ErrorBody.safeParse(body) : undefined;
-      const fields = errorBody?.success ? errorBody.data : {};
-      const apiCode = fields.code === undefined || fields.code === "" ? NaN : Number(fields.code);
-      const serverText = fields.message ?? fields.msg ?? (isJson ? "" : text.slice(0, 200).trim());
-      const reason = serverText || this.redact(response.statusText || "");
-      const known = Number.isInteger(apiCode) ? apiCode : undefined;
-      const codeName = known === undefined ? "" : ` ${API_CODE_NAMES[known] ?? `code ${known}`}`;
-      return this.fail({
-        kind: "http",
-        operation,
-        status,
-        apiCode: known,
-        retryAfterSeconds: retryAfterOf(response),
-        message: `${operation}: HTTP ${status}${codeName}${reason ? `: ${reason}` : ""}`,
-      });
-    }
-    if (!isJson) {
-      return this.fail({ kind: "bad_response", operation, status, message: `${operation}: answer is not JSON` });
-    }
-
-    let data: unknown = body ?? {};
-    const errorInSuccess = endpoint.envelope ? undefined : errorBodyOf(body);
-    if (errorInSuccess) {
-      const name = API_CODE_NAMES[errorInSuccess.code] ?? `code ${errorInSuccess.code}`;
-      return this.fail({
-        kind: "envelope",
-        operation,
-        status,
-        apiCode: errorInSuccess.code,
-        // A code 8 here is rate limiting like the envelope's: the server's wait is honoured the same way.
-        retryAfterSeconds: retryAfterOf(response),
-        message: `${operation}: ${name}${errorInSuccess.message ? `: ${errorInSuccess.message}` : ""}`,
-      });
-    }
-    if (endpoint.envelope) {
-      const envelope = Envelope.safeParse(body);
-      if (!envelope.success) {
-        return this.fail({ kind: "bad_response", operation, status, message: `${operation}: answer is not a {code, msg, data} envelope` });
-      }
-      if (envelope.data.code !== 0) {
-        const name = API_CODE_NAMES[envelope.data.code] ?? `code ${envelope.data.code}`;
-        return this.fail({
-          kind: "envelope",
-          operation,
-          status,
-          apiCode: envelope.data.code,
-          retryAfterSeconds: retryAfterOf(response),
-          message: `${operation}: ${name}${envelope.data.msg ? `: ${envelope.data.msg}` : ""}`,
-        });
-      }
-      data = envelope.data.data;
-    }
-
-    const result = endpoint.response.safeParse(data);
-    if (!result.success) {
-      const { message } = describeIssues(result.error);
-      return this.fail({ kind: "bad_response", operation, status, message: `${operation}: unexpected answer: ${message}` });
-    }
-    const rejection = endpoint.rejectionOf?.(result.data);
-    if (rejection) {
-      return this.fail({ kind: "rejected", operation, status, resultCode: rejection.resultCode, message: `${operation}: ${rejection.message}` });
-    }
-    return result.data;
-  }
-
-  private fail(details: ConstructorParameters<typeof RobotApiError>[0]): never {
-    throw new RobotApiError({ ...details, message: this.redact(details.message) });
-  }
-
-  /** Every string (and key) in a parsed answer, redacted. */
-  private redactValues(value: unknown): unknown {
-    if (typeof value === "string") return this.redact(value);
-    if (Array.isArray(value)) return value.map((item) => this.redactValues(item));
-    if (typeof value === "object" && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.redact(key), this.redactValues(item)]));
-    }
-    return value;
-  }
-
-  /** Every secret and every token this client has sent, replaced by ***. */
-  private redact(text: string): string {
-    let redacted = text;
-    for (const secret of this.tokens.secrets()) {
-      if (redacted.includes(secret)) redacted = redacted.split(secret).join("***");
-    }
-    return redacted;
+    return readAnswer(endpoint, operation, answer, this.redact);
   }
 }

@@ -14,6 +14,7 @@ import type tls from "node:tls";
 import axios, { type AxiosInstance, type AxiosProxyConfig, type AxiosRequestConfig } from "axios";
 import { HttpsProxyAgent } from "hpagent";
 import { getProxyForUrl } from "proxy-from-env";
+import { invalidInput } from "./errors";
 
 /** The code of an answer larger than the caller allows. */
 export const ANSWER_TOO_LARGE = "ERR_ANSWER_TOO_LARGE";
@@ -21,8 +22,6 @@ export const ANSWER_TOO_LARGE = "ERR_ANSWER_TOO_LARGE";
 export const PROXY_REFUSED = "EPROXYREFUSED";
 /** The code of a connection (or tunnel, or TLS handshake) not made in time: nothing was written on it. */
 export const CONNECT_TIMED_OUT = "ECONNECTTIMEDOUT";
-/** The code of a proxy setting that cannot be used. */
-export const INVALID_PROXY = "EINVALIDPROXY";
 
 export interface WireRequest {
   method: string;
@@ -69,21 +68,23 @@ export function describeProxy(proxy: URL): string {
  * The proxy for a target, as the environment says now (http_proxy, https_proxy
  * and no_proxy in either case, decided by proxy-from-env), or undefined. A
  * proxy written without a scheme is http:// (as curl reads it; proxy-from-env
- * would give it the target's scheme). Only http proxies are spoken to.
+ * would give it the target's scheme). Only http proxies are spoken to: any
+ * other is an invalid input naming the variable.
  */
-export function proxyFor(target: URL): URL | undefined {
+export function proxyFor(target: URL, operation?: string): URL | undefined {
   const chosen = getProxyForUrl(target.href);
   if (!chosen) return undefined;
   const scheme = target.protocol.slice(0, -1);
   const written = [`${scheme}_proxy`, `${scheme.toUpperCase()}_PROXY`, "all_proxy", "ALL_PROXY"].map((name) => process.env[name]).find(Boolean);
   const named = written !== undefined && !written.includes("://") ? `http://${written.trim()}` : chosen;
+  const variable = target.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY";
   let proxy: URL;
   try {
     proxy = new URL(named);
   } catch {
-    throw codedError("the proxy setting is not a URL", INVALID_PROXY);
+    throw invalidInput(variable, "the proxy setting is not a URL", operation);
   }
-  if (proxy.protocol !== "http:") throw codedError(`only http:// proxies are supported, not ${proxy.protocol}`, INVALID_PROXY);
+  if (proxy.protocol !== "http:") throw invalidInput(variable, `only http:// proxies are supported, not ${proxy.protocol}`, operation);
   return proxy;
 }
 
