@@ -1,0 +1,81 @@
+/** What the simulator is started with, and what a running one offers its caller. */
+import type { Faults, FaultsUpdate } from "./faults";
+import type { FleetSeed, SimRobot } from "./fleet";
+import type { CommandResource } from "../api/schemas";
+import type { RobotChanges, Timing } from "./world";
+
+export interface RateLimit {
+  /** Requests allowed per token in each window. */
+  requests: number;
+  windowMs: number;
+}
+
+export interface SimulatorOptions {
+  /** 0 picks a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Robots, sites and accounts; POST /_sim/reset goes back to it. Default: the demo fleet. */
+  fleet?: FleetSeed;
+  /** Access tokens of the fleet's first account (the demo account), replacing its seeded ones. */
+  tokens?: string[];
+  /** Per-token rate limit; false turns it off. Default 20 requests per second (field notes). */
+  rateLimit?: RateLimit | false;
+  faults?: Partial<Faults>;
+  /** Seed of the fault dice. Default 1. */
+  seed?: number;
+  /** No log lines at all. */
+  quiet?: boolean;
+  /** Receives one line per request (method, path, outcome, ms); never the token. Default: console.log. */
+  log?: (line: string) => void;
+  /** Clock of token expiry, rate-limit windows and timestamps. Default Date.now. */
+  now?: () => number;
+  /** Lifetime of granted tokens. Default 24 h (field notes). */
+  tokenLifetimeMs?: number;
+  /** Larger request bodies are answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Older commands are forgotten past this many per robot. Default 200. */
+  maxCommandsPerRobot?: number;
+  /** How long a map image's pre-signed download URL works. Default 10 minutes. */
+  downloadUrlLifetimeMs?: number;
+  /**
+   * How robots behave over time: command delay, navigation and task time,
+   * battery drain and charge (ignored commands are a fault). Default: all
+   * instant and still (INSTANT_TIMING); the CLI and the demo use REALISTIC_TIMING.
+   */
+  timing?: Partial<Timing>;
+  /** Grows the demo fleet to this many robots (1-5000) for load tests; ignored when `fleet` is given. */
+  robots?: number;
+}
+
+/** Read-only copies of the fleet's state, for tests and tools. */
+export interface FleetView {
+  serialNumbers(): string[];
+  robot(serialNumber: string): SimRobot | undefined;
+  /** What B1 would answer for the robot. */
+  status(serialNumber: string): Record<string, unknown> | undefined;
+  /** Stored commands of the robot, oldest first. */
+  commands(serialNumber: string): CommandResource[];
+}
+
+
+export interface RunningSimulator {
+  /** Base URL for the client and the robot-config node, e.g. http://127.0.0.1:18080. */
+  readonly url: string;
+  readonly port: number;
+  readonly state: FleetView;
+  readonly faults: Faults;
+  /** Changes some fault settings (and reseeds the dice when `seed` is given); throws when a value is not valid. */
+  setFaults(update: FaultsUpdate): Faults;
+  /** Back to the seeded fleet: robots, stored commands and rate-limit counters. Tokens stay valid. */
+  reset(): void;
+  /** Changes a robot (offline, battery, emergency stop, ...) and returns its B1 status; throws naming a bad field. */
+  updateRobot(serialNumber: string, changes: RobotChanges): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 20, windowMs: 1000 };
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Control endpoints of the simulator itself; never subject to faults. */
+export const CONTROL_PREFIX = "/_sim/";
