@@ -256,13 +256,14 @@ export class RobotClient {
   async getMapImage(request: RequestOf<"getMapImageUri">, options: DownloadOptions = {}): Promise<MapImage> {
     const { maxBytes, ...callOptions } = options;
     const { downloadUri } = await this.getMapImageUri(request, callOptions);
+    let url: URL;
     try {
-      checkDownloadUri(downloadUri, "getMapImageUri");
+      url = checkDownloadUri(downloadUri, "getMapImageUri");
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       throw new RobotApiError({ kind: "bad_response", operation: "getMapImageUri", message: `getMapImageUri: the cloud's ${problem}` });
     }
-    return this.downloadMapImage(downloadUri, { ...callOptions, ...(maxBytes === undefined ? {} : { maxBytes }) });
+    return this.downloads.download(url, { ...callOptions, ...(maxBytes === undefined ? {} : { maxBytes }) });
   }
 
   /**

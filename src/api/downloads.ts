@@ -105,11 +105,12 @@ export class MapDownloads {
    * maxBytes), the client's timeout, abort and retries of failed connects.
    * Error messages name the URL without its query (the signature grants access).
    */
-  async download(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
+  async download(downloadUri: string | URL, options: DownloadOptions = {}): Promise<MapImage> {
     const operation = "downloadMapImage";
     const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, ...callOptions } = options;
     if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
-    const url = checkDownloadUri(downloadUri, operation);
+    // A URL the caller already checked (the cloud's answer, in getMapImage) is not checked twice.
+    const url = downloadUri instanceof URL ? downloadUri : checkDownloadUri(downloadUri, operation);
     const where = `${url.origin}${url.pathname}`;
     const hide = (text: string) => (url.search ? text.split(url.search).join("?***") : text);
     const route = this.routeFor(url, operation);

@@ -19,13 +19,13 @@ export const SerialNumber = z.string({ error: "must be a string" }).superRefine(
 
 /**
  * Ids that end up in URL paths next to a serial number (a command's id, a
- * UUID): the same safe alphabet, so no value can leave its path segment.
+ * UUID) are held to the serial number's safe alphabet, so no value can leave
+ * its path segment.
  */
-export const PATH_SEGMENT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 export const CommandId = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
   if (value === "") {
     ctx.addIssue({ code: "custom", message: "is not set: give the id of the command (the last part of its name)" });
-  } else if (!PATH_SEGMENT_PATTERN.test(value)) {
+  } else if (!SERIAL_NUMBER_PATTERN.test(value)) {
     ctx.addIssue({ code: "custom", message: `${SERIAL_NUMBER_RULE} (a UUID such as the end of the command's name)` });
   }
 });

@@ -4,7 +4,7 @@
  * that the server frames as the endpoint's error style.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { COMMAND_FAMILIES, type CommandType } from "../api/commands";
+import { commandTypeOf, type CommandType } from "../api/commands";
 import { z } from "zod";
 import type { Endpoints, OperationName } from "../api/endpoints";
 import { API_CODES } from "../api/errors";
@@ -120,14 +120,6 @@ function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandPa
   return echo;
 }
 
-function commandTypeOf(request: Parsed<"submitCommand">): CommandType {
-  for (const family of COMMAND_FAMILIES) {
-    const type = request[family];
-    if (type !== undefined) return type;
-  }
-  // The request schema guarantees exactly one family field.
-  throw invalid("remoteTaskCommandType", "no command type given");
-}
 
 const REMOTE_STEP_METRES = 0.5;
 const REMOTE_TURN_RADIANS = Math.PI / 12;
@@ -347,7 +339,8 @@ export class World {
   // ------------------------------------------------------------ Endpoint A
 
   submitCommand(robot: SimRobot, request: Parsed<"submitCommand">, account: AccountSeed): CommandResource {
-    const type = commandTypeOf(request);
+    // The request schema guarantees exactly one family field, of a known type.
+    const type = commandTypeOf(request) as CommandType;
     const effect = this.planCommand(robot, type, request.commandParameter);
     const now = this.options.now();
     const id = randomUUID();
