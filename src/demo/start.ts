@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { Aedes } from "aedes";
 import { startSimulator } from "../simulator";
 import { DEMO_TOKEN } from "../simulator/fleet";
-import { REALISTIC_TIMING } from "../simulator/world";
+import { REALISTIC_TIMING } from "../simulator/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { buildDemoFlows } from "./flows";
 

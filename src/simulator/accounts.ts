@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import type { AccountSeed } from "./fleet";
 import type { RateLimit } from "./options";
-import { Code, SimError, type Parsed } from "./world";
+import { Code, SimError } from "./sim-errors";
+import type { Parsed } from "./world";
 
 export const DEFAULT_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const MAX_ISSUED_TOKENS = 1000;

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
-import { REALISTIC_TIMING, type Timing } from "./world";
+import { REALISTIC_TIMING, type Timing } from "./timing";
 import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults";
 import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
 

@@ -4,7 +4,7 @@ import { describeIssues } from "../api/errors";
 import type { FaultInjector } from "./faults";
 import { errorBody, isZodError, readBody, safeDecode, type Reply } from "./http-io";
 import { CONTROL_PREFIX } from "./options";
-import { Code, SimError } from "./world";
+import { Code, SimError } from "./sim-errors";
 
 /** What the control endpoints change. */
 export interface Controlled {

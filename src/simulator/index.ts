@@ -29,15 +29,8 @@ export {
 } from "./fleet";
 export { PNG_SIGNATURE, encodePng } from "./png";
 export { MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH, drawMap } from "./map-image";
-export {
-  START_DELAY,
-  TASK_END_STATUS,
-  TEMP_TASK_ACCEPTED,
-  TEMP_TASK_AREA_UNREACHABLE,
-  TEMP_TASK_REJECTED,
-  TEMP_TASK_ROBOT_BUSY,
-  INSTANT_TIMING,
-  REALISTIC_TIMING,
-  type RobotChanges,
-  type Timing,
-} from "./world";
+export { START_DELAY } from "./robot-commands";
+export { TASK_END_STATUS } from "./task-reports";
+export { TEMP_TASK_ACCEPTED, TEMP_TASK_AREA_UNREACHABLE, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY } from "./temp-tasks";
+export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./timing";
+export type { RobotChanges } from "./world";

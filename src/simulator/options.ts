@@ -2,7 +2,8 @@
 import type { Faults, FaultsUpdate } from "./faults";
 import type { FleetSeed, SimRobot } from "./fleet";
 import type { CommandResource } from "../api/schemas";
-import type { RobotChanges, Timing } from "./world";
+import type { Timing } from "./timing";
+import type { RobotChanges } from "./world";
 
 export interface RateLimit {
   /** Requests allowed per token in each window. */

@@ -1,7 +1,11 @@
 /** The simulated cloud's routes, from the endpoint table, and one handler per robot operation. */
 import { ENDPOINTS, OPERATION_NAMES, matchPath, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { AccountSeed, SimRobot } from "./fleet";
-import { Code, SimError, type Parsed, type World } from "./world";
+import { readCommand, submitCommand } from "./robot-commands";
+import { Code, SimError } from "./sim-errors";
+import { createTempSiteTask, sendTempTask } from "./temp-tasks";
+import { fleetStatusOf, mapListOf, robotPage, siteInfoOf, statusOf, subareasOf } from "./views";
+import type { Parsed, World } from "./world";
 
 /** Codes that the envelope endpoints (C1, C2) answer inside the envelope rather than as an HTTP status. */
 export const ENVELOPE_CODES = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.RESOURCE_EXHAUSTED, Code.FAILED_PRECONDITION, Code.INTERNAL]);
@@ -51,20 +55,20 @@ export type Handler<Op extends RobotOperationName> = (world: World, request: Par
 
 /** One handler per robot operation of the table: a new row without a handler does not compile. */
 export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
-  submitCommand: (world, request, { robot, account }) => world.submitCommand(robot(), request, account),
-  getCommand: (world, request, { robot }) => world.readCommand(robot(), request.commandId),
-  getRobotStatus: (world, _request, { robot }) => world.status(robot()),
-  getSiteInfo: (world, _request, { robot }) => world.siteInfo(robot()),
-  createTempSiteTask: (world, request, { robot, raw }) => world.createTempSiteTask(robot(), request, raw),
-  sendTempTask: (world, request, { robot, raw }) => world.sendTempTask(robot(), request, raw),
-  getSubareas: (world, request, { robot }) => world.subareas(robot(), request.mapId),
-  listMaps: (world, _request, { robot }) => world.mapList(robot()),
-  listRobots: (world, request, { account }) => world.listRobots(account, request.page, request.pageSize),
+  submitCommand: (world, request, { robot, account }) => submitCommand(world, robot(), request, account),
+  getCommand: (world, request, { robot }) => readCommand(world, robot(), request.commandId),
+  getRobotStatus: (_world, _request, { robot }) => statusOf(robot()),
+  getSiteInfo: (world, _request, { robot }) => siteInfoOf(world.sites, robot()),
+  createTempSiteTask: (world, request, { robot, raw }) => createTempSiteTask(world, robot(), request, raw),
+  sendTempTask: (world, request, { robot, raw }) => sendTempTask(world, robot(), request, raw),
+  getSubareas: (_world, request, { robot }) => subareasOf(robot(), request.mapId),
+  listMaps: (_world, _request, { robot }) => mapListOf(robot()),
+  listRobots: (world, request, { account }) => robotPage(world.robots, account, request.page, request.pageSize),
   batchGetRobotStatus: (world, request, { account }) => ({
-    robotStatuses: world.batchRobots(account, request.names).map((robot) => world.fleetStatus(robot)),
+    robotStatuses: world.batchRobots(account, request.names).map((robot) => fleetStatusOf(robot, world.now())),
   }),
   batchGetSRobotStatus: (world, request, { account }) => ({
-    robotStatus: world.batchRobots(account, request.names).map((robot) => world.status(robot)),
+    robotStatus: world.batchRobots(account, request.names).map((robot) => statusOf(robot)),
   }),
   listTaskReports: (world, request, { robot }) => world.listTaskReports(robot(), request.page, request.pageSize),
   getMapImageUri: (world, request, { robot, objectUrl }) => {

@@ -18,7 +18,9 @@ import { envelope, errorBody, isJsonContentType, readBody, writeJson, type Reply
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
 import { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RunningSimulator, type SimulatorOptions } from "./options";
 import { ENVELOPE_CODES, HANDLERS, envelopeErrorData, refuseJoinedNames, resolve, type Handler, type HandlerContext, type Resolved, type Route } from "./routes";
-import { Code, RobotChanges, SimError, World, type Parsed } from "./world";
+import { Code, SimError } from "./sim-errors";
+import { statusOf } from "./views";
+import { RobotChanges, World, type Parsed } from "./world";
 
 // The simulator's public names that live in the modules it is made of.
 export { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX } from "./object-store";
@@ -93,7 +95,7 @@ class Simulator {
     const parsed = RobotChanges.safeParse(raw);
     if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
     this.world.updateRobot(robot, parsed.data);
-    return this.world.status(robot);
+    return statusOf(robot);
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -135,7 +137,7 @@ class Simulator {
       },
       status: (serialNumber) => {
         const robot = this.current().robots.get(serialNumber);
-        return robot ? this.world.status(robot) : undefined;
+        return robot ? statusOf(robot) : undefined;
       },
       commands: (serialNumber) => structuredClone([...(this.world.commands.get(serialNumber)?.values() ?? [])]),
     };

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { CliUsageError, parseCliArgs } from "../../src/simulator/cli";
-import { REALISTIC_TIMING } from "../../src/simulator/world";
+import { REALISTIC_TIMING } from "../../src/simulator/timing";
 import { CHILD_NODE_OPTIONS, srcFile } from "../support/child-node";
 
 const CLI = srcFile("simulator/cli");

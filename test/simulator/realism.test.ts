@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import type { Faults } from "../../src/simulator/faults";
-import type { Timing } from "../../src/simulator/world";
+import type { Timing } from "../../src/simulator/timing";
 import { rawRequest } from "../support/raw-http";
 
 const LOBBY = "GS-S-000101";

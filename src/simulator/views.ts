@@ -1,0 +1,144 @@
+/** What the simulated cloud answers about robots, maps and sites: reads of the fleet's state (B1, B2, C1, C2, the fleet endpoints). */
+import { mayUse, type AccountSeed, type SimMap, type SimRobot, type SimSite } from "./fleet";
+import { Code, SimError, invalid } from "./sim-errors";
+import { stableId } from "./values";
+
+/** B1: the field notes' S-line status shape. */
+export function statusOf(robot: SimRobot): Record<string, unknown> {
+  const map = currentMap(robot);
+  const moving = robot.taskState === "RUNNING";
+  return {
+    serialNumber: robot.serialNumber,
+    displayName: robot.displayName,
+    online: robot.online,
+    taskState: robot.taskState,
+    speedKilometerPerHour: moving ? 2.5 : 0,
+    battery: { ...robot.battery },
+    emergencyStop: { enabled: robot.emergencyStop },
+    localizationInfo: {
+      localizationState: robot.localization.state,
+      map: { id: map.id, name: map.name, version: map.version },
+      mapPosition: { ...robot.localization.position },
+    },
+    cleanModes: robot.cleanModes.map((name) => ({ name })),
+    supportSite: robot.siteId !== undefined,
+    navigationPoints: { naviPoints: map.navigationPoints.map((point) => ({ naviPointName: point.name })) },
+    workModes: [{ name: "cleaning" }, { name: "navigation" }, { name: "remote_control" }],
+    remoteControl: { enabled: robot.remoteControl },
+    ...(robot.navigation ? { navigation: { ...robot.navigation } } : {}),
+    ...(robot.currentTask ? { currentTask: structuredClone(robot.currentTask) } : {}),
+    device: { model: robot.model, firmwareVersion: robot.firmwareVersion },
+  };
+}
+
+/** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (field notes). */
+export function siteInfoOf(sites: ReadonlyMap<string, SimSite>, robot: SimRobot): Record<string, unknown> {
+  const site = siteOf(sites, robot);
+  return {
+    siteId: site.id,
+    siteName: site.name,
+    robotSn: robot.serialNumber,
+    buildings: site.buildings.map((building) => ({
+      id: building.id,
+      name: building.name,
+      floors: building.floors.map((floor) => {
+        const map = robot.maps.find((candidate) => candidate.id === floor.mapId);
+        return {
+          index: floor.index,
+          name: floor.name,
+          mapId: floor.mapId,
+          mapName: map?.name ?? floor.name,
+          mapVersion: map?.version ?? 1,
+          // Area ids are strings here: they go back as B3's area.id and B4's areaId, which want strings.
+          areas: (map?.partitions ?? []).map((partition) => ({ id: String(partition.id), name: partition.name })),
+        };
+      }),
+    })),
+  };
+}
+
+export function subareasOf(robot: SimRobot, mapId: string): { mapId: string; subareas: { partitions: { id: number; name: string }[] } } {
+  const map = robot.maps.find((candidate) => candidate.id === mapId);
+  if (!map) throw invalid("mapId", `unknown map ${mapId} on robot ${robot.serialNumber}`);
+  return { mapId: map.id, subareas: { partitions: map.partitions.map((partition) => ({ ...partition })) } };
+}
+
+export function mapListOf(robot: SimRobot): { mapId: string; mapName: string; mapVersion: number }[] {
+  return robot.maps.map((map) => ({ mapId: map.id, mapName: map.name, mapVersion: map.version }));
+}
+
+/** One page of the account's robots, in fleet order; a page past the end is empty. */
+export function robotPage(
+  robots: ReadonlyMap<string, SimRobot>,
+  account: AccountSeed,
+  page: number,
+  pageSize: number,
+): { robots: Record<string, unknown>[]; total: string } {
+  const visible = [...robots.values()].filter((robot) => mayUse(account, robot.serialNumber));
+  const listed = visible.slice((page - 1) * pageSize, page * pageSize).map((robot) => ({
+    name: `robots/${robot.serialNumber}`,
+    serialNumber: robot.serialNumber,
+    displayName: robot.displayName,
+    modelFamilyCode: "S",
+    modelTypeCode: robot.model,
+    softwareVersion: robot.firmwareVersion,
+    online: robot.online,
+  }));
+  // int64 comes back as a string (field notes).
+  return { robots: listed, total: String(visible.length) };
+}
+
+/** The v1 status (any line): the S-line fields and what the field notes list beyond them. */
+export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unknown> {
+  const map = currentMap(robot);
+  const task = robot.currentTask;
+  return {
+    name: `robots/${robot.serialNumber}`,
+    serialNumber: robot.serialNumber,
+    displayName: robot.displayName,
+    online: robot.online,
+    taskState: robot.taskState,
+    position: { mapId: map.id, mapName: map.name, ...robot.localization.position },
+    localizationInfo: { localizationState: robot.localization.state, map: { id: map.id, name: map.name, version: map.version } },
+    navStatus: "NAVI_IDLE",
+    emergencyStop: { enabled: robot.emergencyStop },
+    // Epoch milliseconds as a string, like every int64 of the cloud.
+    latestReportTime: String(now),
+    battery: {
+      ...robot.battery,
+      soc: robot.battery.powerPercentage,
+      soh: 97,
+      cycleTimes: 212,
+    },
+    executableTasks: robot.maps.map((candidate) => ({
+      id: stableId(`${robot.serialNumber}/${candidate.id}/all`),
+      name: `All of ${candidate.name}`,
+      map: { id: candidate.id, name: candidate.name },
+    })),
+    ...(task ? { executingTask: { id: task.id, name: task.name } } : {}),
+    workModes: [
+      { id: "1", name: "cleaning", type: "CLEANING" },
+      { id: "2", name: "navigation", type: "NAVIGATION" },
+    ],
+    device: {
+      model: robot.model,
+      softwareVersion: robot.firmwareVersion,
+      parts: [
+        { name: "brush", usedLife: 130, lifeSpan: 500 },
+        { name: "filter", usedLife: 60, lifeSpan: 250 },
+      ],
+    },
+  };
+}
+
+/** The map the robot is on (its first when it is lost). */
+export function currentMap(robot: SimRobot): SimMap {
+  return robot.maps.find((map) => map.id === robot.localization.mapId) ?? robot.maps[0]!;
+}
+
+/** The robot's site; code 5 for a robot on no site (field notes). */
+export function siteOf(sites: ReadonlyMap<string, SimSite>, robot: SimRobot): SimSite {
+  const site = robot.siteId === undefined ? undefined : sites.get(robot.siteId);
+  if (!site) throw new SimError(Code.NOT_FOUND, "The robot is not on a site.");
+  return site;
+}
