@@ -69,7 +69,7 @@ function carriesAny(payload: unknown, fields: readonly string[]): payload is Rec
 }
 
 /** A whole number from the dialog; an empty field takes the default. */
-function wholeNumber(value: string | number | undefined, field: string, fallback: number): number {
+export function wholeNumber(value: string | number | undefined, field: string, fallback: number): number {
   if (value === undefined || value === null || String(value).trim() === "") return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0) throw invalidInput(field, `must be a whole number of 0 or more (got ${JSON.stringify(value)})`);

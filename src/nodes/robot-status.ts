@@ -39,7 +39,7 @@ export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
 }
 
 /** A number setting of the dialog within its bounds; empty takes the default. */
-function boundedSetting(raw: string | number | undefined, name: keyof typeof WATCH_LIMITS): number {
+export function boundedSetting(raw: string | number | undefined, name: keyof typeof WATCH_LIMITS): number {
   const { default: fallback, min, max } = WATCH_LIMITS[name];
   if (raw === undefined || raw === null || String(raw).trim() === "") return fallback;
   const value = Number(raw);
