@@ -23,9 +23,12 @@ declare const RED: {
     node(id: string): EditorNode | undefined;
     filterNodes(filter: { type: string }): EditorNode[];
     eachConfig(callback: (node: EditorNode) => void): void;
+    remove(id: string): void;
   };
   editor: { edit(node: EditorNode | undefined): void; editConfig(name: string, type: string, id: string): void };
   actions: { invoke(name: string): void };
+  utils: { getNodeLabel(node: EditorNode): string };
+  view: { redraw(updateActive?: boolean): void };
 };
 
 /** The editor's jQuery, as far as these tests use it. */
@@ -147,6 +150,39 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
     const contents = await Promise.all(ROBOT_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
     assert.equal(new Set(contents).size, ROBOT_TYPES.length, "a different drawing for each node");
+  });
+
+  it("labels each robot node dropped from the palette after its own job: a new site task is no \"robot status\"", async () => {
+    const labels: Record<string, string> = {};
+    let offset = 0;
+    for (const type of ROBOT_TYPES) {
+      const known = await page.evaluate((t) => RED.nodes.filterNodes({ type: t }).map((node) => node.id), type);
+      const entry = page.locator(`.red-ui-palette-node[data-palette-type='${type}']`);
+      await entry.scrollIntoViewIfNeeded();
+      const canvas = await page.locator("#red-ui-workspace-chart").boundingBox();
+      const from = await entry.boundingBox();
+      assert.ok(canvas && from);
+      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(canvas.x + 300, canvas.y + 120 + (offset += 60), { steps: 12 });
+      await page.mouse.up();
+      const added = await page.waitForFunction(
+        ({ t, before }) => RED.nodes.filterNodes({ type: t }).find((node) => !before.includes(node.id))?.id,
+        { t: type, before: known },
+      );
+      const id = (await added.jsonValue())!;
+      labels[type] = await page.evaluate((nodeId) => RED.utils.getNodeLabel(RED.nodes.node(nodeId)!), id);
+      await page.evaluate((nodeId) => {
+        RED.nodes.remove(nodeId);
+        RED.view.redraw(true);
+      }, id);
+    }
+    assert.deepEqual(labels, {
+      "robot-command": "start task",
+      "robot-site-task": "site robot status",
+      "robot-maps": "list maps",
+      "robot-status": "fleet status",
+    });
   });
 
   it("opens a new robot-config from a dropped robot command: a password token, or client id and secrets instead", async () => {
