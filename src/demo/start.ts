@@ -58,8 +58,14 @@ async function main(): Promise<void> {
   const requestedEditorPort = portFromEnv("PORT", 1880);
   const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
 
-  // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it.
-  const simulator = await startSimulator({ host: "127.0.0.1", port: portFromEnv("SIMULATOR_PORT", 18080), timing: REALISTIC_TIMING });
+  // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it. The
+  // console shows the simulator's failed requests only, unless `npm start -- --verbose` asks for every one.
+  const simulator = await startSimulator({
+    host: "127.0.0.1",
+    port: portFromEnv("SIMULATOR_PORT", 18080),
+    timing: REALISTIC_TIMING,
+    logFailuresOnly: !process.argv.includes("--verbose"),
+  });
 
   const broker = await Aedes.createBroker();
   // The banner says "publish now", so it waits until the example's MQTT-in node has subscribed

@@ -27,6 +27,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** No log lines at all. */
   quiet?: boolean;
+  /** Log lines only for requests that did not succeed (errors, faults, refusals), not for each 2xx answer. */
+  logFailuresOnly?: boolean;
   /** Receives one line per request (method, path, outcome, ms); never the token. Default: console.log. */
   log?: (line: string) => void;
   /** Clock of token expiry, rate-limit windows and timestamps. Default Date.now. */

@@ -150,7 +150,10 @@ class Simulator {
     const method = req.method ?? "GET";
     const [pathname = "/", queryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
     const search = new URLSearchParams(queryString);
-    const logLine = (outcome: string) => this.log?.(`${method} ${pathname} ${outcome} ${Math.round(performance.now() - started)}ms`);
+    const logLine = (outcome: string) => {
+      if (this.options.logFailuresOnly && /^2\d\d(?! .*malformed)/.test(outcome)) return;
+      this.log?.(`${method} ${pathname} ${outcome} ${Math.round(performance.now() - started)}ms`);
+    };
     this.current();
 
     if (pathname.startsWith(CONTROL_PREFIX)) {

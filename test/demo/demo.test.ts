@@ -130,6 +130,16 @@ describe("demo (npm start)", function () {
     assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
   });
 
+  it("keeps the console to what matters: no line per successful simulator request, a line for a failed one", async () => {
+    assert.ok(await robots.getRobotStatus({ serialNumber: "GS-S-000101" }));
+    const refused = await fetch(`${demo.urls.simulator}/openapi/v2alpha1/s/robots/GS-S-000101/status`, { headers: { Authorization: "Bearer not-a-token" } });
+    assert.equal(refused.status, 401);
+    const failedLine = /GET \/openapi\/v2alpha1\/s\/robots\/GS-S-000101\/status 401 code 16 \d+ms/;
+    for (let waited = 0; waited < 2000 && !failedLine.test(demo.output()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(demo.output(), failedLine);
+    assert.doesNotMatch(demo.output(), /^\S+Z (GET|POST|PUT|PATCH) \S+ 2\d\d/m, "no line for a 2xx answer");
+  });
+
   it("starts a cleaning run when the example's inject is pressed through the admin API", async () => {
     const serialNumber = "GS-S-000101";
     assert.notEqual((await robots.getRobotStatus({ serialNumber })).taskState, "RUNNING");
