@@ -75,6 +75,21 @@ function percent(value: unknown): number | undefined {
 }
 
 /** The watched part of a status, from any of the cloud's status shapes; what a status lacks stays undefined. */
+/**
+ * What the last status says that keeps a robot from acting on a command, for
+ * the NOT_CONFIRMED message: offline, stopped by its emergency stop, or lost.
+ */
+function whyNotShown(lastStatus: Record<string, unknown> | undefined): string {
+  if (!lastStatus) return ": no status of the robot was read";
+  const state = robotStateOf(lastStatus);
+  const reasons = [
+    state.online === false ? "offline" : undefined,
+    state.emergencyStop === true ? "stopped by its emergency stop" : undefined,
+    state.localizationState === "LOST" ? "lost (localization LOST)" : undefined,
+  ].filter((reason) => reason !== undefined);
+  return reasons.length ? `: the robot was ${reasons.join(", ")} at its last status` : "";
+}
+
 export function robotStateOf(status: Record<string, unknown>): RobotState {
   const battery = record(status.battery);
   const localization = record(status.localizationInfo);
@@ -366,7 +381,7 @@ export class ConfirmationPoller {
           new RobotApiError({
             kind: "not_confirmed",
             operation,
-            message: `${operation}: robot ${serialNumber} did not show it within ${timeoutMs / 1000} s (waited for ${rule.expects})`,
+            message: `${operation}: robot ${serialNumber} did not show it within ${timeoutMs / 1000} s (waited for ${rule.expects})${whyNotShown(waiter.lastStatus)}`,
             lastStatus: waiter.lastStatus,
           }),
         );

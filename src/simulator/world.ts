@@ -30,6 +30,15 @@ export type RobotChanges = z.output<typeof RobotChanges>;
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
 
+/**
+ * Whether a robot carries out a command that falls due: not while offline (it
+ * does not hear it), its emergency stop pressed, or lost. The simulator's
+ * choice; what the cloud does then is not known.
+ */
+function canAct(robot: SimRobot): boolean {
+  return robot.online && !robot.emergencyStop && robot.localization.state !== "LOST";
+}
+
 export interface WorldOptions {
   now: () => number;
   maxCommandsPerRobot: number;
@@ -110,8 +119,7 @@ export class World {
     while (this.pending.length > 0 && this.pending[0]!.due <= now) {
       const effect = this.pending.shift()!;
       this.elapse(effect.due);
-      // An offline robot does not hear its commands (the simulator's choice; the cloud's is not known).
-      if (effect.robot.online) effect.apply();
+      if (canAct(effect.robot)) effect.apply();
     }
     this.elapse(now);
   }
@@ -119,7 +127,7 @@ export class World {
   /** Runs an accepted command's effect after the command delay, unless the robot ignores it. */
   accept(robot: SimRobot, apply: () => void): void {
     if (this.options.ignores?.()) return;
-    if (this.timing.commandDelayMs === 0 && robot.online) {
+    if (this.timing.commandDelayMs === 0 && canAct(robot)) {
       apply();
       return;
     }

@@ -110,6 +110,25 @@ describe("confirmation: the robot shows it", function () {
     assert.equal(caughtAll.length, 1, "one error");
   });
 
+  it("NOT_CONFIRMED says why when the last status tells: offline, emergency stop, lost", async () => {
+    await startCloud({ commandDelayMs: 0 });
+    await load([commandNode({ confirmTimeout: 3 })]);
+    const reasons: string[] = [];
+    for (const change of [{ online: false }, { online: true, emergencyStop: true }, { emergencyStop: false, localizationState: "LOST" as const }]) {
+      simulator.updateRobot(KITCHEN, change);
+      const { caught, output } = await outcomeOf("command", { payload: startTask("Spill"), sendWhen: "shown" });
+      assert.equal(output, undefined, JSON.stringify(output?.confirmation));
+      const error = caught?.error as { code: string; message: string };
+      assert.equal(error.code, "NOT_CONFIRMED");
+      reasons.push(/\(waited for [^)]*\)(.*)$/.exec(error.message)?.[1] ?? error.message);
+    }
+    assert.deepEqual(reasons, [
+      ": the robot was offline at its last status",
+      ": the robot was stopped by its emergency stop at its last status",
+      ": the robot was lost (localization LOST) at its last status",
+    ]);
+  });
+
   it("robot-site-task: a temporary task is confirmed when the robot runs it", async () => {
     await startCloud({ commandDelayMs: 500 });
     const siteTask: FlowNode = { id: "site", type: "robot-site-task", robot: "config", serialNumber: KITCHEN, serialNumberType: "str", operation: "sendTempTask", sendWhen: "shown", wires: [["out"]] };
