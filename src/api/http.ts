@@ -98,37 +98,31 @@ function limitConnectTime(socket: Duplex, ms: number, ready: "connect" | "secure
 
 type ConnectCallback = (error: Error | null, socket: Duplex) => void;
 
-/** A keep-alive pool whose connections must connect in time (nothing was written on one that did not). */
-class DirectHttpAgent extends http.Agent {
-  constructor(
-    options: http.AgentOptions,
-    private readonly connectMs: number,
-  ) {
-    super(options);
-  }
+/**
+ * A keep-alive pool (http.Agent or https.Agent) whose new connections must be
+ * ready in time: connected, and for https through the TLS handshake. Nothing
+ * was written on one that was not, so its call may go again.
+ */
+function connectLimited(Agent: typeof http.Agent, ready: "connect" | "secureConnect") {
+  return class ConnectLimitedAgent extends Agent {
+    constructor(
+      options: https.AgentOptions,
+      private readonly connectMs: number,
+    ) {
+      super(options);
+    }
 
-  override createConnection(options: http.ClientRequestArgs, callback?: ConnectCallback): Duplex | null | undefined {
-    const socket = super.createConnection(options, callback);
-    if (socket) limitConnectTime(socket, this.connectMs, "connect", "could not connect");
-    return socket;
-  }
+    override createConnection(options: http.ClientRequestArgs, callback?: ConnectCallback): Duplex | null | undefined {
+      const socket = super.createConnection(options, callback);
+      if (socket) limitConnectTime(socket, this.connectMs, ready, "could not connect");
+      return socket;
+    }
+  };
 }
 
-/** The same for https: connected and through the TLS handshake in time. */
-class DirectHttpsAgent extends https.Agent {
-  constructor(
-    options: https.AgentOptions,
-    private readonly connectMs: number,
-  ) {
-    super(options);
-  }
-
-  override createConnection(options: https.RequestOptions, callback?: ConnectCallback): Duplex | null | undefined {
-    const socket = super.createConnection(options, callback);
-    if (socket) limitConnectTime(socket, this.connectMs, "secureConnect", "could not connect");
-    return socket;
-  }
-}
+const DirectHttpAgent = connectLimited(http.Agent, "connect");
+// https.Agent is an http.Agent whose connections are TLS sockets.
+const DirectHttpsAgent = connectLimited(https.Agent, "secureConnect");
 
 /**
  * hpagent's tunnel (CONNECT through the proxy, then TLS to the target inside

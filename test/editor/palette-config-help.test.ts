@@ -152,25 +152,30 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     assert.equal(new Set(contents).size, ROBOT_TYPES.length, "a different drawing for each node");
   });
 
+  /** Drags a palette entry onto the canvas at (x, y), as a person adds a node; resolves with the new node's id. */
+  async function dropFromPalette(type: string, x: number, y: number): Promise<string> {
+    const before = await page.evaluate((t) => RED.nodes.filterNodes({ type: t }).map((node) => node.id), type);
+    const entry = page.locator(`.red-ui-palette-node[data-palette-type='${type}']`);
+    await entry.scrollIntoViewIfNeeded();
+    const canvas = await page.locator("#red-ui-workspace-chart").boundingBox();
+    const from = await entry.boundingBox();
+    assert.ok(canvas && from);
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + x, canvas.y + y, { steps: 12 });
+    await page.mouse.up();
+    const added = await page.waitForFunction(
+      ({ t, known }) => RED.nodes.filterNodes({ type: t }).find((node) => !known.includes(node.id))?.id,
+      { t: type, known: before },
+    );
+    return (await added.jsonValue())!;
+  }
+
   it("labels each robot node dropped from the palette after its own job: a new site task is no \"robot status\"", async () => {
     const labels: Record<string, string> = {};
     let offset = 0;
     for (const type of ROBOT_TYPES) {
-      const known = await page.evaluate((t) => RED.nodes.filterNodes({ type: t }).map((node) => node.id), type);
-      const entry = page.locator(`.red-ui-palette-node[data-palette-type='${type}']`);
-      await entry.scrollIntoViewIfNeeded();
-      const canvas = await page.locator("#red-ui-workspace-chart").boundingBox();
-      const from = await entry.boundingBox();
-      assert.ok(canvas && from);
-      await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(canvas.x + 300, canvas.y + 120 + (offset += 60), { steps: 12 });
-      await page.mouse.up();
-      const added = await page.waitForFunction(
-        ({ t, before }) => RED.nodes.filterNodes({ type: t }).find((node) => !before.includes(node.id))?.id,
-        { t: type, before: known },
-      );
-      const id = (await added.jsonValue())!;
+      const id = await dropFromPalette(type, 300, 120 + (offset += 60));
       labels[type] = await page.evaluate((nodeId) => RED.utils.getNodeLabel(RED.nodes.node(nodeId)!), id);
       await page.evaluate((nodeId) => {
         RED.nodes.remove(nodeId);
@@ -186,22 +191,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
   });
 
   it("opens a new robot-config from a dropped robot command: a password token, or client id and secrets instead", async () => {
-    const before = await page.evaluate(() => RED.nodes.filterNodes({ type: "robot-command" }).map((node) => node.id));
-    // Dragged from the palette onto the canvas, as a person adds a node.
-    const paletteEntry = page.locator(".red-ui-palette-node[data-palette-type='robot-command']");
-    await paletteEntry.scrollIntoViewIfNeeded();
-    const canvas = await page.locator("#red-ui-workspace-chart").boundingBox();
-    const from = await paletteEntry.boundingBox();
-    assert.ok(canvas && from);
-    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(canvas.x + 450, canvas.y + 320, { steps: 12 });
-    await page.mouse.up();
-    const added = await page.waitForFunction(
-      (known) => RED.nodes.filterNodes({ type: "robot-command" }).find((node) => !known.includes(node.id))?.id,
-      before,
-    );
-    const addedId = (await added.jsonValue())!;
+    const addedId = await dropFromPalette("robot-command", 450, 320);
 
     await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), addedId);
     await page.waitForSelector("#node-input-btn-robot-add", { state: "visible" });
