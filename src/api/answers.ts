@@ -23,7 +23,7 @@ export function retryAfterOf(answer: WireAnswer): number | undefined {
 
 /**
  * A google.rpc.Status-like {code, message[, details]} body with a non-zero code
- * is an error even under HTTP 200 (the cloud's error numbering, field notes).
+ * is an error even under HTTP 200 (the cloud's error numbering, docs/cloud-api.md).
  */
 function errorBodyOf(body: unknown): { code: number; message: string } | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;

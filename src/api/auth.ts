@@ -1,6 +1,6 @@
 /**
  * Where the bearer token comes from: a fixed access token, or the cloud's
- * open-access grant with the portal's client credentials (field notes).
+ * open-access grant with the portal's client credentials (docs/cloud-api.md).
  */
 import { abortedError, invalidInput } from "./errors";
 import type { TokenAnswer, TokenRequest } from "./schemas";

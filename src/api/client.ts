@@ -45,7 +45,7 @@ export interface RobotClientOptions {
 
 /** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
 export const DEFAULT_MAX_ROBOT_PAGES = 1000;
-/** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, field notes). */
+/** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, docs/cloud-api.md). */
 export const DEFAULT_STATUS_BATCHES_IN_FLIGHT = 5;
 
 export interface ListAllRobotsOptions extends CallOptions {

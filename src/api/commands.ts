@@ -40,7 +40,7 @@ export function commandsOfFamily(family: CommandFamily): CommandType[] {
   return COMMAND_TYPES.filter((type) => COMMANDS[type].family === family);
 }
 
-/** Directions of REMOTE_CONTROL_MOVE seen in public clients (field notes). */
+/** Directions of REMOTE_CONTROL_MOVE seen in public clients (docs/cloud-api.md). */
 export const MOVE_DIRECTIONS = ["FORWARD", "BACKWARD", "LEFT", "RIGHT"] as const;
 export type MoveDirection = (typeof MOVE_DIRECTIONS)[number];
 

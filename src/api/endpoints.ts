@@ -1,5 +1,5 @@
 /**
- * Every operation of the spec, declared once as data. The client derives its
+ * Every operation of the cloud API (docs/cloud-api.md), declared once as data. The client derives its
  * methods from this table, the simulator serves its routes from it and the
  * tests iterate over it: adding an endpoint is adding a row.
  */
@@ -12,7 +12,7 @@ export type HttpMethod = "GET" | "POST";
 export type QueryKind = "one" | "repeated";
 
 export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  /** Id in the spec (A, B1-B4, C1, C2), "token", or for the field notes' endpoints beyond the spec: A-read and N1-N5. */
+  /** Id in docs/cloud-api.md (A, B1-B4, C1, C2), "token", or for the fleet calls beyond them: A-read and N1-N5. */
   readonly id: string;
   readonly method: HttpMethod;
   /**
@@ -51,11 +51,11 @@ function endpoint<Req extends z.ZodType, Res extends z.ZodType>(definition: Endp
   return definition;
 }
 
-/** B4 cmdStatus meaning the robot refused the temporary task (field notes). */
+/** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
 export const TEMP_TASK_REJECTED_STATUS = 7;
 
 /**
- * What is publicly known of a B4 refusal code (field notes): 2010100006-13 are
+ * What is publicly known of a B4 refusal code (docs/cloud-api.md): 2010100006-13 are
  * the robot's refusals, among them an unreachable task area and a temporary
  * task already queued, but which code is which is not published, so no
  * meaning is invented for a single code.
@@ -192,7 +192,7 @@ export const ENDPOINTS = {
     path: "/v1alpha1/robots/-/status:batchGet",
     request: s.BatchStatusRequest,
     sendsBody: false,
-    // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (field notes).
+    // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (docs/cloud-api.md).
     query: { names: "repeated" },
     serialNumberOf: undefined,
     envelope: false,
@@ -205,7 +205,7 @@ export const ENDPOINTS = {
     method: "GET",
     path: "/openapi/v2alpha1/s/robots/*/status:batchGet",
     request: s.BatchStatusRequest,
-    // A GET with a JSON body {"names": [...]} (field notes).
+    // A GET with a JSON body {"names": [...]} (docs/cloud-api.md).
     sendsBody: true,
     serialNumberOf: undefined,
     envelope: false,

@@ -18,7 +18,7 @@ export type RobotApiErrorKind =
   | "queue_full"
   | "not_confirmed";
 
-/** Envelope and error-body codes follow the gRPC status numbering (field notes); the simulator answers with the same. */
+/** Envelope and error-body codes follow the gRPC status numbering (docs/cloud-api.md); the simulator answers with the same. */
 export const API_CODES = {
   SUCCESS: 0,
   CANCELLED: 1,

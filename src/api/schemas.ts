@@ -1,5 +1,5 @@
 /**
- * zod schemas of every request and answer in the spec; TypeScript types are
+ * zod schemas of every request and answer of the cloud API (docs/cloud-api.md); TypeScript types are
  * inferred from them. Requests are strict (a misspelt field is an error that
  * names it); answers are loose (the real cloud adds fields, which are kept).
  */
@@ -34,7 +34,7 @@ export const CommandId = z.string({ error: "must be a string" }).superRefine((va
 const text = z.string({ error: "must be a string" }).refine((value) => value.trim() !== "", "must not be empty");
 const count = z.number({ error: "must be a number" }).int("must be a whole number").min(0, "must be 0 or more");
 
-/** Numbers and strings both accepted, always sent as a string (field notes: the cloud wants TYPE_STRING). */
+/** Numbers and strings both accepted, always sent as a string (docs/cloud-api.md: the cloud wants TYPE_STRING). */
 const idString = z
   .union([text, z.number().int().min(0)], { error: "must be a string or a whole number" })
   .transform((value) => String(value));
@@ -112,7 +112,7 @@ export const CommandRequest = z
   });
 export type CommandRequest = z.input<typeof CommandRequest>;
 
-/** int64 values may come back as strings (field notes). */
+/** int64 values may come back as strings (docs/cloud-api.md). */
 const int64 = z.union([z.number(), z.string()]);
 
 export const CommandResource = z.looseObject({
@@ -130,7 +130,7 @@ export const CommandResource = z.looseObject({
 });
 export type CommandResource = z.output<typeof CommandResource>;
 
-/** Reads a submitted command back: GET /v1alpha1/robots/<sn>/commands/<commandId> (field notes). */
+/** Reads a submitted command back: GET /v1alpha1/robots/<sn>/commands/<commandId> (docs/cloud-api.md). */
 export const GetCommandRequest = z.strictObject({ serialNumber: SerialNumber, commandId: CommandId });
 export type GetCommandRequest = z.input<typeof GetCommandRequest>;
 
@@ -222,7 +222,7 @@ export const MapEntry = z.looseObject({ mapId: z.string(), mapName: z.string() }
 export const MapList = z.array(MapEntry);
 export type MapList = z.output<typeof MapList>;
 
-// ---------------------------------------------------------------- fleet endpoints (field notes)
+// ---------------------------------------------------------------- fleet calls (docs/cloud-api.md)
 
 /**
  * A page number or size: a whole number in range, or a string holding one

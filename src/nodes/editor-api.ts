@@ -57,7 +57,7 @@ const LOOKUPS = {
   },
   async areas(client: RobotClient, serialNumber: string, mapId: string) {
     const answer = await client.getSubareas({ robotSn: serialNumber, mapId });
-    // The cloud wants an area id back as a string (field notes).
+    // The cloud wants an area id back as a string (docs/cloud-api.md).
     return answer.subareas.partitions.map((partition) => ({ areaId: String(partition.id), areaName: partition.name }));
   },
   /** Cleaning modes and navigation points, as the robot's status lists them. */

@@ -1,6 +1,6 @@
 /**
  * robot-command: submits one of the eleven commands of Endpoint A. msg.payload
- * may be the spec's request body, a compact {command, ...parameters} object, or
+ * may be the API's request body, a compact {command, ...parameters} object, or
  * anything else (a sensor reading), in which case the node's command is sent.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
@@ -67,7 +67,7 @@ export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   directionType?: string;
 }
 
-/** Builds the spec's request body for a command from flat parameter values. */
+/** Builds the API's request body for a command from flat parameter values. */
 export function buildCommandRequest(serialNumber: unknown, command: CommandType, values: ParameterValues): Record<string, unknown> {
   const { family, parameter } = COMMANDS[command];
   const body: Record<string, unknown> = { serialNumber, [family]: command };
@@ -103,7 +103,7 @@ function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
 type PreparedCommand = PreparedCall<"submitCommand">;
 
 /**
- * Checks a request body with the spec's schema (the one check before it is
+ * Checks a request body with the API's schema (the one check before it is
  * sent), naming each bad value where the user gave it (payload.map,
  * msg.serialNumber, the node's map, ...) rather than by its place in the request.
  */
@@ -203,7 +203,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return { value, name: settingName("serialNumber") };
   }
 
-  /** Form 1: the spec's body, checked and sent unchanged (a missing serialNumber is filled in). */
+  /** Form 1: the API's body, checked and sent unchanged (a missing serialNumber is filled in). */
   async function fromSpecBody(call: RobotCall, payload: Record<string, unknown>): Promise<PreparedCommand> {
     const serial = await serialNumberFor(call, payload.serialNumber);
     const body = { ...payload, serialNumber: serial.value };

@@ -82,7 +82,7 @@ export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnsw
     case "status": {
       const state = firstText(answer.taskState) ?? t(answer.online === false ? "status.offline" : "status.statusRead");
       const power = isPlainObject(answer.battery) ? answer.battery.powerPercentage : undefined;
-      // int64-like values may come back as strings (field notes).
+      // int64-like values may come back as strings (docs/cloud-api.md).
       const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
       return Number.isFinite(percent) ? `${state} ${Math.round(percent)}%` : state;
     }
@@ -144,7 +144,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
   async function createTempTaskRequest(call: RobotCall): Promise<TempSiteTaskRequest> {
     const payload = call.input.payload;
     if (bodyFromPayload(payload, TEMP_SITE_TASK_BODY_FIELDS)) {
-      // The spec's body is sent as given; only a missing serial number is filled in.
+      // The API's body is sent as given; only a missing serial number is filled in.
       return { ...payload, serialNumber: await serialNumberFor(call, payload.serialNumber) } as TempSiteTaskRequest;
     }
     const text = await dialogTexts(call, "createTempTask");

@@ -103,7 +103,7 @@ export class Accounts {
     return grant.account;
   }
 
-  /** The open-access grant (field notes): client id and secret, then the AccessKeySecret as open_access_key. */
+  /** The open-access grant (docs/cloud-api.md): client id and secret, then the AccessKeySecret as open_access_key. */
   grant(request: Parsed<"grantToken">): Record<string, unknown> {
     const account = this.accounts.find((candidate) =>
       candidate.clients.some((client) => client.clientId === request.client_id && client.clientSecret === request.client_secret),

@@ -20,7 +20,7 @@ export interface SimulatorOptions {
   fleet?: FleetSeed;
   /** Access tokens of the fleet's first account (the demo account), replacing its seeded ones. */
   tokens?: string[];
-  /** Per-token rate limit; false turns it off. Default 20 requests per second (field notes). */
+  /** Per-token rate limit; false turns it off. Default 20 requests per second (docs/cloud-api.md). */
   rateLimit?: RateLimit | false;
   faults?: Partial<Faults>;
   /** Seed of the fault dice. Default 1. */
@@ -33,7 +33,7 @@ export interface SimulatorOptions {
   log?: (line: string) => void;
   /** Clock of token expiry, rate-limit windows and timestamps. Default Date.now. */
   now?: () => number;
-  /** Lifetime of granted tokens. Default 24 h (field notes). */
+  /** Lifetime of granted tokens. Default 24 h (docs/cloud-api.md). */
   tokenLifetimeMs?: number;
   /** Larger request bodies are answered 413. Default 1 MiB. */
   maxBodyBytes?: number;

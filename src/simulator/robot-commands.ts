@@ -9,10 +9,10 @@ import { TASK_END_STATUS } from "./task-reports";
 import { milliTimestamp, nanoTimestamp, round } from "./values";
 import type { Parsed, World } from "./world";
 
-/** Every command resource says so (spec); its unit is not documented. */
+/** Every command resource says so (docs/cloud-api.md); its unit is not documented. */
 export const START_DELAY = 1800000;
 
-/** Lower-cases the enumerated values of a command parameter (spec normalisation); cleaningMode and names stay. */
+/** Lower-cases the enumerated values of a command parameter (docs/cloud-api.md); cleaningMode and names stay. */
 function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandParameter"]>): Record<string, unknown> {
   const echo: Record<string, unknown> = {};
   if (parameter.startTaskParameter) {
@@ -69,7 +69,7 @@ export function readCommand(world: World, robot: SimRobot, commandId: string): C
  * Checks a command against the robot and returns its effect. A robot busy
  * with a task when the effect is due ignores new task or navigation starts:
  * the command is still accepted (WAITING), and the status shows that nothing
- * started (field notes).
+ * started (docs/cloud-api.md).
  */
 function planCommand(
   world: World,

@@ -15,7 +15,7 @@ export interface Route {
   endpoint: Endpoint;
 }
 
-/** Every row of the table, plus the path other real clients use for B4 (field notes). */
+/** Every row of the table, plus the path other real clients use for B4 (docs/cloud-api.md). */
 const ROUTES: Route[] = [
   ...OPERATION_NAMES.map((operation) => ({ operation, endpoint: ENDPOINTS[operation] })),
   {
@@ -79,7 +79,7 @@ export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
 
 /**
  * The v1 batch reads each `names` value as one name: a comma-joined list is an
- * unknown robot and answers 403 (field notes), before any format check.
+ * unknown robot and answers 403 (docs/cloud-api.md), before any format check.
  */
 export function refuseJoinedNames(operation: OperationName, raw: unknown): void {
   if (operation !== "batchGetRobotStatus") return;
@@ -90,7 +90,7 @@ export function refuseJoinedNames(operation: OperationName, raw: unknown): void 
   }
 }
 
-/** The error data of C1 is {} and of C2 [] (spec's error table; INVALID_ARGUMENT is {} in both). */
+/** The error data of C1 is {} and of C2 [] (docs/cloud-api.md, Errors; INVALID_ARGUMENT is {} in both). */
 export function envelopeErrorData(operation: OperationName, code: number): unknown {
   return operation === "listMaps" && code !== Code.INVALID_ARGUMENT ? [] : {};
 }

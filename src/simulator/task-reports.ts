@@ -46,7 +46,7 @@ export function seededReports(robot: SimRobot, index: number, now: number): Reco
   return reports;
 }
 
-/** A task report with the fields the field notes list. */
+/** A task report with the fields docs/cloud-api.md lists. */
 function taskReport(
   robot: SimRobot,
   task: {

@@ -7,7 +7,7 @@ import { nanoTimestamp } from "./values";
 import { siteOf } from "./views";
 import type { Parsed, World } from "./world";
 
-/** B4 result codes (field notes: 2010100006-13 are refusals; 6880 with cmdStatus 5 is accepted). */
+/** B4 result codes (docs/cloud-api.md: 2010100006-13 are refusals; 6880 with cmdStatus 5 is accepted). */
 export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as const;
 export const TEMP_TASK_AREA_UNREACHABLE = "2010100006";
 export const TEMP_TASK_ROBOT_BUSY = "2010100009";
@@ -66,7 +66,7 @@ export function createTempSiteTask(world: World, robot: SimRobot, request: Parse
   };
 }
 
-/** B4: accepted (cmdStatus 5) or refused by the robot (cmdStatus 7) under HTTP 200, like the field notes. */
+/** B4: accepted (cmdStatus 5) or refused by the robot (cmdStatus 7) under HTTP 200 (docs/cloud-api.md). */
 export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sendTempTask">, raw: unknown): Record<string, unknown> {
   requireStrings(raw, [
     ["tempTaskCommand", "loop"],
@@ -106,7 +106,7 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
 
 /**
  * The real cloud parses B3 and B4 against protobuf string fields: a number or
- * boolean where a string belongs is refused (field notes), although the
+ * boolean where a string belongs is refused (docs/cloud-api.md), although the
  * client's schema would turn it into a string. This checks the wire form.
  */
 function requireStrings(raw: unknown, paths: (string | number)[][]): void {

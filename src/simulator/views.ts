@@ -3,7 +3,7 @@ import { mayUse, type AccountSeed, type SimMap, type SimRobot, type SimSite } fr
 import { Code, SimError, invalid } from "./sim-errors";
 import { stableId } from "./values";
 
-/** B1: the field notes' S-line status shape. */
+/** B1: the S-line status shape (docs/cloud-api.md). */
 export function statusOf(robot: SimRobot): Record<string, unknown> {
   const map = currentMap(robot);
   const moving = robot.taskState === "RUNNING";
@@ -31,7 +31,7 @@ export function statusOf(robot: SimRobot): Record<string, unknown> {
   };
 }
 
-/** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (field notes). */
+/** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (docs/cloud-api.md). */
 export function siteInfoOf(sites: ReadonlyMap<string, SimSite>, robot: SimRobot): Record<string, unknown> {
   const site = siteOf(sites, robot);
   return {
@@ -84,11 +84,11 @@ export function robotPage(
     softwareVersion: robot.firmwareVersion,
     online: robot.online,
   }));
-  // int64 comes back as a string (field notes).
+  // int64 comes back as a string (docs/cloud-api.md).
   return { robots: listed, total: String(visible.length) };
 }
 
-/** The v1 status (any line): the S-line fields and what the field notes list beyond them. */
+/** The v1 status (any line): the S-line fields and what docs/cloud-api.md lists beyond them. */
 export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unknown> {
   const map = currentMap(robot);
   const task = robot.currentTask;
@@ -136,7 +136,7 @@ export function currentMap(robot: SimRobot): SimMap {
   return robot.maps.find((map) => map.id === robot.localization.mapId) ?? robot.maps[0]!;
 }
 
-/** The robot's site; code 5 for a robot on no site (field notes). */
+/** The robot's site; code 5 for a robot on no site (docs/cloud-api.md). */
 export function siteOf(sites: ReadonlyMap<string, SimSite>, robot: SimRobot): SimSite {
   const site = robot.siteId === undefined ? undefined : sites.get(robot.siteId);
   if (!site) throw new SimError(Code.NOT_FOUND, "The robot is not on a site.");

@@ -214,7 +214,7 @@ export class World {
    * The robots a batch names, in its order. A name the account cannot use,
    * because no such robot exists or it belongs to another account, fails the
    * whole batch with 403 code 7, as the real cloud answers a comma-joined list
-   * (read as one unknown name, field notes); the message names every such robot.
+   * (read as one unknown name, docs/cloud-api.md); the message names every such robot.
    */
   batchRobots(account: AccountSeed, names: readonly string[]): SimRobot[] {
     const refused = names.filter((name) => !this.robots.has(name) || !mayUse(account, name));
