@@ -19,6 +19,7 @@ import {
   NoOutput,
   evaluateProperty,
   handleRobotInput,
+  isTicked,
   resolveSerialNumber,
   type RobotCall,
   type SerialNumberSetting,
@@ -179,7 +180,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     let value: unknown;
     if (type === literal || type === "str") {
       // Flows saved before these fields were TypedInputs hold plain values (loop as a checkbox boolean).
-      if (field === "loop") value = raw === true || /^true$/i.test(String(raw));
+      if (field === "loop") value = isTicked(raw);
       else if (field === "loopCount") value = raw === undefined || raw === "" ? 1 : raw;
       else value = raw === "" ? undefined : raw;
     } else {

@@ -382,6 +382,15 @@ export async function resolveSerialNumber(
 }
 
 /**
+ * A ticked checkbox of the dialog (loop, watch): its boolean, or the text
+ * "true" in any case in a flow edited by hand. Boolean() would read "false"
+ * as true.
+ */
+export function isTicked(setting: unknown): boolean {
+  return setting === true || (typeof setting === "string" && setting.trim().toLowerCase() === "true");
+}
+
+/**
  * A node setting that a message may override (operation, burst): msg.<name>
  * when given, else the node's; a value not in `allowed` is refused, named
  * where it came from.

@@ -16,6 +16,7 @@ import {
   evaluateProperty,
   firstText,
   handleRobotInput,
+  isTicked,
   resolveSerialNumber,
   type RobotCall,
   type SerialNumberSetting,
@@ -179,9 +180,8 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
       tempTaskCommand: {
         taskName: text.taskName,
         cleaningMode: text.cleaningMode,
-        // The client sends loop, loopCount and areaId as the strings the cloud wants. The dialog's
-        // checkbox saves a boolean; flows edited by hand may hold "false", which Boolean() would make true.
-        loop: config.loop === true || String(config.loop).trim().toLowerCase() === "true",
+        // The client sends loop, loopCount and areaId as the strings the cloud wants.
+        loop: isTicked(config.loop),
         loopCount: wholeNumber(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
         mapName: text.mapName,
         startParam: { mapId: text.mapId, areaId: text.areaId },

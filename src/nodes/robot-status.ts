@@ -20,7 +20,7 @@ import {
 } from "../api/watcher";
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";
-import { chooseSetting, handleRobotInput, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+import { chooseSetting, handleRobotInput, isTicked, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 import type { RobotConfigNode } from "./types";
 
@@ -257,7 +257,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
     return;
   }
-  if (config.watch === true || config.watch === "true") setUpWatch(RED, node, config, settings, t);
+  if (isTicked(config.watch)) setUpWatch(RED, node, config, settings, t);
   else setUpOnce(RED, node, config, settings, t);
 }
 
