@@ -17,6 +17,7 @@ interface EditorNode {
   id: string;
   type: string;
   valid?: boolean;
+  robot?: string;
 }
 declare const RED: {
   nodes: {
@@ -25,10 +26,10 @@ declare const RED: {
     eachConfig(callback: (node: EditorNode) => void): void;
     remove(id: string): void;
   };
+  view: { importNodes(nodes: unknown, options: { generateIds: boolean }): void; redraw(updateActive?: boolean): void };
   editor: { edit(node: EditorNode | undefined): void; editConfig(name: string, type: string, id: string): void };
   actions: { invoke(name: string): void };
   utils: { getNodeLabel(node: EditorNode): string };
-  view: { redraw(updateActive?: boolean): void };
 };
 
 /** The editor's jQuery, as far as these tests use it. */
@@ -329,6 +330,43 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       await page.screenshot({ path: `/tmp/editor-help-${type}.png` });
     });
   }
+
+  // Last but one: the imported nodes stay in the workspace.
+  it("reuses the configured robot-config when a second example is imported: the examples share one config node", async () => {
+    const read = (name: string) => JSON.parse(fs.readFileSync(path.join(packageRoot, "examples", `${name}.json`), "utf8")) as FlowNode[];
+    const outcome = await page.evaluate(
+      ({ first, second }) => {
+        const configs = () => {
+          const found: string[] = [];
+          RED.nodes.eachConfig((node) => {
+            if (node.type === "robot-config") found.push(node.id);
+          });
+          return found;
+        };
+        const before = configs().length;
+        // As the Examples dialog imports (ids kept); the second import meets the shared config node,
+        // and Node-RED offers "Import copy", which imports with new ids and keeps existing config nodes.
+        RED.view.importNodes(first, { generateIds: false });
+        let conflict = "";
+        try {
+          RED.view.importNodes(second, { generateIds: false });
+        } catch (error) {
+          conflict = (error as { code?: string }).code ?? String(error);
+          RED.view.importNodes(second, { generateIds: true });
+        }
+        const added = configs().slice(before);
+        const users = RED.nodes
+          .filterNodes({ type: "robot-command" })
+          .concat(RED.nodes.filterNodes({ type: "robot-status" }))
+          .map((node) => String(node.robot));
+        return { added, conflict, users: [...new Set(users)] };
+      },
+      { first: read("robot-command"), second: read("fleet-watch") },
+    );
+    assert.equal(outcome.added.length, 1, `one robot-config for both examples: ${outcome.added.join(", ")}`);
+    assert.equal(outcome.conflict, "import_conflict");
+    assert.deepEqual(outcome.users.filter((id) => id !== CONFIG).sort(), [outcome.added[0]]);
+  });
 
   it("raised no script error in the page", () => {
     assert.deepEqual(editor.pageErrors, []);
