@@ -47,8 +47,19 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   readonly rejectionOf?: (answer: z.output<Res>) => { message: string; resultCode: string } | undefined;
 }
 
-function endpoint<Req extends z.ZodType, Res extends z.ZodType>(definition: Endpoint<Req, Res>): Endpoint<Req, Res> {
-  return definition;
+/** A row of the table: what every call names, and what differs from the usual call. */
+type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<Endpoint<Req, Res>, "id" | "method" | "path" | "request" | "response"> &
+  Partial<Omit<Endpoint<Req, Res>, "id" | "method" | "path" | "request" | "response">>;
+
+/**
+ * A row as the client and the simulator read it. The usual call is the
+ * default: a POST sends its request as the body and a GET does not, a GET
+ * only reads and a POST does not, the answer is no envelope, the bearer token
+ * goes along, and no serial number unless the row says where it is.
+ */
+function endpoint<Req extends z.ZodType, Res extends z.ZodType>(row: EndpointRow<Req, Res>): Endpoint<Req, Res> {
+  const get = row.method === "GET";
+  return { sendsBody: !get, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
 }
 
 /** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
@@ -74,12 +85,8 @@ export const ENDPOINTS = {
     method: "POST",
     path: "/v1alpha1/robots/{serialNumber}/commands",
     request: s.CommandRequest,
-    sendsBody: true,
     serialNumberOf: (body) => body.serialNumber,
-    envelope: false,
     response: s.CommandResource,
-    authenticated: true,
-    read: false,
     urgent: (body) => MOTION_STOPPING_COMMANDS.has(commandTypeOf(body) as CommandType),
   }),
   getCommand: endpoint({
@@ -87,60 +94,40 @@ export const ENDPOINTS = {
     method: "GET",
     path: "/v1alpha1/robots/{serialNumber}/commands/{commandId}",
     request: s.GetCommandRequest,
-    sendsBody: false,
     serialNumberOf: (ref) => ref.serialNumber,
-    envelope: false,
     response: s.CommandResource,
-    authenticated: true,
-    read: true,
   }),
   getRobotStatus: endpoint({
     id: "B1",
     method: "GET",
     path: "/openapi/v2alpha1/s/robots/{serialNumber}/status",
     request: s.RobotRef,
-    sendsBody: false,
     serialNumberOf: (ref) => ref.serialNumber,
-    envelope: false,
     response: s.RobotStatus,
-    authenticated: true,
-    read: true,
   }),
   getSiteInfo: endpoint({
     id: "B2",
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/getSiteInfo",
     request: s.RobotRef,
-    sendsBody: false,
     serialNumberOf: (ref) => ref.serialNumber,
-    envelope: false,
     response: s.SiteInfo,
-    authenticated: true,
-    read: true,
   }),
   createTempSiteTask: endpoint({
     id: "B3",
     method: "POST",
     path: "/openapi/v2/robot/tasks/temp/withSite",
     request: s.TempSiteTaskRequest,
-    sendsBody: true,
     serialNumberOf: (body) => body.serialNumber,
-    envelope: false,
     response: s.TempSiteTaskResult,
-    authenticated: true,
-    read: false,
   }),
   sendTempTask: endpoint({
     id: "B4",
     method: "POST",
     path: "/v2alpha1/robotCommand/tempTask:send",
     request: s.TempTaskCommandRequest,
-    sendsBody: true,
     serialNumberOf: (body) => body.productId,
-    envelope: false,
     response: s.TempTaskCommandResult,
-    authenticated: true,
-    read: false,
     rejectionOf: (answer) =>
       Number(answer.cmdStatus) === TEMP_TASK_REJECTED_STATUS
         ? {
@@ -154,11 +141,9 @@ export const ENDPOINTS = {
     method: "POST",
     path: "/openapi/v1/map/subareas/get",
     request: s.SubareasRequest,
-    sendsBody: true,
     serialNumberOf: (body) => body.robotSn,
     envelope: true,
     response: s.Subareas,
-    authenticated: true,
     read: true,
   }),
   listMaps: endpoint({
@@ -166,11 +151,9 @@ export const ENDPOINTS = {
     method: "POST",
     path: "/openapi/v1/map/robotMap/list",
     request: s.MapListRequest,
-    sendsBody: true,
     serialNumberOf: (body) => body.robotSn,
     envelope: true,
     response: s.MapList,
-    authenticated: true,
     read: true,
   }),
   listRobots: endpoint({
@@ -178,27 +161,17 @@ export const ENDPOINTS = {
     method: "GET",
     path: "/v1alpha1/robots",
     request: s.ListRobotsRequest,
-    sendsBody: false,
     query: { page: "one", pageSize: "one", relation: "one" },
-    serialNumberOf: undefined,
-    envelope: false,
     response: s.RobotList,
-    authenticated: true,
-    read: true,
   }),
   batchGetRobotStatus: endpoint({
     id: "N2",
     method: "GET",
     path: "/v1alpha1/robots/-/status:batchGet",
     request: s.BatchStatusRequest,
-    sendsBody: false,
     // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (docs/cloud-api.md).
     query: { names: "repeated" },
-    serialNumberOf: undefined,
-    envelope: false,
     response: s.BatchRobotStatus,
-    authenticated: true,
-    read: true,
   }),
   batchGetSRobotStatus: endpoint({
     id: "N3",
@@ -207,49 +180,33 @@ export const ENDPOINTS = {
     request: s.BatchStatusRequest,
     // A GET with a JSON body {"names": [...]} (docs/cloud-api.md).
     sendsBody: true,
-    serialNumberOf: undefined,
-    envelope: false,
     response: s.BatchSRobotStatus,
-    authenticated: true,
-    read: true,
   }),
   listTaskReports: endpoint({
     id: "N4",
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
     request: s.TaskReportsRequest,
-    sendsBody: false,
     query: { page: "one", pageSize: "one" },
     serialNumberOf: (request) => request.serialNumber,
-    envelope: false,
     response: s.TaskReportList,
-    authenticated: true,
-    read: true,
   }),
   getMapImageUri: endpoint({
     id: "N5",
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/map",
     request: s.MapImageRequest,
-    sendsBody: false,
     query: { mapId: "one", mapName: "one", mapVersion: "one" },
     serialNumberOf: (request) => request.serialNumber,
-    envelope: false,
     response: s.MapImageUri,
-    authenticated: true,
-    read: true,
   }),
   grantToken: endpoint({
     id: "token",
     method: "POST",
     path: "/gas/api/v1alpha1/oauth/token",
     request: s.TokenRequest,
-    sendsBody: true,
-    serialNumberOf: undefined,
-    envelope: false,
     response: s.TokenAnswer,
     authenticated: false,
-    read: false,
   }),
 } as const;
 
