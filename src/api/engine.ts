@@ -7,6 +7,7 @@
  * attempt function it may run more than once, and the clock is injected so the
  * policy can be tested without sockets or waiting.
  */
+import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings";
 import { RobotApiError, abortedError } from "./errors";
@@ -91,8 +92,11 @@ export class RequestEngine {
   private wakeTimer: unknown;
   private wakeAt = Infinity;
   private closed = false;
-  /** Jobs by the caller's signal: one abort listener per signal, however many calls share it. */
-  private readonly jobsBySignal = new WeakMap<AbortSignal, Set<Job>>();
+  /** Jobs by the caller's signal: an abort drops every call of it still under way. */
+  private readonly aborts = new AbortGroups<Job>((jobs) => {
+    for (const job of jobs) this.settle(job, abortedError(job.options.operation));
+    this.pump();
+  });
   private readonly pauseListeners = new Set<() => void>();
   /** Jobs backing off or on the wire, found only through this set when the engine closes. */
   private readonly live = new Set<Job>();
@@ -161,7 +165,7 @@ export class RequestEngine {
         timer: undefined,
         attemptTimer: undefined,
       };
-      if (signal) this.watchSignal(signal, job);
+      if (signal) this.aborts.add(signal, job);
       if (options.tracker) options.tracker.waiting++;
       (options.urgent ? this.urgent : this.normal).push(job);
       options.onQueued?.(() => this.withdraw(job));
@@ -426,25 +430,6 @@ export class RequestEngine {
     return true;
   }
 
-  private watchSignal(signal: AbortSignal, job: Job): void {
-    let jobs = this.jobsBySignal.get(signal);
-    if (!jobs) {
-      const created = new Set<Job>();
-      jobs = created;
-      this.jobsBySignal.set(signal, created);
-      signal.addEventListener(
-        "abort",
-        () => {
-          this.jobsBySignal.delete(signal);
-          for (const each of created) this.settle(each, abortedError(each.options.operation));
-          this.pump();
-        },
-        { once: true },
-      );
-    }
-    jobs.add(job);
-  }
-
   /** Ends a call once, from whatever state it is in; `error` undefined means success with `value`. */
   private settle(job: Job, error: unknown, value?: unknown): void {
     const { tracker, signal } = job.options;
@@ -471,7 +456,7 @@ export class RequestEngine {
     }
     job.state = "settled";
     this.live.delete(job);
-    if (signal) this.jobsBySignal.get(signal)?.delete(job);
+    if (signal) this.aborts.delete(signal, job);
     tracker?.changed?.();
     if (error === undefined) job.resolve(value);
     else job.reject(error);

@@ -7,6 +7,7 @@
  * Node-RED here.
  */
 import type { CallOptions, RobotClient } from "./client";
+import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { RobotApiError, abortedError } from "./errors";
 
@@ -339,7 +340,10 @@ interface Waiter {
  */
 export class ConfirmationPoller {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private readonly bySignal = new WeakMap<AbortSignal, Set<Waiter>>();
+  /** Waiters by their caller's signal: an abort ends every one of them still waiting. */
+  private readonly aborts = new AbortGroups<Waiter>((waiters) => {
+    for (const waiter of waiters) waiter.reject(abortedError(waiter.operation));
+  });
   private timer: unknown;
   private polling = false;
 
@@ -356,7 +360,7 @@ export class ConfirmationPoller {
     return new Promise<Confirmed>((resolve, reject) => {
       const finish = () => {
         this.clock.clearTimeout(deadline);
-        if (signal) this.bySignal.get(signal)?.delete(waiter);
+        if (signal) this.aborts.delete(signal, waiter);
         const set = this.waiters.get(serialNumber);
         set?.delete(waiter);
         if (set?.size === 0) this.waiters.delete(serialNumber);
@@ -375,7 +379,7 @@ export class ConfirmationPoller {
         lastStatus: undefined,
         operation,
       };
-      if (signal) this.watchSignal(signal, waiter);
+      if (signal) this.aborts.add(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
         waiter.reject(
           new RobotApiError({
@@ -396,21 +400,6 @@ export class ConfirmationPoller {
   /** Robots with a command waiting, for tests and status. */
   get watching(): number {
     return this.waiters.size;
-  }
-
-  /** One abort listener per signal (a node's), however many of its messages wait: fifty would trip Node's leak warning. */
-  private watchSignal(signal: AbortSignal, waiter: Waiter): void {
-    let waiting = this.bySignal.get(signal);
-    if (!waiting) {
-      const created = new Set<Waiter>();
-      this.bySignal.set(signal, created);
-      signal.addEventListener("abort", () => {
-        this.bySignal.delete(signal);
-        for (const each of [...created]) each.reject(abortedError(each.operation));
-      }, { once: true });
-      waiting = created;
-    }
-    waiting.add(waiter);
   }
 
   private schedule(): void {
