@@ -21,6 +21,7 @@ import {
   type RobotCall,
   type SerialNumberSetting,
 } from "./robot-input";
+import { robotStatusText } from "./status-text";
 import { SEND_WHEN } from "./tables/confirm";
 import {
   BODY_SOURCES,
@@ -80,13 +81,8 @@ export function wholeNumber(value: string | number | undefined, field: string, f
 /** Short status text for an answer: "RUNNING 87%", the site's name, "task sent". */
 export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnswer, t: Translate): string {
   switch (operation) {
-    case "status": {
-      const state = firstText(answer.taskState) ?? t(answer.online === false ? "status.offline" : "status.statusRead");
-      const power = isPlainObject(answer.battery) ? answer.battery.powerPercentage : undefined;
-      // int64-like values may come back as strings (docs/cloud-api.md).
-      const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
-      return Number.isFinite(percent) ? `${state} ${Math.round(percent)}%` : state;
-    }
+    case "status":
+      return robotStatusText(answer, t);
     case "siteInfo": {
       const site = isPlainObject(answer.site) ? answer.site : {};
       return firstText(answer.siteName, answer.name, site.siteName, site.name, answer.siteId, site.id) ?? t("status.siteInfo");

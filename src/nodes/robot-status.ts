@@ -21,6 +21,7 @@ import {
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";
 import { chooseSetting, handleRobotInput, isTicked, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+import { robotStatusText } from "./status-text";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 import type { RobotConfigNode } from "./types";
 
@@ -73,11 +74,8 @@ type OnceResult =
 
 function statusTextOf(result: OnceResult, t: Translate): string {
   switch (result.operation) {
-    case "status": {
-      const state = result.status.taskState ?? t(result.status.online === false ? "status.offline" : "status.statusRead");
-      const battery = isPlainObject(result.status.battery) ? Number(result.status.battery.powerPercentage) : NaN;
-      return Number.isFinite(battery) ? `${state} ${Math.round(battery)}%` : state;
-    }
+    case "status":
+      return robotStatusText(result.status, t);
     case "fleetStatus": {
       const online = result.statuses.filter((status) => status.online === true).length;
       return t("status.fleet", { robots: counted(t, result.statuses.length, "robot"), online });

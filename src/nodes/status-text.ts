@@ -1,0 +1,13 @@
+/** What the status under a node says for a robot's status read, the same in robot-status and robot-site-task. */
+import type { Translate } from "./i18n";
+import { isPlainObject } from "./plain-data";
+import { firstText } from "./robot-input";
+
+/** "RUNNING 87%": the task state (or offline, or just "status read") and the battery when the status gives it. */
+export function robotStatusText(status: Record<string, unknown>, t: Translate): string {
+  const state = firstText(status.taskState) ?? t(status.online === false ? "status.offline" : "status.statusRead");
+  const power = isPlainObject(status.battery) ? status.battery.powerPercentage : undefined;
+  // int64-like values may come back as strings (docs/cloud-api.md).
+  const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
+  return Number.isFinite(percent) ? `${state} ${Math.round(percent)}%` : state;
+}
