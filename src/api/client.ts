@@ -10,13 +10,13 @@ import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } f
 import { RequestEngine, ResendRequest } from "./engine";
 import type { EngineSettings } from "./engine-settings";
 import { ENDPOINTS, type RequestOf, type ResultOf, type RobotOperationName } from "./endpoints";
-import { RobotApiError, describeIssues, invalidInput } from "./errors";
+import { RobotApiError, invalidInput } from "./errors";
 import { HttpRoute, proxyFor, type WireAnswer } from "./http";
 import type { CallOptions, RetryOptions } from "./options";
 import { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
 import { redactorOf, type Redact } from "./redaction";
 import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
-import { STATUS_BATCH_SIZE, SerialNumber } from "./schemas";
+import { STATUS_BATCH_SIZE } from "./schemas";
 import { abortFailure, wireFailure } from "./wire-failures";
 
 // The client's public names that live in the modules it is made of.
@@ -210,17 +210,13 @@ export class RobotClient {
     if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
     if (!Number.isInteger(inFlight) || inFlight < 1 || inFlight > 16) throw invalidInput("inFlight", "must be a whole number from 1 to 16", operation);
     if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
-    serialNumbers.forEach((serialNumber, index) => {
-      const checked = SerialNumber.safeParse(serialNumber);
-      if (!checked.success) {
-        const field = `serialNumbers.${index}`;
-        throw invalidInput(field, describeIssues(checked.error).message.replace(/^input: /, ""), operation);
-      }
-    });
     const unique = [...new Set(serialNumbers)];
     const batches: PreparedCall[] = [];
     for (let start = 0; start < unique.length; start += STATUS_BATCH_SIZE) {
-      batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }));
+      // The one check of each serial number (before anything is sent), named by its place in the caller's list.
+      const nameOf = (path: readonly PropertyKey[]) =>
+        path[0] === "names" && typeof path[1] === "number" ? `serialNumbers.${serialNumbers.indexOf(unique[start + path[1]])}` : path.map(String).join(".") || "input";
+      batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }, { nameOf }));
     }
     // One failed batch ends the call: the others are withdrawn (queued) or aborted (on the wire, only reads).
     const stop = new AbortController();
