@@ -100,7 +100,7 @@ export class RobotApiError extends Error {
     this.code = codeFor(this);
     // Node-RED builds msg.error from an error's message, code, stack and cause only; the details a flow
     // may switch on (retryAfterSeconds, field, status, ...) reach a Catch node as msg.error.cause.
-    Object.defineProperty(this, "cause", { value: this.details(), enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(this, "cause", { value: readableDetails(this.details()), enumerable: false, writable: true, configurable: true });
   }
 
   /** What a flow may act on, without the message text. */
@@ -132,6 +132,21 @@ export class RobotApiError extends Error {
       retryAfterSeconds: this.retryAfterSeconds,
     };
   }
+}
+
+/**
+ * Details that read as text too: without a Catch node, Node-RED's debug
+ * sidebar shows an error's cause as `cause + ""`, which is "[object Object]"
+ * for a plain object. A hidden toString lists the details instead (the robot's
+ * last status, long and already summed up by the message, is left out).
+ */
+function readableDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const text = Object.entries(details)
+    .filter(([key]) => key !== "lastStatus")
+    .map(([key, value]) => `${key}: ${String(value)}`)
+    .join(", ");
+  Object.defineProperty(details, "toString", { value: () => text, enumerable: false });
+  return details;
 }
 
 function codeFor(error: RobotApiError): string {

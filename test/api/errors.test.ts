@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import type { RobotOperationName } from "../../src/api/endpoints";
 import { RobotApiError } from "../../src/api/errors";
+
+// The encoding Node-RED applies to what reaches the debug sidebar.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const nodeRedUtil = (require("@node-red/util") as { util: { encodeObject(message: object): unknown } }).util;
 import { RecordingServer } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 import { SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY as SITE_TASK, TEMP_TASK_BODY as TEMP_TASK, COMMAND_BODIES } from "../support/fixtures";
@@ -192,6 +196,18 @@ describe("api: error kinds", function () {
       assert.equal(error.operation, "submitCommand");
       assert.match(error.message, /^submitCommand: HTTP 400 INVALID_ARGUMENT: The map name must not be blank\.$/);
       assert.equal(error.isRateLimited, false);
+    });
+
+    it("reads as text in Node-RED's debug sidebar without a Catch node (its cause is not [object Object]) and stays data for a Catch node", async function () {
+      stub.server.reply({ status: 403, body: { code: 7, message: "no permission on this robot" } });
+      const error = await failureOf(stub.client.getRobotStatus({ serialNumber: SN }));
+      // What the debug sidebar gets for an error logged by a node: Node-RED's own encoding of it.
+      const encoded = nodeRedUtil.encodeObject({ msg: error }) as { msg: string };
+      const cause = (JSON.parse(encoded.msg) as { data: { cause: string } }).data.cause;
+      assert.equal(cause, "kind: http, code: PERMISSION_DENIED, operation: getRobotStatus, status: 403, apiCode: 7, apiCodeName: PERMISSION_DENIED");
+      // A Catch node reads the same details as properties, and they stay plain data (the text is not a key).
+      assert.equal((error.cause as { status: number }).status, 403);
+      assert.deepEqual(Object.keys(error.cause as object), ["kind", "code", "operation", "status", "apiCode", "apiCodeName"]);
     });
 
     it("403 with {code, msg}", async function () {
