@@ -16,6 +16,29 @@ export default tseslint.config(
     },
   },
   {
+    // The editor's scripts (served from resources/ by Node-RED) run in the browser beside Node-RED's editor.
+    files: ["resources/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, project: false },
+      sourceType: "script",
+      globals: {
+        RED: "readonly", $: "readonly", document: "readonly", window: "readonly", MutationObserver: "readonly",
+        URL: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", performance: "readonly",
+      },
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      "no-undef": "error",
+      "no-unused-vars": ["error", { args: "none" }],
+      "@typescript-eslint/no-unused-vars": "off",
+      eqeqeq: ["error", "always", { null: "ignore" }],
+      // Node-RED calls the dialog's functions with the node as `this`; callbacks inside keep it as `node`.
+      "@typescript-eslint/no-this-alias": ["error", { allowedNames: ["node"] }],
+      strict: "off",
+    },
+  },
+  {
     // The build script and the dependency check's rules are plain CommonJS: linted without type information.
     files: ["scripts/**/*.js", ".dependency-cruiser.cjs"],
     ...tseslint.configs.disableTypeChecked,

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { CLEANING_KINDS } from "../src/api/cleaning-modes";
 import { editorTables } from "../src/nodes/editor-tables";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -55,10 +56,12 @@ describe("message catalogues", () => {
     for (const name of CATALOGUES) for (const key of keysOf(name).keys()) known.add(name === "robot-fleet" ? `${SHARED}${key}` : key);
     const asked = new Set<string>();
     for (const file of [...NODE_TYPES, "robot-fleet"]) {
+      // A node's template and help are in nodes/<type>.html, its script in resources/ (the plugin's: robot-fleet-editor.js).
       const html = fs.readFileSync(path.join(ROOT, "nodes", `${file}.html`), "utf8");
+      const script = fs.readFileSync(path.join(ROOT, "resources", `${file === "robot-fleet" ? "robot-fleet-editor" : file}.js`), "utf8");
       if (file === "robot-fleet") {
         // The plugin builds its rows' attributes from pieces: the placeholder and unit keys it names.
-        for (const match of html.matchAll(/["']((?:placeholder|unit)\.\w+)["']/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
+        for (const match of script.matchAll(/["']((?:placeholder|unit)\.\w+)["']/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
       } else {
         for (const match of html.matchAll(/data-i18n="(?:\[\w+\])?([^"]+)"/g)) asked.add(match[1]!);
       }
@@ -66,8 +69,8 @@ describe("message catalogues", () => {
       for (const match of file === "robot-fleet" ? [] : html.matchAll(/data-robot-fleet-rows="([^"]+)"/g)) {
         for (const entry of match[1]!.split(/\s+/)) if (!entry.startsWith("name")) asked.add(`${SHARED}robot-fleet.field.${entry.split(":")[0]!}`);
       }
-      for (const match of html.matchAll(/\._\("([\w.-]+)"/g)) asked.add(match[1]!);
-      for (const match of html.matchAll(/\bt\("([\w.]+)"/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
+      for (const match of script.matchAll(/\._\("([\w.-]+)"/g)) asked.add(match[1]!);
+      for (const match of script.matchAll(/\bt\("([\w.]+)"/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
     }
     const tables = editorTables();
     for (const family of tables.command.families) {
@@ -84,6 +87,8 @@ describe("message catalogues", () => {
     for (const value of tables.status.lines) asked.add(`robot-status.lines.${value}`);
     for (const value of tables.status.fleetOutputs) asked.add(`robot-status.fleetOutputs.${value}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
+    for (const name of Object.keys(tables.accountSettings)) for (const part of ["label", "unit", "hint"]) asked.add(`robot-config.limits.${name}.${part}`);
+    for (const kind of Object.keys(CLEANING_KINDS)) asked.add(`${SHARED}robot-fleet.cleaningKind.${kind}`);
     // A key ending in "." is the start of one built from a table value: those are added above.
     const missing = [...asked].filter((key) => !key.startsWith("node-red:") && !key.endsWith(".") && !known.has(key));
     assert.deepEqual(missing, []);
@@ -91,12 +96,12 @@ describe("message catalogues", () => {
   });
 
   it("holds every status key the runtime asks for", () => {
-    // status-text.ts translates with the catalogue of the node that calls it: both must hold its keys.
+    // status-text.ts and config-node.ts translate with the catalogue of the node that calls them: each must hold their keys.
     const sources: Record<string, string[]> = {
-      "robot-fleet": ["robot-input.ts"],
+      "robot-fleet": ["node-status-view.ts", "config-node.ts"],
       "robot-maps": ["robot-maps.ts"],
       "robot-site-task": ["robot-site-task.ts", "status-text.ts"],
-      "robot-status": ["robot-status.ts", "status-text.ts"],
+      "robot-status": ["robot-status.ts", "status-text.ts", "config-node.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

@@ -32,6 +32,8 @@ const ALLOWED = [
   // Types for the client and the simulator, which a TypeScript user may import.
   /^dist\/src\/(api|simulator)\/[a-z-]+\.d\.ts$/,
   /^nodes\/[a-z-]+\.(js|html)$/,
+  // The editor's scripts, which Node-RED serves from a module's resources/.
+  /^resources\/[a-z-]+\.js$/,
   /^nodes\/icons\/[a-z-]+\.svg$/,
   /^nodes\/locales\/(en-US|zh-CN)\/[a-z-]+\.(json|html)$/,
   /^examples\/[a-z-]+\.json$/,
@@ -55,7 +57,7 @@ describe("install", function () {
     const { files, size, unpackedSize } = packList();
     const paths = files.map((file) => file.path);
     assert.deepEqual(paths.filter((file) => !ALLOWED.some((pattern) => pattern.test(file))), []);
-    for (const needed of ["LICENSE", "CHANGELOG.md", "nodes/robot-fleet.html", "nodes/locales/zh-CN/robot-command.html", "dist/src/simulator/cli.js"]) {
+    for (const needed of ["LICENSE", "CHANGELOG.md", "nodes/robot-fleet.html", "resources/robot-fleet-editor.js", "nodes/locales/zh-CN/robot-command.html", "dist/src/simulator/cli.js"]) {
       assert.ok(paths.includes(needed), needed);
     }
     assert.ok(!paths.some((file) => file.endsWith(".map") || file.includes("/demo/")));

@@ -41,21 +41,43 @@ describe("package", function () {
     it(`${type}: the editor file sits beside the loaded file and registers the type with help`, () => {
       const js = path.join(root, pkg["node-red"].nodes[type]!);
       const html = fs.readFileSync(js.replace(/\.js$/, ".html"), "utf8");
-      assert.match(html, new RegExp(`registerType\\(\\s*["']${type}["']`));
+      // Its script is served from the module's resources/, where the linter checks it.
+      const src = /<script type="text\/javascript" src="resources\/node-red-contrib-robot-fleet\/([a-z-]+\.js)"><\/script>/.exec(html);
+      assert.ok(src, "the editor file loads its script from resources/");
+      assert.doesNotMatch(html.replace(src[0], ""), /<script type="text\/javascript"/, "no script inline");
+      const script = fs.readFileSync(path.join(root, "resources", src[1]!), "utf8");
+      assert.match(script, new RegExp(`registerType\\(\\s*["']${type}["']`));
       // The help lives in the message catalogues, one page per language (Node-RED falls back to en-US).
       const help = fs.readFileSync(path.join(path.dirname(js), "locales", "en-US", `${type}.html`), "utf8");
       assert.match(help, new RegExp(`data-help-name=["']${type}["']`));
       assert.ok(fs.existsSync(path.join(path.dirname(js), "locales", "zh-CN", `${type}.html`)), "Chinese help");
-      for (const icon of html.matchAll(/icon:\s*["']([^"']+)["']/g)) {
+      for (const icon of script.matchAll(/icon:\s*["']([^"']+)["']/g)) {
         assert.ok(fs.existsSync(path.join(root, "icons", icon[1]!)), `icon ${icon[1]} exists in icons/`);
       }
       if (type !== "robot-config") {
         assert.match(help, /<h3>Inputs<\/h3>/);
         assert.match(help, /<h3>Outputs<\/h3>/);
-        assert.match(html, /icon:\s*["'][^"']+\.svg["']/, "has its own icon");
+        assert.match(script, /icon:\s*["'][^"']+\.svg["']/, "has its own icon");
       }
     });
   }
+
+  it("holds no inline script in any editor file: every editor script is a file in resources/, which the linter checks", () => {
+    const editorFiles = fs.readdirSync(path.join(root, "nodes")).filter((file) => file.endsWith(".html"));
+    assert.equal(editorFiles.length, 6, editorFiles.join(", "));
+    for (const file of editorFiles) {
+      const html = fs.readFileSync(path.join(root, "nodes", file), "utf8");
+      for (const tag of html.matchAll(/<script\b[^>]*>/g)) {
+        if (/type="text\/html"/.test(tag[0])) continue;
+        const src = /src="resources\/node-red-contrib-robot-fleet\/([a-z-]+\.js)"/.exec(tag[0]);
+        assert.ok(src, `${file}: ${tag[0]} is not a script from resources/`);
+        assert.ok(fs.existsSync(path.join(root, "resources", src[1]!)), `${file}: resources/${src[1]} exists`);
+      }
+    }
+    const lintConfig = fs.readFileSync(path.join(root, "eslint.config.mjs"), "utf8");
+    assert.match(lintConfig, /files: \["resources\/\*\*\/\*\.js"\]/, "eslint checks resources/");
+    assert.doesNotMatch(lintConfig, /"resources\/\*\*"/, "and does not ignore it");
+  });
 
   /** The compiled runtime files (the demo runs from a clone only: it needs express). */
   function runtimeFiles(): string[] {

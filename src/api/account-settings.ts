@@ -4,17 +4,7 @@
  * (in the exportable runtime setting `robotConfigTables`), so the dialog
  * accepts exactly what the runtime accepts.
  */
-import { invalidInput } from "./errors";
-
-export interface NumberSetting {
-  readonly default: number;
-  readonly min: number;
-  readonly max: number;
-  /** Whole numbers only. */
-  readonly integer: boolean;
-  /** Shown after the input in the dialog and named in errors. */
-  readonly unit: string;
-}
+import { numberProblem, readNumberSetting, type NumberSetting } from "./number-settings";
 
 export const ACCOUNT_SETTINGS = {
   /** Seconds a call may take, from sending to the whole answer. */
@@ -38,14 +28,7 @@ export const ACCOUNT_SETTING_NAMES = Object.keys(ACCOUNT_SETTINGS) as AccountSet
 
 /** The problem with a value, in words that follow the field name, or undefined when it is acceptable. */
 export function accountSettingProblem(name: AccountSettingName, value: unknown): string | undefined {
-  const setting: NumberSetting = ACCOUNT_SETTINGS[name];
-  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : undefined;
-  const number = text === undefined || text === "" ? NaN : Number(text);
-  const range = `${setting.min} to ${setting.max}`;
-  if (!Number.isFinite(number)) return `must be a number from ${range}`;
-  if (setting.integer && !Number.isInteger(number)) return `must be a whole number from ${range}`;
-  if (number < setting.min || number > setting.max) return `must be from ${range}${setting.unit ? ` ${setting.unit}` : ""}`;
-  return undefined;
+  return numberProblem(value, ACCOUNT_SETTINGS[name]);
 }
 
 /**
@@ -55,15 +38,6 @@ export function accountSettingProblem(name: AccountSettingName, value: unknown):
  */
 export function readAccountSettings(raw: Partial<Record<AccountSettingName, unknown>>): AccountSettings {
   const settings = {} as AccountSettings;
-  for (const name of ACCOUNT_SETTING_NAMES) {
-    const value = raw[name];
-    if (value === undefined || value === null || value === "") {
-      settings[name] = ACCOUNT_SETTINGS[name].default;
-      continue;
-    }
-    const problem = accountSettingProblem(name, value);
-    if (problem) throw invalidInput(name, problem);
-    settings[name] = Number(value);
-  }
+  for (const name of ACCOUNT_SETTING_NAMES) settings[name] = readNumberSetting(raw[name], name, ACCOUNT_SETTINGS[name]);
   return settings;
 }

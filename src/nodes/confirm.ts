@@ -3,11 +3,10 @@
  * robot-site-task share, and the wait itself, through the account's one
  * confirmation poller (src/api/watcher.ts).
  */
-import { invalidInput } from "../api/errors";
+import { readNumberSetting } from "../api/number-settings";
 import { confirmationPollerOf, type ConfirmationRule } from "../api/watcher";
 import type { RobotCall } from "./robot-input";
-import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S } from "./tables/confirm";
-
+import { CONFIRM_TIMEOUT } from "./tables/confirm";
 
 /** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
 export interface Confirmation {
@@ -17,12 +16,7 @@ export interface Confirmation {
 
 /** A timeout from the dialog (seconds); an empty field takes the default, anything else out of range is an error. */
 export function confirmTimeoutMs(raw: string | number | undefined, field = "confirmTimeout"): number {
-  if (raw === undefined || raw === null || String(raw).trim() === "") return DEFAULT_CONFIRM_TIMEOUT_S * 1000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < CONFIRM_TIMEOUT_RANGE.min || seconds > CONFIRM_TIMEOUT_RANGE.max) {
-    throw invalidInput(field, `must be a number of seconds from ${CONFIRM_TIMEOUT_RANGE.min} to ${CONFIRM_TIMEOUT_RANGE.max}`);
-  }
-  return seconds * 1000;
+  return readNumberSetting(raw, field, CONFIRM_TIMEOUT) * 1000;
 }
 
 /**

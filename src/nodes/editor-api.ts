@@ -12,6 +12,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
+import { cleaningKindOf } from "../api/cleaning-modes";
 import { isPlainObject } from "./plain-data";
 import type { RobotConfigNode } from "./types";
 
@@ -36,6 +37,12 @@ function textOf(value: unknown): string | undefined {
 
 /** The lookups, each from the shared client to plain data the pickers list. */
 const LOOKUPS = {
+  /** robot-config's Test button: one uncached robot list, and how long the account took to give it. */
+  async test(client: RobotClient) {
+    const started = performance.now();
+    const robots = await client.listAllRobots();
+    return { robots: robots.length, milliseconds: Math.round(performance.now() - started) };
+  },
   async robots(client: RobotClient) {
     const robots = await client.listAllRobots();
     const serialNumbers = robots.map((robot) => robot.serialNumber);
@@ -60,16 +67,28 @@ const LOOKUPS = {
     // The cloud wants an area id back as a string (docs/cloud-api.md).
     return answer.subareas.partitions.map((partition) => ({ areaId: String(partition.id), areaName: partition.name }));
   },
-  /** Cleaning modes and navigation points, as the robot's status lists them. */
+  /**
+   * What the robot's status offers: cleaning modes (each with its kind where
+   * the name says it), navigation points, and the tasks it can run (v1
+   * status: executableTasks, each with its map).
+   */
   async options(client: RobotClient, serialNumber: string) {
     const status = (await client.getRobotStatus({ serialNumber })) as Record<string, unknown>;
     const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-    const cleaningModes = list(status.cleanModes).map((mode) => textOf(isPlainObject(mode) ? mode.name : mode)).filter((mode) => mode !== undefined);
+    const cleaningModes = list(status.cleanModes)
+      .map((mode) => textOf(isPlainObject(mode) ? mode.name : mode))
+      .filter((name) => name !== undefined)
+      .map((name) => ({ name, kind: cleaningKindOf(name) }));
     const points = isPlainObject(status.navigationPoints) ? list(status.navigationPoints.naviPoints) : [];
     const positions = points.map((point) => textOf(isPlainObject(point) ? point.naviPointName : point)).filter((name) => name !== undefined);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
     const map = isPlainObject(localization.map) ? { mapId: textOf(localization.map.id), mapName: textOf(localization.map.name) } : undefined;
-    return { cleaningModes, positions, map };
+    const [v1] = (await client.batchGetStatuses([serialNumber], { line: "v1" })) as Record<string, unknown>[];
+    const tasks = list(v1?.executableTasks)
+      .filter(isPlainObject)
+      .map((task) => ({ taskName: textOf(task.name), mapName: isPlainObject(task.map) ? textOf(task.map.name) : undefined }))
+      .filter((task) => task.taskName !== undefined);
+    return { cleaningModes, positions, map, tasks };
   },
   /** The robot's site: its id, name and floors (the answer's shape is unverified: what is not found is left out). */
   async site(client: RobotClient, serialNumber: string) {
@@ -115,7 +134,8 @@ export function registerEditorApi(RED: NodeAPI): void {
   registeredOn.add(app);
   const permission: RequestHandler = RED.auth.needsPermission("robot-config.read");
 
-  function route(path: string, lookup: (client: RobotClient, req: Request) => Promise<unknown>): void {
+  /** A lookup's route; its answers are kept for CACHE_MS unless `fresh` (asked anew every time). */
+  function route(path: string, lookup: (client: RobotClient, req: Request) => Promise<unknown>, { fresh = false } = {}): void {
     app.get(`${EDITOR_API_ROOT}/:config${path}`, permission, (req: Request, res: Response) => {
       const config = RED.nodes.getNode(String(req.params.config)) as RobotConfigNode | null;
       if (!config || config.type !== "robot-config" || !config.robot) {
@@ -136,7 +156,7 @@ export function registerEditorApi(RED: NodeAPI): void {
       const key = req.path;
       const now = Date.now();
       let cached = cache.get(key);
-      if (!cached || cached.expires <= now) {
+      if (fresh || !cached || cached.expires <= now) {
         cached = { expires: now + CACHE_MS, answer: lookup(config.robot.client, req) };
         cache.set(key, cached);
         // A failure is not kept: the next try asks the cloud again.
@@ -156,6 +176,7 @@ export function registerEditorApi(RED: NodeAPI): void {
   }
 
   route("/robots", (client) => LOOKUPS.robots(client));
+  route("/test", (client) => LOOKUPS.test(client), { fresh: true });
   route("/robots/:serial/maps", (client, req) => LOOKUPS.maps(client, String(req.params.serial)));
   route("/robots/:serial/maps/:map/areas", (client, req) => LOOKUPS.areas(client, String(req.params.serial), String(req.params.map)));
   route("/robots/:serial/options", (client, req) => LOOKUPS.options(client, String(req.params.serial)));

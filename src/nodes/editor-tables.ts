@@ -8,8 +8,8 @@
 import { ACCOUNT_SETTINGS } from "../api/account-settings";
 import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/commands";
 import { BASE_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
-import { BURST_POLICIES, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
-import { CONFIRM_TIMEOUT_RANGE, DEFAULT_CONFIRM_TIMEOUT_S, SEND_WHEN } from "./tables/confirm";
+import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
+import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
 import { MAP_OPERATIONS } from "./tables/maps";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
@@ -24,11 +24,12 @@ export function editorTables() {
       families: COMMAND_FAMILIES.map((family) => ({ family, commands: commandsOfFamily(family).map((type) => ({ type, fields: fieldsOf(type) })) })),
       fields: [...PARAMETER_FIELDS],
       literalTypes: LITERAL_TYPE,
+      loopCount: LOOP_COUNT,
       directions: [...MOVE_DIRECTIONS],
       burstPolicies: [...BURST_POLICIES],
     },
     sendWhen: [...SEND_WHEN],
-    confirmTimeout: { default: DEFAULT_CONFIRM_TIMEOUT_S, ...CONFIRM_TIMEOUT_RANGE },
+    confirmTimeout: CONFIRM_TIMEOUT,
     siteTask: {
       operations: [...SITE_TASK_OPERATIONS],
       fieldsOf: DIALOG_FIELDS_OF,

@@ -12,19 +12,10 @@ import { invalidInput } from "../api/errors";
 import type { CommandResource } from "../api/schemas";
 import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
 import { isPlainObject } from "./plain-data";
-import {
-  REPLACED,
-  chooseSetting,
-  SKIPPED,
-  NoOutput,
-  evaluateProperty,
-  handleRobotInput,
-  isTicked,
-  resolveSerialNumber,
-  type RobotCall,
-  type SerialNumberSetting,
-} from "./robot-input";
-import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, PARAMETER_FIELDS, fieldsOf, type ParameterField } from "./tables/command";
+import { REPLACED, SKIPPED, NoOutput } from "./no-output";
+import { handleRobotInput, type RobotCall } from "./robot-input";
+import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "./settings";
+import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf, type ParameterField } from "./tables/command";
 import { SEND_WHEN } from "./tables/confirm";
 
 type ParameterValues = Partial<Record<ParameterField, unknown>>;
@@ -181,7 +172,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     if (type === literal || type === "str") {
       // Flows saved before these fields were TypedInputs hold plain values (loop as a checkbox boolean).
       if (field === "loop") value = isTicked(raw);
-      else if (field === "loopCount") value = raw === undefined || raw === "" ? 1 : raw;
+      else if (field === "loopCount") value = raw === undefined || raw === "" ? LOOP_COUNT.default : raw;
       else value = raw === "" ? undefined : raw;
     } else {
       value = await evaluateProperty(RED, node, call.msg, String(raw ?? ""), type, settingName(field));

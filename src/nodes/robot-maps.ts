@@ -9,14 +9,8 @@ import type { MapImage } from "../api/client";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
 import { translator, type Translate } from "./i18n";
-import {
-  chooseSetting,
-  evaluateProperty,
-  handleRobotInput,
-  resolveSerialNumber,
-  type RobotCall,
-  type SerialNumberSetting,
-} from "./robot-input";
+import { handleRobotInput, type RobotCall } from "./robot-input";
+import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { isPlainObject } from "./plain-data";
 import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 

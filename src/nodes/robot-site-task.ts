@@ -7,20 +7,13 @@
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../api/confirmation";
 import { invalidInput } from "../api/errors";
+import { readNumberSetting } from "../api/number-settings";
 import { translator, type Translate } from "./i18n";
 import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
 import { isPlainObject } from "./plain-data";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../api/schemas";
-import {
-  chooseSetting,
-  evaluateProperty,
-  firstText,
-  handleRobotInput,
-  isTicked,
-  resolveSerialNumber,
-  type RobotCall,
-  type SerialNumberSetting,
-} from "./robot-input";
+import { handleRobotInput, type RobotCall } from "./robot-input";
+import { chooseSetting, evaluateProperty, firstText, isTicked, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { robotStatusText } from "./status-text";
 import { SEND_WHEN } from "./tables/confirm";
 import {
@@ -68,14 +61,6 @@ interface SiteTaskOutcome {
 
 function carriesAny(payload: unknown, fields: readonly string[]): payload is Record<string, unknown> {
   return isPlainObject(payload) && fields.some((field) => field in payload);
-}
-
-/** A whole number from the dialog; an empty field takes the default. */
-export function wholeNumber(value: string | number | undefined, field: string, fallback: number): number {
-  if (value === undefined || value === null || String(value).trim() === "") return fallback;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw invalidInput(field, `must be a whole number of 0 or more (got ${JSON.stringify(value)})`);
-  return number;
 }
 
 /** Short status text for an answer: "RUNNING 87%", the site's name, "task sent". */
@@ -148,13 +133,13 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     const { mapId, areaId } = text;
     return {
       cleaningMode: text.cleaningMode,
-      loopCount: wholeNumber(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
+      loopCount: readNumberSetting(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
       siteId: text.siteId,
       siteName: text.siteName,
       taskName: text.taskName,
       floors: [
         {
-          index: wholeNumber(config.floorIndex, "floorIndex", WHOLE_NUMBER_FIELDS.floorIndex),
+          index: readNumberSetting(config.floorIndex, "floorIndex", WHOLE_NUMBER_FIELDS.floorIndex),
           name: text.floorName,
           mapId,
           area: { id: areaId, name: text.areaName },
@@ -178,7 +163,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
         cleaningMode: text.cleaningMode,
         // The client sends loop, loopCount and areaId as the strings the cloud wants.
         loop: isTicked(config.loop),
-        loopCount: wholeNumber(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
+        loopCount: readNumberSetting(config.loopCount, "loopCount", WHOLE_NUMBER_FIELDS.loopCount),
         mapName: text.mapName,
         startParam: { mapId: text.mapId, areaId: text.areaId },
       },

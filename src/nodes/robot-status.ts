@@ -6,9 +6,9 @@
  * flow cares about (src/api/watcher.ts decides what that is).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
-import type { RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../api/rules";
+import { readNumberSetting } from "../api/number-settings";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
 import {
   FleetWatcher,
@@ -18,12 +18,13 @@ import {
   type PollSummary,
   type RobotUpdate,
 } from "../api/watcher";
+import { configProblemStatus, lookUpConfig } from "./config-node";
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";
-import { chooseSetting, handleRobotInput, isTicked, resolveSerialNumber, type RobotCall, type SerialNumberSetting } from "./robot-input";
+import { handleRobotInput, type RobotCall } from "./robot-input";
+import { chooseSetting, isTicked, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { robotStatusText } from "./status-text";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
-import type { RobotConfigNode } from "./types";
 
 
 export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
@@ -37,15 +38,6 @@ export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
   interval: string | number;
   batteryStep: string | number;
   batteryLow: string | number;
-}
-
-/** A number setting of the dialog within its bounds; empty takes the default. */
-export function boundedSetting(raw: string | number | undefined, name: keyof typeof WATCH_LIMITS): number {
-  const { default: fallback, min, max } = WATCH_LIMITS[name];
-  if (raw === undefined || raw === null || String(raw).trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw invalidInput(name, `must be a number from ${min} to ${max}`);
-  return value;
 }
 
 /** "GS-S-1, GS-S-2\nGS-S-3" as a list; each checked like any serial number. */
@@ -171,15 +163,13 @@ function setUpWatch(
   settings: StatusSettings,
   t: Translate,
 ): void {
-  const configNode = config.robot ? (RED.nodes.getNode(config.robot) as RobotConfigNode | null) : null;
-  const problem = !configNode ? invalidInput("robot", "no robot-config node is selected") : "error" in configNode.robot ? configNode.robot.error : undefined;
+  const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) {
-    node.status({ fill: "red", shape: "ring", text: t("status.config", { field: problem.field ?? problem.code }) });
+    node.status(configProblemStatus(problem, t));
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
     return;
   }
-  const client: RobotClient = (configNode as RobotConfigNode & { robot: { client: RobotClient } }).robot.client;
   const lifetime = new AbortController();
   const watcher = new FleetWatcher(client, {
     serialNumbers: settings.serialNumbers,
@@ -244,8 +234,8 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
       serialNumbers: serialNumberList(config.serialNumbers),
       line: chooseSetting({}, "line", config.line || "v1", STATUS_LINES),
       each: chooseSetting({}, "fleetOutput", config.fleetOutput || "each", FLEET_OUTPUTS) === "each",
-      intervalMs: boundedSetting(config.interval, "interval") * 1000,
-      thresholds: { step: boundedSetting(config.batteryStep, "batteryStep"), low: boundedSetting(config.batteryLow, "batteryLow") },
+      intervalMs: readNumberSetting(config.interval, "interval", WATCH_LIMITS.interval) * 1000,
+      thresholds: { step: readNumberSetting(config.batteryStep, "batteryStep", WATCH_LIMITS.batteryStep), low: readNumberSetting(config.batteryLow, "batteryLow", WATCH_LIMITS.batteryLow) },
     };
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.

@@ -5,6 +5,7 @@
  * put in a robot-config node; Ctrl-C (or SIGTERM) stops it.
  */
 import { parseArgs } from "node:util";
+import { numberProblem, type NumberRange } from "../api/number-settings";
 import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
 import { REALISTIC_TIMING, type Timing } from "./timing";
 import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults";
@@ -50,16 +51,17 @@ export class CliUsageError extends Error {}
 
 export type CliCommand = { help: true } | { help: false; options: SimulatorOptions };
 
-function numberOption(name: string, raw: string | undefined, check: (value: number) => boolean, expected: string): number | undefined {
+/** A number option within its range, by the rule every setting of the package follows (src/api/number-settings.ts). */
+function numberOption(name: string, raw: string | undefined, range: NumberRange): number | undefined {
   if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(value) || !check(value)) {
-    throw new CliUsageError(`--${name} must be ${expected}, not "${raw}"`);
-  }
-  return value;
+  const problem = numberProblem(raw, range);
+  if (problem) throw new CliUsageError(`--${name} ${problem}, not "${raw}"`);
+  return Number(raw);
 }
 
-const isWholeAtLeast = (minimum: number) => (value: number) => Number.isInteger(value) && value >= minimum;
+/** Whole numbers from `min` up, in `unit`. */
+const wholeFrom = (min: number, unit = ""): NumberRange => ({ min, integer: true, unit });
+const PERCENT_PER_MINUTE: NumberRange = { min: 0, max: 100, integer: false, unit: "% per minute" };
 
 /**
  * The fault flags, checked by the schema PUT /_sim/faults uses: a value one
@@ -113,28 +115,28 @@ export function parseCliArgs(argv: string[]): CliCommand {
   }
   if (values.help) return { help: true };
 
-  const port = numberOption("port", values.port, (value) => isWholeAtLeast(0)(value) && value <= 65535, "a port number (0-65535)");
+  const port = numberOption("port", values.port, { min: 0, max: 65_535, integer: true, unit: "" });
   const tokens = values.token?.flatMap((value) => value.split(",")).map((token) => token.trim());
   if (tokens?.some((token) => token === "" || /\s/.test(token))) {
     throw new CliUsageError("--token must not be empty or hold spaces");
   }
   const { seed, ...faults } = faultOptions(values);
 
-  const requests = numberOption("rate-limit", values["rate-limit"], isWholeAtLeast(0), "a whole number (0 turns it off)");
-  const windowMs = numberOption("rate-window", values["rate-window"], isWholeAtLeast(1), "a whole number of milliseconds");
+  const requests = numberOption("rate-limit", values["rate-limit"], wholeFrom(0));
+  const windowMs = numberOption("rate-window", values["rate-window"], wholeFrom(1, "ms"));
   const rateLimit: RateLimit | false =
     requests === 0 ? false : { requests: requests ?? DEFAULT_RATE_LIMIT.requests, windowMs: windowMs ?? DEFAULT_RATE_LIMIT.windowMs };
-  const robots = numberOption("robots", values.robots, (value) => isWholeAtLeast(1)(value) && value <= MAX_FLEET_ROBOTS, `a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
+  const robots = numberOption("robots", values.robots, { min: 1, max: MAX_FLEET_ROBOTS, integer: true, unit: "" });
   const timing: Timing = { ...REALISTIC_TIMING };
-  const timingFlags: [keyof Timing, string, (value: number) => boolean, string][] = [
-    ["commandDelayMs", "command-delay", isWholeAtLeast(0), "a whole number of milliseconds"],
-    ["navigationMs", "navigation-ms", isWholeAtLeast(0), "a whole number of milliseconds"],
-    ["taskDurationMs", "task-ms", isWholeAtLeast(0), "a whole number of milliseconds"],
-    ["batteryDrainPerMinute", "battery-drain", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
-    ["batteryChargePerMinute", "battery-charge", (value) => value >= 0 && value <= 100, "a percentage per minute from 0 to 100"],
+  const timingFlags: [keyof Timing, string, NumberRange][] = [
+    ["commandDelayMs", "command-delay", wholeFrom(0, "ms")],
+    ["navigationMs", "navigation-ms", wholeFrom(0, "ms")],
+    ["taskDurationMs", "task-ms", wholeFrom(0, "ms")],
+    ["batteryDrainPerMinute", "battery-drain", PERCENT_PER_MINUTE],
+    ["batteryChargePerMinute", "battery-charge", PERCENT_PER_MINUTE],
   ];
-  for (const [key, flag, check, expected] of timingFlags) {
-    const value = numberOption(flag, values[flag as keyof typeof values] as string | undefined, check, expected);
+  for (const [key, flag, range] of timingFlags) {
+    const value = numberOption(flag, values[flag as keyof typeof values] as string | undefined, range);
     if (value !== undefined) timing[key] = value;
   }
 

@@ -209,6 +209,51 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     assert.deepEqual([await value("floorName"), await value("floorIndex")], ["Floor 2", floors.find((floor) => floor.startsWith("Floor 2"))!.replace(/.*\((\d+)\)$/, "$1")]);
   });
 
+  it("robot-command START_TASK: the task is picked from the tasks the robot can run (its map comes with it), cleaning modes show their meaning", async () => {
+    await add(page, [{ id: "pick-task", type: "robot-command", robot: DEMO_CONFIG_ID, command: "START_TASK", serialNumber: "", taskName: "", map: "", cleaningMode: "", wires: [[]] }]);
+    await edit("pick-task");
+    await pick("serialNumber", "GS-S-000101");
+    const tasks = await pick("taskName", "All of Floor 2");
+    assert.deepEqual(tasks, ["All of Floor 1 (Floor 1)", "All of Floor 2 (Floor 2)"]);
+    assert.deepEqual([await value("taskName"), await value("map")], ["All of Floor 2", "Floor 2"], "the task's map came with it");
+    const modes = await pick("cleaningMode", "尘推", screenshotPath("picker-cleaning-mode.png"));
+    // Chinese names with a kind show it in the editor's language; intensity names and 清扫 say no kind and stay as they are.
+    assert.deepEqual(modes, ["__middle_cleaning", "__heavy_cleaning", "__light_cleaning", "清扫", "清洗", "尘推 – dust mop", "吸尘 – vacuum"]);
+    assert.equal(await value("cleaningMode"), "尘推");
+    await page.click("#node-dialog-ok");
+    assert.equal(await valid("pick-task"), true);
+  });
+
+  it("robot-status watching: each robot picked beside Robots is added to the list", async () => {
+    await add(page, [{ id: "pick-watch", type: "robot-status", robot: DEMO_CONFIG_ID, watch: true, serialNumbers: "", wires: [[], []] }]);
+    await edit("pick-watch");
+    await pick("serialNumbers", "GS-S-000102");
+    await pick("serialNumbers", "GS-S-000101");
+    await pick("serialNumbers", "GS-S-000102");
+    assert.equal(await value("serialNumbers"), "GS-S-000102, GS-S-000101", "added once each, in the order picked");
+    await page.click("#node-dialog-ok");
+    assert.equal(await valid("pick-watch"), true);
+  });
+
+  it("robot-config's Test button lists the account's robots through the deployed config, or says why it cannot", async () => {
+    const testConfig = async (id: string): Promise<string> => {
+      await page.evaluate((config) => RED.editor.editConfig("", "robot-config", config), id);
+      await page.waitForSelector("#robot-config-test", { state: "visible" });
+      await page.click("#robot-config-test");
+      await page.waitForFunction(() => !/asking/.test(document.querySelector("#robot-config-test-result")?.textContent ?? "asking"));
+      return page.innerText("#robot-config-test-result");
+    };
+    const listed = await testConfig(DEMO_CONFIG_ID);
+    const robots = (await page.evaluate((config) => $.ajax({ url: `robot-fleet/config/${config}/robots`, dataType: "json" }), DEMO_CONFIG_ID)) as unknown[];
+    assert.match(listed, new RegExp(`^${robots.length} robots, listed in \\d+ ms$`));
+    const tray = (await page.locator(".red-ui-tray .red-ui-tray-body").last().boundingBox())!;
+    await page.screenshot({ path: screenshotPath("robot-config-test.png"), clip: { ...tray, height: Math.min(tray.height, 320) } });
+    await page.evaluate(() => RED.tray.close());
+    await page.waitForSelector(".red-ui-tray", { state: "detached" });
+    await add(page, [{ id: "test-not-deployed", type: "robot-config", name: "never deployed", baseUrl: "http://127.0.0.1:9" }]);
+    assert.match(await testConfig("test-not-deployed"), /^deploy the robot-config first/);
+  });
+
   it("says what to do when a picker cannot list: a robot-config not yet deployed, no robot chosen", async () => {
     await add(page, [
       { id: "not-deployed", type: "robot-config", name: "not deployed yet", baseUrl: "http://127.0.0.1:9" },

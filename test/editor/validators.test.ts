@@ -9,15 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem } from "../../src/api/account-settings";
+import { readNumberSetting } from "../../src/api/number-settings";
 import { COMMAND_TYPES } from "../../src/api/commands";
 import { normaliseBaseUrl, prepareCall } from "../../src/api/prepare";
 import { SERIAL_NUMBER_PATTERN } from "../../src/api/rules";
 import { confirmTimeoutMs } from "../../src/nodes/confirm";
 import { editorTables } from "../../src/nodes/editor-tables";
-import { chooseSetting } from "../../src/nodes/robot-input";
+import { chooseSetting } from "../../src/nodes/settings";
 import { buildCommandRequest } from "../../src/nodes/robot-command";
-import { wholeNumber } from "../../src/nodes/robot-site-task";
-import { boundedSetting, serialNumberList } from "../../src/nodes/robot-status";
+import { serialNumberList } from "../../src/nodes/robot-status";
 import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
 import { WATCH_LIMITS } from "../../src/nodes/tables/status";
 import { useEditor, type FlowNode } from "../support/editor";
@@ -112,7 +112,7 @@ function cases(): Case[] {
   add("robot-status", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) => accepts(() => serialNumberList(String(value))));
   for (const name of Object.keys(WATCH_LIMITS) as Array<keyof typeof WATCH_LIMITS>) {
     const { min, max } = WATCH_LIMITS[name];
-    add("robot-status", name, rangeValues(min, max), (value) => accepts(() => boundedSetting(value as string, name)));
+    add("robot-status", name, rangeValues(min, max), (value) => accepts(() => readNumberSetting(value, name, WATCH_LIMITS[name])));
   }
 
   // robot-command: each parameter field, on a command that needs it, typed in; the runtime builds the request.
@@ -153,8 +153,8 @@ function cases(): Case[] {
   for (const [operation, fields] of Object.entries(tables.siteTask.fieldsOf)) {
     for (const field of fields) {
       if (field in tables.siteTask.wholeNumbers) {
-        const fallback = tables.siteTask.wholeNumbers[field as keyof typeof tables.siteTask.wholeNumbers];
-        add("robot-site-task", field, ["", "0", "2", "-1", "1.5", "x"], (value) => accepts(() => wholeNumber(value as string, field, fallback)), { operation, bodyFrom: "fields" });
+        const setting = tables.siteTask.wholeNumbers[field as keyof typeof tables.siteTask.wholeNumbers];
+        add("robot-site-task", field, ["", "0", "2", "-1", "1.5", "x"], (value) => accepts(() => readNumberSetting(value, field, setting)), { operation, bodyFrom: "fields" });
       } else if ((tables.siteTask.textFields as readonly string[]).includes(field)) {
         add("robot-site-task", field, ["", "Lobby"], (value) => value !== "", { operation, bodyFrom: "fields", [`${field}Type`]: "str" });
       }

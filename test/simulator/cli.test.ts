@@ -71,17 +71,17 @@ describe("simulator: the robot-cloud-simulator command", function () {
 
     for (const [args, message] of [
       [["--fail-rate", "1.5"], /--fail-rate must be a number from 0 to 1/],
-      [["--port", "70000"], /--port must be a port number/],
+      [["--port", "70000"], /^--port must be from 0 to 65535, not "70000"$/],
       [["--latency", "fast"], /--latency must be a whole number/],
       [["--token", "a,,b"], /--token must not be empty/],
       [["--colour"], /colour/],
-      [["--robots", "0"], /--robots must be a whole number from 1 to 5000/],
-      [["--command-delay=-1"], /--command-delay must be a whole number of milliseconds/],
+      [["--robots", "0"], /^--robots must be from 1 to 5000, not "0"$/],
+      [["--command-delay=-1"], /^--command-delay must be 0 or more ms, not "-1"$/],
       [["--ignore-rate", "2"], /--ignore-rate must be a number from 0 to 1/],
       [["--latency", "100000"], /^--latency must be a whole number of milliseconds from 0 to 60000, not "100000"$/],
       [["--latency", "1.5"], /^--latency must be a whole number of milliseconds/],
       [["--seed", "x"], /^--seed must be a whole number, not "x"$/],
-      [["--battery-drain", "x"], /--battery-drain must be a percentage per minute/],
+      [["--battery-drain", "x"], /^--battery-drain must be a number from 0 to 100, not "x"$/],
       [["extra"], /extra/],
     ] as const) {
       it(`refuses ${args.join(" ")}`, () => {

@@ -3,7 +3,11 @@
  * request, their dialog types, and the burst policies. The node and the
  * editor's tables (editor-tables.ts) both read them; neither imports the other.
  */
+import type { NumberSetting } from "../../api/number-settings";
 import { COMMANDS, type CommandParameterName, type CommandType } from "../../api/commands";
+
+/** How many times a task runs when looped; an empty field runs it once. The request schema's count: whole, 0 or more. */
+export const LOOP_COUNT = { default: 1, min: 0, integer: true, unit: "" } as const satisfies NumberSetting;
 
 /** The command parameters a compact payload and the dialog speak of, flat. */
 export const PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;

@@ -1,3 +1,5 @@
+import type { NumberSetting } from "../../api/number-settings";
+
 /** "Send when": the setting robot-command and robot-site-task share, and its bounds. */
 
 /**
@@ -8,6 +10,5 @@
 export const SEND_WHEN = ["accepted", "shown"] as const;
 export type SendWhen = (typeof SEND_WHEN)[number];
 
-/** How long a command may take to show, by default (seconds). */
-export const DEFAULT_CONFIRM_TIMEOUT_S = 120;
-export const CONFIRM_TIMEOUT_RANGE = { min: 1, max: 3600 } as const;
+/** How long a command may take to show (seconds). */
+export const CONFIRM_TIMEOUT = { default: 120, min: 1, max: 3600, integer: false, unit: "s" } as const satisfies NumberSetting;

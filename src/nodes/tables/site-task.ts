@@ -1,5 +1,8 @@
 /** robot-site-task's tables: its operations, where a body comes from, and the dialog's fields. */
 
+import type { NumberSetting } from "../../api/number-settings";
+import { LOOP_COUNT } from "./command";
+
 /** The node's operations: status (B1), siteInfo (B2), createTempTask (B3), sendTempTask (B4). */
 export const SITE_TASK_OPERATIONS = ["status", "siteInfo", "createTempTask", "sendTempTask"] as const;
 export type SiteTaskOperation = (typeof SITE_TASK_OPERATIONS)[number];
@@ -27,4 +30,7 @@ export const DIALOG_FIELDS_OF = {
 } as const;
 
 /** Fields with a default when empty: every other field of DIALOG_FIELDS_OF is required. */
-export const WHOLE_NUMBER_FIELDS = { floorIndex: 0, loopCount: 1 } as const;
+export const WHOLE_NUMBER_FIELDS = {
+  floorIndex: { default: 0, min: 0, integer: true, unit: "" },
+  loopCount: LOOP_COUNT,
+} as const satisfies Record<string, NumberSetting>;

@@ -1,4 +1,5 @@
 /** robot-status' tables: its operations, outputs, status lines and the bounds of watching. */
+import type { NumberSetting } from "../../api/number-settings";
 import { DEFAULT_BATTERY_THRESHOLDS, DEFAULT_WATCH_INTERVAL_MS, MIN_WATCH_INTERVAL_MS } from "../../api/watcher";
 
 /** The node's operations. */
@@ -12,7 +13,7 @@ export const STATUS_LINES = ["v1", "s"] as const;
 
 /** Bounds of the watch settings, in the unit the dialog shows (seconds, percent). */
 export const WATCH_LIMITS = {
-  interval: { default: DEFAULT_WATCH_INTERVAL_MS / 1000, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400 },
-  batteryStep: { default: DEFAULT_BATTERY_THRESHOLDS.step, min: 1, max: 100 },
-  batteryLow: { default: DEFAULT_BATTERY_THRESHOLDS.low, min: 0, max: 100 },
-} as const;
+  interval: { default: DEFAULT_WATCH_INTERVAL_MS / 1000, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400, integer: false, unit: "s" },
+  batteryStep: { default: DEFAULT_BATTERY_THRESHOLDS.step, min: 1, max: 100, integer: false, unit: "%" },
+  batteryLow: { default: DEFAULT_BATTERY_THRESHOLDS.low, min: 0, max: 100, integer: false, unit: "%" },
+} as const satisfies Record<string, NumberSetting>;

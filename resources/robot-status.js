@@ -1,0 +1,72 @@
+(function () {
+  var fleet = RED.plugins.getPlugin("robot-fleet-editor");
+  fleet.expandTemplate("robot-status");
+  var status = fleet.tables().status;
+  var limits = status.watchLimits;
+
+  function watching(node) {
+    var box = $("#node-input-watch");
+    return box.length ? box.is(":checked") : node.watch === true || node.watch === "true";
+  }
+
+  RED.nodes.registerType("robot-status", {
+    category: "robot fleet",
+    color: "#7fb7df",
+    defaults: Object.assign({ name: { value: "" } }, fleet.robotDefaults(), {
+      operation: {
+        value: "fleetStatus",
+        validate: fleet.choiceValidator(status.operations),
+      },
+      serialNumbers: {
+        value: "",
+        validate: fleet.reasoned(function (v) {
+          var bad = String(v || "").split(/[\s,;]+/).filter(function (n) { return n && fleet.serialNumberProblem(n) !== true; });
+          return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
+        }),
+      },
+      fleetOutput: {
+        value: "each",
+        validate: fleet.choiceValidator(status.fleetOutputs, "each"),
+      },
+      line: {
+        value: "v1",
+        validate: fleet.choiceValidator(status.lines, "v1"),
+      },
+      watch: { value: false },
+      interval: { value: limits.interval.default, validate: fleet.numberValidator("interval", limits.interval) },
+      batteryStep: { value: limits.batteryStep.default, validate: fleet.numberValidator("batteryStep", limits.batteryStep) },
+      batteryLow: { value: limits.batteryLow.default, validate: fleet.numberValidator("batteryLow", limits.batteryLow) },
+    }),
+    inputs: 1,
+    outputs: 2,
+    icon: "robot-status.svg",
+    paletteLabel: function () { return this._("robot-status.paletteLabel"); },
+    label: function () {
+      if (this.name) return this.name;
+      if (watching(this)) return this._("robot-status.labels.watch");
+      return this.operation ? this._("robot-status.labels." + this.operation) : this._("robot-status.paletteLabel");
+    },
+    inputLabels: function () { return this._("robot-status.inputLabel"); },
+    outputLabels: function (index) { return this._(index === 0 ? "robot-status.outputLabel" : "robot-status.offlineLabel"); },
+    oneditprepare: function () {
+      var node = this;
+      fleet.typedInput("serialNumber", "str");
+      fleet.pickers.serialNumber();
+      fleet.pickers.serialNumberList("serialNumbers");
+      fleet.options($("#node-input-operation"), status.operations, function (v) { return node._("robot-status.operations." + v); }, node.operation || "fleetStatus");
+      fleet.options($("#node-input-line"), status.lines, function (v) { return node._("robot-status.lines." + v); }, node.line || "v1");
+      fleet.options($("#node-input-fleetOutput"), status.fleetOutputs, function (v) { return node._("robot-status.fleetOutputs." + v); }, node.fleetOutput || "each");
+      function toggle() {
+        var watch = $("#node-input-watch").is(":checked");
+        var operation = $("#node-input-operation").val();
+        $(".robot-status-row-operation").toggle(!watch);
+        $(".robot-status-row-serialNumber").toggle(!watch && fleet.has(status.needSerialNumber, operation));
+        $(".robot-status-row-serialNumbers, .robot-status-row-line").toggle(watch || operation === "fleetStatus");
+        $(".robot-status-row-fleetOutput").toggle(!watch && operation === "fleetStatus");
+        $(".robot-status-row-watch-settings").toggle(watch);
+      }
+      $("#node-input-watch, #node-input-operation").on("change", toggle);
+      toggle();
+    },
+  });
+})();

@@ -1,0 +1,27 @@
+/**
+ * What a robot's cleaning mode means. The cloud names modes in Chinese, with a
+ * "__" prefix in a status's cleanModes and workModes and without it in task
+ * reports ("__洗地", "洗地"). Only the names whose kind is unambiguous are read
+ * (docs/cloud-api.md, "Task reports"); intensity names (中度清洁,
+ * middle_cleaning), 地毯清洁 and 测试 say nothing about the kind and stay as they are.
+ */
+export const CLEANING_KINDS = {
+  scrub: ["洗地", "滚刷洗地"],
+  dustMop: ["尘推", "快速尘推", "低速尘推", "静音推尘", "布刷尘推"],
+  polish: ["抛光", "深度抛光", "结晶模式"],
+  vacuum: ["吸尘", "吸风清洁"],
+  sweep: ["扫地"],
+  disinfect: ["喷雾消毒"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type CleaningKind = keyof typeof CLEANING_KINDS;
+
+const KIND_OF_NAME = new Map<string, CleaningKind>(
+  (Object.keys(CLEANING_KINDS) as CleaningKind[]).flatMap((kind) => CLEANING_KINDS[kind].map((name): [string, CleaningKind] => [name, kind])),
+);
+
+/** The kind of cleaning a mode name stands for, or undefined when the name does not say. */
+export function cleaningKindOf(mode: unknown): CleaningKind | undefined {
+  if (typeof mode !== "string") return undefined;
+  return KIND_OF_NAME.get(mode.trim().replace(/^__/, ""));
+}
