@@ -34,7 +34,7 @@
     };
   }
 
-  var defaults = Object.assign({ name: { value: "" } }, fleet.robotDefaults(), {
+  var defaults = {
     command: {
       value: "START_TASK",
       validate: fleet.reasoned(function (v) {
@@ -67,24 +67,16 @@
       validate: fleet.choiceValidator(tables.sendWhen, "accepted"),
     },
     confirmTimeout: { value: "", validate: fleet.numberValidator("confirmTimeout", tables.confirmTimeout) },
-  });
+  };
 
-  RED.nodes.registerType("robot-command", {
-    category: "robot fleet",
-    color: "#7fb7df",
+  fleet.registerRobotNode("robot-command", {
     defaults: defaults,
-    inputs: 1,
-    outputs: 1,
-    icon: "robot-command.svg",
-    paletteLabel: function () { return this._("robot-command.paletteLabel"); },
     label: function () {
       return this.name || (this.command ? this.command.toLowerCase().replace(/_/g, " ") : this._("robot-command.paletteLabel"));
     },
-    inputLabels: function () { return this._("robot-command.inputLabel"); },
-    outputLabels: function () { return this._("robot-command.outputLabel"); },
     oneditprepare: function () {
       var node = this;
-      ["serialNumber", "cleaningMode", "taskName", "map", "position"].forEach(function (field) { fleet.typedInput(field, "str"); });
+      ["cleaningMode", "taskName", "map", "position"].forEach(function (field) { fleet.typedInput(field, "str"); });
       fleet.typedInput("loop", "bool");
       fleet.typedInput("loopCount", "num");
       fleet.typedInput("direction", {
@@ -92,7 +84,6 @@
         label: fleet.t("field.direction"),
         options: catalogue.directions.map(function (d) { return { value: d, label: node._("robot-command.directions." + d) }; }),
       });
-      fleet.pickers.serialNumber();
       fleet.pickers.map("map", "mapName");
       fleet.pickers.position("position");
       fleet.pickers.cleaningMode("cleaningMode");

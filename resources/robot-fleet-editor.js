@@ -476,6 +476,33 @@
     select.val(keep || values[0]);
   }
 
+  /**
+   * Registers a robot node type with what they all share: the palette category
+   * and colour, one input, its icon (icons/<type>.svg), its palette, input and
+   * output labels from its catalogue (<type>.paletteLabel, .inputLabel,
+   * .outputLabel), the name and robot rows' defaults, and the serial number's
+   * TypedInput and picker. `definition` adds or overrides the rest.
+   */
+  function registerRobotNode(type, definition) {
+    RED.nodes.registerType(type, Object.assign({
+      category: "robot fleet",
+      color: "#7fb7df",
+      inputs: 1,
+      outputs: 1,
+      icon: type + ".svg",
+      paletteLabel: function () { return this._(type + ".paletteLabel"); },
+      inputLabels: function () { return this._(type + ".inputLabel"); },
+      outputLabels: function () { return this._(type + ".outputLabel"); },
+    }, definition, {
+      defaults: Object.assign({ name: { value: "" } }, robotDefaults(), definition.defaults),
+      oneditprepare: function () {
+        typedInput("serialNumber", "str");
+        PICKERS.serialNumber();
+        if (definition.oneditprepare) definition.oneditprepare.call(this);
+      },
+    }));
+  }
+
   RED.plugins.registerPlugin("robot-fleet-editor", {
     type: "robot-fleet-editor",
     t: t,
@@ -488,7 +515,7 @@
     numberValidator: numberValidator,
     choiceValidator: choiceValidator,
     baseUrlProblem: baseUrlProblem,
-    robotDefaults: robotDefaults,
+    registerRobotNode: registerRobotNode,
     expandTemplate: expandTemplate,
     onTemplate: onTemplate,
     problemText: problemText,

@@ -8,10 +8,8 @@
     return select.length && select.val() ? select.val() : node.operation;
   }
 
-  RED.nodes.registerType("robot-maps", {
-    category: "robot fleet",
-    color: "#7fb7df",
-    defaults: Object.assign({ name: { value: "" } }, fleet.robotDefaults(), {
+  fleet.registerRobotNode("robot-maps", {
+    defaults: {
       operation: {
         value: "listMaps",
         validate: fleet.choiceValidator(maps.operations),
@@ -22,23 +20,15 @@
         validate: fleet.typedValidator("mapId", { when: function (node) { return fleet.has(maps.needMap, operationOf(node)); } }),
       },
       mapIdType: { value: "str" },
-    }),
-    inputs: 1,
-    outputs: 1,
-    icon: "robot-maps.svg",
-    paletteLabel: function () { return this._("robot-maps.paletteLabel"); },
+    },
     label: function () {
       return this.name || (this.operation ? this._("robot-maps.labels." + this.operation) : this._("robot-maps.paletteLabel"));
     },
-    inputLabels: function () { return this._("robot-maps.inputLabel"); },
-    outputLabels: function () { return this._("robot-maps.outputLabel"); },
     oneditprepare: function () {
       var node = this;
-      fleet.typedInput("serialNumber", "str");
       // Unlike the other nodes' map fields, an empty one here means msg.payload.mapId.
       $("#node-input-mapId").attr("placeholder", node._("robot-maps.placeholder.mapId"));
       fleet.typedInput("mapId", "str");
-      fleet.pickers.serialNumber();
       fleet.pickers.map("mapId", "mapId");
       fleet.options($("#node-input-operation"), maps.operations, function (v) { return node._("robot-maps.operations." + v); }, node.operation || "listMaps");
       $("#node-input-operation").on("change", function () {

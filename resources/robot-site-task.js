@@ -30,7 +30,7 @@
     return fleet.reasoned(function (v) { return !uses(field)(this) || check.call(this, v); });
   }
 
-  var defaults = Object.assign({ name: { value: "" } }, fleet.robotDefaults(), {
+  var defaults = {
     operation: {
       value: "status",
       validate: fleet.choiceValidator(site.operations),
@@ -47,7 +47,7 @@
       validate: fleet.choiceValidator(tables.sendWhen, "accepted"),
     },
     confirmTimeout: { value: "", validate: fleet.numberValidator("confirmTimeout", tables.confirmTimeout) },
-  });
+  };
   site.textFields.forEach(function (field) {
     defaults[field] = {
       value: "",
@@ -60,23 +60,14 @@
     defaults[field + "Type"] = { value: "str" };
   });
 
-  RED.nodes.registerType("robot-site-task", {
-    category: "robot fleet",
-    color: "#7fb7df",
+  fleet.registerRobotNode("robot-site-task", {
     defaults: defaults,
-    inputs: 1,
-    outputs: 1,
-    icon: "robot-site-task.svg",
-    paletteLabel: function () { return this._("robot-site-task.paletteLabel"); },
     label: function () {
       return this.name || (this.operation ? this._("robot-site-task.labels." + this.operation) : this._("robot-site-task.paletteLabel"));
     },
-    inputLabels: function () { return this._("robot-site-task.inputLabel"); },
-    outputLabels: function () { return this._("robot-site-task.outputLabel"); },
     oneditprepare: function () {
       var node = this;
-      ["serialNumber"].concat(site.textFields).forEach(function (field) { fleet.typedInput(field, "str"); });
-      fleet.pickers.serialNumber();
+      site.textFields.forEach(function (field) { fleet.typedInput(field, "str"); });
       fleet.pickers.site("siteId", "siteId", { siteName: "siteName" });
       fleet.pickers.site("siteName", "siteName", { siteId: "siteId" });
       fleet.pickers.site("floorName", "floor", { floorIndex: "index" });

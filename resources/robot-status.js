@@ -9,10 +9,8 @@
     return box.length ? box.is(":checked") : node.watch === true || node.watch === "true";
   }
 
-  RED.nodes.registerType("robot-status", {
-    category: "robot fleet",
-    color: "#7fb7df",
-    defaults: Object.assign({ name: { value: "" } }, fleet.robotDefaults(), {
+  fleet.registerRobotNode("robot-status", {
+    defaults: {
       operation: {
         value: "fleetStatus",
         validate: fleet.choiceValidator(status.operations),
@@ -36,22 +34,16 @@
       interval: { value: limits.interval.default, validate: fleet.numberValidator("interval", limits.interval) },
       batteryStep: { value: limits.batteryStep.default, validate: fleet.numberValidator("batteryStep", limits.batteryStep) },
       batteryLow: { value: limits.batteryLow.default, validate: fleet.numberValidator("batteryLow", limits.batteryLow) },
-    }),
-    inputs: 1,
+    },
     outputs: 2,
-    icon: "robot-status.svg",
-    paletteLabel: function () { return this._("robot-status.paletteLabel"); },
     label: function () {
       if (this.name) return this.name;
       if (watching(this)) return this._("robot-status.labels.watch");
       return this.operation ? this._("robot-status.labels." + this.operation) : this._("robot-status.paletteLabel");
     },
-    inputLabels: function () { return this._("robot-status.inputLabel"); },
     outputLabels: function (index) { return this._(index === 0 ? "robot-status.outputLabel" : "robot-status.offlineLabel"); },
     oneditprepare: function () {
       var node = this;
-      fleet.typedInput("serialNumber", "str");
-      fleet.pickers.serialNumber();
       fleet.pickers.serialNumberList("serialNumbers");
       fleet.options($("#node-input-operation"), status.operations, function (v) { return node._("robot-status.operations." + v); }, node.operation || "fleetStatus");
       fleet.options($("#node-input-line"), status.lines, function (v) { return node._("robot-status.lines." + v); }, node.line || "v1");

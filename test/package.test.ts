@@ -46,18 +46,18 @@ describe("package", function () {
       assert.ok(src, "the editor file loads its script from resources/");
       assert.doesNotMatch(html.replace(src[0], ""), /<script type="text\/javascript"/, "no script inline");
       const script = fs.readFileSync(path.join(root, "resources", src[1]!), "utf8");
-      assert.match(script, new RegExp(`registerType\\(\\s*["']${type}["']`));
+      // A robot node registers through the plugin's registerRobotNode, which adds what they share (icon, labels).
+      assert.match(script, new RegExp(`(registerType|registerRobotNode)\\(\\s*["']${type}["']`));
       // The help lives in the message catalogues, one page per language (Node-RED falls back to en-US).
       const help = fs.readFileSync(path.join(path.dirname(js), "locales", "en-US", `${type}.html`), "utf8");
       assert.match(help, new RegExp(`data-help-name=["']${type}["']`));
       assert.ok(fs.existsSync(path.join(path.dirname(js), "locales", "zh-CN", `${type}.html`)), "Chinese help");
-      for (const icon of script.matchAll(/icon:\s*["']([^"']+)["']/g)) {
-        assert.ok(fs.existsSync(path.join(root, "icons", icon[1]!)), `icon ${icon[1]} exists in icons/`);
+      for (const icon of [...script.matchAll(/icon:\s*["']([^"']+)["']/g)].map((match) => match[1]!).concat(type === "robot-config" ? [] : [`${type}.svg`])) {
+        assert.ok(fs.existsSync(path.join(root, "icons", icon)), `icon ${icon} exists in icons/`);
       }
       if (type !== "robot-config") {
         assert.match(help, /<h3>Inputs<\/h3>/);
         assert.match(help, /<h3>Outputs<\/h3>/);
-        assert.match(script, /icon:\s*["'][^"']+\.svg["']/, "has its own icon");
       }
     });
   }
@@ -174,8 +174,8 @@ describe("package", function () {
       this.skip();
     }
     assert.deepEqual(
-      // JavaScript is compiled, except the node shims Node-RED loads and the build tooling that runs before any compile.
-      tracked.filter((file) => /^(dist|nodes\/icons)\//.test(file) || (/\.js$/.test(file) && !/^(nodes|scripts)\/[a-z-]+\.js$/.test(file))),
+      // JavaScript is compiled, except the node shims Node-RED loads, the editor's browser scripts and the build tooling that runs before any compile.
+      tracked.filter((file) => /^(dist|nodes\/icons)\//.test(file) || (/\.js$/.test(file) && !/^(nodes|resources|scripts)\/[a-z-]+\.js$/.test(file))),
       [],
     );
     for (const shim of tracked.filter((file) => /^nodes\/[a-z-]+\.js$/.test(file))) {
