@@ -1,8 +1,8 @@
 /**
  * robot-maps: lists a robot's maps (C2), reads the sub-areas of one map (C1),
- * or fetches a map's image (the map endpoint's pre-signed PNG). msg.payload
- * becomes the envelope's data on code 0; any other code is an error that
- * names the code.
+ * fetches a map's image (the map endpoint's pre-signed PNG), or draws a floor
+ * with every robot on it (fleetMap, an SVG). msg.payload becomes the
+ * envelope's data on code 0; any other code is an error that names the code.
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../api/client";
@@ -12,6 +12,9 @@ import { translator, type Translate } from "./i18n";
 import { handleRobotInput, type RobotCall } from "./robot-input";
 import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { isPlainObject } from "./plain-data";
+import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
+import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
+import { fleetMapSource, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
 import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 
 
@@ -28,16 +31,52 @@ export interface MapImageResult {
   map: { mapId: string; mapName: string; mapVersion: string | number };
 }
 
-type MapsResult = MapList | Subareas | MapImageResult;
+/** fleetMap's answer: the SVG, and what it shows as data. */
+export interface FleetMapResult {
+  svg: string;
+  map: { mapId: string; mapName: string; mapVersion: string; width: number; height: number };
+  robots: PlacedRobot[];
+  unplaced: UnplacedRobot[];
+}
+
+type MapsResult = MapList | Subareas | MapImageResult | FleetMapResult;
 
 function isImage(result: MapsResult): result is MapImageResult {
   return "image" in result;
+}
+
+function isFleetMap(result: MapsResult): result is FleetMapResult {
+  return "svg" in result;
+}
+
+/** The picture's words in the runtime's language. */
+function fleetMapWords(t: Translate): FleetMapWords {
+  return {
+    state: (state) => t(`fleetMap.states.${state}`),
+    reason: (reason) => t(`fleetMap.reasons.${reason}`),
+    title: (mapName, robots) => t(robots === 1 ? "fleetMap.titleOne" : "fleetMap.title", { map: mapName, count: robots }),
+    unplacedHeading: t("fleetMap.unplaced"),
+  };
+}
+
+/** Draws the floor `source` shows, with the robots its statuses put on it. */
+export function drawFleetMap(source: FleetMapSource, t: Translate): FleetMapResult {
+  const { picture } = source;
+  const { placed, unplaced } = placeRobots(source.statuses, picture.mapId, picture.height);
+  const marks = mapIdOf(source.anchor) === picture.mapId ? navigationMarks(source.anchor, picture.height) : [];
+  return {
+    svg: renderFleetMap(picture, placed, unplaced, marks, fleetMapWords(t)),
+    map: { mapId: picture.mapId, mapName: picture.mapName, mapVersion: source.mapVersion, width: picture.width, height: picture.height },
+    robots: placed,
+    unplaced,
+  };
 }
 
 /** "3 maps", "5 areas" or "map image 12 kB", in the runtime's language. */
 export function mapsStatusText(data: MapsResult, t: Translate): string {
   if (Array.isArray(data)) return t(data.length === 1 ? "status.oneMap" : "status.maps", { count: data.length });
   if (isImage(data)) return t("status.image", { size: Math.max(1, Math.round(data.image.data.length / 1024)) });
+  if (isFleetMap(data)) return t(data.robots.length === 1 ? "status.oneRobotOnMap" : "status.robotsOnMap", { map: data.map.mapName, count: data.robots.length });
   const count = data.subareas.partitions.length;
   return t(count === 1 ? "status.oneArea" : "status.areas", { count });
 }
@@ -54,6 +93,30 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     return mapId;
   }
 
+  /** What fleetMap draws: the robot and map, and msg.statuses or msg.serialNumbers when the message gives them. */
+  async function fleetMapRequest(call: RobotCall, payload: Record<string, unknown>, robotSn: unknown): Promise<FleetMapRequest> {
+    if (typeof robotSn !== "string" || !SERIAL_NUMBER_PATTERN.test(robotSn)) {
+      throw invalidInput(payload.robotSn !== undefined ? "payload.robotSn" : "serialNumber", SERIAL_NUMBER_RULE, "fleetMap");
+    }
+    const request: FleetMapRequest = { serialNumber: robotSn };
+    const mapId = payload.mapId !== undefined ? payload.mapId : await evaluateProperty(RED, node, call.msg, config.mapId, config.mapIdType, "mapId");
+    if (mapId !== undefined && mapId !== null && mapId !== "") {
+      if (typeof mapId !== "string") throw invalidInput("mapId", "must be a string", "fleetMap");
+      request.mapId = mapId;
+    }
+    const { statuses, serialNumbers } = call.input;
+    if (statuses !== undefined) {
+      if (!Array.isArray(statuses)) throw invalidInput("msg.statuses", "must be an array of robot statuses (as robot-status sends them)", "fleetMap");
+      request.statuses = statuses;
+    } else if (serialNumbers !== undefined) {
+      if (!Array.isArray(serialNumbers) || !serialNumbers.every((name) => typeof name === "string" && SERIAL_NUMBER_PATTERN.test(name))) {
+        throw invalidInput("msg.serialNumbers", `must be an array of serial numbers (${SERIAL_NUMBER_RULE})`, "fleetMap");
+      }
+      request.serialNumbers = serialNumbers as string[];
+    }
+    return request;
+  }
+
   // Only robotSn and mapId are read from the payload, so a map-list entry {mapId, mapName, ...} can be
   // fed straight in; the client's request schema checks the values and names any bad field.
   async function fetchMaps(call: RobotCall): Promise<MapsResult> {
@@ -62,6 +125,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
     const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
+    if (operation === "fleetMap") return drawFleetMap(await fleetMapSource(client, await fleetMapRequest(call, payload, robotSn), options), t);
     const mapId = await mapIdFor(call, payload, operation);
     if (operation === "getSubareas") return client.getSubareas({ mapId, robotSn } as SubareasRequest, options);
     const map = await mapEntryFor(call, robotSn as string, mapId, payload);
@@ -89,10 +153,20 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
   }
 
   handleRobotInput<MapsResult>(RED, node, config.robot, {
-    reads: ["serialNumber", "operation"],
+    reads: ["serialNumber", "operation", "statuses", "serialNumbers"],
     run: fetchMaps,
     statusText: (result) => mapsStatusText(result, t),
     output: (result, msg) => {
+      if (isFleetMap(result)) {
+        // The SVG for a ui-template or an http response node; what it shows as data beside it.
+        const out = msg as typeof msg & { contentType: string; map: FleetMapResult["map"]; robots: PlacedRobot[]; unplaced: UnplacedRobot[] };
+        out.payload = result.svg;
+        out.contentType = "image/svg+xml";
+        out.map = result.map;
+        out.robots = result.robots;
+        out.unplaced = result.unplaced;
+        return out;
+      }
       if (!isImage(result)) {
         msg.payload = result;
         return msg;

@@ -1,0 +1,201 @@
+/**
+ * robot-maps' fleetMap through real Node-RED against a recording stub of the
+ * cloud: markers at the right pixels of a non-square image (rows counted from
+ * the bottom), the angle, lost robots listed and not drawn, statuses taken
+ * from msg.statuses without a status call, one image download for ten
+ * pictures of the same map version and a new one after the version changes,
+ * robots on another map left out, and bad input refused before any call.
+ */
+import assert from "node:assert/strict";
+import robotMaps from "../../src/nodes/robot-maps";
+import { Canvas } from "../../src/simulator/png";
+import { flowWith, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, expectInvalidInput } from "../support/node-red";
+import { robotMapsNode } from "../support/fixtures";
+import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
+
+const WIDTH = 400;
+const HEIGHT = 250;
+const FLOOR = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
+const OTHER_FLOOR = "0b9e6a55-7c1d-4e2f-8a3b-5c6d7e8f9a0b";
+const ANCHOR = "GS-S-000101";
+
+/** A PNG of the given size, as the object store would serve it. */
+function png(width: number, height: number): Buffer {
+  return new Canvas(width, height, [250, 250, 250]).toPng();
+}
+
+/** A B1 status on `mapId`; `position` undefined leaves mapPosition out. */
+function status(serialNumber: string, position: { x: number; y: number; angle: number } | undefined, extra: Record<string, unknown> = {}, mapId = FLOOR, version = 3): Record<string, unknown> {
+  return {
+    serialNumber,
+    displayName: `Robot ${serialNumber.slice(-3)}`,
+    online: true,
+    taskState: "IDLE",
+    battery: { charging: false, powerPercentage: 80 },
+    emergencyStop: { enabled: false },
+    localizationInfo: {
+      localizationState: "NORMAL",
+      map: { id: mapId, name: mapId === FLOOR ? "Floor 1" : "Floor 2", version },
+      ...(position ? { mapPosition: position } : {}),
+    },
+    navigationPoints: { naviPoints: [{ naviPointName: "charging", navPointGridX: 20, navPointGridY: 30 }] },
+    ...extra,
+  };
+}
+
+/** One robot near each corner (in the cloud's bottom-up rows), each a different state. */
+const CORNERS = [
+  status("GS-S-000101", { x: 10, y: 12, angle: 90 }, { taskState: "RUNNING" }),
+  status("GS-S-000102", { x: 390, y: 240, angle: -45 }, { taskState: "PAUSED" }),
+  status("GS-S-000103", { x: 8, y: 245, angle: 180 }, { battery: { charging: true, powerPercentage: 40 } }),
+  status("GS-S-000104", { x: 395, y: 5, angle: 0 }, { online: false }),
+];
+
+describe("robot-maps: fleetMap", function () {
+  let images: Record<string, Buffer> = {};
+  let served: unknown[] = [];
+  const stub = useRecordingServerAndNodeRed();
+
+  function respond(request: RecordedRequest): ScriptedReply {
+    const { server } = stub;
+    const url = new URL(request.path, server.url);
+    if (url.pathname.endsWith("/status:batchGet")) return { body: { robotStatus: served } };
+    if (url.pathname === "/v1alpha1/robots") return { body: { robots: served.map((each) => ({ serialNumber: (each as { serialNumber: string }).serialNumber })), total: String(served.length) } };
+    if (url.pathname.endsWith("/map")) return { body: { downloadUri: `${server.url}/objects/${url.searchParams.get("mapId")}/${url.searchParams.get("mapVersion")}.png` } };
+    if (url.pathname.startsWith("/objects/")) {
+      const image = images[url.pathname];
+      return image ? { body: image, headers: { "Content-Type": "image/png" } } : { status: 404, body: "no such object" };
+    }
+    if (url.pathname === "/openapi/v1/map/robotMap/list") {
+      return { body: { code: 0, msg: "ok", data: [{ mapId: FLOOR, mapName: "Floor 1", mapVersion: 3 }, { mapId: OTHER_FLOOR, mapName: "Floor 2", mapVersion: 1 }] } };
+    }
+    return { status: 404, body: { code: 5, message: `not stubbed: ${url.pathname}` } };
+  }
+
+  beforeEach(() => {
+    images = { [`/objects/${FLOOR}/3.png`]: png(WIDTH, HEIGHT), [`/objects/${OTHER_FLOOR}/1.png`]: png(300, 500) };
+    served = [];
+    stub.server.respondWith(respond);
+  });
+
+  async function load(settings: Record<string, unknown> = {}) {
+    await loadFlow([robotMaps], flowWith(stub.server.url, [robotMapsNode("maps", { serialNumber: ANCHOR, operation: "fleetMap", mapId: "", ...settings }), ...outputsAndCatch("maps")]));
+  }
+
+  const downloads = () => stub.server.requests.filter((request) => request.path.startsWith("/objects/")).length;
+  const statusCalls = () => stub.server.requests.filter((request) => /status/.test(request.path)).length;
+
+  /** Each robot marker of the SVG: its serial number, state, centre and the rotation of its heading mark. */
+  function markers(svg: string) {
+    return [...svg.matchAll(/<g class="robot [^"]*" data-serial-number="([^"]+)" data-state="([^"]+)" transform="translate\(([-\d.]+) ([-\d.]+)\)">.*?rotate\(([-\d.]+)\)/g)].map((match) => ({
+      serialNumber: match[1],
+      state: match[2],
+      x: Number(match[3]),
+      y: Number(match[4]),
+      rotation: Number(match[5]),
+    }));
+  }
+
+  it("draws each robot at its pixel on a non-square image, rows counted from the bottom, pointing along its angle, coloured by state", async () => {
+    await load();
+    const statuses = recordStatuses("maps");
+    const { output, caught } = await outcomeOf("maps", { statuses: CORNERS, topic: "floor" });
+    assert.equal(caught, undefined, JSON.stringify(caught?.error));
+    const svg = output!.payload as string;
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 400 250" width="400" height="250"/);
+    assert.equal(output!.contentType, "image/svg+xml");
+    assert.equal(output!.topic, "floor");
+    assert.deepEqual(markers(svg), [
+      { serialNumber: "GS-S-000101", state: "cleaning", x: 10, y: 238, rotation: -90 },
+      { serialNumber: "GS-S-000102", state: "paused", x: 390, y: 10, rotation: 45 },
+      { serialNumber: "GS-S-000103", state: "charging", x: 8, y: 5, rotation: -180 },
+      { serialNumber: "GS-S-000104", state: "offline", x: 395, y: 245, rotation: 0 },
+    ]);
+    assert.deepEqual(
+      (output!.robots as Array<Record<string, unknown>>).map(({ serialNumber, x, y, angle, state }) => [serialNumber, x, y, angle, state]),
+      [
+        ["GS-S-000101", 10, 238, 90, "cleaning"],
+        ["GS-S-000102", 390, 10, -45, "paused"],
+        ["GS-S-000103", 8, 5, 180, "charging"],
+        ["GS-S-000104", 395, 245, 0, "offline"],
+      ],
+    );
+    assert.deepEqual(output!.map, { mapId: FLOOR, mapName: "Floor 1", mapVersion: "3", width: WIDTH, height: HEIGHT });
+    // The map image is the background, embedded: the very bytes the object store served.
+    const embedded = /<image href="data:image\/png;base64,([^"]+)"/.exec(svg);
+    assert.ok(embedded);
+    assert.deepEqual(Buffer.from(embedded[1]!, "base64"), images[`/objects/${FLOOR}/3.png`]);
+    // The anchor's navigation point, at its pixel.
+    assert.match(svg, /<g class="navigation-point" data-name="charging" transform="translate\(20 220\)">/);
+    assert.equal(statusCalls(), 0, "msg.statuses were drawn without a status call");
+    assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "Floor 1: 4 robots" });
+  });
+
+  it("lists a lost robot and one without a position instead of drawing them, and leaves out robots on another map", async () => {
+    await load();
+    const lost = status("GS-S-000105", { x: 50, y: 50, angle: 0 });
+    (lost.localizationInfo as Record<string, unknown>).localizationState = "LOST";
+    delete (lost.localizationInfo as Record<string, unknown>).mapPosition;
+    const silent = status("GS-S-000106", undefined);
+    const elsewhere = status("GS-S-000107", { x: 30, y: 30, angle: 0 }, {}, OTHER_FLOOR, 1);
+    const { output } = await outcomeOf("maps", { statuses: [CORNERS[0], lost, silent, elsewhere] });
+    const svg = output!.payload as string;
+    assert.deepEqual(markers(svg).map((marker) => marker.serialNumber), ["GS-S-000101"]);
+    assert.deepEqual(output!.unplaced, [
+      { serialNumber: "GS-S-000105", name: "Robot 105", reason: "lost", state: "idle" },
+      { serialNumber: "GS-S-000106", name: "Robot 106", reason: "noPosition", state: "idle" },
+    ]);
+    assert.match(svg, /<text class="unplaced" data-serial-number="GS-S-000105"[^>]*>Robot 105 \(GS-S-000105\): lost \(no position\)<\/text>/);
+    assert.doesNotMatch(svg, /GS-S-000107/, "a robot on another floor is not in the picture");
+  });
+
+  it("downloads a map's image once for ten pictures of the same version, and again when the version changes", async () => {
+    await load();
+    for (let round = 0; round < 10; round++) {
+      const { output, caught } = await outcomeOf("maps", { statuses: CORNERS });
+      assert.equal(caught, undefined, JSON.stringify(caught?.error));
+      assert.equal(markers(output!.payload as string).length, 4);
+    }
+    assert.equal(downloads(), 1);
+    images[`/objects/${FLOOR}/4.png`] = png(WIDTH, HEIGHT + 50);
+    const updated = CORNERS.map((each) => status(String(each.serialNumber), { x: 10, y: 10, angle: 0 }, {}, FLOOR, 4));
+    const { output } = await outcomeOf("maps", { statuses: updated });
+    assert.equal(downloads(), 2);
+    assert.match(output!.payload as string, /viewBox="0 0 400 300"/);
+    assert.equal((output!.map as { mapVersion: string }).mapVersion, "4");
+  });
+
+  it("draws another map of the robot when mapId names it (its name and version from the map list)", async () => {
+    await load({ mapId: OTHER_FLOOR });
+    const elsewhere = status("GS-S-000107", { x: 30, y: 40, angle: 0 }, {}, OTHER_FLOOR, 1);
+    const { output, caught } = await outcomeOf("maps", { statuses: [CORNERS[0], elsewhere] });
+    assert.equal(caught, undefined, JSON.stringify(caught?.error));
+    assert.deepEqual(markers(output!.payload as string).map((marker) => [marker.serialNumber, marker.x, marker.y]), [["GS-S-000107", 30, 460]]);
+    assert.deepEqual(output!.map, { mapId: OTHER_FLOOR, mapName: "Floor 2", mapVersion: "1", width: 300, height: 500 });
+  });
+
+  it("without msg.statuses reads the statuses with one S-line batch: of msg.serialNumbers, else of every robot", async () => {
+    served = CORNERS;
+    await load();
+    const { output } = await outcomeOf("maps", { serialNumbers: ["GS-S-000101", "GS-S-000102"] });
+    assert.equal(markers(output!.payload as string).length, 4);
+    const { server } = stub;
+    const batches = server.requests.filter((request) => request.path.endsWith("/status:batchGet"));
+    assert.equal(batches.length, 1);
+    assert.deepEqual(batches[0]!.body, { names: ["GS-S-000101", "GS-S-000102"] });
+    server.requests.length = 0;
+    await outcomeOf("maps", { payload: "tick" });
+    assert.equal(server.requests.filter((request) => request.path.startsWith("/v1alpha1/robots?")).length, 1, "the account's robots were listed");
+    assert.deepEqual(server.requests.find((request) => request.path.endsWith("/status:batchGet"))!.body, { names: CORNERS.map((each) => each.serialNumber) });
+  });
+
+  it("refuses statuses that are not an array before any call", async () => {
+    await load();
+    await expectInvalidInput("maps", { statuses: { robots: [] } }, /msg\.statuses: must be an array of robot statuses/, stub.server);
+  });
+
+  it("refuses a serial-number list with a bad entry before any call", async () => {
+    await load();
+    await expectInvalidInput("maps", { serialNumbers: ["GS-S-000101", "../x"] }, /msg\.serialNumbers: must be an array of serial numbers/, stub.server);
+  });
+});
