@@ -37,6 +37,11 @@ async function statusesFor(client: RobotClient, request: FleetMapRequest, option
   return serialNumbers.length > 0 ? client.batchGetStatuses(serialNumbers, { ...options, line: "s" }) : [];
 }
 
+/** A name or version as the map endpoint wants it: numbers and strings as text, anything else empty. */
+function scalarText(value: unknown): string {
+  return typeof value === "string" || typeof value === "number" ? String(value) : "";
+}
+
 export async function fleetMapSource(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<FleetMapSource> {
   const statuses = await statusesFor(client, request, options);
   const anchor =
@@ -48,13 +53,12 @@ export async function fleetMapSource(client: RobotClient, request: FleetMapReque
   const localization = isPlainObject(anchor.localizationInfo) ? anchor.localizationInfo : {};
   let entry: { mapId: string; mapName: string; mapVersion: string };
   if (mapId === current && isPlainObject(localization.map)) {
-    entry = { mapId, mapName: String(localization.map.name ?? ""), mapVersion: String(localization.map.version ?? "") };
+    entry = { mapId, mapName: scalarText(localization.map.name), mapVersion: scalarText(localization.map.version) };
   } else {
     const maps = await client.listMaps({ robotSn: request.serialNumber }, options);
     const listed = maps.find((map) => map.mapId === mapId);
     if (!listed) throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${request.serialNumber}`, "fleetMap");
-    const version = (listed as Record<string, unknown>).mapVersion;
-    entry = { mapId, mapName: listed.mapName, mapVersion: typeof version === "number" || typeof version === "string" ? String(version) : "" };
+    entry = { mapId, mapName: listed.mapName, mapVersion: scalarText((listed as Record<string, unknown>).mapVersion) };
   }
   const picture = await pictureOf(client, request.serialNumber, entry, options);
   return { picture, statuses, anchor, mapVersion: entry.mapVersion };
