@@ -15,6 +15,7 @@
  *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
+import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
@@ -249,6 +250,7 @@ async function main(): Promise<void> {
   printBigBurstGoals(byKey.get("commandBig"));
   printPacing(pacing);
   printFootprint();
+  printFleetMapCost();
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);
