@@ -31,6 +31,7 @@
         validate: fleet.choiceValidator(status.lines, "v1"),
       },
       watch: { value: false },
+      watchMoves: { value: false },
       interval: { value: limits.interval.default, validate: fleet.numberValidator("interval", limits.interval) },
       batteryStep: { value: limits.batteryStep.default, validate: fleet.numberValidator("batteryStep", limits.batteryStep) },
       batteryLow: { value: limits.batteryLow.default, validate: fleet.numberValidator("batteryLow", limits.batteryLow) },

@@ -27,6 +27,16 @@ export interface RobotState {
   /** The navigation the status reports, where it reports one (the simulator's B1 does). */
   navigation?: { state?: string; position?: string };
   remoteControl?: boolean;
+  /** The map the robot is on (localizationInfo.map.id). */
+  mapId?: string;
+  /** Where on it: pixels of the map image, rows from the bottom edge, angle in degrees (docs/cloud-api.md). */
+  position?: MapPosition;
+}
+
+export interface MapPosition {
+  x: number;
+  y: number;
+  angle: number;
 }
 
 /** The properties a change is reported for, in the order msg.changes lists them. */
@@ -39,6 +49,8 @@ export const WATCHED_PROPERTIES = [
   "batteryLow",
   "emergencyStop",
   "localizationState",
+  "map",
+  "position",
 ] as const;
 export type WatchedProperty = (typeof WATCHED_PROPERTIES)[number];
 
@@ -58,6 +70,10 @@ export interface BatteryThresholds {
 
 export const DEFAULT_BATTERY_THRESHOLDS: BatteryThresholds = { step: 10, low: 20 };
 
+/** A move smaller than this (pixels) or a turn smaller than this (degrees) is not a change: a robot at rest jitters. */
+export const MOVE_PIXELS = 1;
+export const TURN_DEGREES = 5;
+
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
@@ -70,7 +86,8 @@ function flag(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
-function percent(value: unknown): number | undefined {
+/** A number, or a number the cloud sent as a string (int64 values come as strings). */
+function numeric(value: unknown): number | undefined {
   const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
   return typeof number === "number" && Number.isFinite(number) ? number : undefined;
 }
@@ -103,14 +120,25 @@ export function robotStateOf(status: Record<string, unknown>): RobotState {
     online: flag(status.online),
     taskState: text(status.taskState),
     charging: flag(battery?.charging),
-    battery: percent(battery?.powerPercentage ?? battery?.soc),
+    battery: numeric(battery?.powerPercentage ?? battery?.soc),
     emergencyStop: flag(record(status.emergencyStop)?.enabled),
     localizationState: text(localization?.localizationState),
     taskName: text(task?.name),
     remoteControl: flag(record(status.remoteControl)?.enabled),
   };
   if (navigation) state.navigation = { state: text(navigation.state), position: text(navigation.position) };
+  const mapId = text(record(localization?.map)?.id);
+  if (mapId !== undefined) state.mapId = mapId;
+  const position = record(localization?.mapPosition);
+  const [x, y, angle] = [numeric(position?.x), numeric(position?.y), numeric(position?.angle)];
+  if (x !== undefined && y !== undefined) state.position = { x, y, angle: angle ?? 0 };
   return state;
+}
+
+function moved(before: MapPosition | undefined, now: MapPosition | undefined): boolean {
+  if (!before || !now) return before !== now;
+  const turn = Math.abs(((now.angle - before.angle + 540) % 360) - 180);
+  return Math.hypot(now.x - before.x, now.y - before.y) >= MOVE_PIXELS || turn >= TURN_DEGREES;
 }
 
 function batteryBand(battery: number | undefined, step: number): number | undefined {
@@ -127,9 +155,10 @@ function isLow(battery: number | undefined, low: number): boolean | undefined {
  * with no old value, so a flow that reacts to `changes.batteryLow.new` also
  * sees a robot that was already low when watching began. The battery counts
  * as changed only when it crosses a multiple of `step`; `batteryLow` when it
- * crosses `low`.
+ * crosses `low`. With `moves`, the map and the position are compared too: a
+ * move of MOVE_PIXELS or a turn of TURN_DEGREES counts.
  */
-export function diffRobotStates(previous: RobotState | undefined, current: RobotState, thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS): Changes {
+export function diffRobotStates(previous: RobotState | undefined, current: RobotState, thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS, moves = false): Changes {
   const changes: Changes = {};
   const before: RobotState = previous ?? { serialNumber: current.serialNumber };
   const compare = (property: WatchedProperty, old: unknown, now: unknown, differ = old !== now) => {
@@ -147,6 +176,10 @@ export function diffRobotStates(previous: RobotState | undefined, current: Robot
   compare("batteryLow", isLow(before.battery, thresholds.low), isLow(current.battery, thresholds.low));
   compare("emergencyStop", before.emergencyStop, current.emergencyStop);
   compare("localizationState", before.localizationState, current.localizationState);
+  if (moves) {
+    compare("map", before.mapId, current.mapId);
+    compare("position", before.position, current.position, moved(before.position, current.position));
+  }
   return changes;
 }
 
@@ -162,6 +195,8 @@ export interface FleetWatchSettings {
   /** Which batch status: "v1" (any line, richer) or "s" (S-line, B1's shape). */
   line: "v1" | "s";
   thresholds: BatteryThresholds;
+  /** Also report a robot's map and position changing (a live map needs them). */
+  moves?: boolean;
   /** Signal and tracker of every call the watcher makes. */
   callOptions?: CallOptions;
 }
@@ -200,7 +235,7 @@ export class FleetWatcher {
 
   /** One poll: the robots' statuses (listing the account's robots first when none are named), diffed against the last. */
   async poll(): Promise<{ updates: RobotUpdate[]; summary: PollSummary }> {
-    const { serialNumbers, line, thresholds, callOptions = {} } = this.settings;
+    const { serialNumbers, line, thresholds, moves = false, callOptions = {} } = this.settings;
     const names = serialNumbers.length > 0 ? serialNumbers : (await this.client.listAllRobots(callOptions)).map((robot) => robot.serialNumber);
     const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
     const updates: RobotUpdate[] = [];
@@ -211,7 +246,7 @@ export class FleetWatcher {
       if (state.online) online++;
       const previous = this.known.get(state.serialNumber);
       this.known.set(state.serialNumber, state);
-      const changes = diffRobotStates(previous, state, thresholds);
+      const changes = diffRobotStates(previous, state, thresholds, moves);
       if (previous !== undefined && Object.keys(changes).length === 0) continue;
       const wentOffline = previous?.online === true && state.online === false;
       updates.push({ serialNumber: state.serialNumber, status, state, changes, initial: previous === undefined, wentOffline });

@@ -35,6 +35,8 @@ export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
   fleetOutput: string;
   line: string;
   watch: boolean | string;
+  /** Watch mode: also report a robot's map and position changing. */
+  watchMoves?: boolean | string;
   interval: string | number;
   batteryStep: string | number;
   batteryLow: string | number;
@@ -175,6 +177,7 @@ function setUpWatch(
     serialNumbers: settings.serialNumbers,
     line: settings.line,
     thresholds: settings.thresholds,
+    moves: settings.moves,
     callOptions: { signal: lifetime.signal },
   });
   let last: PollSummary | undefined;
@@ -224,6 +227,7 @@ interface StatusSettings {
   each: boolean;
   intervalMs: number;
   thresholds: BatteryThresholds;
+  moves: boolean;
 }
 
 function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusProperties): void {
@@ -236,6 +240,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
       each: chooseSetting({}, "fleetOutput", config.fleetOutput || "each", FLEET_OUTPUTS) === "each",
       intervalMs: readNumberSetting(config.interval, "interval", WATCH_LIMITS.interval) * 1000,
       thresholds: { step: readNumberSetting(config.batteryStep, "batteryStep", WATCH_LIMITS.batteryStep), low: readNumberSetting(config.batteryLow, "batteryLow", WATCH_LIMITS.batteryLow) },
+      moves: isTicked(config.watchMoves),
     };
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.

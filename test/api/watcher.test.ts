@@ -127,6 +127,24 @@ describe("api: watching robots", function () {
         localizationState: { new: "NORMAL" },
       });
     });
+
+    it("with moves, reports the map and a move of 1 pixel or a turn of 5 degrees, and not a smaller jitter; without, never", function () {
+      const at = (x: number, y: number, angle: number, mapId = "floor-1") => state({ mapId, position: { x, y, angle } });
+      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(100.5, 50.5, 93), THRESHOLDS, true), {}, "jitter");
+      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(101, 50, 90), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 90 }, new: { x: 101, y: 50, angle: 90 } } });
+      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 178), at(100, 50, -177), THRESHOLDS, true)), ["position"], "a turn across 180 degrees counts by its size");
+      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 178), at(100, 50, -179), THRESHOLDS, true)), [], "3 degrees across 180");
+      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 0), at(100, 50, 0, "floor-2"), THRESHOLDS, true)), ["map"]);
+      assert.deepEqual(diffRobotStates(at(100, 50, 0), state({ mapId: "floor-1" }), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 0 } } }, "lost its position");
+      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(300, 50, 0, "floor-2"), THRESHOLDS), {}, "moves are not compared unless asked");
+    });
+
+    it("reads the map and the position from a status's localizationInfo, numbers sent as strings too", function () {
+      const read = robotStateOf({ serialNumber: "GS-S-000101", localizationInfo: { map: { id: "floor-1" }, mapPosition: { x: "903", y: 426, angle: -92.7 } } });
+      assert.equal(read.mapId, "floor-1");
+      assert.deepEqual(read.position, { x: 903, y: 426, angle: -92.7 });
+      assert.equal(robotStateOf({ serialNumber: "GS-S-000101", localizationInfo: { localizationState: "LOST", map: { id: "floor-1" } } }).position, undefined);
+    });
   });
 
   describe("FleetWatcher on 200 robots", function () {
