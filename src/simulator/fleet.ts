@@ -2,29 +2,12 @@
  * The simulated fleet: its data model, the seeded demo fleet (three S-line
  * robots, one site, two accounts) and the credentials that reach it.
  */
+import { grow, normalizeAngle, type Pose } from "./geometry";
+import { FLOOR_1_MAP_ID, FLOOR_2_MAP_ID, WAREHOUSE_MAP_ID, officeMaps, warehouseMap, type SimMap } from "./maps";
+
+export type { NavigationPoint, Partition, SimMap } from "./maps";
 
 export type TaskState = "IDLE" | "RUNNING" | "PAUSED" | "OTHER";
-
-export interface NavigationPoint {
-  name: string;
-  x: number;
-  y: number;
-  angle: number;
-}
-
-export interface Partition {
-  id: number;
-  name: string;
-}
-
-export interface SimMap {
-  /** UUID-like, as C2 lists it. */
-  id: string;
-  name: string;
-  version: number;
-  partitions: Partition[];
-  navigationPoints: NavigationPoint[];
-}
 
 export interface SiteFloor {
   index: number;
@@ -44,11 +27,12 @@ export interface SimSite {
   buildings: SiteBuilding[];
 }
 
-export interface Position {
-  x: number;
-  y: number;
-  angle: number;
-}
+/**
+ * Where a robot is on its current map: pixels of the map image, rows counted
+ * from its bottom edge, and the way it faces in degrees, counter-clockwise
+ * from +x (src/simulator/geometry.ts).
+ */
+export type Position = Pose;
 
 export interface CurrentTask {
   id: string;
@@ -135,44 +119,31 @@ export const SITE_ROBOTS = ["GS-S-000101", "GS-S-000102"] as const;
 export const OFF_SITE_ROBOT = "GS-S-000201";
 
 const RIVERSIDE_SITE_ID = "6b1f0c4e-2d7a-4e93-b5a8-1c9e7f3d2a60";
-const FLOOR_1_MAP_ID = "0a6c3f52-7d1e-4b8a-9f25-3c71e4d2b801";
-const FLOOR_2_MAP_ID = "0a6c3f52-7d1e-4b8a-9f25-3c71e4d2b802";
-const WAREHOUSE_MAP_ID = "9e4d2b17-3a6f-4c81-8d05-f2b7a1c6e901";
-
-function officeMaps(): SimMap[] {
-  return [
-    {
-      id: FLOOR_1_MAP_ID,
-      name: "Floor 1",
-      version: 3,
-      partitions: [
-        { id: 1, name: "Lobby" },
-        { id: 2, name: "Corridor" },
-        { id: 3, name: "Kitchen" },
-      ],
-      navigationPoints: [
-        { name: "charging", x: 0, y: 0, angle: 0 },
-        { name: "Lobby entrance", x: 12.5, y: 3.2, angle: 1.571 },
-        { name: "Kitchen door", x: 25, y: -4, angle: 3.142 },
-      ],
-    },
-    {
-      id: FLOOR_2_MAP_ID,
-      name: "Floor 2",
-      version: 1,
-      partitions: [
-        { id: 4, name: "Canteen" },
-        { id: 5, name: "Meeting rooms" },
-      ],
-      navigationPoints: [
-        { name: "charging", x: 1.5, y: 0.5, angle: 0 },
-        { name: "Canteen", x: 18.2, y: 7.6, angle: -1.571 },
-      ],
-    },
-  ];
-}
 
 const S_LINE_CLEAN_MODES = ["__middle_cleaning", "__heavy_cleaning", "__light_cleaning", "清扫", "清洗", "尘推", "吸尘"];
+
+/** Where a navigation point of the map is, as a robot standing there. */
+function pointOf(map: SimMap, name: string): Position {
+  const point = map.navigationPoints.find((candidate) => candidate.name === name)!;
+  return { x: point.x, y: point.y, angle: point.angle };
+}
+
+/**
+ * A spot on Floor 1 for the grown fleet's robot number `index`: its spaces
+ * taken in turn, somewhere inside each that the index decides, facing one
+ * of eight ways, so a thousand robots do not stand on one pixel.
+ */
+function spotFor(index: number): Position {
+  const map = officeMaps()[0]!;
+  const spaces = [...map.partitions.map((partition) => partition.rect), ...map.otherSpaces];
+  const room = grow(spaces[index % spaces.length]!, -16);
+  const share = (step: number) => ((index * step) % 101) / 100;
+  return {
+    x: Math.round(room.x + share(37) * room.width),
+    y: Math.round(room.y + share(59) * room.height),
+    angle: normalizeAngle((index % 8) * 45),
+  };
+}
 
 /** An idle S50 on the office site, on Floor 1 at `position`. */
 function officeRobot(serialNumber: string, displayName: string, battery: SimRobot["battery"], position: Position): SimRobot {
@@ -215,8 +186,9 @@ export function demoFleet(): FleetSeed {
       },
     ],
     robots: [
-      officeRobot("GS-S-000101", "Lobby scrubber", { charging: true, powerPercentage: 96 }, { x: 0, y: 0, angle: 0 }),
-      officeRobot("GS-S-000102", "Kitchen scrubber", { charging: false, powerPercentage: 64 }, { x: 25, y: -4, angle: 3.142 }),
+      // On the charger, at Floor 1's charging point.
+      officeRobot("GS-S-000101", "Lobby scrubber", { charging: true, powerPercentage: 96 }, pointOf(officeMaps()[0]!, "charging")),
+      officeRobot("GS-S-000102", "Kitchen scrubber", { charging: false, powerPercentage: 64 }, pointOf(officeMaps()[0]!, "Kitchen door")),
       {
         serialNumber: OFF_SITE_ROBOT,
         displayName: "Warehouse sweeper",
@@ -227,24 +199,9 @@ export function demoFleet(): FleetSeed {
         battery: { charging: false, powerPercentage: 41 },
         emergencyStop: false,
         siteId: undefined,
-        maps: [
-          {
-            id: WAREHOUSE_MAP_ID,
-            name: "Warehouse",
-            version: 7,
-            partitions: [
-              { id: 1, name: "Aisle 1" },
-              { id: 2, name: "Aisle 2" },
-              { id: 3, name: "Loading dock" },
-            ],
-            navigationPoints: [
-              { name: "charging", x: -2, y: 0, angle: 0 },
-              { name: "Dock 3", x: 40.5, y: 12, angle: 1.571 },
-            ],
-          },
-        ],
+        maps: [warehouseMap()],
         cleanModes: ["__middle_cleaning", "__heavy_cleaning", "清扫", "尘推"],
-        localization: { state: "NORMAL", mapId: WAREHOUSE_MAP_ID, position: { x: 40.5, y: 12, angle: 1.571 } },
+        localization: { state: "NORMAL", mapId: WAREHOUSE_MAP_ID, position: pointOf(warehouseMap(), "Dock 3") },
         currentTask: undefined,
         navigation: undefined,
         remoteControl: false,
@@ -277,8 +234,9 @@ export const MAX_FLEET_ROBOTS = 5000;
 /**
  * The demo fleet grown to `robots` robots for load tests: the three seeded
  * robots first, unchanged, then office robots GS-S-100004, GS-S-100005, ...
- * on the same two maps, with batteries spread over 30-99 %, that the demo
- * account (which sees every robot) may use.
+ * on the same two maps, spread over Floor 1's rooms and hallways, with
+ * batteries spread over 30-99 %, that the demo account (which sees every
+ * robot) may use.
  */
 export function grownFleet(robots: number): FleetSeed {
   if (!Number.isInteger(robots) || robots < 1 || robots > MAX_FLEET_ROBOTS) {
@@ -288,7 +246,7 @@ export function grownFleet(robots: number): FleetSeed {
   fleet.robots = fleet.robots.slice(0, robots);
   for (let index = fleet.robots.length + 1; index <= robots; index++) {
     const battery = { charging: false, powerPercentage: 30 + ((index * 37) % 70) };
-    fleet.robots.push(officeRobot(`GS-S-${String(100000 + index)}`, `Scrubber ${index}`, battery, { x: 0, y: 0, angle: 0 }));
+    fleet.robots.push(officeRobot(`GS-S-${String(100000 + index)}`, `Scrubber ${index}`, battery, spotFor(index)));
   }
   return fleet;
 }

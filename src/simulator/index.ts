@@ -23,12 +23,19 @@ export {
   type AccountSeed,
   type ClientCredentialSeed,
   type FleetSeed,
+  type NavigationPoint,
+  type Partition,
+  type Position,
   type SimMap,
   type SimRobot,
   type SimSite,
 } from "./fleet";
 export { PNG_SIGNATURE, encodePng } from "./png";
-export { MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH, drawMap } from "./map-image";
+export { drawMap } from "./map-image";
+// A map's image is map.width x map.height pixels; a robot's position is in pixels of it, rows from the bottom edge.
+export { METRES_PER_PIXEL } from "./maps";
+export type { Point, Pose, Rect } from "./geometry";
+export { currentMap, mapPositionOf } from "./views";
 export { START_DELAY } from "./robot-commands";
 export { TASK_END_STATUS } from "./task-reports";
 export { TEMP_TASK_ACCEPTED, TEMP_TASK_AREA_UNREACHABLE, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY } from "./temp-tasks";

@@ -1,22 +1,19 @@
 /**
- * The simulator's map images: a PNG drawn from a map's areas and navigation
- * points, in the look of a robot map (grey unknown space, white floor, dark
- * walls), so a flow or a dashboard shows something recognisable. The areas
- * have no geometry in the data, so they are laid out as a grid of rooms.
+ * The simulator's map images: a PNG of the map's floor plan, exactly the
+ * map's width x height pixels, in the look of a robot map (grey unknown space
+ * around the building, white floor, dark walls, gaps in them for doors), with
+ * each area's room tinted so a flow or a dashboard can tell the areas apart.
+ * Like the real cloud's image, it shows no robot: where a robot is comes from
+ * its status (localizationInfo.mapPosition), in pixels of this image.
  */
-import type { Position, SimMap } from "./fleet";
+import type { Rect } from "./geometry";
+import type { SimMap } from "./maps";
 import { Canvas, type Rgb } from "./png";
-
-export const MAP_IMAGE_WIDTH = 320;
-export const MAP_IMAGE_HEIGHT = 240;
 
 export const MAP_COLOURS = {
   unknown: [205, 205, 205],
   floor: [250, 250, 250],
   wall: [60, 60, 60],
-  navigationPoint: [33, 102, 172],
-  charging: [26, 152, 80],
-  robot: [215, 48, 39],
 } as const satisfies Record<string, Rgb>;
 
 /** Fill colours of the areas, in partition order (wrapping). */
@@ -29,60 +26,30 @@ export const AREA_COLOURS: readonly Rgb[] = [
   [255, 255, 153],
 ];
 
-function darker([r, g, b]: Rgb): Rgb {
-  return [Math.round(r * 0.6), Math.round(g * 0.6), Math.round(b * 0.6)];
+/** Wall thickness in pixels (0.2 m): the gap the floor plans leave between two spaces. */
+export const WALL = 4;
+
+/** Fills a rectangle given bottom-up (the maps' frame) on the canvas, whose rows count from the top. */
+function fillRect(canvas: Canvas, rect: Rect, colour: Rgb): void {
+  canvas.fill(rect.x, canvas.height - rect.y - rect.height, rect.width, rect.height, colour);
 }
 
-const MARGIN = 12;
-const WALL = 3;
+const drawn = new WeakMap<SimMap, Buffer>();
 
-/** The map as a PNG; `robotAt` marks the robot when it is on this map. */
-export function drawMap(map: SimMap, robotAt?: Position): Buffer {
-  const canvas = new Canvas(MAP_IMAGE_WIDTH, MAP_IMAGE_HEIGHT, MAP_COLOURS.unknown);
-  const inner = { x: MARGIN, y: MARGIN, width: MAP_IMAGE_WIDTH - 2 * MARGIN, height: MAP_IMAGE_HEIGHT - 2 * MARGIN };
-  canvas.fill(inner.x, inner.y, inner.width, inner.height, MAP_COLOURS.floor);
-  canvas.outline(inner.x, inner.y, inner.width, inner.height, WALL, MAP_COLOURS.wall);
-
-  // Areas: a grid of rooms, each a filled rectangle, its outline and a door mark.
-  const count = map.partitions.length;
-  if (count > 0) {
-    const columns = Math.ceil(Math.sqrt(count));
-    const rows = Math.ceil(count / columns);
-    const cellWidth = (inner.width - 2 * WALL) / columns;
-    const cellHeight = (inner.height - 2 * WALL) / rows;
-    map.partitions.forEach((_, index) => {
-      const colour = AREA_COLOURS[index % AREA_COLOURS.length]!;
-      const x = inner.x + WALL + (index % columns) * cellWidth + 4;
-      const y = inner.y + WALL + Math.floor(index / columns) * cellHeight + 4;
-      const width = cellWidth - 8;
-      const height = cellHeight - 8;
-      canvas.fill(x, y, width, height, colour);
-      canvas.outline(x, y, width, height, 2, darker(colour));
-      canvas.fill(x + width / 2 - 6, y + height - 2, 12, 2, MAP_COLOURS.floor);
-    });
+/** The map's floor plan as a PNG of map.width x map.height pixels (drawn once per map: nothing on it moves). */
+export function drawMap(map: SimMap): Buffer {
+  const cached = drawn.get(map);
+  if (cached) return cached;
+  const canvas = new Canvas(map.width, map.height, MAP_COLOURS.unknown);
+  const spaces = [...map.partitions.map((partition) => partition.rect), ...map.otherSpaces];
+  // Every space with its walls first, then the floors over them: walls stay only where no floor is.
+  for (const space of spaces) {
+    fillRect(canvas, { x: space.x - WALL, y: space.y - WALL, width: space.width + 2 * WALL, height: space.height + 2 * WALL }, MAP_COLOURS.wall);
   }
-
-  // Navigation points and the robot, scaled from map metres into the floor.
-  const points = [...map.navigationPoints.map((point) => ({ x: point.x, y: point.y })), ...(robotAt ? [robotAt] : [])];
-  if (points.length > 0) {
-    const xs = points.map((point) => point.x);
-    const ys = points.map((point) => point.y);
-    const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const pad = 24;
-    const scale = Math.min((inner.width - 2 * pad) / Math.max(1, maxX - minX), (inner.height - 2 * pad) / Math.max(1, maxY - minY));
-    // Image rows grow downwards, map y upwards.
-    const place = (point: { x: number; y: number }) => ({
-      x: inner.x + pad + (point.x - minX) * scale,
-      y: inner.y + inner.height - pad - (point.y - minY) * scale,
-    });
-    for (const point of map.navigationPoints) {
-      const at = place(point);
-      canvas.fill(at.x - 3, at.y - 3, 6, 6, point.name === "charging" ? MAP_COLOURS.charging : MAP_COLOURS.navigationPoint);
-    }
-    if (robotAt) {
-      const at = place(robotAt);
-      canvas.fill(at.x - 4, at.y - 4, 8, 8, MAP_COLOURS.robot);
-    }
-  }
-  return canvas.toPng();
+  for (const space of map.otherSpaces) fillRect(canvas, space, MAP_COLOURS.floor);
+  map.partitions.forEach((partition, index) => fillRect(canvas, partition.rect, AREA_COLOURS[index % AREA_COLOURS.length]!));
+  for (const door of map.doors) fillRect(canvas, door, MAP_COLOURS.floor);
+  const png = canvas.toPng();
+  drawn.set(map, png);
+  return png;
 }

@@ -4,9 +4,11 @@ import { commandTypeOf, type CommandType } from "../api/commands";
 import type { CommandResource } from "../api/schemas";
 import { checkCleaningMode, mapByIdOrName, names } from "./checks";
 import type { AccountSeed, SimRobot } from "./fleet";
+import { normalizeAngle } from "./geometry";
 import { Code, SimError, invalid } from "./sim-errors";
 import { TASK_END_STATUS } from "./task-reports";
 import { milliTimestamp, nanoTimestamp, round } from "./values";
+import { currentMap } from "./views";
 import type { Parsed, World } from "./world";
 
 /** Every command resource says so (docs/cloud-api.md); its unit is not documented. */
@@ -27,8 +29,9 @@ function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandPa
 }
 
 
-const REMOTE_STEP_METRES = 0.5;
-const REMOTE_TURN_RADIANS = Math.PI / 12;
+/** A remote-control step: 10 pixels (0.5 m) forward or back, or a turn of 15 degrees. */
+const REMOTE_STEP_PIXELS = 10;
+const REMOTE_TURN_DEGREES = 15;
 
 /** Endpoint A: a command stored with its id and state WAITING; its effect comes after the command delay. */
 export function submitCommand(world: World, robot: SimRobot, request: Parsed<"submitCommand">, account: AccountSeed): CommandResource {
@@ -160,12 +163,16 @@ function planCommand(
       return () => {
         const position = robot.localization.position;
         if (direction === "LEFT" || direction === "RIGHT") {
-          position.angle = round(position.angle + (direction === "LEFT" ? REMOTE_TURN_RADIANS : -REMOTE_TURN_RADIANS));
+          // Counter-clockwise is to the left (angles count that way, bottom-up).
+          position.angle = round(normalizeAngle(position.angle + (direction === "LEFT" ? REMOTE_TURN_DEGREES : -REMOTE_TURN_DEGREES)));
           return;
         }
-        const step = direction === "FORWARD" ? REMOTE_STEP_METRES : -REMOTE_STEP_METRES;
-        position.x = round(position.x + step * Math.cos(position.angle));
-        position.y = round(position.y + step * Math.sin(position.angle));
+        const step = direction === "FORWARD" ? REMOTE_STEP_PIXELS : -REMOTE_STEP_PIXELS;
+        const radians = (position.angle * Math.PI) / 180;
+        // Never off the map's image.
+        const map = currentMap(robot);
+        position.x = round(Math.min(map.width - 1, Math.max(0, position.x + step * Math.cos(radians))));
+        position.y = round(Math.min(map.height, Math.max(1, position.y + step * Math.sin(radians))));
         robot.battery.charging = false;
       };
     }

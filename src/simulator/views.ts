@@ -1,7 +1,23 @@
 /** What the simulated cloud answers about robots, maps and sites: reads of the fleet's state (B1, B2, C1, C2, the fleet endpoints). */
 import { mayUse, type AccountSeed, type SimMap, type SimRobot, type SimSite } from "./fleet";
 import { Code, SimError, invalid } from "./sim-errors";
-import { stableId } from "./values";
+import { round, stableId } from "./values";
+
+/**
+ * Where the robot is, as the cloud gives it (docs/cloud-api.md, "Where a
+ * robot is on its map"): x and y in whole pixels of the map image, rows
+ * counted from the image's bottom edge (draw at (x, height - y)); angle in
+ * degrees in (-180, 180], counter-clockwise from +x in that bottom-up frame;
+ * worldX and worldY the same point in metres from the image's bottom-left
+ * corner. None for a lost robot: it cannot be placed.
+ */
+export function mapPositionOf(robot: SimRobot): { x: number; y: number; angle: number; worldX: number; worldY: number } | undefined {
+  if (robot.localization.state === "LOST") return undefined;
+  const map = currentMap(robot);
+  const { x, y, angle } = robot.localization.position;
+  const [pixelX, pixelY] = [Math.round(x), Math.round(y)];
+  return { x: pixelX, y: pixelY, angle: round(angle), worldX: round(pixelX * map.resolution), worldY: round(pixelY * map.resolution) };
+}
 
 /** B1: the S-line status shape (docs/cloud-api.md). */
 export function statusOf(robot: SimRobot): Record<string, unknown> {
@@ -15,20 +31,34 @@ export function statusOf(robot: SimRobot): Record<string, unknown> {
     speedKilometerPerHour: moving ? 2.5 : 0,
     battery: { ...robot.battery },
     emergencyStop: { enabled: robot.emergencyStop },
-    localizationInfo: {
-      localizationState: robot.localization.state,
-      map: { id: map.id, name: map.name, version: map.version },
-      mapPosition: { ...robot.localization.position },
-    },
+    localizationInfo: localizationOf(robot, map),
     cleanModes: robot.cleanModes.map((name) => ({ name })),
     supportSite: robot.siteId !== undefined,
-    navigationPoints: { naviPoints: map.navigationPoints.map((point) => ({ naviPointName: point.name })) },
+    // The points' own pixel positions, in the same bottom-up frame as mapPosition.
+    navigationPoints: {
+      naviPoints: map.navigationPoints.map((point) => ({ naviPointName: point.name, navPointGridX: point.x, navPointGridY: point.y })),
+    },
     workModes: [{ name: "cleaning" }, { name: "navigation" }, { name: "remote_control" }],
     remoteControl: { enabled: robot.remoteControl },
     ...(robot.navigation ? { navigation: { ...robot.navigation } } : {}),
     ...(robot.currentTask ? { currentTask: structuredClone(robot.currentTask) } : {}),
     device: { model: robot.model, firmwareVersion: robot.firmwareVersion },
   };
+}
+
+/** localizationInfo of both statuses: the map the robot is on, and where on it unless it is lost. */
+function localizationOf(robot: SimRobot, map: SimMap): Record<string, unknown> {
+  const mapPosition = mapPositionOf(robot);
+  return {
+    localizationState: robot.localization.state,
+    map: { id: map.id, name: map.name, version: map.version },
+    ...(mapPosition ? { mapPosition } : {}),
+  };
+}
+
+/** x, y and angle of a map position, or nothing. */
+function pick(position: ReturnType<typeof mapPositionOf>): { x?: number; y?: number; angle?: number } {
+  return position ? { x: position.x, y: position.y, angle: position.angle } : {};
 }
 
 /** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (docs/cloud-api.md). */
@@ -60,7 +90,7 @@ export function siteInfoOf(sites: ReadonlyMap<string, SimSite>, robot: SimRobot)
 export function subareasOf(robot: SimRobot, mapId: string): { mapId: string; subareas: { partitions: { id: number; name: string }[] } } {
   const map = robot.maps.find((candidate) => candidate.id === mapId);
   if (!map) throw invalid("mapId", `unknown map ${mapId} on robot ${robot.serialNumber}`);
-  return { mapId: map.id, subareas: { partitions: map.partitions.map((partition) => ({ ...partition })) } };
+  return { mapId: map.id, subareas: { partitions: map.partitions.map((partition) => ({ id: partition.id, name: partition.name })) } };
 }
 
 export function mapListOf(robot: SimRobot): { mapId: string; mapName: string; mapVersion: number }[] {
@@ -98,8 +128,9 @@ export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unkn
     displayName: robot.displayName,
     online: robot.online,
     taskState: robot.taskState,
-    position: { mapId: map.id, mapName: map.name, ...robot.localization.position },
-    localizationInfo: { localizationState: robot.localization.state, map: { id: map.id, name: map.name, version: map.version } },
+    // The same pixels as localizationInfo.mapPosition (none while lost).
+    position: { mapId: map.id, mapName: map.name, ...pick(mapPositionOf(robot)) },
+    localizationInfo: localizationOf(robot, map),
     navStatus: "NAVI_IDLE",
     emergencyStop: { enabled: robot.emergencyStop },
     // Epoch milliseconds as a string, like every int64 of the cloud.

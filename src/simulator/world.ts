@@ -259,12 +259,10 @@ export class World {
     return map;
   }
 
-  /** The PNG of a robot's map as it is now (the robot marked when it is on it); undefined when there is no such map. */
+  /** The PNG of a robot's map (its floor plan: no robot on it, as the real cloud's); undefined when there is no such map. */
   mapImage(serialNumber: string, mapId: string): Buffer | undefined {
-    const robot = this.robots.get(serialNumber);
-    const map = robot?.maps.find((candidate) => candidate.id === mapId);
-    if (!robot || !map) return undefined;
-    return drawMap(map, robot.localization.mapId === map.id ? robot.localization.position : undefined);
+    const map = this.robots.get(serialNumber)?.maps.find((candidate) => candidate.id === mapId);
+    return map ? drawMap(map) : undefined;
   }
 
   /** Starts a task on the robot now (its effect has come due). */

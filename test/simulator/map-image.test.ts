@@ -1,11 +1,12 @@
 /**
  * The simulator's map images: the map endpoint answers a pre-signed
- * downloadUri on its object store, which serves a real PNG drawn from the
- * map's areas with no token, answers 400 when an Authorization header comes
- * along, 403 for a wrong signature and once expired; and the PNG encoder.
+ * downloadUri on its object store, which serves a real PNG of the map's
+ * floor plan (its own size, no robot on it) with no token, answers 400 when
+ * an Authorization header comes along, 403 for a wrong signature and once
+ * expired; and the PNG encoder.
  */
 import assert from "node:assert/strict";
-import { AREA_COLOURS, MAP_COLOURS, MAP_IMAGE_HEIGHT, MAP_IMAGE_WIDTH } from "../../src/simulator/map-image";
+import { AREA_COLOURS, MAP_COLOURS } from "../../src/simulator/map-image";
 import { Canvas, PNG_SIGNATURE, encodePng } from "../../src/simulator/png";
 import { DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator } from "../../src/simulator";
 import { decodePng } from "../support/png";
@@ -34,32 +35,47 @@ describe("simulator: map images", function () {
     assert.match(url.searchParams.get("signature")!, /^[0-9a-f]{64}$/);
   });
 
-  it("serves a real PNG with no token: signature bytes, 320 x 240 RGB, valid CRCs, the areas' colours", async () => {
+  it("serves a real PNG with no token: signature bytes, the map's own width x height in RGB, valid CRCs, the areas' colours", async () => {
     const image = await demo.client.getMapImage(FLOOR_1_REF);
     assert.equal(image.contentType, "image/png");
     assert.deepEqual([...image.data.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const png = decodePng(image.data);
-    assert.deepEqual([png.width, png.height], [MAP_IMAGE_WIDTH, MAP_IMAGE_HEIGHT]);
+    assert.deepEqual([png.width, png.height], [FLOOR_1.width, FLOOR_1.height]);
+    assert.deepEqual([png.width, png.height], [800, 520]);
     assert.deepEqual(png.chunks, ["IHDR", "IDAT", "IEND"]);
     const colours = png.colours();
     for (const colour of AREA_COLOURS.slice(0, FLOOR_1.partitions.length)) assert.ok(colours.has(colour.join(",")), `area colour ${colour.join(",")}`);
     assert.ok(!colours.has(AREA_COLOURS[FLOOR_1.partitions.length]!.join(",")), "one colour per area, no more");
     assert.ok(colours.has(MAP_COLOURS.wall.join(",")));
+    assert.ok(colours.has(MAP_COLOURS.floor.join(",")));
     assert.deepEqual(png.pixel(0, 0), [...MAP_COLOURS.unknown]);
-    // The robot stands on Floor 1: it is marked there, not on Floor 2.
-    assert.ok(colours.has(MAP_COLOURS.robot.join(",")));
+    // Floor 2 is a map of its own size.
     const floor2 = decodePng((await demo.client.getMapImage(FLOOR_2_REF)).data);
-    assert.ok(!floor2.colours().has(MAP_COLOURS.robot.join(",")));
+    assert.deepEqual([floor2.width, floor2.height], [FLOOR_2.width, FLOOR_2.height]);
   });
 
-  it("draws the robot where it now is: after navigating to Floor 2 it is on that map's image", async () => {
+  it("draws no robot, as the real cloud's image has none: the image is the same wherever the robot is", async () => {
+    const before = (await demo.client.getMapImage(FLOOR_1_REF)).data;
+    const spot = demo.simulator.state.robot(LOBBY)!.localization.position;
+    // The colour the simulator once marked robots with is nowhere, and the robot's spot shows the floor plan.
+    assert.ok(!decodePng(before).colours().has("215,48,39"));
+    assert.deepEqual(decodePng(before).pixel(spot.x, FLOOR_1.height - spot.y), [...AREA_COLOURS[0]!], "the lobby's floor where the robot stands");
+    const entrance = FLOOR_1.navigationPoints.find((point) => point.name === "Lobby entrance")!;
+    await demo.client.submitCommand({
+      serialNumber: LOBBY,
+      remoteNavigationCommandType: "CROSS_NAVIGATE",
+      commandParameter: { startNavigationParameter: { map: FLOOR_1.name, position: entrance.name } },
+    });
+    assert.deepEqual(demo.simulator.state.robot(LOBBY)!.localization.position, { x: entrance.x, y: entrance.y, angle: entrance.angle });
+    const after = (await demo.client.getMapImage(FLOOR_1_REF)).data;
+    assert.deepEqual(after, before, "the same bytes after the robot moved");
     await demo.client.submitCommand({
       serialNumber: LOBBY,
       remoteNavigationCommandType: "CROSS_NAVIGATE",
       commandParameter: { startNavigationParameter: { map: FLOOR_2.name, position: "Canteen" } },
     });
-    const floor2 = decodePng((await demo.client.getMapImage(FLOOR_2_REF)).data);
-    assert.ok(floor2.colours().has(MAP_COLOURS.robot.join(",")));
+    assert.equal(demo.simulator.state.robot(LOBBY)!.localization.mapId, FLOOR_2.id);
+    assert.deepEqual((await demo.client.getMapImage(FLOOR_1_REF)).data, before, "nor after it left the map");
   });
 
   it("answers 400 when an Authorization header comes along, as object stores do for pre-signed URLs", async () => {

@@ -58,7 +58,7 @@ describe("simulator: robots over time", function () {
     const arrived = await status(KITCHEN);
     assert.deepEqual(arrived.navigation, { state: "ARRIVED", mapName: "Floor 1", position: "charging" });
     assert.equal(arrived.battery.charging, true);
-    assert.deepEqual((arrived.localizationInfo as { mapPosition: unknown }).mapPosition, { x: 0, y: 0, angle: 0 });
+    assert.deepEqual((arrived.localizationInfo as { mapPosition: unknown }).mapPosition, { x: 64, y: 120, angle: 0, worldX: 3.2, worldY: 6 });
     const before = arrived.battery.powerPercentage;
     clock += 5 * 60_000;
     assert.equal((await status(KITCHEN)).battery.powerPercentage, before + 30, "6 % a minute for 5 minutes");

@@ -17,13 +17,20 @@ const [FLOOR_1, FLOOR_2] = FLEET.robots[0]!.maps as [(typeof FLEET.robots)[0]["m
 const LOBBY = "GS-S-000101";
 const KITCHEN = "GS-S-000102";
 const WAREHOUSE = "GS-S-000201";
+const metres = (pixels: number) => Math.round(pixels * 0.05 * 1000) / 1000;
+/** Where a navigation point is, as mapPosition shows a robot standing on it (x, y in pixels; the same in metres). */
+const at = (map: typeof FLOOR_1, name: string) => {
+  const point = map.navigationPoints.find((candidate) => candidate.name === name)!;
+  return { x: point.x, y: point.y, angle: point.angle, worldX: metres(point.x), worldY: metres(point.y) };
+};
+const CHARGING_1 = at(FLOOR_1, "charging");
 
 interface Status {
   taskState: string;
   currentTask?: { name: string; mapName: string; cleaningMode: string; source: string; areaIds: string[] };
   battery: { charging: boolean; powerPercentage: number };
-  localizationInfo: { localizationState: string; map: { id: string; name: string; version: number }; mapPosition: { x: number; y: number; angle: number } };
-  navigationPoints: { naviPoints: { naviPointName: string }[] };
+  localizationInfo: { localizationState: string; map: { id: string; name: string; version: number }; mapPosition: { x: number; y: number; angle: number; worldX: number; worldY: number } };
+  navigationPoints: { naviPoints: { naviPointName: string; navPointGridX: number; navPointGridY: number }[] };
   cleanModes: { name: string }[];
   remoteControl: { enabled: boolean };
   supportSite: boolean;
@@ -129,19 +136,18 @@ describe("simulator: the fleet and what commands do", function () {
   it("moves the robot to a navigation point with CROSS_NAVIGATE, across maps, and docks it at charging", async () => {
     await demo.client.submitCommand(navigate(KITCHEN, "Floor 2", "Canteen"));
     let robot = await status(KITCHEN);
-    const canteen = FLOOR_2.navigationPoints.find((point) => point.name === "Canteen")!;
     assert.equal(robot.localizationInfo.map.name, "Floor 2");
-    assert.deepEqual(robot.localizationInfo.mapPosition, { x: canteen.x, y: canteen.y, angle: canteen.angle });
+    assert.deepEqual(robot.localizationInfo.mapPosition, at(FLOOR_2, "Canteen"));
     assert.deepEqual(
-      robot.navigationPoints.naviPoints.map((point) => point.naviPointName),
-      FLOOR_2.navigationPoints.map((point) => point.name),
-      "the status lists the points of the current map",
+      robot.navigationPoints.naviPoints,
+      FLOOR_2.navigationPoints.map((point) => ({ naviPointName: point.name, navPointGridX: point.x, navPointGridY: point.y })),
+      "the status lists the points of the current map, with their pixels",
     );
     assert.equal(robot.battery.charging, false);
 
     await demo.client.submitCommand(navigate(KITCHEN, "Floor 1", "charging"));
     robot = await status(KITCHEN);
-    assert.deepEqual(robot.localizationInfo.mapPosition, { x: 0, y: 0, angle: 0 });
+    assert.deepEqual(robot.localizationInfo.mapPosition, CHARGING_1);
     assert.equal(robot.battery.charging, true);
 
     await demo.client.submitCommand(navigate(KITCHEN, "Floor 1", "charging", "STOP_NAVIGATE"));
@@ -155,7 +161,7 @@ describe("simulator: the fleet and what commands do", function () {
     assert.match(point.message, /commandParameter\.startNavigationParameter\.position: no navigation point "Roof" on map Floor 1/);
     const byId = await failureOf(demo.client.submitCommand(navigate(LOBBY, FLOOR_1.id, "charging")));
     assert.match(byId.message, /commandParameter\.startNavigationParameter\.map: .* is not a map name/);
-    assert.deepEqual((await status(LOBBY)).localizationInfo.mapPosition, { x: 0, y: 0, angle: 0 });
+    assert.deepEqual((await status(LOBBY)).localizationInfo.mapPosition, CHARGING_1);
   });
 
   it("drives the robot by remote control: start sets the flag, moves change the position, stop clears it", async () => {
@@ -173,13 +179,19 @@ describe("simulator: the fleet and what commands do", function () {
     await demo.client.submitCommand(move("FORWARD"));
     await demo.client.submitCommand(move("FORWARD"));
     let robot = await status(LOBBY);
-    assert.deepEqual(robot.localizationInfo.mapPosition, { x: 1, y: 0, angle: 0 });
+    // Two steps of 10 pixels (0.5 m) along +x, the way the charger faces.
+    assert.deepEqual(robot.localizationInfo.mapPosition, { ...CHARGING_1, x: CHARGING_1.x + 20, worldX: metres(CHARGING_1.x + 20) });
     assert.equal(robot.battery.charging, false, "driving off the charger");
     await demo.client.submitCommand(move("LEFT"));
+    robot = await status(LOBBY);
+    assert.equal(robot.localizationInfo.mapPosition.angle, 15, "left is counter-clockwise: 15 degrees");
     await demo.client.submitCommand(move("BACKWARD"));
     robot = await status(LOBBY);
-    assert.ok(robot.localizationInfo.mapPosition.angle > 0);
-    assert.ok(robot.localizationInfo.mapPosition.x < 1 && robot.localizationInfo.mapPosition.y < 0);
+    assert.deepEqual(
+      [robot.localizationInfo.mapPosition.x, robot.localizationInfo.mapPosition.y],
+      [Math.round(CHARGING_1.x + 20 - 10 * Math.cos(Math.PI / 12)), Math.round(CHARGING_1.y - 10 * Math.sin(Math.PI / 12))],
+      "a step back against the heading: down and to the left",
+    );
 
     await demo.client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_STOP" });
     assert.equal((await status(LOBBY)).remoteControl.enabled, false);
