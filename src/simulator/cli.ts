@@ -36,6 +36,8 @@ Options:
   --task-ms MS         a task finishes after running MS (default ${REALISTIC_TIMING.taskDurationMs}; 0 runs until stopped)
   --battery-drain P    battery percent used per minute cleaning or navigating (default ${REALISTIC_TIMING.batteryDrainPerMinute})
   --battery-charge P   battery percent gained per minute at the charger (default ${REALISTIC_TIMING.batteryChargePerMinute})
+  --speed PX           pixels per second a cleaning robot travels over its map (default
+                       ${REALISTIC_TIMING.speedPixelsPerSecond}, at 0.05 m per pixel ${REALISTIC_TIMING.speedPixelsPerSecond * 0.05} m/s; 0 keeps robots still)
   --ignore-rate R      share 0..1 of accepted commands a robot never carries out (default 0)
   --quiet              no log line per request
   --help               show this text
@@ -105,6 +107,7 @@ export function parseCliArgs(argv: string[]): CliCommand {
         "task-ms": { type: "string" },
         "battery-drain": { type: "string" },
         "battery-charge": { type: "string" },
+        speed: { type: "string" },
         "ignore-rate": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -134,6 +137,7 @@ export function parseCliArgs(argv: string[]): CliCommand {
     ["taskDurationMs", "task-ms", wholeFrom(0, "ms")],
     ["batteryDrainPerMinute", "battery-drain", PERCENT_PER_MINUTE],
     ["batteryChargePerMinute", "battery-charge", PERCENT_PER_MINUTE],
+    ["speedPixelsPerSecond", "speed", { min: 0, max: 200, integer: false, unit: "pixels per second" }],
   ];
   for (const [key, flag, range] of timingFlags) {
     const value = numberOption(flag, values[flag as keyof typeof values] as string | undefined, range);
@@ -170,6 +174,7 @@ function describeTiming(timing: Timing): string {
     `navigation ${timing.navigationMs / 1000} s`,
     timing.taskDurationMs ? `tasks ${timing.taskDurationMs / 1000} s` : "tasks until stopped",
     `battery -${timing.batteryDrainPerMinute}/+${timing.batteryChargePerMinute} % per min`,
+    timing.speedPixelsPerSecond ? `cleaning at ${timing.speedPixelsPerSecond} px/s` : "robots still",
   ].join(", ");
 }
 

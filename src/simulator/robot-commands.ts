@@ -132,14 +132,8 @@ function planCommand(
         if (type === "CROSS_NAVIGATE" || type === "RESUME_NAVIGATE") {
           if (busy()) return;
           const resuming = type === "RESUME_NAVIGATE" && robot.navigation?.state === "PAUSED" && motion.navigation?.point === point;
-          const needs = resuming ? motion.navigation!.remainingMs : world.timing.navigationMs;
-          if (needs <= 0) {
-            world.arrive(robot, map, point);
-            return;
-          }
-          robot.battery.charging = false;
-          robot.navigation = { state: "NAVIGATING", mapName: map.name, position: point.name };
-          motion.navigation = { arriveAt: now + needs, remainingMs: needs, map, point };
+          // A resumed navigation goes on from where it was paused, in the time it still needed.
+          world.navigate(robot, map, point, resuming ? motion.navigation!.remainingMs : world.timing.navigationMs);
         } else if (robot.navigation) {
           const navigation = motion.navigation;
           if (type === "PAUSE_NAVIGATE" && navigation?.arriveAt !== undefined) {

@@ -14,6 +14,12 @@ export interface Timing {
   batteryDrainPerMinute: number;
   /** Battery percent gained per minute while charging. */
   batteryChargePerMinute: number;
+  /**
+   * How fast a robot travels its cleaning route while its task runs, in pixels
+   * of its map per second (0.05 m each: 10 is 0.5 m/s); 0: it stays where it
+   * is. A navigation keeps navigationMs instead, however far it goes.
+   */
+  speedPixelsPerSecond: number;
 }
 
 export const INSTANT_TIMING: Readonly<Timing> = {
@@ -22,6 +28,7 @@ export const INSTANT_TIMING: Readonly<Timing> = {
   taskDurationMs: 0,
   batteryDrainPerMinute: 0,
   batteryChargePerMinute: 0,
+  speedPixelsPerSecond: 0,
 };
 
 /** What the CLI and the demo run with: a robot needs a moment to act, and things change within minutes. */
@@ -31,4 +38,5 @@ export const REALISTIC_TIMING: Readonly<Timing> = {
   taskDurationMs: 120_000,
   batteryDrainPerMinute: 1,
   batteryChargePerMinute: 5,
+  speedPixelsPerSecond: 10,
 };

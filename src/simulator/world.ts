@@ -10,11 +10,14 @@ import { z } from "zod";
 import type { Endpoints, OperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
 import { mayUse, type AccountSeed, type CurrentTask, type FleetSeed, type NavigationPoint, type SimMap, type SimRobot, type SimSite } from "./fleet";
+import { poseAt } from "./geometry";
 import { drawMap } from "./map-image";
+import { chargingPoint, cleaningFrom, navigationLeg, poseOnLeg, type Motion } from "./movement";
 import { Code, SimError, invalid } from "./sim-errors";
 import { MAX_TASK_REPORTS_PER_ROBOT, TASK_END_STATUS, finishedTaskReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
 import { milliTimestamp } from "./values";
+import { currentMap } from "./views";
 
 /** What PATCH /_sim/robots/<serial> may change (and RunningSimulator.updateRobot). */
 export const RobotChanges = z.strictObject({
@@ -47,16 +50,7 @@ export interface WorldOptions {
   ignores?: () => boolean;
 }
 
-/** A robot's state between answers: what moves with time, kept exactly (answers show whole percents). */
-export interface Motion {
-  /** Up to when time has been applied. */
-  lastMs: number;
-  battery: number;
-  /** Running time of the current task. */
-  taskRunMs: number;
-  /** A navigation under way: when it arrives (or, paused, how long it still needs) and where to. */
-  navigation: { arriveAt: number | undefined; remainingMs: number; map: SimMap; point: NavigationPoint } | undefined;
-}
+export type { Motion } from "./movement";
 
 /** An accepted command's effect, due at a time. */
 interface PendingEffect {
@@ -76,6 +70,8 @@ export class World {
   private readonly motion = new Map<SimRobot, Motion>();
   /** Effects of accepted commands not yet due, oldest first (one delay for all keeps them in order). */
   private readonly pending: PendingEffect[] = [];
+  /** The due time of the effect being applied: its "now", so a late poll does not shift what it started. */
+  private applying: number | undefined;
 
   constructor(
     seed: FleetSeed,
@@ -89,13 +85,13 @@ export class World {
       this.robots.set(robot.serialNumber, robot);
       this.commands.set(robot.serialNumber, new Map());
       this.taskReports.set(robot.serialNumber, seededReports(robot, index, now));
-      this.motion.set(robot, { lastMs: now, battery: robot.battery.powerPercentage, taskRunMs: 0, navigation: undefined });
+      this.motion.set(robot, { lastMs: now, battery: robot.battery.powerPercentage, taskRunMs: 0, navigation: undefined, cleaning: undefined });
     });
   }
 
-  /** The simulated clock's time now. */
+  /** The simulated clock's time now (while an effect that fell due is applied: its due time). */
   now(): number {
-    return this.options.now();
+    return this.applying ?? this.options.now();
   }
 
   get maxCommandsPerRobot(): number {
@@ -119,7 +115,12 @@ export class World {
     while (this.pending.length > 0 && this.pending[0]!.due <= now) {
       const effect = this.pending.shift()!;
       this.elapse(effect.due);
-      if (canAct(effect.robot)) effect.apply();
+      this.applying = effect.due;
+      try {
+        if (canAct(effect.robot)) effect.apply();
+      } finally {
+        this.applying = undefined;
+      }
     }
     this.elapse(now);
   }
@@ -149,19 +150,36 @@ export class World {
       this.drain(robot, motion, end - at);
       at = end;
       if (end === navigation.arriveAt) this.arrive(robot, navigation.map, navigation.point);
+      else robot.localization.position = poseOnLeg({ ...navigation, arriveAt: navigation.arriveAt }, end, robot.localization.position.angle);
     }
     if (robot.taskState === "RUNNING") {
       const left = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs - motion.taskRunMs : Infinity;
       const span = Math.min(until - at, left);
       motion.taskRunMs += span;
+      this.travel(robot, motion, span);
       this.drain(robot, motion, span);
       at += span;
       if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
       else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0) this.finishTask(robot, TASK_END_STATUS.FINISHED);
     }
-    if (robot.battery.charging && this.timing.batteryChargePerMinute > 0) {
-      this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
+    if (robot.battery.charging) {
+      this.dock(robot);
+      if (this.timing.batteryChargePerMinute > 0) this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
     }
+  }
+
+  /** Moves a cleaning robot `ms` of running time further along its route, at the timing's speed. */
+  private travel(robot: SimRobot, motion: Motion, ms: number): void {
+    const cleaning = motion.cleaning;
+    if (!cleaning || !(this.timing.speedPixelsPerSecond > 0)) return;
+    cleaning.travelled += (ms / 1000) * this.timing.speedPixelsPerSecond;
+    robot.localization.position = poseAt(cleaning.route, cleaning.travelled, robot.localization.position.angle);
+  }
+
+  /** A charging robot stands at its map's charging point. */
+  private dock(robot: SimRobot): void {
+    const point = chargingPoint(currentMap(robot));
+    if (point) robot.localization.position = { x: point.x, y: point.y, angle: point.angle };
   }
 
   private drain(robot: SimRobot, motion: Motion, ms: number): void {
@@ -182,11 +200,34 @@ export class World {
   }
 
   /**
+   * Sets off to a navigation point, arriving after `needsMs` (at once when 0).
+   * On another map, the robot first comes onto it at its entrance (the lift).
+   */
+  navigate(robot: SimRobot, map: SimMap, point: NavigationPoint, needsMs: number): void {
+    if (robot.localization.mapId !== map.id) this.enterMap(robot, map);
+    if (needsMs <= 0) {
+      this.arrive(robot, map, point);
+      return;
+    }
+    robot.battery.charging = false;
+    robot.navigation = { state: "NAVIGATING", mapName: map.name, position: point.name };
+    this.motionOf(robot).navigation = navigationLeg(map, point, robot.localization.position, needsMs, this.now());
+  }
+
+  /** Puts the robot onto another of its maps, at that map's entrance. */
+  private enterMap(robot: SimRobot, map: SimMap): void {
+    robot.localization.mapId = map.id;
+    robot.localization.position = { ...map.entrance, angle: robot.localization.position.angle };
+    robot.battery.charging = false;
+  }
+
+  /**
    * Changes a robot the way the control API's PATCH does: what a test or a
    * demo needs to make happen (offline, low battery, an emergency stop).
    */
   updateRobot(robot: SimRobot, changes: RobotChanges): void {
     this.advance(this.options.now());
+    const map = currentMap(robot);
     const motion = this.motion.get(robot)!;
     if (changes.online !== undefined) robot.online = changes.online;
     if (changes.batteryPercentage !== undefined) this.setBattery(robot, motion, changes.batteryPercentage);
@@ -196,7 +237,10 @@ export class World {
     if (changes.taskState !== undefined) {
       if (changes.taskState === "IDLE" && robot.currentTask) this.finishTask(robot, TASK_END_STATUS.STOPPED);
       robot.taskState = changes.taskState;
+      // Running with no task's areas: it cleans the whole floor.
+      if (changes.taskState === "RUNNING" && !motion.cleaning) motion.cleaning = cleaningFrom(map, robot.localization.position, []);
     }
+    if (robot.battery.charging) this.dock(robot);
   }
 
   /** The robot the account may use; code 5 when there is no such robot, 7 when it belongs to someone else. */
@@ -238,6 +282,7 @@ export class World {
     const task = robot.currentTask;
     robot.taskState = "IDLE";
     robot.currentTask = undefined;
+    this.motionOf(robot).cleaning = undefined;
     if (!task) return;
     const reports = this.taskReports.get(robot.serialNumber)!;
     reports.unshift(finishedTaskReport(robot, task, endStatus, this.options.now()));
@@ -272,6 +317,7 @@ export class World {
     id: string = randomUUID(),
   ): CurrentTask {
     const { map, ...rest } = task;
+    if (robot.localization.mapId !== map.id) this.enterMap(robot, map);
     robot.currentTask = {
       ...rest,
       id,
@@ -285,7 +331,8 @@ export class World {
     const motion = this.motionOf(robot);
     motion.taskRunMs = 0;
     motion.navigation = undefined;
-    robot.localization.mapId = map.id;
+    // It cleans from where it stands: to the first of the task's rooms, then lanes over each.
+    motion.cleaning = cleaningFrom(map, robot.localization.position, rest.areaIds);
     return robot.currentTask;
   }
 }

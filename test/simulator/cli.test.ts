@@ -41,7 +41,7 @@ describe("simulator: the robot-cloud-simulator command", function () {
         "--port", "0", "--host", "::1", "--token", "a,b", "--token", "c", "--latency", "25", "--fail-rate", "0.1",
         "--drop-rate", "0", "--malformed-rate", "1", "--rate-limit", "5", "--rate-window", "2000", "--seed", "9", "--quiet",
         "--robots", "200", "--command-delay", "500", "--navigation-ms", "0", "--task-ms", "60000", "--battery-drain", "2.5",
-        "--battery-charge", "10", "--ignore-rate", "0.25",
+        "--battery-charge", "10", "--ignore-rate", "0.25", "--speed", "2.5",
       ]);
       assert.deepEqual(command, {
         help: false,
@@ -54,7 +54,7 @@ describe("simulator: the robot-cloud-simulator command", function () {
           seed: 9,
           quiet: true,
           robots: 200,
-          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10 },
+          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10, speedPixelsPerSecond: 2.5 },
         },
       });
     });
@@ -82,6 +82,7 @@ describe("simulator: the robot-cloud-simulator command", function () {
       [["--latency", "1.5"], /^--latency must be a whole number of milliseconds/],
       [["--seed", "x"], /^--seed must be a whole number, not "x"$/],
       [["--battery-drain", "x"], /^--battery-drain must be a number from 0 to 100, not "x"$/],
+      [["--speed=-1"], /^--speed must be from 0 to 200 pixels per second, not "-1"$/],
       [["extra"], /extra/],
     ] as const) {
       it(`refuses ${args.join(" ")}`, () => {

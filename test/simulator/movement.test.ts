@@ -1,0 +1,249 @@
+/**
+ * Where the simulated robots are, as the statuses say it (pixels of the map
+ * image, rows from its bottom edge, angles in degrees), with a clock the test
+ * moves: a cleaning robot travels its rooms at the timing's speed, facing the
+ * way it goes; a navigation ends exactly on its point; a charging robot stands
+ * at the charging point; a lost robot has no position.
+ */
+import assert from "node:assert/strict";
+import { RobotClient } from "../../src/api/client";
+import { DEMO_TOKEN, demoFleet, grownFleet, mapPositionOf, startSimulator, type RunningSimulator, type SimMap } from "../../src/simulator";
+import { contains, distance, heading, normalizeAngle } from "../../src/simulator/geometry";
+import { onFloor } from "../../src/simulator/paths";
+import type { Timing } from "../../src/simulator/timing";
+import { rawRequest } from "../support/raw-http";
+
+const LOBBY = "GS-S-000101";
+const KITCHEN = "GS-S-000102";
+const WAREHOUSE = "GS-S-000201";
+const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [SimMap, SimMap];
+const point = (map: SimMap, name: string) => map.navigationPoints.find((candidate) => candidate.name === name)!;
+
+interface MapPosition {
+  x: number;
+  y: number;
+  angle: number;
+  worldX: number;
+  worldY: number;
+}
+interface Status {
+  taskState: string;
+  battery: { charging: boolean };
+  navigation?: { state: string };
+  localizationInfo: { localizationState: string; map: { id: string; name: string; version: number }; mapPosition?: MapPosition };
+  navigationPoints: { naviPoints: { naviPointName: string; navPointGridX: number; navPointGridY: number }[] };
+}
+
+const navigate = (map: string, position: string, type: "CROSS_NAVIGATE" | "PAUSE_NAVIGATE" | "RESUME_NAVIGATE" = "CROSS_NAVIGATE") =>
+  ({ remoteNavigationCommandType: type, commandParameter: { startNavigationParameter: { map, position } } }) as const;
+const START_TASK = {
+  remoteTaskCommandType: "START_TASK",
+  commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "All of Floor 1", map: "Floor 1", loop: false, loopCount: 1 } } },
+} as const;
+
+/** Whether a status's position can be drawn on the map's image: (x, height - y) is one of its pixels. */
+function onImage(map: SimMap, position: MapPosition): boolean {
+  return position.x >= 0 && position.x < map.width && position.y > 0 && position.y <= map.height && position.angle > -180 && position.angle <= 180;
+}
+
+describe("simulator: where robots are and how they move", function () {
+  let clock = 1_950_000_000_000;
+  let simulator: RunningSimulator;
+  let client: RobotClient;
+
+  async function start(timing: Partial<Timing> = {}, robots?: number) {
+    simulator = await startSimulator({ quiet: true, rateLimit: false, now: () => clock, timing, ...(robots ? { robots } : {}) });
+    client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, engine: { rateLimit: 0 }, retry: { maxRetries: 0 } });
+  }
+  afterEach(async () => {
+    client?.close();
+    await simulator?.close();
+  });
+
+  const status = async (serialNumber: string) => (await client.getRobotStatus({ serialNumber })) as unknown as Status;
+  const positionOf = async (serialNumber: string) => (await status(serialNumber)).localizationInfo.mapPosition!;
+  const patch = (serialNumber: string, body: unknown) =>
+    rawRequest(simulator.url, "PATCH", `/_sim/robots/${serialNumber}`, { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+  it("gives every robot a mapPosition in pixels on its map's image, in both statuses, and the points' pixels", async () => {
+    await start({}, 40);
+    const serialNumbers = simulator.state.serialNumbers();
+    const statuses = (await client.batchGetStatuses(serialNumbers, { line: "s" })) as unknown as Status[];
+    const v1 = (await client.batchGetStatuses(serialNumbers, { line: "v1" })) as unknown as (Status & { position: Record<string, unknown> })[];
+    statuses.forEach((robot, index) => {
+      const map = simulator.state.robot(serialNumbers[index]!)!.maps.find((candidate) => candidate.id === robot.localizationInfo.map.id)!;
+      const position = robot.localizationInfo.mapPosition!;
+      assert.ok(onImage(map, position), `${serialNumbers[index]} at ${JSON.stringify(position)} on ${map.width} x ${map.height}`);
+      assert.ok(onFloor(map, position), `${serialNumbers[index]} on the floor`);
+      assert.deepEqual([position.worldX, position.worldY], [Math.round(position.x * 5) / 100, Math.round(position.y * 5) / 100], "metres: pixels x 0.05");
+      assert.deepEqual(v1[index]!.localizationInfo.mapPosition, position, "the v1 status says the same");
+      assert.deepEqual([v1[index]!.position.x, v1[index]!.position.y, v1[index]!.position.angle], [position.x, position.y, position.angle]);
+      assert.deepEqual(
+        robot.navigationPoints.naviPoints,
+        map.navigationPoints.map((navigationPoint) => ({ naviPointName: navigationPoint.name, navPointGridX: navigationPoint.x, navPointGridY: navigationPoint.y })),
+      );
+    });
+    const warehouse = statuses[2]!.localizationInfo;
+    assert.deepEqual([warehouse.map.name, warehouse.mapPosition!.x, warehouse.mapPosition!.y], ["Warehouse", 700, 64], "at Dock 3");
+  });
+
+  it("gives a lost robot its map but no mapPosition (nor pixels in the v1 position), and its position back once found", async () => {
+    await start();
+    const before = await positionOf(KITCHEN);
+    simulator.updateRobot(KITCHEN, { localizationState: "LOST" });
+    const lost = await status(KITCHEN);
+    assert.equal(lost.localizationInfo.localizationState, "LOST");
+    assert.deepEqual(lost.localizationInfo.map, { id: FLOOR_1.id, name: "Floor 1", version: 3 });
+    assert.ok(!("mapPosition" in lost.localizationInfo));
+    const [v1] = (await client.batchGetStatuses([KITCHEN], { line: "v1" })) as unknown as (Status & { position: Record<string, unknown> })[];
+    assert.ok(!("mapPosition" in v1!.localizationInfo));
+    assert.deepEqual(v1!.position, { mapId: FLOOR_1.id, mapName: "Floor 1" });
+    assert.equal(mapPositionOf(simulator.state.robot(KITCHEN)!), undefined);
+    simulator.updateRobot(KITCHEN, { localizationState: "NORMAL" });
+    assert.deepEqual(await positionOf(KITCHEN), before);
+  });
+
+  it("moves a running robot along its rooms at the timing's speed, facing the way it goes, and not while paused", async () => {
+    await start({ speedPixelsPerSecond: 10 });
+    const start0 = await positionOf(LOBBY);
+    assert.deepEqual([start0.x, start0.y], [point(FLOOR_1, "charging").x, point(FLOOR_1, "charging").y]);
+    await client.submitCommand({ serialNumber: LOBBY, ...START_TASK });
+    const samples: MapPosition[] = [];
+    for (let second = 0; second < 120; second += 3) {
+      clock += 3000;
+      const position = await positionOf(LOBBY);
+      assert.ok(onFloor(FLOOR_1, position) && onImage(FLOOR_1, position), JSON.stringify(position));
+      samples.push(position);
+    }
+    assert.ok(distance(samples[0]!, start0) > 20, "off the charger within 3 s");
+    const steps = samples.slice(1).map((position, index) => distance(samples[index]!, position));
+    assert.ok(steps.every((step) => step <= 31), `at most 10 px/s: ${steps.join(", ")}`);
+    assert.ok(steps.filter((step) => step > 5).length > 30, "it keeps going");
+    // On a straight stretch it faces the way it goes (counter-clockwise from +x, rows from the bottom).
+    const straight = samples.slice(1).filter((position, index) => Math.abs(distance(samples[index]!, position) - 30) < 0.8);
+    assert.ok(straight.length > 5, `${straight.length} straight stretches`);
+    for (const position of straight) {
+      const previous = samples[samples.indexOf(position) - 1]!;
+      const way = heading(previous, position)!;
+      assert.ok(Math.abs(normalizeAngle(way - position.angle)) < 5, `heading ${way}, angle ${position.angle}`);
+    }
+    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
+    const paused = await positionOf(LOBBY);
+    clock += 30_000;
+    assert.deepEqual(await positionOf(LOBBY), paused, "a paused robot stays");
+    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "RESUME_TASK" });
+    clock += 2000;
+    assert.ok(distance(await positionOf(LOBBY), paused) > 10, "and goes on once resumed");
+    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
+    const stopped = await positionOf(LOBBY);
+    clock += 30_000;
+    assert.deepEqual(await positionOf(LOBBY), stopped, "an idle robot stays");
+  });
+
+  it("cleans the rooms of its task's areas: a temporary task on the kitchen takes the robot there and keeps it there", async () => {
+    await start({ speedPixelsPerSecond: 50 });
+    const kitchen = FLOOR_1.partitions.find((partition) => partition.name === "Kitchen")!;
+    await client.sendTempTask({
+      productId: KITCHEN,
+      tempTaskCommand: { taskName: "Kitchen", cleaningMode: "清扫", loop: false, loopCount: 1, mapName: "Floor 1", startParam: { mapId: FLOOR_1.id, areaId: String(kitchen.id) } },
+    });
+    clock += 20_000;
+    for (let sample = 0; sample < 40; sample++) {
+      clock += 7000;
+      const position = await positionOf(KITCHEN);
+      assert.ok(contains(kitchen.rect, position), `in the kitchen: ${JSON.stringify(position)}`);
+    }
+  });
+
+  it("keeps robots still at speed 0 (the default of startSimulator), so a test sees exactly what it did", async () => {
+    await start();
+    const before = await positionOf(KITCHEN);
+    await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK });
+    clock += 60_000;
+    assert.equal((await status(KITCHEN)).taskState, "RUNNING");
+    assert.deepEqual(await positionOf(KITCHEN), before);
+  });
+
+  it("travels a navigation in navigationMs and arrives exactly at the point's navPointGridX/Y and angle", async () => {
+    await start({ navigationMs: 10_000 });
+    const from = await positionOf(KITCHEN);
+    await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Floor 1", "Lobby entrance") });
+    const target = (await status(KITCHEN)).navigationPoints.naviPoints.find((candidate) => candidate.naviPointName === "Lobby entrance")!;
+    const way: MapPosition[] = [];
+    for (let second = 1; second < 10; second++) {
+      clock += 1000;
+      const robot = await status(KITCHEN);
+      assert.equal(robot.navigation?.state, "NAVIGATING");
+      way.push(robot.localizationInfo.mapPosition!);
+      assert.ok(onFloor(FLOOR_1, robot.localizationInfo.mapPosition!), JSON.stringify(robot.localizationInfo.mapPosition));
+    }
+    const toTarget = (position: MapPosition) => distance(position, { x: target.navPointGridX, y: target.navPointGridY });
+    assert.ok(way.every((position, index) => toTarget(position) < toTarget(way[index - 1] ?? from)), "nearer every second");
+    assert.ok(toTarget(way.at(-1)!) > 0, "not there before its time");
+    clock += 1000;
+    const arrived = await status(KITCHEN);
+    assert.equal(arrived.navigation?.state, "ARRIVED");
+    const lobbyEntrance = point(FLOOR_1, "Lobby entrance");
+    assert.deepEqual(
+      [arrived.localizationInfo.mapPosition!.x, arrived.localizationInfo.mapPosition!.y, arrived.localizationInfo.mapPosition!.angle],
+      [target.navPointGridX, target.navPointGridY, lobbyEntrance.angle],
+    );
+  });
+
+  it("holds a paused navigation where it is, and resumes from there to arrive on time", async () => {
+    await start({ navigationMs: 8000 });
+    await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Floor 1", "charging") });
+    clock += 3000;
+    await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Floor 1", "charging", "PAUSE_NAVIGATE") });
+    const paused = await positionOf(KITCHEN);
+    clock += 60_000;
+    assert.deepEqual(await positionOf(KITCHEN), paused);
+    await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Floor 1", "charging", "RESUME_NAVIGATE") });
+    clock += 2500;
+    const resumed = await positionOf(KITCHEN);
+    assert.ok(distance(resumed, paused) > 5, "moving again");
+    clock += 2500;
+    const docked = await status(KITCHEN);
+    assert.equal(docked.navigation?.state, "ARRIVED");
+    assert.deepEqual([docked.localizationInfo.mapPosition!.x, docked.localizationInfo.mapPosition!.y], [point(FLOOR_1, "charging").x, point(FLOOR_1, "charging").y]);
+  });
+
+  it("comes onto another map at its entrance and ends on the point there", async () => {
+    await start({ navigationMs: 4000 });
+    await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Floor 2", "Canteen") });
+    clock += 1000;
+    const onTheWay = await status(KITCHEN);
+    assert.equal(onTheWay.localizationInfo.map.name, "Floor 2");
+    assert.ok(onImage(FLOOR_2, onTheWay.localizationInfo.mapPosition!) && onFloor(FLOOR_2, onTheWay.localizationInfo.mapPosition!));
+    clock += 3000;
+    const canteen = point(FLOOR_2, "Canteen");
+    assert.deepEqual(await positionOf(KITCHEN), { x: canteen.x, y: canteen.y, angle: canteen.angle, worldX: canteen.x * 0.05, worldY: canteen.y * 0.05 });
+  });
+
+  it("keeps a charging robot at its map's charging point", async () => {
+    await start({ batteryChargePerMinute: 5 });
+    const charging = point(FLOOR_1, "charging");
+    const atCharger = { x: charging.x, y: charging.y, angle: charging.angle, worldX: 3.2, worldY: 6 };
+    assert.equal((await status(LOBBY)).battery.charging, true);
+    assert.deepEqual(await positionOf(LOBBY), atCharger);
+    const patched = await patch(KITCHEN, { charging: true });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual((patched.json as Status).localizationInfo.mapPosition, atCharger, "put on charge: at the charger");
+    clock += 10 * 60_000;
+    assert.deepEqual(await positionOf(KITCHEN), atCharger);
+    const warehouseCharger = point(demoFleet().robots[2]!.maps[0]!, "charging");
+    simulator.updateRobot(WAREHOUSE, { charging: true });
+    assert.deepEqual([(await positionOf(WAREHOUSE)).x, (await positionOf(WAREHOUSE)).y], [warehouseCharger.x, warehouseCharger.y]);
+  });
+
+  it("keeps the grown fleet still and in place when nothing runs", async () => {
+    await start({ speedPixelsPerSecond: 10 }, 30);
+    const fleet = grownFleet(30);
+    clock += 60_000;
+    const statuses = (await client.batchGetStatuses(simulator.state.serialNumbers(), { line: "s" })) as unknown as Status[];
+    statuses.forEach((robot, index) => {
+      const seeded = fleet.robots[index]!.localization.position;
+      assert.deepEqual([robot.localizationInfo.mapPosition!.x, robot.localizationInfo.mapPosition!.y], [seeded.x, seeded.y]);
+    });
+  });
+});
