@@ -58,3 +58,8 @@ export function cleaningFrom(map: SimMap, from: Pose, areaIds: readonly string[]
 export function chargingPoint(map: SimMap): NavigationPoint | undefined {
   return map.navigationPoints.find((point) => point.name === "charging");
 }
+
+/** Whether (x, height - y) is a pixel of the map's image: a position a drawer can place. */
+export function onImage(map: SimMap, point: { x: number; y: number }): boolean {
+  return point.x >= 0 && point.x < map.width && point.y > 0 && point.y <= map.height;
+}

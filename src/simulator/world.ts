@@ -9,10 +9,10 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Endpoints, OperationName } from "../api/endpoints";
 import type { CommandResource } from "../api/schemas";
-import { mayUse, type AccountSeed, type CurrentTask, type FleetSeed, type NavigationPoint, type SimMap, type SimRobot, type SimSite } from "./fleet";
+import { mayUse, type AccountSeed, type CurrentTask, type FleetSeed, type NavigationPoint, type Position, type SimMap, type SimRobot, type SimSite } from "./fleet";
 import { poseAt } from "./geometry";
 import { drawMap } from "./map-image";
-import { chargingPoint, cleaningFrom, navigationLeg, poseOnLeg, type Motion } from "./movement";
+import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Motion } from "./movement";
 import { Code, SimError, invalid } from "./sim-errors";
 import { MAX_TASK_REPORTS_PER_ROBOT, TASK_END_STATUS, finishedTaskReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
@@ -27,6 +27,14 @@ export const RobotChanges = z.strictObject({
   emergencyStop: z.boolean().optional(),
   localizationState: z.enum(["NORMAL", "LOST"]).optional(),
   taskState: z.enum(["IDLE", "RUNNING", "PAUSED", "OTHER"]).optional(),
+  /** Places the robot on its current map: pixels of the map image, rows from its bottom edge, angle in degrees. */
+  mapPosition: z
+    .strictObject({
+      x: z.number(),
+      y: z.number(),
+      angle: z.number().gt(-180, "must be more than -180 and at most 180 degrees").lte(180, "must be more than -180 and at most 180 degrees"),
+    })
+    .optional(),
 });
 export type RobotChanges = z.output<typeof RobotChanges>;
 
@@ -222,12 +230,34 @@ export class World {
   }
 
   /**
+   * Places the robot at `position` on its current map (the control API's
+   * mapPosition, already checked to be on the map's image): off the charger,
+   * and a task or navigation under way goes on from there.
+   */
+  private place(robot: SimRobot, position: Position): void {
+    const motion = this.motionOf(robot);
+    robot.localization.position = { ...position };
+    robot.battery.charging = false;
+    const map = currentMap(robot);
+    if (motion.cleaning) motion.cleaning = cleaningFrom(map, position, robot.currentTask?.areaIds ?? []);
+    const leg = motion.navigation;
+    if (leg?.arriveAt !== undefined) motion.navigation = navigationLeg(leg.map, leg.point, position, leg.arriveAt - this.now(), this.now());
+  }
+
+  /**
    * Changes a robot the way the control API's PATCH does: what a test or a
    * demo needs to make happen (offline, low battery, an emergency stop).
    */
   updateRobot(robot: SimRobot, changes: RobotChanges): void {
     this.advance(this.options.now());
     const map = currentMap(robot);
+    if (changes.mapPosition) {
+      const { x, y } = changes.mapPosition;
+      if (changes.charging) throw invalid("mapPosition", "a charging robot stands at the charging point: give charging true or mapPosition, not both");
+      if (!onImage(map, { x, y })) {
+        throw invalid("mapPosition", `(${x}, ${y}) is not on map ${map.name} of ${map.width} x ${map.height} pixels: x from 0 to below ${map.width}, y above 0 up to ${map.height} (rows from the bottom edge)`);
+      }
+    }
     const motion = this.motion.get(robot)!;
     if (changes.online !== undefined) robot.online = changes.online;
     if (changes.batteryPercentage !== undefined) this.setBattery(robot, motion, changes.batteryPercentage);
@@ -240,6 +270,7 @@ export class World {
       // Running with no task's areas: it cleans the whole floor.
       if (changes.taskState === "RUNNING" && !motion.cleaning) motion.cleaning = cleaningFrom(map, robot.localization.position, []);
     }
+    if (changes.mapPosition) this.place(robot, changes.mapPosition);
     if (robot.battery.charging) this.dock(robot);
   }
 

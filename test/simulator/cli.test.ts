@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
-import { CliUsageError, parseCliArgs } from "../../src/simulator/cli";
+import { CliUsageError, USAGE, parseCliArgs } from "../../src/simulator/cli";
 import { REALISTIC_TIMING } from "../../src/simulator/timing";
 import { CHILD_NODE_OPTIONS, srcFile } from "../support/child-node";
 
@@ -67,6 +67,12 @@ describe("simulator: the robot-cloud-simulator command", function () {
       const off = parseCliArgs(["--rate-limit", "0"]);
       assert.equal(off.help === false && off.options.rateLimit, false);
       assert.deepEqual(parseCliArgs(["--help"]), { help: true });
+    });
+
+    it("documents --speed and PATCH's mapPosition (pixels, rows from the bottom edge) in the help", () => {
+      assert.match(USAGE, /--speed PX +pixels per second a cleaning robot travels/);
+      assert.match(USAGE, /mapPosition \{x, y, angle\}/);
+      assert.match(USAGE, /rows counted from its bottom edge/);
     });
 
     for (const [args, message] of [

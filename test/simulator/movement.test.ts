@@ -3,7 +3,8 @@
  * image, rows from its bottom edge, angles in degrees), with a clock the test
  * moves: a cleaning robot travels its rooms at the timing's speed, facing the
  * way it goes; a navigation ends exactly on its point; a charging robot stands
- * at the charging point; a lost robot has no position.
+ * at the charging point; a lost robot has no position; PATCH mapPosition
+ * places a robot, and refuses a spot off the map.
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
@@ -11,6 +12,7 @@ import { DEMO_TOKEN, demoFleet, grownFleet, mapPositionOf, startSimulator, type 
 import { contains, distance, heading, normalizeAngle } from "../../src/simulator/geometry";
 import { onFloor } from "../../src/simulator/paths";
 import type { Timing } from "../../src/simulator/timing";
+import { statusOf } from "../../src/simulator/views";
 import { rawRequest } from "../support/raw-http";
 
 const LOBBY = "GS-S-000101";
@@ -234,6 +236,45 @@ describe("simulator: where robots are and how they move", function () {
     const warehouseCharger = point(demoFleet().robots[2]!.maps[0]!, "charging");
     simulator.updateRobot(WAREHOUSE, { charging: true });
     assert.deepEqual([(await positionOf(WAREHOUSE)).x, (await positionOf(WAREHOUSE)).y], [warehouseCharger.x, warehouseCharger.y]);
+  });
+
+  it("places a robot with PATCH mapPosition, off the charger, and a running task goes on from there", async () => {
+    await start({ speedPixelsPerSecond: 10 });
+    const placed = await patch(LOBBY, { mapPosition: { x: 400, y: 230, angle: -90 } });
+    assert.equal(placed.status, 200, placed.text);
+    const shown = placed.json as Status;
+    assert.deepEqual(shown.localizationInfo.mapPosition, { x: 400, y: 230, angle: -90, worldX: 20, worldY: 11.5 });
+    assert.equal(shown.battery.charging, false);
+    assert.deepEqual(statusOf(simulator.state.robot(LOBBY)!).localizationInfo, shown.localizationInfo);
+    await client.submitCommand({ serialNumber: LOBBY, ...START_TASK });
+    clock += 5000;
+    const moved = await positionOf(LOBBY);
+    simulator.updateRobot(LOBBY, { mapPosition: { x: 150, y: 150, angle: 0 } });
+    clock += 1000;
+    const after = await positionOf(LOBBY);
+    assert.ok(distance(after, { x: 150, y: 150 }) <= 10.5, `from the new spot: ${JSON.stringify(after)} (was ${JSON.stringify(moved)})`);
+  });
+
+  it("refuses a mapPosition off the map's image, a bad angle, or with charging true, naming the field and changing nothing", async () => {
+    await start();
+    const before = await positionOf(KITCHEN);
+    for (const [body, message] of [
+      [{ mapPosition: { x: 800, y: 100, angle: 0 } }, /mapPosition: \(800, 100\) is not on map Floor 1 of 800 x 520 pixels/],
+      [{ mapPosition: { x: 10, y: 0, angle: 0 } }, /mapPosition: .*y above 0 up to 520/],
+      [{ mapPosition: { x: -1, y: 10, angle: 0 } }, /mapPosition/],
+      [{ mapPosition: { x: 10, y: 10, angle: -180 } }, /mapPosition\.angle: must be more than -180 and at most 180 degrees/],
+      [{ mapPosition: { x: 10, y: 10 } }, /mapPosition\.angle/],
+      [{ mapPosition: { x: 10, y: 10, angle: 0, z: 1 } }, /z/],
+      [{ mapPosition: { x: 100, y: 100, angle: 0 }, charging: true, online: false }, /mapPosition: a charging robot stands at the charging point/],
+    ] as const) {
+      const answer = await patch(KITCHEN, body);
+      assert.equal(answer.status, 400, JSON.stringify(body));
+      assert.match(answer.text, message);
+    }
+    const robot = await status(KITCHEN);
+    assert.deepEqual(robot.localizationInfo.mapPosition, before);
+    assert.equal(robot.battery.charging, false);
+    assert.throws(() => simulator.updateRobot(KITCHEN, { mapPosition: { x: 5, y: 900, angle: 0 } }), /mapPosition/);
   });
 
   it("keeps the grown fleet still and in place when nothing runs", async () => {
