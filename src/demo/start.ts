@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   console.log(`
   Robot fleet demo is running.
     Node-RED editor   http://${host}:${port}/
-    Fleet page        http://${host}:${port}/fleet
+    Fleet dashboard   http://${host}:${port}/dashboard   (Node-RED Dashboard 2: live map, table, buttons)
+    Fleet page        http://${host}:${port}/fleet   (the same map without Dashboard 2)
     Robot simulator   ${simulator.url}   (token "${DEMO_TOKEN}")
     MQTT broker       mqtt://127.0.0.1:${mqttPort}
 

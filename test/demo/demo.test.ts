@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import mqtt from "mqtt";
 import WebSocket from "ws";
@@ -148,7 +149,7 @@ describe("demo (npm start)", function () {
     assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
   });
 
-  it("serves the fleet page at /fleet: every robot with its map, and a robot's new state after a command", async () => {
+  it("serves the fleet page at /fleet: every robot, its floor with the robots drawn, and a robot's new state after a command, in place", async () => {
     assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
     const browser = await launchChromium();
     try {
@@ -158,23 +159,26 @@ describe("demo (npm start)", function () {
       page.on("pageerror", (error) => pageErrors.push(error.message));
       const response = await page.goto(`${demo.urls.editor}/fleet`);
       assert.equal(response?.status(), 200, await response?.text());
+      await page.waitForSelector("#fleet tr[data-serial]");
       const serials = await page.$$eval("#fleet tr[data-serial]", (rows) => rows.map((row) => row.getAttribute("data-serial")));
       assert.deepEqual(serials.sort(), ["GS-S-000101", "GS-S-000102", "GS-S-000201"]);
       const row = 'tr[data-serial="GS-S-000102"]';
       assert.equal((await page.textContent(`${row} .task`))?.trim(), "IDLE");
-      // The map image is a real PNG served through the flow (robot maps, mapImage).
-      await page.waitForFunction((selector) => {
-        const image = document.querySelector<HTMLImageElement>(`${selector} img`);
-        return image !== null && image.complete && image.naturalWidth > 0;
-      }, row);
+      // The floor of the first robot, drawn by robot-maps' fleet map with both robots on it.
+      await page.waitForFunction(() => document.querySelectorAll("#map svg [data-serial-number]").length === 2);
+      // Marks this document: a reload would lose it.
+      await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+      await page.screenshot({ path: path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), "fleet-page.png") });
 
       await robots.submitCommand({
         serialNumber: "GS-S-000102",
         remoteTaskCommandType: "START_TASK",
         commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } } },
       });
-      // The page refreshes itself every 5 s; the simulator starts the task after its command delay.
+      // The page updates itself every 5 s; the simulator starts the task after its command delay.
       await page.waitForFunction((selector) => document.querySelector(`${selector} .task`)?.textContent?.trim() === "RUNNING", row, { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelector('#map [data-serial-number="GS-S-000102"]')?.getAttribute("data-state") === "cleaning", undefined, { timeout: 15_000 });
+      assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place, not reloaded");
       assert.deepEqual(pageErrors, []);
     } finally {
       await browser.close();
