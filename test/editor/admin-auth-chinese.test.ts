@@ -6,9 +6,12 @@
  * headless Chromium, the simulator on loopback.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
-import { launchChromium, startNodeRed, type FlowNode, type RunningNodeRed } from "../support/editor";
+import { MAP_OPERATIONS } from "../../src/nodes/tables/maps";
+import { launchChromium, packageRoot, startNodeRed, type FlowNode, type RunningNodeRed } from "../support/editor";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own dependency, plain CommonJS
 const bcrypt = require("bcryptjs") as { hashSync(password: string, rounds: number): string };
@@ -113,11 +116,13 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
         list.filter((label) => (label as HTMLElement).offsetParent !== null).map((label) => label.textContent?.trim()),
       );
       assert.deepEqual(labels, ["机器人云", "序列号", "操作", "名称"]);
-      assert.deepEqual(await page.$$eval("#node-input-operation option", (options) => options.map((option) => option.textContent)), [
-        "列出机器人的地图",
-        "读取地图的子区域",
-        "获取地图图像（PNG）",
-      ]);
+      // Every operation of the runtime's table, in its order, in the Chinese catalogue's words.
+      const chinese = JSON.parse(fs.readFileSync(path.join(packageRoot, "nodes/locales/zh-CN/robot-maps.json"), "utf8")) as { "robot-maps": { operations: Record<string, string> } };
+      assert.deepEqual(
+        await page.$$eval("#node-input-operation option", (options) => options.map((option) => option.textContent)),
+        MAP_OPERATIONS.map((operation) => chinese["robot-maps"].operations[operation]),
+      );
+      assert.equal(chinese["robot-maps"].operations.listMaps, "列出机器人的地图");
       await page.click("[data-robot-fleet-picker='serialNumber']");
       const entries = page.locator(".robot-fleet-picker-menu li a");
       await entries.first().waitFor({ state: "visible" });
