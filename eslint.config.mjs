@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "nodes/**", "eslint.config.mjs"] },
+  { ignores: ["dist/**", "node_modules/**", "eslint.config.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -39,8 +39,8 @@ export default tseslint.config(
     },
   },
   {
-    // The build script and the dependency check's rules are plain CommonJS: linted without type information.
-    files: ["scripts/**/*.js", ".dependency-cruiser.cjs"],
+    // The build script, the dependency check's rules and the node shims Node-RED loads are plain CommonJS: linted without type information.
+    files: ["scripts/**/*.js", ".dependency-cruiser.cjs", "nodes/*.js"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "commonjs", globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" } },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
