@@ -9,6 +9,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "nod
 import { RobotApiError, invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { readNumberSetting } from "../api/number-settings";
+import { withTaskReading } from "../api/task-outcomes";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
 import {
   FleetWatcher,
@@ -109,7 +110,9 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
         const serialNumber = (await resolveSerialNumber(RED, node, call, fromPayload, config)) as string;
         const page = isPlainObject(payload) ? { page: payload.page, pageSize: payload.pageSize } : {};
         const request = { serialNumber, ...Object.fromEntries(Object.entries(page).filter(([, value]) => value !== undefined)) };
-        return { operation, reports: await client.listTaskReports(request, options) };
+        const reports = await client.listTaskReports(request, options);
+        // Read like robot-events' pushed reports: the same outcome and cleaning kind beside the cloud's fields.
+        return { operation, reports: { ...reports, robotTaskReports: reports.robotTaskReports.map(withTaskReading) } };
       }
     }
   }

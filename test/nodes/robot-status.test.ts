@@ -94,6 +94,12 @@ describe("robot-status", function () {
       const answer = reports.output?.payload as { robotTaskReports: unknown[]; total: string };
       assert.equal(answer.robotTaskReports.length, 1);
       assert.equal(answer.total, "2");
+      // Both seeded reports: the newest finished (taskEndStatus 0), the older stopped by hand (1); their mode an intensity.
+      const both = await outcomeOf("fleet-node", { operation: "taskReports", payload: { serialNumber: "GS-S-000102", pageSize: 2 } });
+      const read = (both.output?.payload as { robotTaskReports: Array<{ taskEndStatus: number; outcome: string; cleaningMode: string; cleaningKind?: string }> }).robotTaskReports;
+      assert.deepEqual(read.map((report) => [report.taskEndStatus, report.outcome]), [[0, "normal"], [1, "stoppedByHand"]]);
+      assert.equal(read[0]!.cleaningMode, "__middle_cleaning");
+      assert.equal(read[0]!.cleaningKind, undefined, "an intensity says no kind");
     });
 
     it("refuses a bad serial number in msg.payload with one catchable error naming it, and sends nothing", async () => {
