@@ -34,7 +34,7 @@ describe("package", function () {
     assert.ok(pkg["node-red"].version, "node-red.version");
     assert.ok(pkg.engines?.node, "engines.node");
     assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 6, "at most 6 dependencies");
-    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task", "robot-status"]);
+    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-site-task", "robot-status"]);
   });
 
   for (const type of nodeTypes) {
@@ -55,16 +55,15 @@ describe("package", function () {
       for (const icon of [...script.matchAll(/icon:\s*["']([^"']+)["']/g)].map((match) => match[1]!).concat(type === "robot-config" ? [] : [`${type}.svg`])) {
         assert.ok(fs.existsSync(path.join(root, "icons", icon)), `icon ${icon} exists in icons/`);
       }
-      if (type !== "robot-config") {
-        assert.match(help, /<h3>Inputs<\/h3>/);
-        assert.match(help, /<h3>Outputs<\/h3>/);
-      }
+      // robot-events has no input (the cloud posts to it), so its help has no Inputs section.
+      if (type !== "robot-config") assert.match(help, /<h3>Outputs<\/h3>/);
+      if (type !== "robot-config" && type !== "robot-events") assert.match(help, /<h3>Inputs<\/h3>/);
     });
   }
 
   it("holds no inline script in any editor file: every editor script is a file in resources/, which the linter checks", () => {
     const editorFiles = fs.readdirSync(path.join(root, "nodes")).filter((file) => file.endsWith(".html"));
-    assert.equal(editorFiles.length, 6, editorFiles.join(", "));
+    assert.equal(editorFiles.length, 7, editorFiles.join(", "));
     for (const file of editorFiles) {
       const html = fs.readFileSync(path.join(root, "nodes", file), "utf8");
       for (const tag of html.matchAll(/<script\b[^>]*>/g)) {

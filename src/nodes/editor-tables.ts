@@ -10,6 +10,7 @@ import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/comm
 import { BASE_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
 import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
+import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/events";
 import { MAP_OPERATIONS } from "./tables/maps";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
@@ -45,6 +46,7 @@ export function editorTables() {
       lines: [...STATUS_LINES],
       watchLimits: WATCH_LIMITS,
     },
+    events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }
 

@@ -23,6 +23,10 @@ export const NODE_RED_PATH = process.env.ROBOT_FLEET_NODE_RED ? require.resolve(
 
 helper.init(NODE_RED_PATH);
 
+/** Node-RED's runtime events (of the Node-RED under test), where node statuses go on their way to the editor ("node-status"). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const runtimeEvents = (require(require.resolve("@node-red/util", { paths: [path.dirname(NODE_RED_PATH)] })) as { events: NodeJS.EventEmitter }).events;
+
 /** Node-RED 5 registers its own Catch and Status nodes in the test helper; 4.1 needs them loaded. */
 const NODE_RED_MAJOR = Number((JSON.parse(fs.readFileSync(path.join(path.dirname(NODE_RED_PATH), "..", "package.json"), "utf8")) as { version: string }).version.split(".")[0]);
 const CORE_NODES = NODE_RED_MAJOR >= 5 ? [] : [catchNode, statusNode];

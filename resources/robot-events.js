@@ -1,0 +1,42 @@
+(function () {
+  var fleet = RED.plugins.getPlugin("robot-fleet-editor");
+  var events = fleet.tables().events;
+
+  /** The URL the cloud is to post to, as this browser reaches Node-RED (the maker registers it). */
+  function pushUrl(path) {
+    var root = String(RED.settings.httpNodeRoot || "/").replace(/\/+$/, "");
+    return window.location.protocol + "//" + window.location.host + root + (path || events.defaultPath);
+  }
+
+  RED.nodes.registerType("robot-events", {
+    category: "robot fleet",
+    color: "#7fb7df",
+    inputs: 0,
+    outputs: 2,
+    icon: "robot-events.svg",
+    defaults: {
+      name: { value: "" },
+      path: {
+        value: events.defaultPath,
+        required: true,
+        validate: fleet.reasoned(function (v) {
+          return new RegExp(events.pathPattern).test(String(v).trim()) || this._("robot-events.validation.path");
+        }),
+      },
+      minLevel: { value: "", validate: fleet.choiceValidator(events.minLevels) },
+    },
+    credentials: { appId: { type: "password" } },
+    paletteLabel: function () { return this._("robot-events.paletteLabel"); },
+    outputLabels: function (index) { return this._(index === 0 ? "robot-events.outputLabels.incidents" : "robot-events.outputLabels.taskReports"); },
+    label: function () { return this.name || this.path || this._("robot-events.paletteLabel"); },
+    oneditprepare: function () {
+      var node = this;
+      fleet.options($("#node-input-minLevel"), events.minLevels, function (level) {
+        return level === "" ? node._("robot-events.minLevel.all") : level + " – " + node._("robot-events.levels." + level);
+      }, node.minLevel || "");
+      $("#node-input-path").on("input change", function () {
+        $(".robot-events-url-value").text(pushUrl(String($(this).val()).trim()));
+      }).trigger("change");
+    },
+  });
+})();

@@ -1,0 +1,180 @@
+/**
+ * robot-events: receives what the cloud's Robot Push Service POSTs, like
+ * Node-RED's own http in node: a route on the HTTP server for flows
+ * (httpNodeRoot, with the user's httpNodeMiddleware and httpNodeCors), added on
+ * deploy and removed on close. Each push is answered at once; incidents go to
+ * output 1, task reports to output 2. No input: the cloud is the only sender.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
+import type { PushReceiver } from "../api/push-receiver";
+import type { Push } from "../api/pushes";
+import { pushReceiverModule } from "./api";
+import { translator, type Translate } from "./i18n";
+import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
+import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, EVENTS_PATH_RULE, MAX_PUSH_BYTES, MIN_LEVELS } from "./tables/events";
+
+export interface RobotEventsProperties extends NodeDef {
+  path: string;
+  /** "" sends every incident; "H4" sends H4 and above. */
+  minLevel: string;
+}
+interface RobotEventsCredentials {
+  appId?: string;
+}
+
+/** The status is redrawn at most this often: a fleet's pushes can come hundreds a second. */
+const STATUS_INTERVAL_MS = 500;
+/** A refused push is logged the first time, then at most once this often per kind of refusal. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+type Refusal = 400 | 401 | 405 | 413;
+
+function answer(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * The message of a push: incidents carry the robot's count of open alarms
+ * after this one, and their level's meaning in the runtime's language.
+ */
+function messageOf(push: Push, openAlarmsOfRobot: number | undefined, t: Translate): [NodeMessage | null, NodeMessage | null] {
+  if (push.kind === "taskReport") return [null, { topic: push.event.serialNumber, payload: push.event }];
+  const { event } = push;
+  const level = event.level ? { ...event.level, meaning: t(`levels.${event.level.code}`) } : undefined;
+  const payload = level ? { ...event, level } : event;
+  return [{ topic: event.serialNumber, payload, openAlarms: openAlarmsOfRobot ?? 0 }, null];
+}
+
+/** Status under the node: where it listens, open alarms, refused pushes; drawn at most every STATUS_INTERVAL_MS. */
+class EventsStatus {
+  refused = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private lastDrawn = 0;
+
+  constructor(
+    private readonly node: Node,
+    private readonly where: string,
+    private readonly t: Translate,
+    private readonly openAlarms: () => number,
+  ) {}
+
+  changed(): void {
+    const wait = this.lastDrawn + STATUS_INTERVAL_MS - Date.now();
+    if (wait <= 0) this.draw();
+    else this.timer ??= setTimeout(() => this.draw(), wait);
+  }
+
+  draw(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.lastDrawn = Date.now();
+    const open = this.openAlarms();
+    const parts = [open === 0 ? this.t("status.noAlarm") : open === 1 ? this.t("status.oneAlarm") : this.t("status.alarms", { count: open })];
+    if (this.refused > 0) parts.push(this.t("status.refused", { count: this.refused }));
+    const status: NodeStatus = { fill: open > 0 ? "yellow" : "green", shape: this.refused > 0 ? "ring" : "dot", text: `${this.where}: ${parts.join(", ")}` };
+    this.node.status(status);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
+  const t = translator(RED, "robot-events");
+  const refuse = (key: string, params?: Record<string, string>) => {
+    const text = t(key, params);
+    node.status({ fill: "red", shape: "ring", text });
+    node.error(text);
+  };
+  const app = RED.httpNode as unknown as HttpApp | undefined;
+  const settings = RED.settings as unknown as { httpNodeRoot?: string | false; httpNodeMiddleware?: unknown; httpNodeCors?: unknown };
+  if (!app || settings.httpNodeRoot === false) return refuse("errors.noHttpNode");
+  const path = (config.path ?? "").trim() || DEFAULT_EVENTS_PATH;
+  if (!EVENTS_PATH_PATTERN.test(path)) return refuse("errors.path", { path, rule: EVENTS_PATH_RULE });
+  const minLevel = (config.minLevel ?? "").trim();
+  if (!(MIN_LEVELS as readonly string[]).includes(minLevel)) return refuse("errors.minLevel", { level: minLevel });
+  const appId = credentials.appId ?? "";
+  const owner = claimPath(app, path, node.id);
+  if (owner !== undefined) return refuse("errors.pathTaken", { path, node: owner });
+
+  const { PushReceiver } = pushReceiverModule();
+  const receiver: PushReceiver = new PushReceiver({ appId, minLevelRank: minLevel === "" ? undefined : Number(minLevel.slice(1)) });
+  const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
+  const status = new EventsStatus(node, root + path, t, () => receiver.openAlarmCount);
+  const lastLogged = new Map<Refusal, number>();
+  const refusedSince = new Map<Refusal, number>();
+
+  const refused = (res: ServerResponse, code: Refusal, error: string, headers?: Record<string, string>) => {
+    answer(res, code, { error }, headers);
+    status.refused++;
+    status.changed();
+    refusedSince.set(code, (refusedSince.get(code) ?? 0) + 1);
+    const now = Date.now();
+    const last = lastLogged.get(code);
+    if (last === undefined || now - last >= REFUSAL_LOG_INTERVAL_MS) {
+      node.warn(t("log.refused", { code: String(code), error, count: String(refusedSince.get(code)) }));
+      lastLogged.set(code, now);
+      refusedSince.set(code, 0);
+    }
+  };
+
+  const receive = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST") {
+      req.resume();
+      return refused(res, 405, "only POST is accepted", { allow: "POST" });
+    }
+    readJsonBody(req, MAX_PUSH_BYTES)
+      .then((reading) => {
+        if (!reading.ok) return refused(res, reading.status, reading.error, reading.status === 413 ? { connection: "close" } : undefined);
+        const receipt = receiver.receive(reading.body);
+        if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
+        // Answered before any flow runs: the sender is not kept waiting by what the flow does.
+        answer(res, 200, { ok: true });
+        if (receipt.push) node.send(messageOf(receipt.push, receipt.openAlarmsOfRobot, t));
+        status.changed();
+      })
+      .catch((error: unknown) => {
+        // Nothing a sender does may reach another node or the runtime: the push is refused and logged.
+        node.error(error instanceof Error ? error.message : String(error));
+        if (!res.headersSent) answer(res, 500, { error: "the push could not be read" });
+      });
+  };
+
+  const middleware = [settings.httpNodeMiddleware].filter((entry) => typeof entry === "function" || Array.isArray(entry)) as Parameters<typeof addRoute>[2];
+  if (settings.httpNodeCors) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the user set httpNodeCors
+    const cors = require("cors") as (options: unknown) => Parameters<typeof addRoute>[3];
+    middleware.unshift(cors(settings.httpNodeCors));
+  }
+  const removeRoute = addRoute(app, path, middleware, receive);
+  if (appId === "") {
+    const text = t("errors.noAppId");
+    node.status({ fill: "red", shape: "ring", text: `${root + path}: ${text}` });
+    node.error(text);
+  } else {
+    status.draw();
+  }
+
+  node.on("close", (done: () => void) => {
+    removeRoute();
+    releasePath(app, path, node.id);
+    status.close();
+    node.status({});
+    done();
+  });
+}
+
+export default function registerRobotEvents(RED: NodeAPI): void {
+  RED.nodes.registerType<Node<RobotEventsCredentials>, RobotEventsProperties, unknown, RobotEventsCredentials>(
+    "robot-events",
+    function RobotEvents(this: Node<RobotEventsCredentials>, config: RobotEventsProperties) {
+      RED.nodes.createNode(this, config);
+      setUpEvents(RED, this, config, this.credentials ?? {});
+    },
+    { credentials: { appId: { type: "password" } } },
+  );
+}

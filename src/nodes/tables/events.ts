@@ -1,0 +1,16 @@
+/** robot-events' table: where it listens and which levels it can filter on. */
+import { INCIDENT_LEVEL_CODES } from "../../api/incident-levels";
+
+export const DEFAULT_EVENTS_PATH = "/robot-events";
+/**
+ * A path is plain segments of letters, digits and - _ . ~ : none of the
+ * characters Express reads as a pattern (: * ? + ( ) { }), so two nodes claim
+ * the same path exactly when their paths are equal, and no path can match
+ * another node's URLs.
+ */
+export const EVENTS_PATH_PATTERN = /^(\/[A-Za-z0-9._~-]+)+$/;
+export const EVENTS_PATH_RULE = "must start with / and hold only letters, digits and - _ . ~ between slashes";
+/** The choices of "Send incidents from": every level, or one of H0-H7 and above. */
+export const MIN_LEVELS = ["", ...INCIDENT_LEVEL_CODES] as const;
+/** Larger bodies are answered 413; the cloud's pushes are a few kB. */
+export const MAX_PUSH_BYTES = 1024 * 1024;
