@@ -8,7 +8,9 @@
     return window.location.protocol + "//" + window.location.host + root + (path || events.defaultPath);
   }
 
-  RED.nodes.registerType("robot-events", {
+  // Node-RED gives the definition its catalogue (definition._) on registering; a validator can be called on a
+  // node object that has no `_` of its own (RED.editor.validateNode of an imported or probed node).
+  var definition = {
     category: "robot fleet",
     color: "#7fb7df",
     inputs: 0,
@@ -18,12 +20,12 @@
       name: { value: "" },
       path: {
         value: events.defaultPath,
-        required: true,
+        // Empty listens on the default path, as the runtime reads it (the placeholder and the URL line say so).
         validate: fleet.reasoned(function (v) {
-          return new RegExp(events.pathPattern).test(String(v).trim()) || this._("robot-events.validation.path");
+          return fleet.isEmpty(v) || new RegExp(events.pathPattern).test(String(v).trim()) || definition._("robot-events.validation.path");
         }),
       },
-      minLevel: { value: "", validate: fleet.choiceValidator(events.minLevels) },
+      minLevel: { value: "", validate: fleet.choiceValidator(events.minLevels, "") },
     },
     credentials: { appId: { type: "password" } },
     paletteLabel: function () { return this._("robot-events.paletteLabel"); },
@@ -38,5 +40,6 @@
         $(".robot-events-url-value").text(pushUrl(String($(this).val()).trim()));
       }).trigger("change");
     },
-  });
+  };
+  RED.nodes.registerType("robot-events", definition);
 })();
