@@ -19,6 +19,7 @@ import { chooseSetting } from "../../src/nodes/settings";
 import { buildCommandRequest } from "../../src/nodes/robot-command";
 import { serialNumberList } from "../../src/nodes/robot-status";
 import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
+import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "../../src/nodes/tables/events";
 import { WATCH_LIMITS } from "../../src/nodes/tables/status";
 import { useEditor, type FlowNode } from "../support/editor";
 
@@ -35,8 +36,10 @@ declare const RED: {
   editor: { validateNode(node: object): void };
 };
 
-const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
+const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events"] as const;
 type NodeType = (typeof TYPES)[number];
+/** The nodes that talk to one robot through a robot-config: a serial number and a config to use. */
+const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const satisfies readonly NodeType[];
 
 /** One value of one property, with what else the node holds, and whether the runtime accepts it. */
 interface Case {
@@ -87,7 +90,7 @@ function cases(): Case[] {
   }
 
   // What every robot node has: the serial number typed in (empty: from the message).
-  for (const type of TYPES.slice(1)) {
+  for (const type of ROBOT_TYPES) {
     add(type, "serialNumber", ["", ...SERIALS], (value) => value === "" || SERIAL_NUMBER_PATTERN.test(String(value)), { serialNumberType: "str" });
   }
 
@@ -166,7 +169,7 @@ function cases(): Case[] {
 
   // Every TypedInput read from the message: a path Node-RED cannot read is refused, as its runtime refuses it.
   const typed: Array<[NodeType, string, Record<string, unknown>]> = [
-    ...TYPES.slice(1).map((type): [NodeType, string, Record<string, unknown>] => [type, "serialNumber", {}]),
+    ...ROBOT_TYPES.map((type): [NodeType, string, Record<string, unknown>] => [type, "serialNumber", {}]),
     ...(Object.keys(nodeValues) as ParameterField[]).map((field): [NodeType, string, Record<string, unknown>] => [
       "robot-command",
       field,
@@ -177,14 +180,35 @@ function cases(): Case[] {
   for (const [type, property, context] of typed) {
     add(type, property, ["", "payload.value"], (value) => accepts(() => nodeRedUtil.normalisePropertyExpression(String(value))), { ...context, [`${property}Type`]: "msg" });
   }
+
+  // robot-events: each setting as its runtime reads it (setUpEvents: trimmed, and missing or empty is the
+  // default path or every level), the path by its pattern, the level by its table.
+  const eventsSetting = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+  add(
+    "robot-events",
+    "path",
+    ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"],
+    (value) => EVENTS_PATH_PATTERN.test(eventsSetting(value) || DEFAULT_EVENTS_PATH),
+  );
+  add("robot-events", "minLevel", [...MIN_LEVELS, undefined, "H8"], (value) => (MIN_LEVELS as readonly string[]).includes(eventsSetting(value)));
   return all;
 }
 
 /** What makes each node type valid besides its defaults (a new START_TASK node has no task name or map yet): only the property under test decides. */
 function validBase(): Record<NodeType, Record<string, unknown>> {
   const siteFields = Object.fromEntries(editorTables().siteTask.textFields.map((field) => [field, "x"]));
-  return { "robot-config": {}, "robot-command": { taskName: "Lobby", map: "Floor 1" }, "robot-site-task": siteFields, "robot-maps": { mapId: "map-1" }, "robot-status": {} };
+  return {
+    "robot-config": {},
+    "robot-command": { taskName: "Lobby", map: "Floor 1" },
+    "robot-site-task": siteFields,
+    "robot-maps": { mapId: "map-1" },
+    "robot-status": {},
+    "robot-events": {},
+  };
 }
+
+/** What Node-RED reports when a validator throws (validator.errors.validation-error): no reason at all. */
+const CRASHED_VALIDATOR = ": validation error: ";
 
 const TAB = "validators-tab";
 const flow: FlowNode[] = [
@@ -217,21 +241,25 @@ describe("editor: every validated property, judged as the editor judges a node, 
   it("marks the node invalid with a reason exactly where the runtime refuses the value", async () => {
     const all = cases();
     const verdicts = await session.page.evaluate(
-      ({ list, tab, base }) =>
+      ({ list, tab, base, robotTypes }) =>
         list.map((c, index) => {
           const definition = RED.nodes.getType(c.type);
           const node: EditorNode = { id: `probe-${index}`, type: c.type, z: tab, _def: definition };
           for (const [name, entry] of Object.entries(definition.defaults)) node[name] = entry.value;
-          if (c.type !== "robot-config") node.robot = "cfg";
+          if (robotTypes.includes(c.type)) node.robot = "cfg";
           Object.assign(node, base[c.type], c.context, { [c.property]: c.value });
           RED.editor.validateNode(node);
           return { valid: node.valid === true, errors: (node.validationErrors ?? []).map(String) };
         }),
-      { list: all, tab: TAB, base: validBase() },
+      { list: all, tab: TAB, base: validBase(), robotTypes: [...ROBOT_TYPES] as string[] },
     );
     const disagreements = all
       .map((c, index) => ({ c, verdict: verdicts[index]! }))
-      .filter(({ c, verdict }) => verdict.valid !== c.runtimeAccepts || (!verdict.valid && verdict.errors.every((error) => error === c.property)))
+      .filter(
+        ({ c, verdict }) =>
+          verdict.valid !== c.runtimeAccepts ||
+          (!verdict.valid && verdict.errors.every((error) => error === c.property || error.includes(CRASHED_VALIDATOR))),
+      )
       .map(({ c, verdict }) => `${c.type}.${c.property} = ${JSON.stringify(c.value)} ${JSON.stringify(c.context)}: runtime ${c.runtimeAccepts ? "accepts" : "refuses"}, editor ${verdict.valid ? "valid" : `invalid (${verdict.errors.join("; ")})`}`);
     assert.deepEqual(disagreements, []);
     assert.ok(all.length > 200, `${all.length} cases`);
