@@ -7,10 +7,13 @@ import { milliTimestamp, round, stableId } from "./values";
 export const MAX_TASK_REPORTS_PER_ROBOT = 100;
 
 /**
- * taskEndStatus of the simulator's reports. The real values are numbers whose
- * meanings are not published; these two are the simulator's own.
+ * taskEndStatus of a task report (docs/cloud-api.md, Task reports): -1 unknown,
+ * 0 normal end, 1 stopped by hand, 2 error, 3 failed to start. The simulator
+ * files 0 for a task that ran its time, 2 for one that ended while the
+ * robot's emergency stop was pressed, and 1 otherwise (stopped by a command or
+ * PATCH, or its battery ran empty).
  */
-export const TASK_END_STATUS = { FINISHED: 0, STOPPED: 1 } as const;
+export const TASK_END_STATUS = { UNKNOWN: -1, FINISHED: 0, STOPPED: 1, ERROR: 2, FAILED_TO_START: 3 } as const;
 
 /** Planned cleaning area of one area (partition) of a map, in square metres. */
 const AREA_SQUARE_METRES = 120;

@@ -308,7 +308,10 @@ export class World {
     return { robotTaskReports: structuredClone(reports.slice((page - 1) * pageSize, page * pageSize)), total: String(reports.length) };
   }
 
-  /** Ends the robot's task (stopped, or finished by later simulation) and files its report. */
+  /**
+   * Ends the robot's task (stopped, or finished by later simulation) and files
+   * its report; one that ends while the emergency stop is pressed ends in error.
+   */
   finishTask(robot: SimRobot, endStatus: number): void {
     const task = robot.currentTask;
     robot.taskState = "IDLE";
@@ -316,7 +319,7 @@ export class World {
     this.motionOf(robot).cleaning = undefined;
     if (!task) return;
     const reports = this.taskReports.get(robot.serialNumber)!;
-    reports.unshift(finishedTaskReport(robot, task, endStatus, this.options.now()));
+    reports.unshift(finishedTaskReport(robot, task, robot.emergencyStop ? TASK_END_STATUS.ERROR : endStatus, this.options.now()));
     reports.length = Math.min(reports.length, MAX_TASK_REPORTS_PER_ROBOT);
   }
 
