@@ -1,10 +1,10 @@
 /**
  * The editor in real headless Chromium against a Node-RED 4.1 of its own
- * (test/support/editor.ts), with a small flow of the three robot nodes and a
- * robot-config holding a token: the palette and its icons, the robot-config
- * dialog opened from a robot node, the token never reaching the browser or an
- * export (and going only to the credentials file on deploy), and the sidebar
- * help of each node.
+ * (test/support/editor.ts), with a small flow of the robot nodes, a
+ * robot-events node and a robot-config holding a token: the palette and its
+ * icons, the robot-config dialog opened from a robot node, the token never
+ * reaching the browser or an export (and going only to the credentials file
+ * on deploy), the sidebar help of each node, and robot-events' port labels.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -38,12 +38,23 @@ declare const $: (selector: string) => { val(): unknown; is(state: string): bool
 const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
+/** Every node of the palette: the robot nodes and robot-events, which has no robot and no input. */
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events"] as const;
 /** The palette labels, which also title each node's help. */
-const PALETTE_LABELS: Record<(typeof ROBOT_TYPES)[number], string> = {
+const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
   "robot-site-task": "site task",
   "robot-maps": "maps",
   "robot-status": "fleet status",
+  "robot-events": "robot events",
+};
+/** The headings of each node's help: robot-events has no input, and properties instead. */
+const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
+  "robot-command": ["Inputs", "Outputs", "Details"],
+  "robot-site-task": ["Inputs", "Outputs", "Details"],
+  "robot-maps": ["Inputs", "Outputs", "Details"],
+  "robot-status": ["Inputs", "Outputs", "Details"],
+  "robot-events": ["Properties", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -62,6 +73,7 @@ const flow: FlowNode[] = [
   { id: "site-task", type: "robot-site-task", z: TAB, robot: CONFIG, name: "status", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "status", x: 200, y: 160, wires: [[]] },
   { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
   { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
+  { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], []] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -74,7 +86,7 @@ function rowShown(page: Page, selector: string): Promise<boolean> {
 
 describe("editor: palette, robot-config dialog, token and help (own Node-RED, headless Chromium)", function () {
   this.timeout(60_000);
-  const session = useEditor(flow, { [CONFIG]: { token: TOKEN } });
+  const session = useEditor(flow, { [CONFIG]: { token: TOKEN }, events: { appId: "app-id-of-the-flow" } });
   let nodeRed: RunningNodeRed;
   let editor: OpenEditor;
   let page: Page;
@@ -91,7 +103,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists command, site task, maps and fleet status under the robot fleet category, each label on one line clear of its port", async () => {
+  it("lists command, site task, maps, fleet status and robot events under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -112,6 +124,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       entries.sort((a, b) => String(a.type).localeCompare(String(b.type))),
       [
         { type: "robot-command", label: "command", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-events", label: "robot events", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
@@ -127,7 +140,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         css: node.querySelector<HTMLElement>(".red-ui-palette-icon")?.style.backgroundImage ?? "",
       })),
     );
-    assert.equal(icons.length, ROBOT_TYPES.length);
+    assert.equal(icons.length, PALETTE_TYPES.length);
     for (const { type, css } of icons) {
       const relative = /url\("?([^")]+)"?\)/.exec(css)?.[1];
       assert.equal(relative, `icons/node-red-contrib-robot-fleet/${type}.svg`, `${type}'s palette icon`);
@@ -149,8 +162,8 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       );
       assert.deepEqual(drawn, { width: 40, height: 60 }, `${type}: Node-RED's 40x60 icon frame`);
     }
-    const contents = await Promise.all(ROBOT_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
-    assert.equal(new Set(contents).size, ROBOT_TYPES.length, "a different drawing for each node");
+    const contents = await Promise.all(PALETTE_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
+    assert.equal(new Set(contents).size, PALETTE_TYPES.length, "a different drawing for each node");
   });
 
   /** Drags a palette entry onto the canvas at (x, y), as a person adds a node; resolves with the new node's id. */
@@ -175,7 +188,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
   it("labels each robot node dropped from the palette after its own job: a new site task is no \"robot status\"", async () => {
     const labels: Record<string, string> = {};
     let offset = 0;
-    for (const type of ROBOT_TYPES) {
+    for (const type of PALETTE_TYPES) {
       const id = await dropFromPalette(type, 300, 120 + (offset += 60));
       labels[type] = await page.evaluate((nodeId) => RED.utils.getNodeLabel(RED.nodes.node(nodeId)!), id);
       await page.evaluate((nodeId) => {
@@ -188,6 +201,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-site-task": "site robot status",
       "robot-maps": "list maps",
       "robot-status": "fleet status",
+      "robot-events": "/robot-events",
     });
   });
 
@@ -293,8 +307,12 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     await page.click("#red-ui-clipboard-dialog-cancel");
     await page.waitForSelector("#red-ui-clipboard-dialog", { state: "hidden" });
 
-    const invalid = await page.evaluate(() => ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status"].flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)));
+    const invalid = await page.evaluate((types) => types.flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)), [
+      "robot-config",
+      ...PALETTE_TYPES,
+    ]);
     assert.deepEqual(invalid, [], "every node is valid, so deploy asks nothing");
+    assert.equal(await page.evaluate(() => RED.nodes.filterNodes({ type: "robot-events" }).length), 1, "the robot-events node is among them");
     const deployed = page.waitForResponse((response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST");
     await page.click("#red-ui-header-button-deploy");
     assert.equal((await deployed).status(), 200);
@@ -311,8 +329,8 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     );
   });
 
-  for (const type of ROBOT_TYPES) {
-    it(`shows ${type}'s help, with Inputs and Outputs, when the node is selected`, async () => {
+  for (const type of PALETTE_TYPES) {
+    it(`shows ${type}'s help, with ${HELP_HEADINGS[type].slice(0, 2).join(" and ")}, when the node is selected`, async () => {
       const id = flow.find((node) => node.type === type)!.id;
       // Click the node on the canvas, then ask for its help as the context menu does.
       await page.click(`[id='${id}'] .red-ui-flow-node`);
@@ -324,12 +342,31 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       );
       assert.equal(await title.textContent(), PALETTE_LABELS[type]);
       const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
-      for (const heading of ["Inputs", "Outputs", "Details"]) assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
+      for (const heading of HELP_HEADINGS[type]) assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
       const intro = await page.$eval(".red-ui-help-title + .red-ui-help p", (paragraph) => paragraph.textContent?.trim() ?? "");
       assert.ok(intro.length > 20, `${type} help opens with a sentence, not "${intro}"`);
+      if (type === "robot-events") assert.ok(!headings.includes("Inputs"), "robot-events has no input");
       await page.screenshot({ path: `/tmp/editor-help-${type}.png` });
     });
   }
+
+  it("labels robot-events' two outputs incidents and task reports where a person hovers each port, and gives it no input", async () => {
+    const node = page.locator("[id='events']");
+    assert.equal(await node.locator(".red-ui-flow-port-input").count(), 0, "no input port");
+    const ports = node.locator(".red-ui-flow-port-output .red-ui-flow-port");
+    assert.equal(await ports.count(), 2);
+    const labels: string[] = [];
+    for (let index = 0; index < 2; index++) {
+      await ports.nth(index).hover();
+      const tooltip = page.locator(".red-ui-flow-port-tooltip");
+      await tooltip.waitFor({ state: "visible" });
+      labels.push((await tooltip.textContent())?.trim() ?? "");
+      if (index === 0) await page.screenshot({ path: "/tmp/editor-robot-events-port.png" });
+      await page.mouse.move(5, 5);
+      await tooltip.waitFor({ state: "detached" });
+    }
+    assert.deepEqual(labels, ["incidents (alarms raised and recovered)", "task reports"]);
+  });
 
   // Last but one: the imported nodes stay in the workspace.
   it("reuses the configured robot-config when a second example is imported: the examples share one config node", async () => {
