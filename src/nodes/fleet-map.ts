@@ -33,6 +33,8 @@ export interface PlacedRobot {
   /** Degrees as the cloud gives them. */
   angle: number;
   state: RobotState;
+  /** What the flow says of an alarm raised on this robot (msg.alarms), when there is one. */
+  alarm?: string;
 }
 
 export interface UnplacedRobot {
@@ -40,6 +42,7 @@ export interface UnplacedRobot {
   name: string;
   reason: UnplacedReason;
   state: RobotState;
+  alarm?: string;
 }
 
 export interface NavigationMark {
@@ -63,6 +66,23 @@ export interface FleetMapWords {
   reason(reason: UnplacedReason): string;
   title(mapName: string, robots: number): string;
   unplacedHeading: string;
+  /** The legend's entry for the ring of a robot with an alarm raised. */
+  alarm: string;
+}
+
+/** The ring around a robot with an alarm raised, and the mark before its name. */
+export const ALARM_COLOUR = "#d7301f";
+const ALARM_MARK = "\u26a0";
+
+/** " – ⚠ text" after a robot's words, "" when it has no alarm. */
+function alarmNote(alarm: string | undefined): string {
+  if (alarm === undefined) return "";
+  return alarm === "" ? ` – ${ALARM_MARK}` : ` – ${ALARM_MARK} ${alarm}`;
+}
+
+/** The placed and unplaced robots with the alarm the flow gives for each (msg.alarms: serial number → text). */
+export function withAlarms<Robot extends { serialNumber: string }>(robots: readonly Robot[], alarms: ReadonlyMap<string, string>): Robot[] {
+  return robots.map((robot) => (alarms.has(robot.serialNumber) ? { ...robot, alarm: alarms.get(robot.serialNumber)! } : robot));
 }
 
 function text(value: unknown): string | undefined {
@@ -175,13 +195,16 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
   parts.push(`</g><g class="robots">`);
   for (const robot of placed) {
     const colour = STATE_COLOURS[robot.state];
+    const alarmed = robot.alarm !== undefined;
+    const title = `${robot.name} (${robot.serialNumber}): ${words.state(robot.state)}${alarmNote(robot.alarm)}`;
     // The cloud's angle turns counter-clockwise with rows counted upwards; SVG rows count downwards.
     parts.push(
-      `<g class="robot robot-${robot.state}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}" transform="translate(${round(robot.x)} ${round(robot.y)})">` +
-        `<title>${xml(`${robot.name} (${robot.serialNumber}): ${words.state(robot.state)}`)}</title>` +
+      `<g class="robot robot-${robot.state}${alarmed ? " robot-alarm" : ""}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}" transform="translate(${round(robot.x)} ${round(robot.y)})">` +
+        `<title>${xml(title)}</title>` +
+        (alarmed ? `<circle class="alarm-ring" r="${round(unit * 2)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 2.5)}" stroke-dasharray="${round(unit * 0.8)} ${round(unit * 0.4)}"/>` : "") +
         `<g transform="rotate(${round(-robot.angle)})"><path d="M ${round(unit * 2.2)} 0 L ${round(unit * 0.6)} ${round(-unit * 0.9)} L ${round(unit * 0.6)} ${round(unit * 0.9)} Z" fill="${colour}"/></g>` +
         `<circle class="robot-body" r="${round(unit)}" fill="${colour}" stroke="#fff" stroke-width="${round(unit / 4)}"/>` +
-        `<text x="${round(unit * 1.4)}" y="${round(-unit * 1.2)}" fill="#111">${xml(robot.name)}</text></g>`,
+        `<text x="${round(unit * 1.4)}" y="${round(-unit * 1.2)}" fill="${alarmed ? ALARM_COLOUR : "#111"}">${xml(alarmed ? `${ALARM_MARK} ${robot.name}` : robot.name)}</text></g>`,
     );
   }
   parts.push(`</g>`, legend(unplaced, words, unit, font), `</svg>`);
@@ -196,18 +219,30 @@ function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: 
       `<g transform="translate(0 ${round(index * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>` +
       `<text x="${round(unit * 1.6)}" fill="#111">${xml(words.state(state))}</text></g>`,
   );
+  rows.push(
+    `<g class="legend-alarm" transform="translate(0 ${round(ROBOT_STATES.length * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>` +
+      `<text x="${round(unit * 1.6)}" fill="${ALARM_COLOUR}">${xml(words.alarm)}</text></g>`,
+  );
+  /** The states' rows and the alarm ring's. */
+  const keyRows = ROBOT_STATES.length + 1;
   if (unplaced.length > 0) {
-    rows.push(`<text y="${round(ROBOT_STATES.length * line)}" fill="#111" font-weight="bold">${xml(words.unplacedHeading)}</text>`);
+    rows.push(`<text y="${round(keyRows * line)}" fill="#111" font-weight="bold">${xml(words.unplacedHeading)}</text>`);
     unplaced.forEach((robot, index) => {
+      const says = `${robot.name} (${robot.serialNumber}): ${words.reason(robot.reason)}`;
       rows.push(
-        `<text class="unplaced" data-serial-number="${xml(robot.serialNumber)}" y="${round((ROBOT_STATES.length + 1 + index) * line)}" fill="#111">` +
-          `${xml(`${robot.name} (${robot.serialNumber}): ${words.reason(robot.reason)}`)}</text>`,
+        `<text class="unplaced" data-serial-number="${xml(robot.serialNumber)}" y="${round((keyRows + 1 + index) * line)}" fill="${robot.alarm !== undefined ? ALARM_COLOUR : "#111"}">` +
+          `${xml(robot.alarm !== undefined ? `${ALARM_MARK} ${says}${alarmNote(robot.alarm)}` : says)}</text>`,
       );
     });
   }
   // A backing so the legend stays readable over the map; text widths are estimated (no font metrics here).
-  const longest = Math.max(...ROBOT_STATES.map((state) => words.state(state).length + 3), ...unplaced.map((robot) => robot.name.length + robot.serialNumber.length + 16), words.unplacedHeading.length);
-  const lines = ROBOT_STATES.length + (unplaced.length > 0 ? 1 + unplaced.length : 0);
+  const longest = Math.max(
+    ...ROBOT_STATES.map((state) => words.state(state).length + 3),
+    words.alarm.length + 3,
+    ...unplaced.map((robot) => robot.name.length + robot.serialNumber.length + 16 + (robot.alarm?.length ?? -3) + 3),
+    words.unplacedHeading.length,
+  );
+  const lines = keyRows + (unplaced.length > 0 ? 1 + unplaced.length : 0);
   const backing = `<rect x="${round(-unit / 2)}" y="${round(-font - unit / 2)}" width="${round(longest * font * 0.6 + unit)}" height="${round(lines * line + unit)}" rx="${round(unit / 2)}" fill="#fff" fill-opacity=".8"/>`;
   return `<g class="legend" transform="translate(${round(unit)} ${round(unit + font)})">${backing}${rows.join("")}</g>`;
 }

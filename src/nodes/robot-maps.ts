@@ -13,7 +13,7 @@ import { handleRobotInput, type RobotCall } from "./robot-input";
 import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { isPlainObject } from "./plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
-import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
+import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
 import { fleetMapSource, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
 import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 
@@ -56,13 +56,16 @@ function fleetMapWords(t: Translate): FleetMapWords {
     reason: (reason) => t(`fleetMap.reasons.${reason}`),
     title: (mapName, robots) => t(robots === 1 ? "fleetMap.titleOne" : "fleetMap.title", { map: mapName, count: robots }),
     unplacedHeading: t("fleetMap.unplaced"),
+    alarm: t("fleetMap.alarm"),
   };
 }
 
-/** Draws the floor `source` shows, with the robots its statuses put on it. */
-export function drawFleetMap(source: FleetMapSource, t: Translate): FleetMapResult {
+/** Draws the floor `source` shows, with the robots its statuses put on it, ringed where `alarms` names them. */
+export function drawFleetMap(source: FleetMapSource, t: Translate, alarms: ReadonlyMap<string, string> = new Map()): FleetMapResult {
   const { picture } = source;
-  const { placed, unplaced } = placeRobots(source.statuses, picture.mapId, picture.height);
+  const found = placeRobots(source.statuses, picture.mapId, picture.height);
+  const placed = withAlarms(found.placed, alarms);
+  const unplaced = withAlarms(found.unplaced, alarms);
   const marks = mapIdOf(source.anchor) === picture.mapId ? navigationMarks(source.anchor, picture.height) : [];
   return {
     svg: renderFleetMap(picture, placed, unplaced, marks, fleetMapWords(t)),
@@ -70,6 +73,31 @@ export function drawFleetMap(source: FleetMapSource, t: Translate): FleetMapResu
     robots: placed,
     unplaced,
   };
+}
+
+/**
+ * msg.alarms of fleetMap: the robots to ring, as {serialNumber: text} (a
+ * robot-events node's incidents kept per robot; true or "" rings without
+ * text) or as a list of serial numbers.
+ */
+export function alarmsOf(value: unknown): Map<string, string> {
+  const alarms = new Map<string, string>();
+  if (value === undefined || value === null) return alarms;
+  const problem = () => invalidInput("msg.alarms", "must be {serialNumber: text} or a list of serial numbers", "fleetMap");
+  if (Array.isArray(value)) {
+    for (const name of value) {
+      if (typeof name !== "string" || !SERIAL_NUMBER_PATTERN.test(name)) throw problem();
+      alarms.set(name, "");
+    }
+    return alarms;
+  }
+  if (!isPlainObject(value)) throw problem();
+  for (const [name, says] of Object.entries(value)) {
+    if (says === false || says === undefined || says === null) continue;
+    if (!SERIAL_NUMBER_PATTERN.test(name) || (typeof says !== "string" && says !== true)) throw problem();
+    alarms.set(name, says === true ? "" : says);
+  }
+  return alarms;
 }
 
 /** "3 maps", "5 areas" or "map image 12 kB", in the runtime's language. */
@@ -125,7 +153,11 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
     const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
-    if (operation === "fleetMap") return drawFleetMap(await fleetMapSource(client, await fleetMapRequest(call, payload, robotSn), options), t);
+    if (operation === "fleetMap") {
+      const request = await fleetMapRequest(call, payload, robotSn);
+      const alarms = alarmsOf(call.input.alarms);
+      return drawFleetMap(await fleetMapSource(client, request, options), t, alarms);
+    }
     const mapId = await mapIdFor(call, payload, operation);
     if (operation === "getSubareas") return client.getSubareas({ mapId, robotSn } as SubareasRequest, options);
     const map = await mapEntryFor(call, robotSn as string, mapId, payload);
@@ -153,7 +185,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
   }
 
   handleRobotInput<MapsResult>(RED, node, config.robot, {
-    reads: ["serialNumber", "operation", "statuses", "serialNumbers"],
+    reads: ["serialNumber", "operation", "statuses", "serialNumbers", "alarms"],
     run: fetchMaps,
     statusText: (result) => mapsStatusText(result, t),
     output: (result, msg) => {

@@ -149,6 +149,33 @@ describe("robot-maps: fleetMap", function () {
     assert.doesNotMatch(svg, /GS-S-000107/, "a robot on another floor is not in the picture");
   });
 
+  it("rings the robots msg.alarms names, on the map and among the unplaced, with the alarm's text", async () => {
+    await load();
+    const lost = status("GS-S-000105", { x: 50, y: 50, angle: 0 });
+    (lost.localizationInfo as Record<string, unknown>).localizationState = "LOST";
+    const alarms = { "GS-S-000102": "H6 Brush motor fault", "GS-S-000105": "H4 Localization lost", "GS-S-000103": false, "GS-S-000999": "not on this map" };
+    const { output } = await outcomeOf("maps", { statuses: [...CORNERS, lost], alarms });
+    const svg = output!.payload as string;
+    const ringed = [...svg.matchAll(/<g class="robot [^"]*robot-alarm" data-serial-number="([^"]+)"[^>]*><title>([^<]*)<\/title><circle class="alarm-ring"/g)].map((match) => [match[1], match[2]]);
+    assert.deepEqual(ringed, [["GS-S-000102", "Robot 102 (GS-S-000102): paused – \u26a0 H6 Brush motor fault"]]);
+    assert.equal((svg.match(/class="alarm-ring"/g) ?? []).length, 1, "false rings nothing, an unknown robot draws nothing");
+    assert.match(svg, /<text class="unplaced" data-serial-number="GS-S-000105"[^>]*fill="#d7301f">\u26a0 Robot 105 \(GS-S-000105\): lost \(no position\) – \u26a0 H4 Localization lost<\/text>/);
+    assert.match(svg, /<g class="legend-alarm"[^>]*>.*?alarm raised<\/text>/);
+    assert.deepEqual((output!.robots as Array<{ serialNumber: string; alarm?: string }>).filter((robot) => robot.alarm !== undefined), [
+      { ...(output!.robots as Array<Record<string, unknown>>)[1], serialNumber: "GS-S-000102", alarm: "H6 Brush motor fault" },
+    ]);
+    // A list of serial numbers rings them without text.
+    const listed = await outcomeOf("maps", { statuses: CORNERS, alarms: ["GS-S-000101"] });
+    assert.match(listed.output!.payload as string, /<title>Robot 101 \(GS-S-000101\): cleaning – \u26a0<\/title><circle class="alarm-ring"/);
+  });
+
+  it("refuses msg.alarms that is neither {serialNumber: text} nor a list of serial numbers, before any call", async () => {
+    await load();
+    await expectInvalidInput("maps", { statuses: CORNERS, alarms: "GS-S-000101" }, /msg\.alarms: must be \{serialNumber: text\} or a list of serial numbers/, stub.server);
+    const { caught } = await outcomeOf("maps", { statuses: CORNERS, alarms: { "GS-S-000101": 3 } });
+    assert.match((caught?.error as { message: string }).message, /msg\.alarms: must be/);
+  });
+
   it("downloads a map's image once for ten pictures of the same version, and again when the version changes", async () => {
     await load();
     for (let round = 0; round < 10; round++) {
