@@ -104,7 +104,7 @@ export class PushReceiver {
     this.openAlarms = new OpenAlarms(memory);
   }
 
-  /** Alarms (H2 and above, or of an unreadable level) raised and not yet recovered, since the receiver started. */
+  /** Alarms sent on (H2 and above, or of an unreadable level; at least the minimum level) raised and not yet recovered, since the receiver started. */
   get openAlarmCount(): number {
     return this.openAlarms.size;
   }
@@ -131,12 +131,13 @@ export class PushReceiver {
 
     const { event } = push;
     const rank = event.level?.rank;
+    // Below the minimum is neither sent nor counted: the open alarms are those the flow is told of.
+    if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
+      return { status: 200, belowMinimum: true };
+    }
     if (rank === undefined || rank >= FIRST_ALARM_RANK) {
       if (event.raised) this.openAlarms.raise(event.serialNumber, String(event.incidentId));
       else this.openAlarms.recover(event.serialNumber, String(event.incidentId));
-    }
-    if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
-      return { status: 200, belowMinimum: true };
     }
     return { status: 200, push, openAlarmsOfRobot: this.openAlarms.ofRobot(event.serialNumber) };
   }

@@ -63,6 +63,15 @@ describe("pushes: the receiver", () => {
     assert.equal(last.status === 200 && last.openAlarmsOfRobot, 1);
   });
 
+  it("neither sends nor counts an alarm below the minimum level", () => {
+    const receiver = new PushReceiver({ appId: APP_ID, minLevelRank: 4 });
+    const below = receiver.receive(incident("low", 1, { incidentLevel: "H3" }));
+    assert.deepEqual(below, { status: 200, belowMinimum: true });
+    const above = receiver.receive(incident("high", 1, { incidentLevel: "H5" }));
+    assert.equal(above.status === 200 && above.openAlarmsOfRobot, 1);
+    assert.equal(receiver.openAlarmCount, 1);
+  });
+
   it("counts a re-raised alarm once", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
     receiver.receive(incident("a", 1));
