@@ -20,7 +20,7 @@ declare const RED: {
   nodes: { node(id: string): unknown };
   editor: { edit(node: unknown): void };
   actions: { invoke(name: string): void };
-  sidebar: { show(id: string): void };
+  sidebar: { show(id: string): void; help: { show(type: string): void } };
   view: { select(id: string): void };
 };
 declare const $: { ajax(options: object): Promise<unknown> };
@@ -106,7 +106,7 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes): Record<string, string> =>
         Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type") ?? "", (node as HTMLElement).innerText.trim()])),
       );
-      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态" });
+      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件" });
     });
 
     it("shows a Chinese dialog whose robot list fills through the logged-in session", async () => {
@@ -138,6 +138,18 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       await page.waitForFunction(() => document.querySelector(".red-ui-help-title")?.textContent === "地图");
       const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
       assert.deepEqual(headings, ["输入", "输出", "详细", "参考"]);
+    });
+
+    it("shows robot-events' Chinese help, its headings worded as the other nodes' are", async () => {
+      await page.evaluate(() => RED.sidebar.help.show("robot-events"));
+      await page.waitForFunction(() => document.querySelector(".red-ui-help-title")?.textContent === "机器人事件");
+      const help = await page.$eval(".red-ui-help-title + .red-ui-help", (element) => ({
+        headings: [...element.querySelectorAll("h3")].map((heading) => heading.textContent?.trim()),
+        intro: element.querySelector("p")?.textContent?.trim() ?? "",
+      }));
+      assert.deepEqual(help.headings, ["属性", "输出", "详细"]);
+      assert.match(help.intro, /^接收机器人云推送的内容/);
+      await page.screenshot({ path: "/tmp/editor-help-robot-events-zh.png" });
     });
 
     it("runs the flow, with the status under the node in the runtime's Chinese", async () => {
