@@ -9,6 +9,7 @@ import { numberProblem, type NumberRange } from "../api/number-settings";
 import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
 import { REALISTIC_TIMING, type Timing } from "./timing";
 import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults";
+import { PushTargetSchema, type PushTarget } from "./pushes";
 import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
 
 export const DEFAULT_CLI_PORT = 18080;
@@ -39,18 +40,40 @@ Options:
   --speed PX           pixels per second a cleaning robot travels over its map (default
                        ${REALISTIC_TIMING.speedPixelsPerSecond}, at 0.05 m per pixel ${REALISTIC_TIMING.speedPixelsPerSecond * 0.05} m/s; 0 keeps robots still)
   --ignore-rate R      share 0..1 of accepted commands a robot never carries out (default 0)
+  --push-url URL       push incidents and task reports to this http(s) URL, as the maker's
+                       Robot Push Service does (a JSON POST; needs --push-app-id)
+  --push-app-id ID     the appId every push carries (the receiver's only check; needs --push-url)
+  --push-duplicate-rate R
+                       share 0..1 of pushes delivered twice (default 0)
+  --push-drop-rate R   share 0..1 of pushes never delivered (default 0)
   --quiet              no log line per request
   --help               show this text
 
 While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults and the seed (JSON with any of
-latencyMs, failRate, dropRate, malformedRate, ignoreRate, seed, such as {"ignoreRate":1}),
-PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of online, batteryPercentage,
-charging, emergencyStop, localizationState, taskState, and mapPosition {x, y, angle} to place it on
-its current map: pixels of the map image with rows counted from its bottom edge, angle in degrees
-counter-clockwise from +x, such as {"mapPosition":{"x":200,"y":150,"angle":90}}) and POST
-${CONTROL_PREFIX}reset puts the fleet back as it started. Map images (floor plans of each map's width x
-height pixels, no robot drawn) are served under ${OBJECT_PREFIX} at the pre-signed URLs the map
-endpoint gives (no token; they expire).`;
+latencyMs, failRate, dropRate, malformedRate, ignoreRate, pushDuplicateRate, pushDropRate and
+seed, such as {"ignoreRate":1}), PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of
+online, batteryPercentage, charging, emergencyStop, localizationState, taskState, and
+mapPosition {x, y, angle} to place it on its current map: pixels of the map image with
+rows counted from its bottom edge, angle in degrees counter-clockwise from +x, such as
+{"mapPosition":{"x":200,"y":150,"angle":90}}) and POST ${CONTROL_PREFIX}reset puts the fleet back as it
+started (open incidents are forgotten; the push target stays). Map images (floor plans of each
+map's width x height pixels, no robot drawn) are served under ${OBJECT_PREFIX} at the pre-signed URLs
+the map endpoint gives (no token; they expire).
+
+Pushes, as the maker's Robot Push Service sends them: with a push target, each task that ends is
+POSTed as {appId, payload: {serialNumber, modelTypeCode, taskReport}} (its times in epoch ms), and
+each incident raised (incidentStatus 1) or recovered (0, same incidentId) as {appId, payload:
+{serialNumber, modelTypeCode, content: {incidentCode, incidentName, incidentLevel, incidentId,
+incidentStatus, startTime, endTime, task and map fields}}}; each push also carries pushTime, a
+field the maker does not document. A robot raises an incident by itself when its emergency stop
+is pressed, its battery falls below 5 % or it is lost (H4), or it goes offline (H5), and recovers
+it when that clears. GET/PUT ${CONTROL_PREFIX}push reads the target and the counters {url, appId, sent,
+failed, dropped, duplicated} and sets the target, such as
+{"url":"http://127.0.0.1:1880/robot-events","appId":"my-app"} ({"url":null} stops pushing).
+POST ${CONTROL_PREFIX}robots/<serial>/incidents raises an incident by hand, such as
+{"incidentLevel":"H3","incidentCode":2001,"incidentName":"Water tank empty"}, or recovers an open
+one with {"raised":false,"incidentId":"..."} or {"raised":false,"incidentCode":2001}; GET lists
+the open ones. Nothing is retried: a push the receiver does not answer with 2xx within 5 s is lost.`;
 
 export class CliUsageError extends Error {}
 
@@ -85,6 +108,18 @@ function faultOptions(values: Record<string, unknown>): FaultsUpdate {
   throw new CliUsageError(`--${flag} ${issue.message}, not "${String(values[flag])}"`);
 }
 
+/** --push-url and --push-app-id, both or neither, checked by the schema of PUT /_sim/push. */
+function pushOption(url: string | undefined, appId: string | undefined): PushTarget | undefined {
+  if (url === undefined && appId === undefined) return undefined;
+  if (appId === undefined) throw new CliUsageError("--push-url needs --push-app-id (the appId every push carries)");
+  if (url === undefined) throw new CliUsageError("--push-app-id needs --push-url (where to push)");
+  const checked = PushTargetSchema.safeParse({ url, appId });
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0]!;
+  const flag = issue.path[0] === "url" ? "push-url" : "push-app-id";
+  throw new CliUsageError(`--${flag} ${issue.message}, not "${flag === "push-url" ? url : appId}"`);
+}
+
 /** Turns the command line into simulator options; throws CliUsageError naming the flag that is wrong. */
 export function parseCliArgs(argv: string[]): CliCommand {
   let values;
@@ -112,6 +147,10 @@ export function parseCliArgs(argv: string[]): CliCommand {
         "battery-charge": { type: "string" },
         speed: { type: "string" },
         "ignore-rate": { type: "string" },
+        "push-url": { type: "string" },
+        "push-app-id": { type: "string" },
+        "push-duplicate-rate": { type: "string" },
+        "push-drop-rate": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -155,6 +194,8 @@ export function parseCliArgs(argv: string[]): CliCommand {
     timing,
     quiet: values.quiet ?? false,
   };
+  const push = pushOption(values["push-url"], values["push-app-id"]);
+  if (push) options.push = push;
   if (robots !== undefined) options.robots = robots;
   if (tokens) options.tokens = tokens;
   if (seed !== undefined) options.seed = seed;
@@ -168,6 +209,8 @@ function describeFaults(faults: Faults): string {
   if (faults.dropRate) parts.push(`drop ${faults.dropRate * 100}%`);
   if (faults.malformedRate) parts.push(`malformed ${faults.malformedRate * 100}%`);
   if (faults.ignoreRate) parts.push(`${faults.ignoreRate * 100}% of commands ignored`);
+  if (faults.pushDuplicateRate) parts.push(`${faults.pushDuplicateRate * 100}% of pushes twice`);
+  if (faults.pushDropRate) parts.push(`${faults.pushDropRate * 100}% of pushes lost`);
   return parts.length ? parts.join(", ") : "none";
 }
 
@@ -211,8 +254,10 @@ export function banner(url: string, options: SimulatorOptions, faults: Faults): 
     `  Rate limit          ${rateLimit}`,
     `  Timing              ${describeTiming({ ...REALISTIC_TIMING, ...options.timing })}`,
     `  Faults              ${describeFaults(faults)}`,
+    `  Pushes              ${options.push ? `to ${options.push.url} (appId set)` : `off (--push-url and --push-app-id, or PUT ${CONTROL_PREFIX}push)`}`,
     `  Control             GET/PUT ${url}${CONTROL_PREFIX}faults   POST ${url}${CONTROL_PREFIX}reset`,
     `                      PATCH ${url}${CONTROL_PREFIX}robots/<serial>  e.g. {"batteryPercentage": 15} or {"online": false}`,
+    `                      GET/PUT ${url}${CONTROL_PREFIX}push   POST ${url}${CONTROL_PREFIX}robots/<serial>/incidents`,
     "",
     "  Next, in Node-RED: Import > Examples > node-red-contrib-robot-fleet, pick a flow, open its",
     `  "Robot cloud simulator" config node, set Base URL ${url} and paste the token ${demoTokens[0] ?? ""},`,

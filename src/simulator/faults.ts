@@ -1,7 +1,7 @@
 /**
- * Fault injection: added latency, failed answers, dropped connections and
- * malformed bodies, drawn from a seedable random source so a test run always
- * sees the same sequence.
+ * Fault injection: added latency, failed answers, dropped connections,
+ * malformed bodies, ignored commands and lost or repeated pushes, drawn from
+ * seedable random sources so a test run always sees the same sequence.
  */
 import { z } from "zod";
 
@@ -16,9 +16,21 @@ export interface Faults {
   malformedRate: number;
   /** Share (0..1) of accepted commands a robot never carries out (so waiting for its effect ends NOT_CONFIRMED). */
   ignoreRate: number;
+  /** Share (0..1) of pushes (incidents, task reports) delivered twice, as a sender with no delivery guarantee may. */
+  pushDuplicateRate: number;
+  /** Share (0..1) of pushes never delivered (counted as dropped). */
+  pushDropRate: number;
 }
 
-export const NO_FAULTS: Readonly<Faults> = { latencyMs: 0, failRate: 0, dropRate: 0, malformedRate: 0, ignoreRate: 0 };
+export const NO_FAULTS: Readonly<Faults> = {
+  latencyMs: 0,
+  failRate: 0,
+  dropRate: 0,
+  malformedRate: 0,
+  ignoreRate: 0,
+  pushDuplicateRate: 0,
+  pushDropRate: 0,
+};
 
 export const MAX_LATENCY_MS = 60_000;
 const RATE = "must be a number from 0 to 1";
@@ -37,6 +49,8 @@ export const FaultsUpdate = z.strictObject({
   dropRate: rate.optional(),
   malformedRate: rate.optional(),
   ignoreRate: rate.optional(),
+  pushDuplicateRate: rate.optional(),
+  pushDropRate: rate.optional(),
   seed: z.number({ error: WHOLE }).int(WHOLE).optional(),
 });
 export type FaultsUpdate = z.input<typeof FaultsUpdate>;
@@ -48,6 +62,8 @@ export const FAULT_FLAGS: Readonly<Record<keyof FaultsUpdate, string>> = {
   dropRate: "drop-rate",
   malformedRate: "malformed-rate",
   ignoreRate: "ignore-rate",
+  pushDuplicateRate: "push-duplicate-rate",
+  pushDropRate: "push-drop-rate",
   seed: "seed",
 };
 
@@ -71,18 +87,27 @@ export interface FaultRoll {
   malformed: boolean;
 }
 
-/** The ignore dice are seeded apart from the fault dice, so changing one rate does not shift the other's sequence. */
+/** What happens to one push: never delivered, or delivered twice. */
+export interface PushRoll {
+  drop: boolean;
+  duplicate: boolean;
+}
+
+/** The ignore and push dice are seeded apart from the fault dice, so changing one rate does not shift another's sequence. */
 const IGNORE_SEED_OFFSET = 7919;
+const PUSH_SEED_OFFSET = 104_729;
 
 export class FaultInjector {
   private settings: Faults;
   private random: () => number;
   private ignoreDice: () => number;
+  private pushDice: () => number;
 
   constructor(initial: Partial<Faults> = {}, seed = 1) {
     this.settings = { ...NO_FAULTS };
     this.random = seededRandom(seed);
     this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
+    this.pushDice = seededRandom(seed + PUSH_SEED_OFFSET);
     this.update(initial);
   }
 
@@ -96,6 +121,7 @@ export class FaultInjector {
     if (seed !== undefined) {
       this.random = seededRandom(seed);
       this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
+      this.pushDice = seededRandom(seed + PUSH_SEED_OFFSET);
     }
     this.settings = { ...this.settings, ...changes };
     return this.current;
@@ -112,5 +138,12 @@ export class FaultInjector {
   /** Whether a robot ignores the command it was just given (ignoreRate). */
   ignores(): boolean {
     return this.settings.ignoreRate > 0 && this.ignoreDice() < this.settings.ignoreRate;
+  }
+
+  /** One draw of each push die per push, always both, so the sequence does not depend on the rates. */
+  pushRoll(): PushRoll {
+    const drop = this.pushDice() < this.settings.pushDropRate;
+    const duplicate = this.pushDice() < this.settings.pushDuplicateRate;
+    return { drop, duplicate };
   }
 }

@@ -12,6 +12,9 @@ export {
   type SimulatorOptions,
 } from "./server";
 export { FaultsUpdate, NO_FAULTS, seededRandom, type Faults } from "./faults";
+export { MAX_PUSHES_IN_FLIGHT, PUSH_TIMEOUT_MS, type PushBody, type PushCounters, type PushState, type PushTarget } from "./pushes";
+export { CRITICAL_BATTERY_PERCENT, INCIDENT_LEVELS, MANUAL_INCIDENT, ROBOT_INCIDENTS, type IncidentContent, type IncidentLevel } from "./incidents";
+export { PUSH_TICK_MS } from "./push-events";
 export {
   DEMO_CLIENT,
   DEMO_TOKEN,

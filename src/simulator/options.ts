@@ -2,6 +2,7 @@
 import type { Faults, FaultsUpdate } from "./faults";
 import type { FleetSeed, SimRobot } from "./fleet";
 import type { CommandResource } from "../api/schemas";
+import type { PushState, PushTarget } from "./pushes";
 import type { Timing } from "./timing";
 import type { RobotChanges } from "./world";
 
@@ -49,6 +50,12 @@ export interface SimulatorOptions {
   timing?: Partial<Timing>;
   /** Grows the demo fleet to this many robots (1-5000) for load tests; ignored when `fleet` is given. */
   robots?: number;
+  /**
+   * Where to push incidents and task reports, as the maker's Robot Push
+   * Service does (POST with the appId in the body). Default: no pushes;
+   * PUT /_sim/push and setPush change it at run time.
+   */
+  push?: PushTarget;
 }
 
 /** Read-only copies of the fleet's state, for tests and tools. */
@@ -70,10 +77,14 @@ export interface RunningSimulator {
   readonly faults: Faults;
   /** Changes some fault settings (and reseeds the dice when `seed` is given); throws when a value is not valid. */
   setFaults(update: FaultsUpdate): Faults;
-  /** Back to the seeded fleet: robots, stored commands and rate-limit counters. Tokens stay valid. */
+  /** Back to the seeded fleet: robots, stored commands, open incidents and rate-limit counters. Tokens and the push target stay. */
   reset(): void;
   /** Changes a robot (offline, battery, emergency stop, ...) and returns its B1 status; throws naming a bad field. */
   updateRobot(serialNumber: string, changes: RobotChanges): Record<string, unknown>;
+  /** The push target (url and appId null when off) and the delivery counters since start, as GET /_sim/push answers. */
+  readonly pushes: PushState;
+  /** Pushes to `target` from now on, or stops pushing (undefined); throws naming a bad field. */
+  setPush(target: PushTarget | undefined): PushState;
   close(): Promise<void>;
 }
 

@@ -13,10 +13,13 @@ import { readQuery, type RobotOperationName } from "../api/endpoints";
 import { Accounts, DEFAULT_TOKEN_LIFETIME_MS } from "./accounts";
 import { controlReply } from "./control";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
-import { demoFleet, grownFleet, type FleetSeed } from "./fleet";
+import { demoFleet, grownFleet, type FleetSeed, type SimRobot } from "./fleet";
 import { envelope, errorBody, isJsonContentType, readBody, writeJson, type Reply } from "./http-io";
+import type { IncidentContent } from "./incidents";
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
 import { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RunningSimulator, type SimulatorOptions } from "./options";
+import { PushEvents } from "./push-events";
+import type { PushState, PushTarget } from "./pushes";
 import { ENVELOPE_CODES, HANDLERS, envelopeErrorData, refuseJoinedNames, resolve, type Handler, type HandlerContext, type Resolved, type Route } from "./routes";
 import { Code, SimError } from "./sim-errors";
 import { statusOf } from "./views";
@@ -36,6 +39,7 @@ class Simulator {
   readonly maxBodyBytes: number;
   private readonly maxCommandsPerRobot: number;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly pushes: PushEvents;
   private readonly sockets = new Set<Socket>();
   readonly server: http.Server;
   private closing: Promise<void> | undefined;
@@ -47,6 +51,14 @@ class Simulator {
     this.log = options.quiet ? undefined : (options.log ?? ((line) => console.log(`${new Date().toISOString()} ${line}`)));
     const rateLimit = options.rateLimit === false ? undefined : (options.rateLimit ?? DEFAULT_RATE_LIMIT);
     this.faults = new FaultInjector(options.faults ?? {}, options.seed ?? 1);
+    this.pushes = new PushEvents({
+      faults: this.faults,
+      now: this.now,
+      log: this.log,
+      logFailuresOnly: options.logFailuresOnly ?? false,
+      advance: () => void this.current(),
+    });
+    if (options.push) this.setPush(options.push);
     this.world = this.freshWorld();
     this.accounts = new Accounts(this.seed().accounts, options.tokens, rateLimit, options.tokenLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS, this.now);
     this.objects = new ObjectStore(
@@ -79,9 +91,36 @@ class Simulator {
       maxCommandsPerRobot: this.maxCommandsPerRobot,
       timing: this.options.timing,
       ignores: () => this.faults.ignores(),
+      taskEnded: (robot, report) => this.pushes.taskEnded(robot, report),
+      changed: (robots, at) => this.pushes.changed(robots, at),
     });
   }
 
+  get pushState(): PushState {
+    return this.pushes.state;
+  }
+
+  setPush(target: PushTarget | undefined): PushState {
+    return this.pushes.setTarget(target);
+  }
+
+  updatePush(raw: unknown): PushState {
+    return this.pushes.update(raw);
+  }
+
+  private robot(serialNumber: string): SimRobot {
+    const robot = this.current().robots.get(serialNumber);
+    if (!robot) throw new SimError(Code.NOT_FOUND, `Robot ${serialNumber} not found.`);
+    return robot;
+  }
+
+  openIncidents(serialNumber: string): IncidentContent[] {
+    return this.pushes.openIncidents(this.robot(serialNumber));
+  }
+
+  incident(serialNumber: string, raw: unknown): { status: number; body: unknown } {
+    return this.pushes.incident(this.robot(serialNumber), raw, this.world.now());
+  }
 
   /** The world brought up to now: every read and every request sees time pass. */
   private current(): World {
@@ -90,8 +129,7 @@ class Simulator {
   }
 
   updateRobot(serialNumber: string, raw: unknown): Record<string, unknown> {
-    const robot = this.world.robots.get(serialNumber);
-    if (!robot) throw new SimError(Code.NOT_FOUND, `Robot ${serialNumber} not found.`);
+    const robot = this.robot(serialNumber);
     const parsed = RobotChanges.safeParse(raw);
     if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
     this.world.updateRobot(robot, parsed.data);
@@ -112,8 +150,13 @@ class Simulator {
     this.closing ??= new Promise((resolvePromise) => {
       for (const timer of this.timers) clearTimeout(timer);
       this.timers.clear();
-      this.server.close(() => resolvePromise());
+      const closed = new Promise<void>((resolveClosed) => this.server.close(() => resolveClosed()));
       for (const socket of this.sockets) socket.destroy();
+      // Pushes still on the way are ended, not waited out.
+      void Promise.all([closed, this.pushes.close()]).then(
+        () => resolvePromise(),
+        () => resolvePromise(),
+      );
     });
     return this.closing;
   }
@@ -124,6 +167,7 @@ class Simulator {
 
   reset(): string[] {
     this.world = this.freshWorld();
+    this.pushes.reset();
     this.accounts.clearLimits();
     return [...this.world.robots.keys()];
   }
@@ -324,7 +368,14 @@ class Simulator {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const simulator = new Simulator(options);
   const host = options.host ?? "127.0.0.1";
-  const address = await simulator.listen(options.port ?? 0, host);
+  let address: AddressInfo;
+  try {
+    address = await simulator.listen(options.port ?? 0, host);
+  } catch (error) {
+    // Nothing keeps running for a simulator that never started (the push tick, its agents).
+    await simulator.close();
+    throw error;
+  }
   // A wildcard address is not something to type into a browser: show loopback instead.
   const reachable = address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
   const urlHost = address.family === "IPv6" ? `[${reachable}]` : reachable;
@@ -339,6 +390,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setFaults: (update) => simulator.setFaults(update),
     reset: () => void simulator.reset(),
     updateRobot: (serialNumber, changes) => simulator.updateRobot(serialNumber, changes),
+    get pushes() {
+      return simulator.pushState;
+    },
+    setPush: (target) => simulator.setPush(target),
     close: () => simulator.close(),
   };
 }

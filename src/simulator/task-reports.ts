@@ -117,3 +117,9 @@ export function finishedTaskReport(robot: SimRobot, task: CurrentTask, endStatus
     startBattery: robot.battery.powerPercentage,
   });
 }
+
+/** A report as the push service sends it: the polled fields, with startTime and endTime as epoch milliseconds (docs/cloud-api.md). */
+export function pushedTaskReport(report: Record<string, unknown>): Record<string, unknown> {
+  const epochMs = (value: unknown) => (typeof value === "string" ? Date.parse(value) : value);
+  return { ...structuredClone(report), startTime: epochMs(report.startTime), endTime: epochMs(report.endTime) };
+}

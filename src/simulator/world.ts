@@ -56,6 +56,14 @@ export interface WorldOptions {
   timing?: Partial<Timing>;
   /** Whether a robot ignores the command it was just given (the server's fault dice, so a run repeats). */
   ignores?: () => boolean;
+  /** Told of each task report as it is filed (a task ended). */
+  taskEnded?: (robot: SimRobot, report: Record<string, unknown>) => void;
+  /**
+   * Called after every change of the fleet (a command's effect, time passing,
+   * updateRobot) with the robots it may have changed and its time: the one
+   * place that notices what changed (incidents).
+   */
+  changed?: (robots: Iterable<SimRobot>, at: number) => void;
 }
 
 export type { Motion } from "./movement";
@@ -126,11 +134,13 @@ export class World {
       this.applying = effect.due;
       try {
         if (canAct(effect.robot)) effect.apply();
+        this.options.changed?.([effect.robot], effect.due);
       } finally {
         this.applying = undefined;
       }
     }
     this.elapse(now);
+    this.options.changed?.(this.robots.values(), now);
   }
 
   /** Runs an accepted command's effect after the command delay, unless the robot ignores it. */
@@ -138,6 +148,7 @@ export class World {
     if (this.options.ignores?.()) return;
     if (this.timing.commandDelayMs === 0 && canAct(robot)) {
       apply();
+      this.options.changed?.([robot], this.now());
       return;
     }
     this.pending.push({ due: this.options.now() + this.timing.commandDelayMs, robot, apply });
@@ -272,6 +283,7 @@ export class World {
     }
     if (changes.mapPosition) this.place(robot, changes.mapPosition);
     if (robot.battery.charging) this.dock(robot);
+    this.options.changed?.([robot], this.now());
   }
 
   /** The robot the account may use; code 5 when there is no such robot, 7 when it belongs to someone else. */
@@ -319,8 +331,10 @@ export class World {
     this.motionOf(robot).cleaning = undefined;
     if (!task) return;
     const reports = this.taskReports.get(robot.serialNumber)!;
-    reports.unshift(finishedTaskReport(robot, task, robot.emergencyStop ? TASK_END_STATUS.ERROR : endStatus, this.options.now()));
+    const report = finishedTaskReport(robot, task, robot.emergencyStop ? TASK_END_STATUS.ERROR : endStatus, this.options.now());
+    reports.unshift(report);
     reports.length = Math.min(reports.length, MAX_TASK_REPORTS_PER_ROBOT);
+    this.options.taskEnded?.(robot, report);
   }
 
   /**
