@@ -12,7 +12,7 @@ import type { Push } from "../api/pushes";
 import { pushReceiverModule } from "./api";
 import { translator, type Translate } from "./i18n";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
-import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, EVENTS_PATH_RULE, MAX_PUSH_BYTES, MIN_LEVELS } from "./tables/events";
+import { EVENTS_PATH_RULE, MAX_PUSH_BYTES, eventsPathOf, minLevelOf } from "./tables/events";
 
 export interface RobotEventsProperties extends NodeDef {
   path: string;
@@ -93,10 +93,10 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const app = RED.httpNode as unknown as HttpApp | undefined;
   const settings = RED.settings as unknown as { httpNodeRoot?: string | false; httpNodeMiddleware?: unknown; httpNodeCors?: unknown };
   if (!app || settings.httpNodeRoot === false) return refuse("errors.noHttpNode");
-  const path = (config.path ?? "").trim() || DEFAULT_EVENTS_PATH;
-  if (!EVENTS_PATH_PATTERN.test(path)) return refuse("errors.path", { path, rule: EVENTS_PATH_RULE });
-  const minLevel = (config.minLevel ?? "").trim();
-  if (!(MIN_LEVELS as readonly string[]).includes(minLevel)) return refuse("errors.minLevel", { level: minLevel });
+  const path = eventsPathOf(config.path);
+  if (path === undefined) return refuse("errors.path", { path: String(config.path), rule: EVENTS_PATH_RULE });
+  const minLevel = minLevelOf(config.minLevel);
+  if (minLevel === undefined) return refuse("errors.minLevel", { level: String(config.minLevel) });
   const appId = credentials.appId ?? "";
   const owner = claimPath(app, path, node.id);
   if (owner !== undefined) return refuse("errors.pathTaken", { path, node: owner });

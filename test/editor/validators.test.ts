@@ -19,7 +19,7 @@ import { chooseSetting } from "../../src/nodes/settings";
 import { buildCommandRequest } from "../../src/nodes/robot-command";
 import { serialNumberList } from "../../src/nodes/robot-status";
 import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
-import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "../../src/nodes/tables/events";
+import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/tables/events";
 import { WATCH_LIMITS } from "../../src/nodes/tables/status";
 import { useEditor, type FlowNode } from "../support/editor";
 
@@ -181,16 +181,9 @@ function cases(): Case[] {
     add(type, property, ["", "payload.value"], (value) => accepts(() => nodeRedUtil.normalisePropertyExpression(String(value))), { ...context, [`${property}Type`]: "msg" });
   }
 
-  // robot-events: each setting as its runtime reads it (setUpEvents: trimmed, and missing or empty is the
-  // default path or every level), the path by its pattern, the level by its table.
-  const eventsSetting = (value: unknown) => (typeof value === "string" ? value.trim() : "");
-  add(
-    "robot-events",
-    "path",
-    ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"],
-    (value) => EVENTS_PATH_PATTERN.test(eventsSetting(value) || DEFAULT_EVENTS_PATH),
-  );
-  add("robot-events", "minLevel", [...MIN_LEVELS, undefined, "H8"], (value) => (MIN_LEVELS as readonly string[]).includes(eventsSetting(value)));
+  // robot-events: each setting by the runtime's own reader (missing or empty is the default path or every level).
+  add("robot-events", "path", ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"], (value) => eventsPathOf(value) !== undefined);
+  add("robot-events", "minLevel", [...MIN_LEVELS, undefined, "H8"], (value) => minLevelOf(value) !== undefined);
   return all;
 }
 
