@@ -1,7 +1,8 @@
 /**
  * Turns the importable example flows into one deployable flow file for the
  * demo: one tab per example, every robot-config pointed at the running
- * simulator with the demo token, every MQTT broker at the embedded broker.
+ * simulator with the demo token, every MQTT broker at the embedded broker,
+ * every robot-events node given the app id the simulator pushes with.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -39,6 +40,9 @@ function withDemoPorts(text: unknown, targets: DemoTargets): unknown {
  */
 export const DEMO_CONFIG_ID = "demo-robot-cloud";
 
+/** The app id the demo's simulator pushes with, and its robot-events nodes expect. */
+export const DEMO_PUSH_APP_ID = "demo-push-app";
+
 /** Nodes on a canvas have coordinates or wires; config nodes have neither and stay global. */
 function isCanvasNode(node: FlowNode): boolean {
   return "wires" in node || "x" in node;
@@ -47,10 +51,11 @@ function isCanvasNode(node: FlowNode): boolean {
 export function buildDemoFlows(
   examplesDir: string,
   targets: DemoTargets,
-): { flows: FlowNode[]; credentials: Record<string, Record<string, string>> } {
+): { flows: FlowNode[]; credentials: Record<string, Record<string, string>>; pushPaths: string[] } {
   const flows: FlowNode[] = [];
   const configs = new Map<string, FlowNode>();
   const credentials: Record<string, Record<string, string>> = {};
+  const pushPaths: string[] = [];
   const files = fs.readdirSync(examplesDir).filter((file) => file.endsWith(".json")).sort();
   for (const file of files) {
     const tabId = `demo-${path.basename(file, ".json")}`;
@@ -61,6 +66,10 @@ export function buildDemoFlows(
       if (isCanvasNode(node)) {
         const placed: FlowNode = { ...node, z: tabId, ...(node.robot === undefined ? {} : { robot: DEMO_CONFIG_ID }) };
         if (node.type === "comment") Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
+        if (node.type === "robot-events") {
+          credentials[node.id] = { appId: DEMO_PUSH_APP_ID };
+          pushPaths.push(typeof node.path === "string" ? node.path : "/robot-events");
+        }
         flows.push(placed);
         continue;
       }
@@ -76,5 +85,5 @@ export function buildDemoFlows(
       configs.set(config.id, config);
     }
   }
-  return { flows: [...flows, ...configs.values()], credentials };
+  return { flows: [...flows, ...configs.values()], credentials, pushPaths };
 }

@@ -16,7 +16,7 @@ import { startSimulator } from "../simulator";
 import { DEMO_TOKEN } from "../simulator/fleet";
 import { REALISTIC_TIMING } from "../simulator/timing";
 import { startEmbeddedNodeRed } from "./embedded";
-import { buildDemoFlows } from "./flows";
+import { DEMO_PUSH_APP_ID, buildDemoFlows } from "./flows";
 
 const packageRoot = path.resolve(__dirname, "../../..");
 const packageName = (JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { name: string }).name;
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const mqttPort = await listen(mqttServer, portFromEnv("MQTT_PORT", 1883), "127.0.0.1");
 
   const userDir = prepareUserDir();
-  const { flows, credentials } = buildDemoFlows(path.join(packageRoot, "examples"), {
+  const { flows, credentials, pushPaths } = buildDemoFlows(path.join(packageRoot, "examples"), {
     simulatorUrl: simulator.url,
     token: DEMO_TOKEN,
     mqttPort,
@@ -105,6 +105,11 @@ async function main(): Promise<void> {
   });
   const port = nodeRed.port;
   await sensorsSubscribed;
+  // The simulator pushes incidents and task reports to the example's robot-events node, as the cloud would
+  // to a URL registered with the maker; on a wildcard HOST, Node-RED is reached on loopback.
+  const pushHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const pushUrl = pushPaths[0] === undefined ? undefined : `http://${pushHost.includes(":") ? `[${pushHost}]` : pushHost}:${port}${pushPaths[0]}`;
+  if (pushUrl) simulator.setPush({ url: pushUrl, appId: DEMO_PUSH_APP_ID });
 
   const sensorTopic = "facility/sensors/kitchen/spill";
   console.log(`
@@ -119,6 +124,10 @@ async function main(): Promise<void> {
     npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"robot":"GS-S-000101"}'
   The debug sidebar of the iot-spill-sensor-cleaning tab shows the command accepted and,
   a few seconds later, the robot RUNNING. Every other tab has an inject per operation.
+
+  The simulator pushes incidents and task reports to ${pushUrl ?? "(no robot-events node)"}. Raise one:
+    curl -X POST ${simulator.url}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'
+  The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
   Ctrl-C stops everything.
 `);
 

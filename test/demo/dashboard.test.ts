@@ -2,8 +2,9 @@
  * The fleet-dashboard example on Node-RED Dashboard 2, in headless Chromium
  * against the running demo: every simulated robot in the table, each marker on
  * the rendered map within 2 pixels of where its mapPosition puts it, a robot
- * sent somewhere moving on the map without a page reload, and "to charger"
- * ending with the robot at its charger and a notification saying so.
+ * sent somewhere moving on the map without a page reload, "to charger"
+ * ending with the robot at its charger and a notification saying so, and an
+ * incident the simulator pushes ringing its robot on the map and in the table.
  */
 import assert from "node:assert/strict";
 import os from "node:os";
@@ -96,6 +97,35 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
       { serial, ...before.drawn },
       { timeout: 40_000 },
     );
+    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
+  });
+
+  it("rings a robot with an alarm raised (pushed by the simulator) on the map, names it in the table, notifies, and clears it on recovery", async () => {
+    const serial = "GS-S-000102";
+    const { displayName } = await status(serial);
+    const response = await fetch(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ incidentLevel: "H6", incidentName: "Brush motor fault" }),
+    });
+    assert.equal(response.status, 201);
+    const { incidentId } = (await response.json()) as { incidentId: string };
+    const ring = `.robot-fleet-live-map [data-serial-number="${serial}"].robot-alarm .alarm-ring`;
+    await page.waitForSelector(ring, { timeout: 20_000 });
+    await page.locator("tbody tr", { hasText: displayName }).locator("td", { hasText: "H6 Brush motor fault" }).waitFor({ timeout: 20_000 });
+    await page.locator(".v-snackbar", { hasText: `${displayName}: H6 Brush motor fault` }).first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator(".robot-fleet-live-map .alarm-ring").count(), 1, "only that robot is ringed");
+    await page.screenshot({ path: screenshot("fleet-dashboard-alarm.png"), fullPage: true });
+
+    const recovered = await fetch(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ incidentLevel: "H6", incidentId, raised: false }),
+    });
+    assert.equal(recovered.status, 200);
+    await page.waitForSelector(ring, { state: "detached", timeout: 20_000 });
+    await page.locator(".v-snackbar", { hasText: `${displayName}: no alarm left` }).first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator("tbody tr", { hasText: displayName }).locator("td", { hasText: "Brush motor fault" }).count(), 0);
     assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
   });
 

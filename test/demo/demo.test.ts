@@ -95,10 +95,10 @@ describe("demo (npm start)", function () {
     assert.equal(await demo.stop(), 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
   });
 
-  it("runs Node-RED with the five node types loaded from the installed package", async () => {
+  it("runs Node-RED with the six node types loaded from the installed package", async () => {
     const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
-    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-maps", "robot-site-task", "robot-status"]);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-site-task", "robot-status"]);
     for (const set of ours) {
       assert.equal(set.err, undefined);
       assert.equal(set.enabled, true);
@@ -110,7 +110,7 @@ describe("demo (npm start)", function () {
     const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
     assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
     const types = new Set(flows.map((node) => node.type));
-    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status"]) assert.ok(types.has(type), type);
+    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status", "robot-events"]) assert.ok(types.has(type), type);
     // What Import > Examples lists for this package: one entry per file in examples/.
     const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
     const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
@@ -262,5 +262,43 @@ describe("demo (npm start)", function () {
         }
       });
     }
+
+    /** Waits up to 15 s for a debug message of `debug` containing every one of `parts`. */
+    async function debugShowing(debug: string, parts: string[]): Promise<string | undefined> {
+      const find = () => received.find((r) => r.id === debug && parts.every((part) => r.msg.includes(part)))?.msg;
+      for (const started = Date.now(); !find() && Date.now() - started < 15_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      return find();
+    }
+
+    it("receives an incident raised on the simulator in the incident-alerts flow: H4 and above only", async () => {
+      received.length = 0;
+      const raise = async (body: Record<string, unknown>) => {
+        const response = await fetch(`${demo.urls.simulator}/_sim/robots/GS-S-000101/incidents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        assert.equal(response.status, body.raised === false ? 200 : 201);
+        return (await response.json()) as { incidentId: string; pushed: boolean };
+      };
+      const minor = await raise({ incidentLevel: "H3", incidentName: "Water tank low" });
+      const major = await raise({ incidentLevel: "H5", incidentName: "Lidar blocked" });
+      assert.ok(major.pushed && minor.pushed, "the simulator has the demo's push URL");
+      const shown = await debugShowing("incidents-debug", [major.incidentId, '"raised":true', '"code":"H5"', "Lidar blocked"]);
+      assert.ok(shown, `the H5 incident in the debug sidebar; got ${JSON.stringify(received)}`);
+      assert.match(shown, /"startTimeIso":"\d{4}-\d\d-\d\dT/);
+      await raise({ incidentLevel: "H5", incidentId: major.incidentId, raised: false });
+      assert.ok(await debugShowing("incidents-debug", [major.incidentId, '"raised":false']), "its recovery");
+      assert.equal(received.filter((r) => r.msg.includes(minor.incidentId)).length, 0, "the H3 incident is not sent on");
+    });
+
+    it("sums a task report the simulator pushes when a task is stopped, per robot and day", async () => {
+      assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
+      received.length = 0;
+      const serialNumber = "GS-S-000101";
+      await robots.submitCommand({ serialNumber, remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen spill", map: "Floor 1", loop: false, loopCount: 1 } } } });
+      assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING");
+      await robots.submitCommand({ serialNumber, remoteTaskCommandType: "STOP_TASK" });
+      const day = new Date().toISOString().slice(0, 10);
+      const summed = await debugShowing("incidents-daily-debug", [`"robot":"${serialNumber}"`, `"day":"${day}"`, '"stoppedByHand":1']);
+      assert.ok(summed, `the day's sum in the debug sidebar; got ${JSON.stringify(received)}`);
+      assert.match(summed, /"tasks":1\b/);
+    });
   });
 });
