@@ -40,8 +40,9 @@ async function main(): Promise<void> {
   // Counted by key, never kept: what a push is sent on as (incident id and status, or report id).
   const sentOn = new Map<string, number>();
   let wrongOutput = 0;
+  // This repository's Node-RED, or the compatibility run's (npm run compat sets ROBOT_FLEET_NODE_RED).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const RED = require("node-red") as EmbeddedNodeRed;
+  const RED = require(process.env.ROBOT_FLEET_NODE_RED ?? "node-red") as EmbeddedNodeRed;
   const server = http.createServer((req, res) => RED.httpNode(req, res));
   RED.init(server, {
     userDir,
