@@ -101,17 +101,38 @@ function tooLarge(limit: number): BodyReading {
   return { ok: false, status: 413, error: `body: larger than ${limit / 1024} kB` };
 }
 
+/**
+ * Deeper bodies are refused: a push is a few levels deep, and Node-RED cannot
+ * clone a message nested a few thousand levels deep for a second wire (the
+ * copy would be lost). 1 MiB of brackets would be half a million levels.
+ */
+export const MAX_BODY_DEPTH = 64;
+
 function parseJson(body: unknown, limit: number): BodyReading {
+  let value = body;
   if (Buffer.isBuffer(body) || typeof body === "string") {
     const text = body.toString();
     if (Buffer.byteLength(text) > limit) return tooLarge(limit);
     if (text.trim() === "") return { ok: false, status: 400, error: "body: is empty, not JSON" };
     try {
-      return { ok: true, body: JSON.parse(text) as unknown };
+      value = JSON.parse(text) as unknown;
     } catch {
       return { ok: false, status: 400, error: "body: is not JSON" };
     }
   }
-  if (body === undefined) return { ok: false, status: 400, error: "body: is empty, not JSON" };
-  return { ok: true, body };
+  if (value === undefined) return { ok: false, status: 400, error: "body: is empty, not JSON" };
+  if (deeperThan(value, MAX_BODY_DEPTH)) return { ok: false, status: 400, error: `body: is nested deeper than ${MAX_BODY_DEPTH} levels` };
+  return { ok: true, body: value };
+}
+
+/** Whether objects and arrays nest deeper than `limit`, walked without recursion (the input may be very deep). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }

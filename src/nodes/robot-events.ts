@@ -58,6 +58,8 @@ class EventsStatus {
     private readonly where: string,
     private readonly t: Translate,
     private readonly openAlarms: () => number,
+    /** A setting that makes every push refused (no app id): shown in red before any count. */
+    private readonly problem?: string,
   ) {}
 
   changed(): void {
@@ -70,6 +72,11 @@ class EventsStatus {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.lastDrawn = Date.now();
+    if (this.problem !== undefined) {
+      const refused = this.refused > 0 ? ` (${this.t("status.refused", { count: this.refused })})` : "";
+      this.node.status({ fill: "red", shape: "ring", text: `${this.where}: ${this.problem}${refused}` });
+      return;
+    }
     const open = this.openAlarms();
     const parts = [open === 0 ? this.t("status.noAlarm") : open === 1 ? this.t("status.oneAlarm") : this.t("status.alarms", { count: open })];
     if (this.refused > 0) parts.push(this.t("status.refused", { count: this.refused }));
@@ -104,7 +111,10 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const { PushReceiver } = pushReceiverModule();
   const receiver: PushReceiver = new PushReceiver({ appId, minLevelRank: minLevel === "" ? undefined : Number(minLevel.slice(1)) });
   const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
-  const status = new EventsStatus(node, root + path, t, () => receiver.openAlarmCount);
+  const noAppId = appId === "" ? t("errors.noAppId") : undefined;
+  const status = new EventsStatus(node, root + path, t, () => receiver.openAlarmCount, noAppId);
+  /** Set on close: a push still being read then is not sent on from a node that is gone. */
+  let closed = false;
   const lastLogged = new Map<Refusal, number>();
   const refusedSince = new Map<Refusal, number>();
 
@@ -130,6 +140,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     readJsonBody(req, MAX_PUSH_BYTES)
       .then((reading) => {
         if (!reading.ok) return refused(res, reading.status, reading.error, reading.status === 413 ? { connection: "close" } : undefined);
+        if (closed) return answer(res, 503, { error: "the receiver was redeployed: send again" });
         const receipt = receiver.receive(reading.body);
         if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
         // Answered before any flow runs: the sender is not kept waiting by what the flow does.
@@ -151,15 +162,11 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     middleware.unshift(cors(settings.httpNodeCors));
   }
   const removeRoute = addRoute(app, path, middleware, receive);
-  if (appId === "") {
-    const text = t("errors.noAppId");
-    node.status({ fill: "red", shape: "ring", text: `${root + path}: ${text}` });
-    node.error(text);
-  } else {
-    status.draw();
-  }
+  status.draw();
+  if (noAppId !== undefined) node.error(noAppId);
 
   node.on("close", (done: () => void) => {
+    closed = true;
     removeRoute();
     releasePath(app, path, node.id);
     status.close();

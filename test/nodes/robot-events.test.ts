@@ -5,7 +5,7 @@
  * the log.
  */
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import robotEvents from "../../src/nodes/robot-events";
 import { routesOf, type HttpApp } from "../../src/nodes/push-route";
 import { HttpNodeServer } from "../support/http-node";
@@ -166,10 +166,14 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
 
   it("with no app id set, refuses every push with 401 and says so under the node", async () => {
     const { incidents } = await deploy({}, null);
+    const statuses = recordStatuses("events");
     assert.ok(loggedLines().some((line) => line.includes("no app id set: every push is refused (401)")), loggedLines().join("\n"));
     assert.equal((await post({ ...incidentPush(), appId: "" })).status, 401);
     assert.equal((await post(incidentPush())).status, 401);
     assert.equal(incidents.length, 0);
+    // The refusals are counted without hiding why: the status stays red and names the missing app id.
+    await waitFor(() => statuses.at(-1)?.text === "/robot-events: no app id set: every push is refused (401) (2 refused)", 2000, "the red status with the count");
+    assert.equal(statuses.at(-1)?.fill, "red");
   });
 
   it("answers 400 naming what is wrong: not JSON, neither push, a bad field; and sends nothing", async () => {
@@ -192,6 +196,18 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     assert.equal(array.status, 401, "a list has no appId");
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(incidents.length + reports.length, 0);
+  });
+
+  it("answers 400 to a body nested deeper than Node-RED can copy for a second wire, and sends nothing", async () => {
+    const { incidents } = await deploy();
+    // Written as text: JSON.stringify itself cannot go 200,000 levels deep.
+    const deep = (levels: number) => JSON.stringify(incidentPush({ incidentId: `deep-${levels}`, nested: "NESTED" })).replace('"NESTED"', "[".repeat(levels) + "]".repeat(levels));
+    const refused = await post(deep(200_000));
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /body: is nested deeper than 64 levels/);
+    assert.equal((await post(deep(50))).status, 200, "a body of ordinary depth is taken");
+    await waitFor(() => incidents.length === 1, 2000, "the ordinary incident");
+    assert.equal((incidents[0]!.payload as { incidentId: string }).incidentId, "deep-50");
   });
 
   it("answers 413 to a body over 1 MiB, declared or not, and stays up for the next push", async () => {
@@ -308,6 +324,25 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     const incidents = collectMessages("incidents");
     assert.equal((await post(incidentPush())).status, 200);
     await waitFor(() => incidents.length === 1, 2000, "the incident after 100 redeploys");
+  });
+
+  it("a push still being read when its node closes is answered 503 and not sent on", async () => {
+    const { incidents } = await deploy();
+    const body = Buffer.from(JSON.stringify(incidentPush()));
+    // The body is sent in two parts, the node redeployed in between.
+    const answer = new Promise<number>((resolve, reject) => {
+      const request = httpRequest(new URL(PATH, http.url), { method: "POST", headers: { "content-type": "application/json", "content-length": body.length } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on("error", reject);
+      request.write(body.subarray(0, 20));
+      setTimeout(() => {
+        void helper.setFlows(eventsFlow({ name: "next" }), "full", { events: { appId: APP_ID } }).then(() => request.end(body.subarray(20)));
+      }, 100);
+    });
+    assert.equal(await answer, 503, "the sender is told to send again");
+    assert.equal(incidents.length, 0);
   });
 
   it("a path changed by a redeploy answers there and no longer at the old one", async () => {
