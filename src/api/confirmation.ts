@@ -6,7 +6,8 @@
  * nodes, the help and the tests.
  */
 import { commandTypeOf, type CommandType } from "./commands";
-import type { ConfirmationRule, RobotState } from "./watcher";
+import type { ConfirmationRule } from "./confirmation-poller";
+import type { RobotState } from "./watcher-state";
 
 /** The request fields a rule needs: the command's own body (Endpoint A). */
 export interface CommandBody {

@@ -4,7 +4,7 @@
  * confirmation poller (src/api/watcher.ts).
  */
 import { readNumberSetting } from "../api/number-settings";
-import { confirmationPollerOf, type ConfirmationRule } from "../api/watcher";
+import { confirmationPollerOf, type ConfirmationRule } from "../api/confirmation-poller";
 import type { RobotCall } from "./robot-input";
 import { CONFIRM_TIMEOUT } from "./tables/confirm";
 

@@ -11,14 +11,8 @@ import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { readNumberSetting } from "../api/number-settings";
 import { withTaskReading } from "../api/task-outcomes";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
-import {
-  FleetWatcher,
-  WatchLoop,
-  robotStateOf,
-  type BatteryThresholds,
-  type PollSummary,
-  type RobotUpdate,
-} from "../api/watcher";
+import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../api/watcher";
+import { robotStateOf, type BatteryThresholds } from "../api/watcher-state";
 import { configProblemStatus, lookUpConfig } from "./config-node";
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";

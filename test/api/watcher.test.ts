@@ -9,15 +9,9 @@ import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api/confirmation";
 import { RobotApiError } from "../../src/api/errors";
-import {
-  ConfirmationPoller,
-  FleetWatcher,
-  WatchLoop,
-  diffRobotStates,
-  robotStateOf,
-  type RobotState,
-  type RobotUpdate,
-} from "../../src/api/watcher";
+import { ConfirmationPoller } from "../../src/api/confirmation-poller";
+import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
+import { diffRobotStates, robotStateOf, type RobotState } from "../../src/api/watcher-state";
 import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { FakeClock, drained } from "../support/fake-clock";
 import { FleetStub, stubSerial } from "../support/fleet-stub";

@@ -1,6 +1,7 @@
 /** robot-status' tables: its operations, outputs, status lines and the bounds of watching. */
 import type { NumberSetting } from "../../api/number-settings";
-import { DEFAULT_BATTERY_THRESHOLDS, DEFAULT_WATCH_INTERVAL_MS, MIN_WATCH_INTERVAL_MS } from "../../api/watcher";
+import { DEFAULT_WATCH_INTERVAL_MS, MIN_WATCH_INTERVAL_MS } from "../../api/watcher";
+import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watcher-state";
 
 /** The node's operations. */
 export const STATUS_OPERATIONS = ["status", "fleetStatus", "listRobots", "taskReports"] as const;
