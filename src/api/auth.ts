@@ -77,10 +77,30 @@ export function expiryFromExpiresIn(expiresIn: number | string | undefined, now:
 
 export type GrantFunction = (request: TokenRequest) => Promise<TokenAnswer>;
 
+/** A token as kept for the account: the bearer and when to ask for the next one (epoch ms; Infinity: at a 401). */
+export interface HeldToken {
+  token: string;
+  renewAt: number;
+}
+
+/**
+ * Where the processes sharing an account keep its one token
+ * (src/api/sharing/shared-token.ts): one of them asks the cloud, the others
+ * use what it got, and a token the cloud refused is dropped for all.
+ */
+export interface SharedTokenStore {
+  /** The account's token if one is held and not due for renewal; otherwise gets one by `grant`, asked by one process at a time. */
+  tokenOr(grant: () => Promise<HeldToken>, now: number): Promise<HeldToken>;
+  /** The cloud answered 401 to `token`: it is dropped for every process (unless another already replaced it). */
+  drop(token: string): void;
+}
+
 export interface ClientCredentialsOptions {
   /** Renew this long before expiry (capped at a tenth of the token's lifetime). Default 5 minutes. */
   renewBeforeMs?: number;
   now?: () => number;
+  /** Shares the token with the other processes of the account (robot-config's Redis). */
+  shared?: SharedTokenStore;
 }
 
 export class ClientCredentialsTokenSource implements TokenSource {
@@ -92,6 +112,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
   private pending: Promise<string> | undefined;
   private readonly renewBeforeMs: number;
   private readonly now: () => number;
+  private readonly shared: SharedTokenStore | undefined;
 
   constructor(
     private readonly credentials: ClientCredentials,
@@ -100,6 +121,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
   ) {
     this.renewBeforeMs = options.renewBeforeMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
+    this.shared = options.shared;
   }
 
   getToken(signal?: AbortSignal): Promise<string> {
@@ -112,6 +134,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
 
   invalidate(token: string): boolean {
     if (this.token === token) this.token = undefined;
+    this.shared?.drop(token);
     return true;
   }
 
@@ -121,6 +144,18 @@ export class ClientCredentialsTokenSource implements TokenSource {
   }
 
   private async fetchToken(): Promise<string> {
+    const held = this.shared ? await this.shared.tokenOr(() => this.grantToken(), this.now()) : await this.grantToken();
+    this.token = held.token;
+    this.renewAt = held.renewAt;
+    if (!this.sentTokens.includes(held.token)) {
+      this.sentTokens.push(held.token);
+      if (this.sentTokens.length > REMEMBERED_TOKENS) this.sentTokens.shift();
+    }
+    return held.token;
+  }
+
+  /** Asks the cloud for a token, and says when to ask for the next. */
+  private async grantToken(): Promise<HeldToken> {
     const requestedAt = this.now();
     const answer = await this.grant({
       grant_type: OPEN_ACCESS_GRANT_TYPE,
@@ -129,17 +164,12 @@ export class ClientCredentialsTokenSource implements TokenSource {
       open_access_key: this.credentials.accessKeySecret,
     });
     const expiresAt = expiryFromExpiresIn(answer.expires_in, requestedAt);
-    this.token = answer.access_token;
-    if (!this.sentTokens.includes(answer.access_token)) {
-      this.sentTokens.push(answer.access_token);
-      if (this.sentTokens.length > REMEMBERED_TOKENS) this.sentTokens.shift();
-    }
     // Without a usable expiry (none, or already past when granted: a clock off on either side) the token is
     // kept until the server answers 401, rather than fetched again for every call.
-    this.renewAt =
+    const renewAt =
       expiresAt === undefined || expiresAt <= requestedAt
         ? Number.POSITIVE_INFINITY
         : expiresAt - Math.min(this.renewBeforeMs, Math.max(0, (expiresAt - requestedAt) / 10));
-    return answer.access_token;
+    return { token: answer.access_token, renewAt };
   }
 }

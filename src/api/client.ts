@@ -5,6 +5,7 @@
  * RobotApiError.
  */
 import { readAnswer } from "./answers";
+import { REAL_CLOCK } from "./clock";
 import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
 import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } from "./downloads";
 import { RequestEngine, ResendRequest } from "./engine";
@@ -17,6 +18,7 @@ import { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
 import { redactorOf, type Redact } from "./redaction";
 import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
 import { STATUS_BATCH_SIZE } from "./schemas";
+import type { AccountSharing } from "./shared-account";
 import { abortFailure, wireFailure } from "./wire-failures";
 
 // The client's public names that live in the modules it is made of.
@@ -41,6 +43,8 @@ export interface RobotClientOptions {
   retry?: RetryOptions;
   /** The account's limits: connections (16), rateLimit per second (20, 0 = none), queueLimit (10,000). */
   engine?: Partial<Pick<EngineSettings, "connections" | "rateLimit" | "queueLimit">>;
+  /** The account is shared with other processes (src/api/sharing): its rate, pause, token and watching. The client closes it. */
+  sharing?: AccountSharing;
 }
 
 /** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
@@ -102,6 +106,8 @@ export class RobotClient {
   private readonly downloads: MapDownloads;
   /** Every secret and every token this client has sent, replaced by ***. */
   private readonly redact: Redact;
+  /** The processes this account is shared with, when it is (robot-status asks it who watches). */
+  readonly sharing: AccountSharing | undefined;
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -109,11 +115,12 @@ export class RobotClient {
     if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0) {
       throw invalidInput("timeoutMs", "must be a positive number of milliseconds");
     }
-    this.engine = new RequestEngine({ ...options.retry, ...options.engine, timeoutMs: this.timeoutMs });
+    this.sharing = options.sharing;
+    this.engine = new RequestEngine({ ...options.retry, ...options.engine, timeoutMs: this.timeoutMs }, REAL_CLOCK, this.sharing?.gate);
     this.tokens =
       "token" in options.auth
         ? new StaticTokenSource(options.auth.token)
-        : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request));
+        : new ClientCredentialsTokenSource(options.auth, (request) => this.grant(request), { shared: this.sharing?.token });
     const base = new URL(this.baseUrl);
     // The cloud's proxy is read from the environment once, when the client (a robot-config) is made.
     const proxy = proxyFor(base);
@@ -279,6 +286,7 @@ export class RobotClient {
     this.grants.close();
     this.downloads.close();
     this.cloud.destroy();
+    this.sharing?.close();
   }
 
   /** The token grant, on its own engine (see `grants`) and the cloud's route. */

@@ -8,6 +8,7 @@
  * policy can be tested without sockets or waiting.
  */
 import { AbortGroups } from "./abort-groups";
+import type { AccountGate, Permit } from "./shared-account";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings";
 import { RobotApiError, abortedError } from "./errors";
@@ -102,8 +103,16 @@ export class RequestEngine {
   private readonly live = new Set<Job>();
   /** Controllers of answered attempts, ready for the next (see spare). */
   private readonly spareControllers: AbortController[] = [];
+  /** A shared account's place for the next call, once the gate granted it; asked for one at a time. */
+  private permit: Permit | undefined;
+  private askingGate = false;
 
-  constructor(settings: Partial<EngineSettings> = {}, clock: EngineClock = REAL_CLOCK) {
+  /** `gate`: the account is shared with other processes, which pace and pause with this one. */
+  constructor(
+    settings: Partial<EngineSettings> = {},
+    clock: EngineClock = REAL_CLOCK,
+    private readonly gate?: AccountGate,
+  ) {
     this.settings = { ...DEFAULT_ENGINE_SETTINGS, ...settings };
     this.clock = clock;
     const { rateLimit } = this.settings;
@@ -184,6 +193,8 @@ export class RequestEngine {
     }
     // Jobs backing off or on the wire are found through their own state below.
     for (const job of this.live) this.settle(job, abortedError(job.options.operation, "the robot-config was closed"));
+    this.permit?.release();
+    this.permit = undefined;
   }
 
   // ------------------------------------------------------------ scheduling
@@ -201,9 +212,35 @@ export class RequestEngine {
         if (allowedAt === Infinity) return;
         if (now < allowedAt) return this.wakeAfter(allowedAt - now);
       }
+      if (this.gate && !this.permit) return this.askGate();
       job.queue!.remove(job);
       this.start(job);
     }
+  }
+
+  /** Asks the shared account's gate for the next call's place; pump() runs again with the answer. */
+  private askGate(): void {
+    if (this.askingGate) return;
+    this.askingGate = true;
+    this.gate!.ask().then(
+      (answer) => {
+        this.askingGate = false;
+        if ("permit" in answer) {
+          if (this.closed) return answer.permit.release();
+          this.permit = answer.permit;
+        } else if ("pausedForMs" in answer) {
+          this.pause(answer.pausedForMs, sharedPauseCause(answer.pausedForMs));
+        } else {
+          return this.wakeAfter(answer.retryInMs);
+        }
+        this.pump();
+      },
+      () => {
+        // The gate answers Redis trouble itself; anything else is retried shortly rather than stalling the queue.
+        this.askingGate = false;
+        this.wakeAfter(100);
+      },
+    );
   }
 
   private wakeAfter(ms: number): void {
@@ -240,8 +277,12 @@ export class RequestEngine {
       this.startsHead = (this.startsHead + 1) % this.windowCalls;
       if (this.startsFilled < this.windowCalls) this.startsFilled++;
     }
+    // A shared account's place is held the same way, in every process's count.
+    const permit = this.permit;
+    this.permit = undefined;
     const arrived = () => {
       if (slot >= 0 && this.starts[slot] === Infinity) this.starts[slot] = this.clock.now();
+      permit?.release();
     };
     this.inFlight++;
     job.state = "sending";
@@ -309,6 +350,7 @@ export class RequestEngine {
     if (!(error instanceof RobotApiError) && !(error instanceof ResendRequest)) return this.settle(job, error);
     if (error instanceof RobotApiError && error.isRateLimited) {
       const waitMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : this.backoffMs(job.retries);
+      this.gate?.pause(waitMs);
       this.pause(waitMs, error);
       // A pause listener may have closed the engine, which already ended this call.
       if (job.state === "settled") return;
@@ -461,4 +503,16 @@ export class RequestEngine {
     if (error === undefined) job.resolve(value);
     else job.reject(error);
   }
+}
+
+/** Why calls wait when another process sharing the account was told to slow down (a 429 seen there). */
+function sharedPauseCause(ms: number): RobotApiError {
+  const seconds = Math.ceil(ms / 1000);
+  return new RobotApiError({
+    kind: "http",
+    status: 429,
+    apiCode: 8,
+    retryAfterSeconds: seconds,
+    message: `the cloud asked this account to wait ${seconds} s (seen by another Node-RED instance sharing it)`,
+  });
 }

@@ -23,3 +23,17 @@ export const BASE_URL_RULES = {
   protocols: ["http:", "https:"],
   forbiddenParts: ["username", "password", "search", "hash"],
 } as const;
+
+/**
+ * What robot-config's Redis URL may be ("Share with other Node-RED
+ * instances"), as data for the editor too: redis:// or rediss://, a user name
+ * allowed (Redis ACLs), the password never (it is a credential).
+ */
+export const REDIS_URL_RULES = {
+  protocols: ["redis:", "rediss:"],
+  forbiddenParts: ["password", "search", "hash"],
+} as const;
+
+/** Every Redis key of a shared account starts with the key prefix: this is what it may hold. */
+export const REDIS_PREFIX_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const DEFAULT_REDIS_PREFIX = "robot-fleet";

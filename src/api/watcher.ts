@@ -7,6 +7,7 @@
 import type { CallOptions, RobotClient } from "./client";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { RobotApiError } from "./errors";
+import type { WatchLease } from "./shared-account";
 import { diffRobotStates, robotStateOf, type BatteryThresholds, type Changes, type RobotState } from "./watcher-state";
 
 // ------------------------------------------------------------ the fleet watcher
@@ -79,6 +80,17 @@ export class FleetWatcher {
     }
     return { updates, summary: { robots: statuses.length, online, at: new Date() } };
   }
+
+  /** What the watcher knows of each robot (to hand over to another process). */
+  states(): RobotState[] {
+    return [...this.known.values()];
+  }
+
+  /** Continues from what another watcher knew: its robots are not reported again as new. */
+  restore(states: readonly RobotState[]): void {
+    this.known.clear();
+    for (const state of states) if (typeof state?.serialNumber === "string") this.known.set(state.serialNumber, state);
+  }
 }
 
 export interface WatchHandlers {
@@ -90,26 +102,35 @@ export interface WatchHandlers {
   failing?(error: RobotApiError, streak: number): void;
   /** The first good poll after `failures` failed ones. */
   recovered(failures: number): void;
+  /** A shared account: this process started (true) or stopped (false) being the one that watches. */
+  watching?(watching: boolean): void;
 }
 
 /**
  * Runs a watcher's polls one after the other, `intervalMs` apart (from the end
  * of one to the start of the next: a slow cloud never gets overlapping polls),
  * until stopped. pollNow() polls at once (an input message) and restarts the
- * interval.
+ * interval. With a `lease` (a shared account), only the process holding it
+ * polls; the others ask for it every lease.checkEveryMs and, taking it over,
+ * continue from the states the last holder saved, so no change is sent twice.
  */
 export class WatchLoop {
   private timer: unknown;
   private running: Promise<void> | undefined;
   private stopped = false;
   private streak = 0;
+  /** Whether this process polls: always without a lease. */
+  private holding: boolean;
 
   constructor(
     private readonly watcher: FleetWatcher,
     private readonly intervalMs: number,
     private readonly handlers: WatchHandlers,
     private readonly clock: EngineClock = REAL_CLOCK,
-  ) {}
+    private readonly lease?: WatchLease,
+  ) {
+    this.holding = lease === undefined;
+  }
 
   start(): void {
     void this.pollNow();
@@ -122,7 +143,8 @@ export class WatchLoop {
     this.clock.clearTimeout(this.timer);
     this.running = this.once().finally(() => {
       this.running = undefined;
-      if (!this.stopped) this.timer = this.clock.setTimeout(() => void this.pollNow(), this.intervalMs);
+      const next = this.holding ? this.intervalMs : this.lease!.checkEveryMs;
+      if (!this.stopped) this.timer = this.clock.setTimeout(() => void this.pollNow(), next);
     });
     return this.running;
   }
@@ -130,9 +152,24 @@ export class WatchLoop {
   stop(): void {
     this.stopped = true;
     this.clock.clearTimeout(this.timer);
+    if (this.holding) this.lease?.release();
+  }
+
+  /** Holds the lease or stands by; taking it over, continues from the states the last holder saved. */
+  private async claimed(lease: WatchLease): Promise<boolean> {
+    const holds = await lease.claim();
+    if (this.stopped || holds === this.holding) return holds && !this.stopped;
+    if (holds) {
+      const states = await lease.loadStates();
+      if (states) this.watcher.restore(states);
+    }
+    this.holding = holds;
+    this.handlers.watching?.(holds);
+    return holds;
   }
 
   private async once(): Promise<void> {
+    if (this.lease && !(await this.claimed(this.lease))) return;
     let outcome: Awaited<ReturnType<FleetWatcher["poll"]>>;
     try {
       outcome = await this.watcher.poll();
@@ -151,6 +188,9 @@ export class WatchLoop {
       this.streak = 0;
       this.handlers.recovered(failures);
     }
+    // Saved before the messages go out: a process that takes over after this never sends them again.
+    await this.lease?.saveStates(this.watcher.states()).catch(() => undefined);
+    if (this.stopped) return;
     this.handlers.polled(outcome.updates, outcome.summary);
   }
 }

@@ -6,9 +6,10 @@
  * burst from many nodes is held and paced as one.
  */
 import type { NodeAPI } from "node-red";
-import { readAccountSettings } from "../api/account-settings";
+import { readAccountSettings, type AccountSettings } from "../api/account-settings";
 import type { RobotClient } from "../api/client";
-import { DEFAULT_BASE_URL } from "../api/rules";
+import { DEFAULT_BASE_URL, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES } from "../api/rules";
+import type { AccountSharing } from "../api/shared-account";
 import { clientModule } from "./api";
 import { RobotApiError, invalidInput } from "../api/errors";
 import { registerEditorApi } from "./editor-api";
@@ -20,9 +21,47 @@ export const CONFIG_CREDENTIALS = {
   clientId: { type: "text" },
   clientSecret: { type: "password" },
   accessKeySecret: { type: "password" },
+  redisPassword: { type: "password" },
 } as const;
 
-export function createClient(config: RobotConfigProperties, credentials: RobotConfigCredentials): RobotClient {
+type SharingLog = (level: "warn" | "info", text: string) => void;
+
+/** The problem with a Redis URL, after its field's name, or undefined when it is usable (REDIS_URL_RULES). */
+export function redisUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379";
+  }
+  if (!(REDIS_URL_RULES.protocols as readonly string[]).includes(url.protocol)) return "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379";
+  if (REDIS_URL_RULES.forbiddenParts.some((part) => url[part] !== "")) return "must hold no password, query or fragment (the password is its own field)";
+  return undefined;
+}
+
+/** The account's sharing when robot-config has a Redis URL (loading the Redis modules only then). */
+function sharingOf(config: RobotConfigProperties, credentials: RobotConfigCredentials, account: { baseUrl: string; identity: string }, settings: AccountSettings, clientSecret: string | undefined, log: SharingLog): AccountSharing | undefined {
+  const url = (config.redisUrl ?? "").trim();
+  if (url === "") return undefined;
+  const urlProblem = redisUrlProblem(url);
+  if (urlProblem) throw invalidInput("redisUrl", urlProblem);
+  const prefix = (config.redisPrefix ?? "").trim() || DEFAULT_REDIS_PREFIX;
+  if (!REDIS_PREFIX_PATTERN.test(prefix)) throw invalidInput("redisPrefix", "must be 1-64 letters, digits, '.', '_' or '-'");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- no Redis module is loaded for an account that is not shared
+  const { shareAccount } = require("../api/sharing") as typeof import("../api/sharing");
+  return shareAccount({
+    url,
+    password: credentials.redisPassword || undefined,
+    prefix,
+    account,
+    rateLimit: settings.rateLimit,
+    callTimeoutMs: settings.timeout * 1000,
+    clientSecret,
+    log,
+  });
+}
+
+export function createClient(config: RobotConfigProperties, credentials: RobotConfigCredentials, log: SharingLog = () => undefined): RobotClient {
   const settings = readAccountSettings(config);
   const baseUrl = config.baseUrl?.trim() || DEFAULT_BASE_URL;
   const common = {
@@ -37,17 +76,20 @@ export function createClient(config: RobotConfigProperties, credentials: RobotCo
     for (const [field, value] of Object.entries({ clientId, clientSecret, accessKeySecret })) {
       if (!value) throw invalidInput(field, "is required for client-credential sign-in");
     }
-    return new RobotClient({ ...common, auth: { clientId, clientSecret, accessKeySecret } });
+    const sharing = sharingOf(config, credentials, { baseUrl, identity: clientId }, settings, clientSecret, log);
+    return new RobotClient({ ...common, auth: { clientId, clientSecret, accessKeySecret }, sharing });
   }
   if (!credentials.token) throw invalidInput("token", "no access token is configured");
-  return new RobotClient({ ...common, auth: { token: credentials.token } });
+  const sharing = sharingOf(config, credentials, { baseUrl, identity: credentials.token }, settings, undefined, log);
+  return new RobotClient({ ...common, auth: { token: credentials.token }, sharing });
 }
 
 export default function registerRobotConfig(RED: NodeAPI): void {
   function RobotConfig(this: RobotConfigNode, config: RobotConfigProperties) {
     RED.nodes.createNode(this, config);
     try {
-      this.robot = { client: createClient(config, this.credentials ?? {}) };
+      const log: SharingLog = (level, text) => (level === "warn" ? this.warn(text) : this.log(text));
+      this.robot = { client: createClient(config, this.credentials ?? {}, log) };
     } catch (error) {
       this.robot = {
         error: error instanceof RobotApiError ? error : invalidInput("", String(error)),

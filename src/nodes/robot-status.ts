@@ -183,6 +183,9 @@ function setUpWatch(
   };
   node.status({ fill: "blue", shape: "ring", text: t("status.firstPoll") });
 
+  // A shared account: the same node in every copy of the flows polls in one instance at a time.
+  const lease = client.sharing?.watchLease(node.id, settings.intervalMs);
+  if (lease) node.status({ fill: "blue", shape: "ring", text: t("status.standingBy") });
   const loop = new WatchLoop(watcher, settings.intervalMs, {
     polled: (updates, summary) => {
       last = summary;
@@ -203,7 +206,10 @@ function setUpWatch(
       node.warn(`polls work again after ${failures} failed poll${failures === 1 ? "" : "s"}`);
       showPolled();
     },
-  });
+    watching: (watching) => {
+      if (!watching) node.status({ fill: "blue", shape: "ring", text: t("status.standingBy") });
+    },
+  }, undefined, lease);
   loop.start();
 
   node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => {

@@ -12,6 +12,9 @@ export type AuthMode = "token" | "clientCredentials";
 export interface RobotConfigProperties extends NodeDef, Partial<Record<AccountSettingName, string | number>> {
   baseUrl: string;
   authMode: AuthMode;
+  /** "Share with other Node-RED instances": empty shares nothing (and loads no Redis module). */
+  redisUrl?: string;
+  redisPrefix?: string;
 }
 
 export interface RobotConfigCredentials {
@@ -19,6 +22,7 @@ export interface RobotConfigCredentials {
   clientId?: string;
   clientSecret?: string;
   accessKeySecret?: string;
+  redisPassword?: string;
 }
 
 export interface RobotConfigNode extends Node<RobotConfigCredentials> {

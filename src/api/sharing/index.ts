@@ -1,0 +1,28 @@
+/**
+ * An account shared by several Node-RED instances through Redis: what
+ * robot-config builds when it has a Redis URL, and nothing loads this module
+ * (or ioredis and rate-limiter-flexible) when it has none.
+ */
+import type { AccountSharing } from "../shared-account";
+import { RedisLink, type RedisLinkOptions } from "./redis-link";
+import { SharedRate } from "./shared-rate";
+import { SharedToken } from "./shared-token";
+import { RedisWatchLease } from "./watch-lease";
+
+export interface ShareAccountOptions extends RedisLinkOptions {
+  /** The account's Rate limit (calls per second for all instances together). */
+  rateLimit: number;
+  callTimeoutMs: number;
+  /** With client credentials: the secret the shared token is encrypted with. A fixed token shares no token. */
+  clientSecret?: string;
+}
+
+export function shareAccount(options: ShareAccountOptions): AccountSharing {
+  const link = new RedisLink(options);
+  return {
+    gate: new SharedRate(link, { rateLimit: options.rateLimit, callTimeoutMs: options.callTimeoutMs }),
+    ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
+    watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
+    close: () => link.close(),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Who watches for one watching node when its flows run in several instances:
+ * a lease in Redis (the holder's id with an expiry), renewed by the holder
+ * every quarter interval, and the states its last poll knew. An instance
+ * standing by takes the lease once it has found it free twice in a row, a
+ * third of an interval apart: a holder that died frees it within 0.6
+ * interval, so another polls within two; a live holder whose lease vanished
+ * (Redis restarted empty) writes it back within a quarter interval, before
+ * anyone may take it. While Redis cannot be reached nobody changes role: the
+ * holder goes on polling, the others go on standing by.
+ */
+import type { WatchLease } from "../shared-account";
+import type { RobotState } from "../watcher-state";
+import type { RedisLink } from "./redis-link";
+
+/** Renews the lease if this instance holds it, or writes it back if it vanished; 1 when it holds it after. */
+const RENEW = `local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] or not holder then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0`;
+/** The last states are kept this long after the last poll (a flow stopped for a day starts afresh). */
+const STATES_KEEP_MS = 24 * 3600_000;
+
+export class RedisWatchLease implements WatchLease {
+  readonly checkEveryMs: number;
+  private readonly ttlMs: number;
+  private readonly leaseKey: string;
+  private readonly statesKey: string;
+  private holding = false;
+  private seenFree = false;
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly link: RedisLink,
+    nodeId: string,
+    intervalMs: number,
+  ) {
+    this.checkEveryMs = Math.max(500, Math.round(intervalMs / 3));
+    this.ttlMs = Math.max(1500, Math.round(intervalMs * 0.6));
+    this.leaseKey = link.key("watch", nodeId, "lease");
+    this.statesKey = link.key("watch", nodeId, "states");
+  }
+
+  async claim(): Promise<boolean> {
+    if (this.holding || !this.link.ready) return this.holding;
+    try {
+      if ((await this.link.client.exists(this.leaseKey)) === 1) {
+        this.seenFree = false;
+        return false;
+      }
+      if (!this.seenFree) {
+        this.seenFree = true;
+        return false;
+      }
+      const taken = await this.link.client.set(this.leaseKey, this.link.instanceId, "PX", this.ttlMs, "NX");
+      this.seenFree = false;
+      if (taken === "OK") this.hold();
+      return this.holding;
+    } catch {
+      return this.holding;
+    }
+  }
+
+  async loadStates(): Promise<RobotState[] | undefined> {
+    try {
+      const text = await this.link.client.get(this.statesKey);
+      const states: unknown = text ? JSON.parse(text) : undefined;
+      return Array.isArray(states) ? (states as RobotState[]) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async saveStates(states: RobotState[]): Promise<void> {
+    if (!this.link.ready) return;
+    await this.link.client.set(this.statesKey, JSON.stringify(states), "PX", STATES_KEEP_MS);
+  }
+
+  release(): void {
+    this.stopRenewing();
+    if (!this.holding) return;
+    this.holding = false;
+    void this.link.client.eval(RELEASE, 1, this.leaseKey, this.link.instanceId).catch(() => undefined);
+  }
+
+  private hold(): void {
+    this.holding = true;
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(250, Math.round(this.checkEveryMs * 0.75)));
+    this.renewTimer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    if (!this.link.ready) return;
+    try {
+      const kept = await this.link.client.eval(RENEW, 1, this.leaseKey, this.link.instanceId, String(this.ttlMs));
+      if (kept !== 1) {
+        // Another instance holds it now: this one stands by from its next turn.
+        this.holding = false;
+        this.stopRenewing();
+      }
+    } catch {
+      // Redis went away mid-call: the next renewal tries again.
+    }
+  }
+
+  private stopRenewing(): void {
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+}
