@@ -38,7 +38,31 @@
       validate: fleet.reasoned(fleet.baseUrlProblem),
     },
     authMode: { value: "token" },
+    // Empty: the account is not shared (the runtime loads no Redis module).
+    redisUrl: { value: "", validate: fleet.reasoned(function (v) { return fleet.isEmpty(v) || redisUrlProblem(v); }) },
+    redisPrefix: { value: "", validate: fleet.reasoned(redisPrefixProblem) },
   };
+
+  /** The runtime's Redis URL rules (REDIS_URL_RULES), with the same URL parser: true, or the reason. */
+  function redisUrlProblem(v) {
+    var rules = fleet.tables().redis.url;
+    var url;
+    try {
+      url = new URL(String(v).trim());
+    } catch {
+      return fleet.t("validation.redisUrl");
+    }
+    if (rules.protocols.indexOf(url.protocol) === -1) return fleet.t("validation.redisUrl");
+    for (var i = 0; i < rules.forbiddenParts.length; i++) {
+      if (url[rules.forbiddenParts[i]] !== "") return fleet.t("validation.redisUrlParts");
+    }
+    return true;
+  }
+
+  function redisPrefixProblem(v) {
+    if (fleet.isEmpty(v)) return true;
+    return new RegExp(fleet.tables().redis.prefixPattern).test(String(v).trim()) || fleet.t("validation.redisPrefix");
+  }
   LIMITS.forEach(function (name) {
     // A default of 0 would be skipped when the editor creates a config node: empty means the same to the runtime.
     defaults[name] = { value: SETTINGS[name].default || "", validate: fleet.numberValidator(name, SETTINGS[name]) };
@@ -72,6 +96,7 @@
       clientId: { type: "text" },
       clientSecret: { type: "password" },
       accessKeySecret: { type: "password" },
+      redisPassword: { type: "password" },
     },
     label: function () {
       return this.name || (this.baseUrl || "robot cloud").replace(/^https?:\/\//, "");
@@ -87,6 +112,11 @@
       LIMITS.forEach(function (name) {
         $("#node-config-input-" + name).attr("placeholder", fleet.t("placeholder.default", { value: SETTINGS[name].default }));
       });
+      $("#node-config-input-redisPrefix").attr("placeholder", fleet.tables().redis.defaultPrefix);
+      // The password and prefix matter only once there is a Redis URL.
+      $("#node-config-input-redisUrl").on("input change", function () {
+        $(".robot-config-redis").toggle(!fleet.isEmpty($(this).val()));
+      }).trigger("change");
       $("#robot-config-test").on("click", function (event) {
         event.preventDefault();
         testAccount(node);

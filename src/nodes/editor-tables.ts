@@ -7,7 +7,7 @@
  */
 import { ACCOUNT_SETTINGS } from "../api/account-settings";
 import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../api/commands";
-import { BASE_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
+import { BASE_URL_RULES, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES, SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
 import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/events";
@@ -19,6 +19,7 @@ export function editorTables() {
   return {
     serialNumberPattern: SERIAL_NUMBER_PATTERN.source,
     baseUrl: BASE_URL_RULES,
+    redis: { url: REDIS_URL_RULES, prefixPattern: REDIS_PREFIX_PATTERN.source, defaultPrefix: DEFAULT_REDIS_PREFIX },
     accountSettings: ACCOUNT_SETTINGS,
     command: {
       // Every parameter of a command is required by the request schema; loop and loopCount have dialog defaults.

@@ -39,16 +39,24 @@ export function redisUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** The account's sharing when robot-config has a Redis URL (loading the Redis modules only then). */
-function sharingOf(config: RobotConfigProperties, credentials: RobotConfigCredentials, account: { baseUrl: string; identity: string }, settings: AccountSettings, clientSecret: string | undefined, log: SharingLog): AccountSharing | undefined {
+/** The Redis settings as the runtime reads them: undefined when the URL is empty (not shared); a bad one names its field. */
+export function readRedisSettings(config: Pick<RobotConfigProperties, "redisUrl" | "redisPrefix">): { url: string; prefix: string } | undefined {
   const url = (config.redisUrl ?? "").trim();
   if (url === "") return undefined;
   const urlProblem = redisUrlProblem(url);
   if (urlProblem) throw invalidInput("redisUrl", urlProblem);
   const prefix = (config.redisPrefix ?? "").trim() || DEFAULT_REDIS_PREFIX;
   if (!REDIS_PREFIX_PATTERN.test(prefix)) throw invalidInput("redisPrefix", "must be 1-64 letters, digits, '.', '_' or '-'");
+  return { url, prefix };
+}
+
+/** The account's sharing when robot-config has a Redis URL (loading the Redis modules only then). */
+function sharingOf(config: RobotConfigProperties, credentials: RobotConfigCredentials, account: { baseUrl: string; identity: string }, settings: AccountSettings, clientSecret: string | undefined, log: SharingLog): AccountSharing | undefined {
+  const redis = readRedisSettings(config);
+  if (!redis) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- no Redis module is loaded for an account that is not shared
   const { shareAccount } = require("../api/sharing") as typeof import("../api/sharing");
+  const { url, prefix } = redis;
   return shareAccount({
     url,
     password: credentials.redisPassword || undefined,

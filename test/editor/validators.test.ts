@@ -17,6 +17,7 @@ import { confirmTimeoutMs } from "../../src/nodes/confirm";
 import { editorTables } from "../../src/nodes/editor-tables";
 import { chooseSetting } from "../../src/nodes/settings";
 import { buildCommandRequest } from "../../src/nodes/robot-command";
+import { readRedisSettings } from "../../src/nodes/robot-config";
 import { serialNumberList } from "../../src/nodes/robot-status";
 import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
 import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/tables/events";
@@ -84,6 +85,11 @@ function cases(): Case[] {
     "https://openapi.gs-robot.com/",
   ];
   add("robot-config", "baseUrl", urls, (value) => accepts(() => normaliseBaseUrl(String(value))));
+  // The Redis settings by the runtime's reader: an empty URL is "not shared"; the prefix checked with a usable URL.
+  const redisUrls = ["", "redis://127.0.0.1:6379", "rediss://fleet@redis.example:6380/2", "http://127.0.0.1:6379", "redis://:secret@host:6379", "redis://host:6379?db=2", "not a url"];
+  add("robot-config", "redisUrl", redisUrls, (value) => accepts(() => readRedisSettings({ redisUrl: value as string })));
+  const prefixes = ["", "robot-fleet", "site_a.prod-2", "has space", "x".repeat(65), "a:b"];
+  add("robot-config", "redisPrefix", prefixes, (value) => accepts(() => readRedisSettings({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: value as string })), { redisUrl: "redis://127.0.0.1:6379" });
   for (const name of ACCOUNT_SETTING_NAMES) {
     const { min, max } = ACCOUNT_SETTINGS[name];
     add("robot-config", name, rangeValues(min, max), (value) => accountSettingProblem(name, value) === undefined);
