@@ -14,6 +14,8 @@ export interface DemoTargets {
   token: string;
   mqttPort: number;
   editorPort: number;
+  /** npm start -- --shared: the account is shared through this Redis by the demo's two instances. */
+  redisUrl?: string;
 }
 
 /** The default ports the examples' comments name, and what they become in the demo. */
@@ -77,6 +79,7 @@ export function buildDemoFlows(
       delete config.z;
       if (config.type === "robot-config") {
         Object.assign(config, { id: DEMO_CONFIG_ID, name: "Robot cloud simulator", baseUrl: targets.simulatorUrl, authMode: "token" });
+        if (targets.redisUrl) Object.assign(config, { redisUrl: targets.redisUrl, redisPrefix: "robot-fleet-demo" });
         credentials[DEMO_CONFIG_ID] = { token: targets.token };
       } else if (config.type === "mqtt-broker") {
         config.broker = "127.0.0.1";
@@ -86,4 +89,14 @@ export function buildDemoFlows(
     }
   }
   return { flows: [...flows, ...configs.values()], credentials, pushPaths };
+}
+
+/**
+ * The second instance's copy: the same flows, but the spill sensor's tab
+ * disabled. Both instances would receive each MQTT message and start the
+ * robot twice; sharing the account does not change what a flow sends (in
+ * production, an MQTT shared subscription gives each message to one).
+ */
+export function secondInstanceFlows(flows: readonly FlowNode[]): FlowNode[] {
+  return flows.map((node) => (node.type === "tab" && node.label === "iot-spill-sensor-cleaning" ? { ...node, disabled: true } : node));
 }

@@ -1,14 +1,17 @@
 /**
  * The README's start command: the robot-cloud simulator, an embedded MQTT
  * broker and Node-RED 4.1 with this package installed and every example flow
- * deployed against the simulator. Ctrl-C stops all of it.
+ * deployed against the simulator. Ctrl-C stops all of it. With --shared, a
+ * second Node-RED instance runs the same flows, sharing the robot account with
+ * the first through a redis-server the demo starts (or REDIS_URL).
  *
  * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
- * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); 0 picks a free port.
+ * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
+ * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
  */
+import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Aedes } from "aedes";
@@ -16,10 +19,9 @@ import { startSimulator } from "../simulator";
 import { DEMO_TOKEN } from "../simulator/fleet";
 import { REALISTIC_TIMING } from "../simulator/timing";
 import { startEmbeddedNodeRed } from "./embedded";
-import { DEMO_PUSH_APP_ID, buildDemoFlows } from "./flows";
-
-const packageRoot = path.resolve(__dirname, "../../..");
-const packageName = (JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { name: string }).name;
+import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
+import { startDemoRedis, type DemoRedis } from "./redis-server";
+import { demoSettings, packageRoot, prepareUserDir } from "./user-dir";
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -44,19 +46,42 @@ function listen(server: net.Server, port: number, host: string): Promise<number>
   });
 }
 
-/** Installs this package into the throwaway user directory the way npm links a local folder. */
-function prepareUserDir(): string {
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-"));
-  const modules = path.join(userDir, "node_modules");
-  fs.mkdirSync(path.dirname(path.join(modules, packageName)), { recursive: true });
-  fs.symlinkSync(packageRoot, path.join(modules, packageName), "dir");
-  return userDir;
+/** Starts the second instance in its own process and resolves once its editor answers. */
+function startSecondInstance(userDir: string, host: string, port: number): Promise<ChildProcess> {
+  const child = fork(path.join(__dirname, "second-instance.js"), [], {
+    env: { ...process.env, ROBOT_FLEET_DEMO_USER_DIR: userDir, HOST: host, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => (output += chunk.toString());
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the second Node-RED instance ended (code ${code}):\n${output}`)));
+    const poll = setInterval(() => {
+      if (!output.includes("Second Node-RED instance ready")) return;
+      clearInterval(poll);
+      child.stdout!.off("data", collect);
+      child.stderr!.off("data", collect);
+      // Its log is the first instance's too, marked so a reader can tell them apart.
+      child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(chunk.toString().replace(/^(?=.)/gm, "[second] ")));
+      child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk.toString().replace(/^(?=.)/gm, "[second] ")));
+      resolve(child);
+    }, 50);
+  });
 }
 
 async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const requestedEditorPort = portFromEnv("PORT", 1880);
   const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
+  const shared = process.argv.includes("--shared");
+  let redis: DemoRedis | undefined;
+  if (shared && !process.env.REDIS_URL) {
+    const requestedRedisPort = portFromEnv("REDIS_PORT", 6380);
+    redis = await startDemoRedis(requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort);
+  }
+  const redisUrl = shared ? (process.env.REDIS_URL ?? redis!.url) : undefined;
 
   // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it. The
   // console shows the simulator's failed requests only, unless `npm start -- --verbose` asks for every one.
@@ -82,29 +107,25 @@ async function main(): Promise<void> {
   const mqttServer = net.createServer((socket) => broker.handle(socket));
   const mqttPort = await listen(mqttServer, portFromEnv("MQTT_PORT", 1883), "127.0.0.1");
 
-  const userDir = prepareUserDir();
   const { flows, credentials, pushPaths } = buildDemoFlows(path.join(packageRoot, "examples"), {
     simulatorUrl: simulator.url,
     token: DEMO_TOKEN,
     mqttPort,
     editorPort,
+    redisUrl,
   });
-  fs.writeFileSync(path.join(userDir, "flows.json"), JSON.stringify(flows, null, 2));
-  fs.writeFileSync(path.join(userDir, "flows_cred.json"), JSON.stringify(credentials, null, 2));
-
-  const nodeRed = await startEmbeddedNodeRed({
-    host,
-    port: editorPort,
-    settings: {
-      userDir,
-      flowFile: "flows.json",
-      // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
-      httpNodeRoot: "/",
-      logging: { console: { level: "info", metrics: false, audit: false } },
-    },
-  });
+  const userDir = prepareUserDir(flows, credentials);
+  const nodeRed = await startEmbeddedNodeRed({ host, port: editorPort, settings: demoSettings(userDir) });
   const port = nodeRed.port;
   await sensorsSubscribed;
+
+  let second: { child: ChildProcess; port: number; userDir: string } | undefined;
+  if (shared) {
+    const requestedSecondPort = portFromEnv("SECOND_PORT", port + 1);
+    const secondPort = requestedSecondPort === 0 ? await freePort(host) : requestedSecondPort;
+    const secondUserDir = prepareUserDir(secondInstanceFlows(flows), credentials);
+    second = { child: await startSecondInstance(secondUserDir, host, secondPort), port: secondPort, userDir: secondUserDir };
+  }
   // The simulator pushes incidents and task reports to the example's robot-events node, as the cloud would
   // to a URL registered with the maker; on a wildcard HOST, Node-RED is reached on loopback.
   const pushHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
@@ -128,6 +149,15 @@ async function main(): Promise<void> {
   The simulator pushes incidents and task reports to ${pushUrl ?? "(no robot-events node)"}. Raise one:
     curl -X POST ${simulator.url}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'
   The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
+${
+  second
+    ? `
+  Shared mode: a second Node-RED runs the same flows and shares the robot account
+  with the first through Redis at ${redisUrl} (rate, pause, token, watching).
+    Second Node-RED   http://${host}:${second.port}/   (its watching nodes stand by while the first watches)
+`
+    : ""
+}
   Ctrl-C stops everything.
 `);
 
@@ -136,10 +166,17 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log("\nStopping the demo...");
+    if (second) {
+      const ended = new Promise((resolve) => second!.child.once("exit", resolve));
+      second.child.kill("SIGTERM");
+      await ended;
+      fs.rmSync(second.userDir, { recursive: true, force: true });
+    }
     await nodeRed.stop();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
     await simulator.close();
+    redis?.stop();
     fs.rmSync(userDir, { recursive: true, force: true });
     process.exit(0);
   };
