@@ -167,7 +167,7 @@ ${
     stopping = true;
     console.log("\nStopping the demo...");
     if (second) {
-      const ended = new Promise((resolve) => second!.child.once("exit", resolve));
+      const ended = new Promise((resolve) => second.child.once("exit", resolve));
       second.child.kill("SIGTERM");
       await ended;
       fs.rmSync(second.userDir, { recursive: true, force: true });
