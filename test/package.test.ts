@@ -33,7 +33,9 @@ describe("package", function () {
     assert.ok(pkg.keywords?.includes("node-red"), "keyword node-red");
     assert.ok(pkg["node-red"].version, "node-red.version");
     assert.ok(pkg.engines?.node, "engines.node");
-    assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 6, "at most 6 dependencies");
+    // axios, hpagent, proxy-from-env, zod; cors (robot-events, as core's http in); ioredis and
+    // rate-limiter-flexible (a shared account only, loaded only then).
+    assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 7, "at most 7 dependencies");
     assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-site-task", "robot-status"]);
   });
 
@@ -131,6 +133,7 @@ describe("package", function () {
     const { atStart, withClient } = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { atStart: string[]; withClient: string[] };
     assert.deepEqual(atStart, [], "requiring the node files loads no dependency");
     for (const library of ["axios", "hpagent", "proxy-from-env", "zod"]) assert.ok(withClient.includes(library), `${library} loads with the client`);
+    for (const library of ["ioredis", "rate-limiter-flexible", "cors"]) assert.ok(!withClient.includes(library), `${library} does not load for an account that is not shared`);
   });
 
   it("lints the layers: src/api importing the nodes, and an import circle of type-only imports, each fail npm run lint's dependency check", function () {
