@@ -1,5 +1,5 @@
 /** What a caller can set per client (retries) and per call (abort, tracking): shared by the client and its downloads. */
-import type { CallTracker } from "./engine";
+import type { CallTracker } from "./engine-calls";
 
 export interface RetryOptions {
   /** How many times a call refused for rate limiting, or whose connection failed, is sent again. Default 3. */

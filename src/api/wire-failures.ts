@@ -1,5 +1,5 @@
 /** The connect policy: which failures of an exchange may be sent again, and what a call's end by its signal is. */
-import { ATTEMPT_TIMED_OUT } from "./engine";
+import { ATTEMPT_TIMED_OUT } from "./engine-calls";
 import { RobotApiError, abortedError } from "./errors";
 import { ANSWER_TOO_LARGE, CONNECT_TIMED_OUT, PROXY_REFUSED } from "./http";
 import type { Redact } from "./redaction";

@@ -5,7 +5,8 @@
  */
 import type { Node, NodeStatus } from "node-red";
 import type { RobotClient } from "../api/client";
-import type { CallTracker, RequestEngine } from "../api/engine";
+import type { RequestEngine } from "../api/engine";
+import type { CallTracker } from "../api/engine-calls";
 import type { RobotApiError } from "../api/errors";
 import { configProblemStatus } from "./config-node";
 import type { Translate } from "./i18n";

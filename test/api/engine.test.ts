@@ -5,14 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import {
-  ATTEMPT_TIMED_OUT,
-  RequestEngine,
-  ResendRequest,
-  type Attempt,
-  type CallTracker,
-  type EngineCallOptions,
-} from "../../src/api/engine";
+import { RequestEngine } from "../../src/api/engine";
+import { ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type CallTracker, type EngineCallOptions } from "../../src/api/engine-calls";
 import type { EngineSettings } from "../../src/api/engine-settings";
 import { RobotApiError, abortedError } from "../../src/api/errors";
 import { FakeClock, drained } from "../support/fake-clock";
