@@ -20,7 +20,7 @@ import { DEMO_TOKEN } from "../simulator/fleet";
 import { REALISTIC_TIMING } from "../simulator/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
-import { startDemoRedis, type DemoRedis } from "./redis-server";
+import { startRedisServer, type RedisServer } from "./redis-server";
 import { demoSettings, packageRoot, prepareUserDir } from "./user-dir";
 
 function portFromEnv(name: string, fallback: number): number {
@@ -76,10 +76,10 @@ async function main(): Promise<void> {
   const requestedEditorPort = portFromEnv("PORT", 1880);
   const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
   const shared = process.argv.includes("--shared");
-  let redis: DemoRedis | undefined;
+  let redis: RedisServer | undefined;
   if (shared && !process.env.REDIS_URL) {
     const requestedRedisPort = portFromEnv("REDIS_PORT", 6380);
-    redis = await startDemoRedis(requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort);
+    redis = await startRedisServer(requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort);
   }
   const redisUrl = shared ? (process.env.REDIS_URL ?? redis!.url) : undefined;
 
