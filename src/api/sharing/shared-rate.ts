@@ -32,6 +32,9 @@ export class SharedRate implements AccountGate {
   private readonly insurance: MemoryLimiter | undefined;
   private readonly isAnswer: (value: unknown) => value is LimiterAnswer;
   private nextSlot = 0;
+  /** Whether the last call's place came from Redis (shared) or the insurance limiter (alone), and since when. */
+  private mode: "shared" | "alone" | undefined;
+  private modeSinceMs = 0;
 
   constructor(
     private readonly link: RedisLink,
@@ -61,6 +64,8 @@ export class SharedRate implements AccountGate {
     const pausedForMs = await this.pausedForMs();
     if (pausedForMs > 0) return { pausedForMs };
     if (!this.limiter) return { permit: { release: () => undefined } };
+    const settling = this.settlingMs();
+    if (settling > 0) return { retryInMs: settling };
     // While Redis is away every instance works on its own share of the slots (the insurance limiter's).
     const usable = this.link.ready ? this.slots : Math.max(1, Math.floor(this.slots / this.link.instances));
     let soonestMs = Infinity;
@@ -76,6 +81,22 @@ export class SharedRate implements AccountGate {
       }
     }
     return { retryInMs: Math.max(MIN_RETRY_MS, Math.min(soonestMs, 1000)) };
+  }
+
+  /**
+   * Redis lost or back: neither side knows the calls the other let through
+   * in the last slot period (Redis restarted empty; this instance's share
+   * never saw the others'), so no call starts for one period after a change.
+   */
+  private settlingMs(): number {
+    const mode = this.link.ready ? "shared" : "alone";
+    const now = Date.now();
+    if (this.mode === undefined) this.mode = mode;
+    if (mode !== this.mode) {
+      this.mode = mode;
+      this.modeSinceMs = now;
+    }
+    return Math.max(0, this.modeSinceMs + this.slotSeconds * 1000 - now);
   }
 
   pause(ms: number): void {
