@@ -8,6 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { isRunning } from "../support/child-reaper";
 import { CHILD_NODE_OPTIONS } from "../support/child-node";
@@ -182,19 +184,26 @@ describe("test harness: Node-RED instances in processes of their own", function 
   for (const ending of ["exit", "wait"] as const) {
     it(`a test process that ends by ${ending === "exit" ? "process.exit" : "SIGKILL"} takes its redis-server and Node-RED with it`, async () => {
       const script = path.join(__dirname, `orphaning-parent${path.extname(__filename)}`);
-      const parent = spawn(process.execPath, [...CHILD_NODE_OPTIONS, script, ending], { stdio: ["ignore", "pipe", "inherit"] });
-      const children = await new Promise<{ redis: number; nodeRed: number }>((resolve, reject) => {
-        let out = "";
-        parent.stdout.on("data", (data: Buffer) => {
-          out += data.toString();
-          if (out.includes("\n")) resolve(JSON.parse(out) as { redis: number; nodeRed: number });
+      // The stand-in's temp dirs (Redis's, Node-RED's user dir) go in here: a SIGKILLed one cannot remove them.
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-orphan-"));
+      try {
+        const parent = spawn(process.execPath, [...CHILD_NODE_OPTIONS, script, ending], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
+        const ended = new Promise<void>((resolve) => parent.once("exit", () => resolve()));
+        const children = await new Promise<{ redis: number; nodeRed: number }>((resolve, reject) => {
+          let out = "";
+          parent.stdout.on("data", (data: Buffer) => {
+            out += data.toString();
+            if (out.includes("\n")) resolve(JSON.parse(out) as { redis: number; nodeRed: number });
+          });
+          void ended.then(() => reject(new Error("the stand-in ended before it said its children's pids")));
         });
-        parent.once("exit", (code, signal) => (out.includes("\n") ? undefined : reject(new Error(`the stand-in ended first (${signal ?? code})`))));
-      });
-      const ended = new Promise((resolve) => parent.once("exit", resolve));
-      if (ending === "wait") parent.kill("SIGKILL");
-      await ended;
-      await gone([children.redis, children.nodeRed]);
+        if (ending === "wait") parent.kill("SIGKILL");
+        await ended;
+        await gone([children.redis, children.nodeRed]);
+        if (ending === "exit") assert.deepEqual(fs.readdirSync(tmp), [], "its temp dirs removed as it exited");
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
     });
   }
 });

@@ -2,7 +2,8 @@
  * Child processes a test starts (redis-server, Node-RED runtimes) must not
  * outlive the test process. Each is registered here and SIGKILLed when the
  * test process exits (mocha --exit, an uncaught error) or is ended by SIGINT,
- * SIGTERM or SIGHUP. A SIGKILLed test process runs no handler: for that,
+ * SIGTERM or SIGHUP, and the temp dir it was given is removed then. A
+ * SIGKILLed test process runs no handler: for that,
  * redis-server is started under setpriv --pdeathsig (redis-server.ts) and a
  * Node-RED child ends itself when its IPC channel closes
  * (node-red-instance-child.ts).
@@ -10,16 +11,19 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 
-const live = new Set<ChildProcess>();
+/** Each running child, with the temp dir to remove once it has ended. */
+const live = new Map<ChildProcess, string | undefined>();
 let installed = false;
 
 function killAll(): void {
-  for (const child of live) {
+  for (const [child, tempDir] of live) {
     try {
       child.kill("SIGKILL");
     } catch {
       // Already gone.
     }
+    // Its files are closed or about to be: SIGKILLed, it writes nothing more.
+    if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
   }
   live.clear();
 }
@@ -37,11 +41,15 @@ function install(): void {
   }
 }
 
-/** Kills `child` with SIGKILL if it is still running when this process ends. */
-export function reapOnExit(child: ChildProcess): void {
+/**
+ * Kills `child` with SIGKILL if it is still running when this process ends,
+ * and removes `tempDir` (which the caller removes itself when the child ends
+ * while this process runs).
+ */
+export function reapOnExit(child: ChildProcess, tempDir?: string): void {
   install();
   if (child.exitCode !== null || child.signalCode !== null) return;
-  live.add(child);
+  live.set(child, tempDir);
   child.once("exit", () => live.delete(child));
 }
 

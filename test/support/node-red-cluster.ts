@@ -143,7 +143,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
     env: { ...process.env, ...options.env, ROBOT_FLEET_INSTANCE: name },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
-  reapOnExit(child);
+  reapOnExit(child, userDir);
   const exited = exitOf(child);
   void exited.then(() => fs.rmSync(userDir, { recursive: true, force: true }));
 

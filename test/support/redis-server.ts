@@ -161,7 +161,7 @@ async function spawnRedis(port: number, output: string[]): Promise<Running> {
   const child = withParentDeath
     ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", REDIS_SERVER, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(REDIS_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
-  reapOnExit(child);
+  reapOnExit(child, dir);
   const keep = (data: Buffer) => {
     output.push(...data.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
     output.splice(0, Math.max(0, output.length - KEPT_LINES));
