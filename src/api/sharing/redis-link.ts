@@ -53,6 +53,13 @@ export class RedisLink {
   private closing = false;
   private readonly presenceTimer: NodeJS.Timeout;
   private readonly listeners = new Set<(ready: boolean) => void>();
+  /**
+   * Settles with the first connection attempt, ready or failed: until then
+   * nothing is decided alone (an instance that just started would otherwise
+   * take the whole rate and ask for its own token while Redis answers in ms).
+   */
+  readonly joined: Promise<void>;
+  private joinedNow: () => void = () => undefined;
 
   constructor(private readonly options: RedisLinkOptions) {
     this.accountKey = accountKeyOf(options.account.baseUrl, options.account.identity);
@@ -66,11 +73,15 @@ export class RedisLink {
       retryStrategy: (times) => Math.min(200 * times, 2000),
       ...(options.password ? { password: options.password } : {}),
     };
+    this.joined = new Promise<void>((resolve) => {
+      this.joinedNow = resolve;
+      setTimeout(resolve, settings.connectTimeout! + 500).unref();
+    });
     this.client = new RedisClient(options.url, settings);
     this.client.on("ready", () => this.readyChanged(true));
     this.client.on("close", () => this.readyChanged(false));
     // Connection errors come again at each reconnect; the outage is logged once by readyChanged.
-    this.client.on("error", () => undefined);
+    this.client.on("error", () => this.joinedNow());
     this.presenceTimer = setInterval(() => void this.announce(), PRESENCE_EVERY_MS);
     this.presenceTimer.unref();
   }
@@ -106,6 +117,7 @@ export class RedisLink {
   }
 
   private readyChanged(ready: boolean): void {
+    this.joinedNow();
     if (ready === this.connected || this.closing) return;
     this.connected = ready;
     if (ready) {

@@ -61,6 +61,7 @@ export class SharedRate implements AccountGate {
   }
 
   async ask(): Promise<GateAnswer> {
+    await this.link.joined;
     const pausedForMs = await this.pausedForMs();
     if (pausedForMs > 0) return { pausedForMs };
     if (!this.limiter) return { permit: { release: () => undefined } };

@@ -50,6 +50,7 @@ export class SharedToken implements SharedTokenStore {
   }
 
   async tokenOr(grant: () => Promise<HeldToken>, now: number): Promise<HeldToken> {
+    await this.link.joined;
     if (!this.link.ready) return grant();
     try {
       for (const giveUpAt = Date.now() + LOCK_MS; Date.now() < giveUpAt; ) {

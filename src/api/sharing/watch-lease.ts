@@ -43,6 +43,7 @@ export class RedisWatchLease implements WatchLease {
   }
 
   async claim(): Promise<boolean> {
+    await this.link.joined;
     if (this.holding || !this.link.ready) return this.holding;
     try {
       if ((await this.link.client.exists(this.leaseKey)) === 1) {
