@@ -12,11 +12,14 @@
  * BENCH_SKIP_PACING=1     skips the ~20 s pacing run against the simulator
  * BENCH_ROUNDS=5          rounds the 16-in-flight rows are interleaved in (1: one after another)
  * BENCH_ROW_LIMIT_S=120   seconds a row may take before it is reported unfinished
+ * BENCH_SHARED_S=180      the shared-account soak (3 Node-RED processes, Redis, 200 robots)
+ * BENCH_SKIP_SHARED=1     skips it
  *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
 import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
+import { printSharedWatch } from "./shared-watch";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { startAnswerServer, type AnswerServer } from "./answer-server";
@@ -36,6 +39,7 @@ import {
   ROW_LIMIT_MS,
   SETTLE_MS,
   SKIP_PACING,
+  SKIP_SHARED,
   WARMUP_MESSAGES,
 } from "./settings";
 
@@ -251,6 +255,7 @@ async function main(): Promise<void> {
   printPacing(pacing);
   printFootprint();
   printFleetMapCost();
+  if (!SKIP_SHARED) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);

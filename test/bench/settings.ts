@@ -36,3 +36,6 @@ export const PACING_MAX_RETRIES = 3;
 /** robot-command's big-burst goals. */
 export const BIG_HEAP_GOAL_MB = 20;
 export const RATIO_GOALS = { commandOverHttpRequest: 2.0, commandOverAxios: 0.9, clientOverAxios: 0.9 } as const;
+/** The shared-account soak: three Node-RED processes watching the simulator's fleet through one Redis. */
+export const SHARED_SECONDS = positiveEnv("BENCH_SHARED_S", 180);
+export const SKIP_SHARED = Boolean(process.env.BENCH_SKIP_SHARED);
