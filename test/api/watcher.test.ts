@@ -16,6 +16,7 @@ import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { FakeClock, drained } from "../support/fake-clock";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { failureOf } from "../support/failures";
+import { busiestSecond } from "../support/busiest-second";
 
 const THRESHOLDS = { step: 10, low: 20 };
 
@@ -32,16 +33,6 @@ function state(fields: Partial<RobotState> = {}): RobotState {
   };
 }
 
-/** The most requests that arrived within any one second. */
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let start = 0, end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= 1000) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
 
 describe("api: watching robots", function () {
   describe("robotStateOf", function () {

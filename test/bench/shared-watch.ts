@@ -11,6 +11,7 @@ import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { startCluster, type Instance } from "../support/node-red-cluster";
 import { startRedis } from "../support/redis-server";
 import { SHARED_SECONDS } from "./settings";
+import { busiestSecond } from "../support/busiest-second";
 
 const ROBOTS = 200;
 const RATE_LIMIT = 20;
@@ -29,15 +30,6 @@ function rssMb(pid: number): number {
   }
 }
 
-function busiestSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while (sorted[last]! - sorted[first]! >= 1000) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 export async function printSharedWatch(progress: (line: string) => void): Promise<void> {
   const redis = await startRedis();

@@ -9,22 +9,13 @@ import assert from "node:assert/strict";
 import { startCluster, type Instance } from "../support/node-red-cluster";
 import { useRedis } from "../support/redis-server";
 import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
+import { busiestSecond } from "../support/busiest-second";
 
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 const STATUS_PATH = /^\/openapi\/v2alpha1\/s\/robots\/([^/]+)\/status$/;
 const BATCH_PATH = /^\/openapi\/v2alpha1\/s\/robots\/\*\/status:batchGet/;
 const TOKEN = "cluster-token";
 
-/** The most requests that arrived within any one second. */
-function busiestSecond(requests: readonly RecordedRequest[]): number {
-  const times = requests.map((request) => request.at).sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < times.length; last++) {
-    while (times[last]! - times[first]! >= 1000) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
 
 interface ConfigOptions {
   rateLimit: number;
@@ -81,7 +72,7 @@ describe("a robot account shared by three Node-RED processes through Redis", fun
     await Promise.all(instances.map((instance) => instance.waitFor(() => outputsOf(instance, "reader").length === 500, 60_000, `${instance.name}'s 500 outputs`)));
     for (const instance of instances) assert.equal(outputsOf(instance, "errors").length, 0, `${instance.name}: no error`);
     assert.equal(statusCalls().length, 1500, "each message one call");
-    const busiest = busiestSecond(statusCalls());
+    const busiest = busiestSecond(statusCalls().map((request) => request.at));
     console.log(`      1500 calls from 3 instances at a shared 100/s: busiest second at the server held ${busiest}`);
     assert.ok(busiest <= 100, `busiest second held ${busiest} calls`);
   });
@@ -175,7 +166,7 @@ describe("a robot account shared by three Node-RED processes through Redis", fun
     }
     assert.equal(statusCalls().length, 900, "no call sent twice");
     const whileDown = statusCalls().filter((request) => request.at > killedAt && request.at < killedAt + 3000);
-    const busiest = busiestSecond(statusCalls());
+    const busiest = busiestSecond(statusCalls().map((request) => request.at));
     console.log(`      Redis down 3 s mid-burst: ${whileDown.length} calls while it was down, busiest second ${busiest} (limit 60)`);
     assert.ok(busiest <= 60, `busiest second held ${busiest}`);
     assert.ok(whileDown.length > 0, "the instances went on while Redis was down");
