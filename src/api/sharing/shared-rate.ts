@@ -74,6 +74,13 @@ export class SharedRate implements AccountGate {
       const slot = (this.nextSlot + tried) % usable;
       try {
         await this.limiter.consume(`slot${slot}`, 1, { customDuration: this.holdSeconds });
+        // Redis went (or came back) while the slot was asked for: a Redis command cut off by the crash falls back
+        // to the insurance limiter, which grants the place at once. The change's quiet period holds for it too.
+        const changed = this.settlingMs();
+        if (changed > 0) {
+          this.permitOf(`slot${slot}`).release();
+          return { retryInMs: changed };
+        }
         this.nextSlot = slot + 1;
         return { permit: this.permitOf(`slot${slot}`) };
       } catch (refusal) {
