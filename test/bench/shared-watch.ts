@@ -18,6 +18,10 @@ const RATE_LIMIT = 20;
 const INTERVAL_S = 10;
 /** Robots changed per second: each robot changes once in 50 s, so no poll sees two changes of one robot. */
 const CHANGES_PER_SECOND = 4;
+/** A robot's successive battery values: each 20 or more from the last, so each crosses a 10 % band. */
+const BATTERY_STEPS = [15, 55, 95, 35, 75];
+/** Longer than a first poll of 200 robots takes at the shared rate (about 21 calls at 20/s). */
+const FIRST_POLL_MS = 3000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -53,8 +57,8 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
     const rssAtStart = cluster.map((instance) => rssMb(instance.pid));
     const serials = simulator.state.serialNumbers();
     progress(`shared account: ${serials.length} robots, 3 Node-RED processes, ${SHARED_SECONDS} s ...`);
-    // What each robot's battery was set to, and when: a change is "sent" when a watcher reports that value.
-    const made: Array<{ key: string; at: number }> = [];
+    // Each robot's battery changes, in order: across all instances the flows must get each once, in that order.
+    const made: Array<{ serialNumber: string; battery: number; at: number }> = [];
     const started = Date.now();
     const changeUntil = started + (SHARED_SECONDS - 3 * INTERVAL_S) * 1000;
     let next = 0;
@@ -63,11 +67,10 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
       if (Date.now() < changeUntil) {
         for (let i = 0; i < CHANGES_PER_SECOND; i++) {
           const serialNumber = serials[next % serials.length]!;
-          // 40 points up or down: always across a 10 % band, so every change is one a watcher reports.
-          const now = simulator.state.robot(serialNumber)!.battery.powerPercentage;
-          const battery = now < 50 ? now + 40 : now - 40;
-          simulator.updateRobot(serialNumber, { batteryPercentage: battery });
-          made.push({ key: `${serialNumber}@${battery}`, at: Date.now() });
+          const battery = BATTERY_STEPS[Math.floor(next / serials.length) % BATTERY_STEPS.length]!;
+          // What the robot's status shows now, as a watcher will read it.
+          const shown = (simulator.updateRobot(serialNumber, { batteryPercentage: battery }).battery as { powerPercentage: number }).powerPercentage;
+          made.push({ serialNumber, battery: shown, at: Date.now() });
           next++;
         }
       }
@@ -78,26 +81,44 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
       }
       await sleep(1000);
     }
-    const sent = cluster.flatMap((instance) =>
-      instance.sent.map((message) => ({
-        instance: instance.name,
-        at: message.at,
-        key: `${String(message.topic)}@${(message.payload as { battery?: { powerPercentage?: number } }).battery?.powerPercentage}`,
-        initial: (message.msg as { initial?: boolean }).initial === true,
-      })),
-    );
-    const times = new Map<string, number>();
-    for (const message of sent) times.set(message.key, (times.get(message.key) ?? 0) + 1);
-    const initial = sent.filter((message) => message.initial).length;
+    const sent = cluster
+      .flatMap((instance) =>
+        instance.sent.map((message) => ({
+          instance: instance.name,
+          at: message.at,
+          serialNumber: String(message.topic),
+          battery: (message.payload as { battery?: { powerPercentage?: number } }).battery?.powerPercentage,
+          initial: (message.msg as { initial?: boolean }).initial === true,
+        })),
+      )
+      .sort((a, b) => a.at - b.at);
+    const initial = sent.filter((message) => message.initial);
     const changes = sent.filter((message) => !message.initial);
-    const missed = made.filter((change) => !times.has(change.key)).length;
-    const twice = [...times.values()].filter((count) => count > 1).length;
+    // Per robot: the changes made after its first report, against the changes sent, both in order.
+    let missed = 0;
+    let twice = 0;
+    for (const serialNumber of serials) {
+      const firstReport = initial.find((message) => message.serialNumber === serialNumber)?.at ?? Infinity;
+      // A change made while the first poll was under way may be in that first report or come as a change.
+      const expected = made.filter((change) => change.serialNumber === serialNumber && change.at > firstReport - FIRST_POLL_MS);
+      const got = changes.filter((message) => message.serialNumber === serialNumber).map((message) => message.battery);
+      let position = 0;
+      for (const value of got) {
+        while (position < expected.length && expected[position]!.battery !== value && expected[position]!.at <= firstReport) position++;
+        if (position < expected.length && expected[position]!.battery === value) position++;
+        else twice++;
+      }
+      missed += expected.slice(position).filter((change) => change.at > firstReport).length;
+    }
     const afterKill = killed ? changes.filter((message) => message.at > killed.at && message.instance !== killed.instance) : [];
     const takeoverS = killed && afterKill.length ? ((Math.min(...afterKill.map((message) => message.at)) - killed.at) / 1000).toFixed(1) : "none";
     const senders = [...new Set(sent.map((message) => message.instance))].join(", ");
     const rssAtEnd = cluster.map((instance) => (instance.running ? rssMb(instance.pid) : NaN));
     console.log(`\nshared account (${SHARED_SECONDS} s, ${ROBOTS} robots, 3 Node-RED processes, watch every ${INTERVAL_S} s, one Redis):`);
-    console.log(`  first reports sent: ${initial} (goal ${ROBOTS})   changes made: ${made.length}, sent: ${changes.length}, missed: ${missed}, sent twice: ${twice}   goal 0 missed, 0 twice   ${missed === 0 && twice === 0 && initial === ROBOTS ? "PASS" : "MISS"}`);
+    console.log(
+      `  first reports sent: ${initial.length} (goal ${ROBOTS})   changes made: ${made.length}, sent: ${changes.length}, missed: ${missed}, ` +
+        `sent twice or out of order: ${twice}   goal 0, 0   ${missed === 0 && twice === 0 && initial.length === ROBOTS ? "PASS" : "MISS"}`,
+    );
     console.log(`  instances that sent: ${senders}; ${killed ? `${killed.instance} killed at ${Math.round((killed.at - started) / 1000)} s, the next change came from another after ${takeoverS} s` : "none killed"}   goal <= ${2 * INTERVAL_S} s`);
     const busiest = busiestSecond(calls);
     console.log(`  cloud calls: ${calls.length}, busiest second ${busiest} (shared limit ${RATE_LIMIT}), rate-limited answers ${rateLimited}   goal <= ${RATE_LIMIT}, 0   ${busiest <= RATE_LIMIT && rateLimited === 0 ? "PASS" : "MISS"}`);
