@@ -132,6 +132,21 @@ export class ConfirmationPoller {
     return this.waiters.size;
   }
 
+  /**
+   * The robots' statuses: read in batches, or, for a shared account, taken
+   * from another process's reads of the last interval where there are some
+   * (each is newer than every waiter's start: a waiter's first poll comes an
+   * interval after it began).
+   */
+  private async readStatuses(serialNumbers: string[]): Promise<Record<string, unknown>[]> {
+    const share = this.client.sharing?.statuses;
+    const known = share ? await share.recent(serialNumbers, this.intervalMs).catch(() => new Map<string, Record<string, unknown>>()) : undefined;
+    const toRead = known ? serialNumbers.filter((serialNumber) => !known.has(serialNumber)) : serialNumbers;
+    const read = toRead.length === 0 ? [] : ((await this.client.batchGetStatuses(toRead, { line: "s" })) as Record<string, unknown>[]);
+    share?.publish(read);
+    return known ? [...known.values(), ...read] : read;
+  }
+
   private schedule(): void {
     if (this.timer !== undefined || this.polling || this.waiters.size === 0) return;
     this.timer = this.clock.setTimeout(() => {
@@ -144,7 +159,7 @@ export class ConfirmationPoller {
     this.polling = true;
     const serialNumbers = [...this.waiters.keys()];
     try {
-      const statuses = (await this.client.batchGetStatuses(serialNumbers, { line: "s" })) as Record<string, unknown>[];
+      const statuses = await this.readStatuses(serialNumbers);
       const now = this.clock.now();
       for (const status of statuses) {
         const state = robotStateOf(status);

@@ -43,8 +43,22 @@ export interface WatchLease {
   release(): void;
 }
 
+/**
+ * Robots' statuses read for command confirmation, shared: a process waiting
+ * for a robot first takes a status another process read lately, and reads
+ * only the robots nobody did (confirmation polling per robot per interval
+ * across the processes, not per process).
+ */
+export interface StatusShare {
+  /** Statuses of these robots that any process read within `freshMs`, by serial number. */
+  recent(serialNumbers: readonly string[], freshMs: number): Promise<Map<string, Record<string, unknown>>>;
+  /** Statuses this process just read, for the others. */
+  publish(statuses: readonly Record<string, unknown>[]): void;
+}
+
 export interface AccountSharing {
   gate: AccountGate;
+  statuses: StatusShare;
   /** Only with client credentials: a fixed token has nothing to share. */
   token?: SharedTokenStore;
   watchLease(nodeId: string, intervalMs: number): WatchLease;

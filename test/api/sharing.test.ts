@@ -16,6 +16,7 @@ import { shareAccount } from "../../src/api/sharing";
 import { accountKeyOf } from "../../src/api/sharing/redis-link";
 import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
 import { REAL_CLOCK } from "../../src/api/clock";
+import { ConfirmationPoller } from "../../src/api/confirmation-poller";
 import { busiestSecond } from "../support/busiest-second";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { useRecordingServer, type RecordedRequest } from "../support/recording-server";
@@ -178,6 +179,27 @@ describe("api: one account shared through Redis by several instances", function 
       assert.ok(afterMs >= 1999, `${serial} reached the server ${afterMs.toFixed(0)} ms after the 429, not before 2 s`);
     }
     assert.ok(bySerial("GS-S-A00001")[1]!.at - refusedAt >= 1999, "A's retry waited out the 2 s too");
+  });
+
+  it("confirmation: three instances waiting for the same robot read its status once per interval between them, and all see it", async function () {
+    const identity = "tok-confirm";
+    const serialNumber = "GS-S-CONF-1";
+    let running = false;
+    stub.server.respondWith(() => ({ body: { robotStatus: [{ serialNumber, online: true, taskState: running ? "RUNNING" : "IDLE" }] } }));
+    const clients = ["A", "B", "C"].map(() => instance({ token: identity }, { identity }));
+    await connected(identity, 3);
+    const intervalMs = 300;
+    const pollers = clients.map((client) => new ConfirmationPoller(client, intervalMs));
+    const rule = { expects: "RUNNING", confirmedBy: (state: { taskState?: string }) => (state.taskState === "RUNNING" ? "RUNNING" : undefined) };
+    const waits = pollers.map((poller) => poller.waitFor(serialNumber, rule, { timeoutMs: 10_000 }));
+    await sleep(6 * intervalMs);
+    const whileWaiting = stub.server.requests.length;
+    running = true;
+    const confirmed = await Promise.all(waits);
+    assert.deepEqual(confirmed.map((each) => each.state), ["RUNNING", "RUNNING", "RUNNING"]);
+    // Alone, each instance would read the robot every interval: about 18 reads in 6 intervals for three.
+    assert.ok(whileWaiting <= 8, `${whileWaiting} status reads in 6 intervals for three instances waiting`);
+    assert.ok(whileWaiting >= 4, `the robot was still read every interval or so (${whileWaiting})`);
   });
 
   describe("the token", function () {

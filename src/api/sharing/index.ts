@@ -6,6 +6,7 @@
 import type { AccountSharing } from "../shared-account";
 import { RedisLink, type RedisLinkOptions } from "./redis-link";
 import { SharedRate } from "./shared-rate";
+import { SharedStatuses } from "./shared-statuses";
 import { SharedToken } from "./shared-token";
 import { RedisWatchLease } from "./watch-lease";
 
@@ -21,6 +22,7 @@ export function shareAccount(options: ShareAccountOptions): AccountSharing {
   const link = new RedisLink(options);
   return {
     gate: new SharedRate(link, { rateLimit: options.rateLimit, callTimeoutMs: options.callTimeoutMs }),
+    statuses: new SharedStatuses(link),
     ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
     watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
     close: () => link.close(),
