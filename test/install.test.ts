@@ -30,7 +30,7 @@ const ALLOWED = [
   /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/,
   /^dist\/src\/(api|nodes|simulator)\/([a-z-]+\/)?[a-z0-9-]+\.js$/,
   // Types for the client and the simulator, which a TypeScript user may import.
-  /^dist\/src\/(api|simulator)\/[a-z-]+\.d\.ts$/,
+  /^dist\/src\/(api|simulator)\/([a-z-]+\/)?[a-z-]+\.d\.ts$/,
   /^nodes\/[a-z-]+\.(js|html)$/,
   // The editor's scripts, which Node-RED serves from a module's resources/.
   /^resources\/[a-z-]+\.js$/,
@@ -115,7 +115,12 @@ describe("install", function () {
       const userDir = freshUserDir("user");
       const installed = npm(["install", "--omit=dev", path.join(work, packed)], userDir);
       assert.equal(installed.status, 0, installed.stderr);
-      const modules = fs.readdirSync(path.join(userDir, "node_modules")).filter((name) => !name.startsWith("."));
+      // A scope directory (@ioredis) holds its packages: each is named with its scope, as the lockfile names it.
+      const top = path.join(userDir, "node_modules");
+      const modules = fs
+        .readdirSync(top)
+        .filter((name) => !name.startsWith("."))
+        .flatMap((name) => (name.startsWith("@") ? fs.readdirSync(path.join(top, name)).map((inner) => `${name}/${inner}`) : [name]));
       assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", ...runtimePackages()].sort(), "only the runtime dependencies and theirs came along");
 
       await expectNodeRedLoadsThePackage(userDir);

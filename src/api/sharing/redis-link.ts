@@ -70,7 +70,8 @@ export class RedisLink {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
-      retryStrategy: (times) => Math.min(200 * times, 2000),
+      // At most a second between attempts: instances find Redis back within about a second of each other.
+      retryStrategy: (times) => Math.min(200 * times, 1000),
       ...(options.password ? { password: options.password } : {}),
     };
     this.joined = new Promise<void>((resolve) => {

@@ -15,6 +15,8 @@ import type { RedisLink } from "./redis-link";
 
 /** Asking again sooner than this after every slot was taken only costs Redis calls. */
 const MIN_RETRY_MS = 5;
+/** How much later than this one another instance may find Redis back (its reconnect delay, redis-link.ts). */
+const RECONNECT_SPREAD_MS = 1500;
 
 export interface SharedRateOptions {
   /** Calls per second for the whole account; 0 shares only the pause. */
@@ -35,6 +37,10 @@ export class SharedRate implements AccountGate {
   /** Whether the last call's place came from Redis (shared) or the insurance limiter (alone), and since when. */
   private mode: "shared" | "alone" | undefined;
   private modeSinceMs = 0;
+  private settling = false;
+  /** Calls of this instance holding a place, and when the last one ended. */
+  private onTheWire = 0;
+  private lastEndedMs = 0;
 
   constructor(
     private readonly link: RedisLink,
@@ -93,8 +99,11 @@ export class SharedRate implements AccountGate {
 
   /**
    * Redis lost or back: neither side knows the calls the other let through
-   * in the last slot period (Redis restarted empty; this instance's share
-   * never saw the others'), so no call starts for one period after a change.
+   * (Redis restarted empty; this instance's share never saw the others'), so
+   * no call starts until this instance's calls of the old way have ended and
+   * a slot period has passed since the change and since the last of them.
+   * Coming back, the period also covers the other instances, which
+   * reconnect up to RECONNECT_SPREAD_MS later and go on alone until then.
    */
   private settlingMs(): number {
     const mode = this.link.ready ? "shared" : "alone";
@@ -103,8 +112,14 @@ export class SharedRate implements AccountGate {
     if (mode !== this.mode) {
       this.mode = mode;
       this.modeSinceMs = now;
+      this.settling = true;
     }
-    return Math.max(0, this.modeSinceMs + this.slotSeconds * 1000 - now);
+    if (!this.settling) return 0;
+    if (this.onTheWire > 0) return MIN_RETRY_MS * 10;
+    const periodMs = this.slotSeconds * 1000 + (mode === "shared" ? RECONNECT_SPREAD_MS : 0);
+    const remaining = Math.max(this.modeSinceMs, this.lastEndedMs) + periodMs - now;
+    if (remaining <= 0) this.settling = false;
+    return Math.max(0, remaining);
   }
 
   pause(ms: number): void {
@@ -131,10 +146,13 @@ export class SharedRate implements AccountGate {
    */
   private permitOf(slot: string): Permit {
     let released = false;
+    this.onTheWire++;
     return {
       release: () => {
         if (released) return;
         released = true;
+        this.onTheWire--;
+        this.lastEndedMs = Date.now();
         void this.insurance!.set(slot, 1, this.slotSeconds);
         void this.limiter!.set(slot, 1, this.slotSeconds).catch(() => undefined);
       },
