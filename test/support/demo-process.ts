@@ -11,6 +11,8 @@ export interface DemoUrls {
   editor: string;
   simulator: string;
   mqtt: string;
+  /** npm start -- --shared: the second Node-RED's editor. */
+  second?: string;
 }
 
 export interface RunningDemo {
@@ -22,11 +24,12 @@ export interface RunningDemo {
   stop(): Promise<number | null>;
 }
 
-/** Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start). */
-export function startDemo(env: Record<string, string> = {}): Promise<RunningDemo> {
-  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js")], {
+/** Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start); `args` e.g. ["--shared"]. */
+export function startDemo(env: Record<string, string> = {}, args: string[] = []): Promise<RunningDemo> {
+  const shared = args.includes("--shared");
+  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js"), ...args], {
     cwd: root,
-    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...env },
+    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...(shared ? { SECOND_PORT: "0", REDIS_PORT: "0" } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
@@ -39,7 +42,8 @@ export function startDemo(env: Record<string, string> = {}): Promise<RunningDemo
       const editor = /Node-RED editor\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
       const simulator = /Robot simulator\s+(http:\/\/\S+)/.exec(text)?.[1];
       const broker = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
-      if (editor && simulator && broker) {
+      const second = /Second Node-RED\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
+      if (editor && simulator && broker && (second || !shared)) {
         clearInterval(poll);
         clearTimeout(timer);
         const stop = () =>
@@ -47,7 +51,7 @@ export function startDemo(env: Record<string, string> = {}): Promise<RunningDemo
             child.once("exit", resolveExit);
             child.kill("SIGINT");
           });
-        resolve({ child, urls: { editor, simulator, mqtt: broker }, output: () => text, stop });
+        resolve({ child, urls: { editor, simulator, mqtt: broker, ...(second ? { second } : {}) }, output: () => text, stop });
       }
     }, 50);
   });

@@ -1,0 +1,77 @@
+/**
+ * npm start -- --shared: the demo with a second Node-RED that shares the
+ * robot account with the first through the redis-server the demo starts.
+ * Both editors serve the same flows; each watching node polls in one of the
+ * two and stands by in the other; Ctrl-C ends the second instance and Redis.
+ */
+import assert from "node:assert/strict";
+import net from "node:net";
+import WebSocket from "ws";
+import { startDemo, type RunningDemo } from "../support/demo-process";
+
+/** The last status of every node, as the editor at `url` is told of them (Node-RED's comms, status/#). */
+async function statusesOf(url: string, waitMs = 3000): Promise<Map<string, string>> {
+  const comms = new WebSocket(`${url.replace(/^http/, "ws")}/comms`);
+  const statuses = new Map<string, string>();
+  await new Promise((resolve, reject) => {
+    comms.once("open", resolve);
+    comms.once("error", reject);
+  });
+  comms.on("message", (data: Buffer) => {
+    for (const event of JSON.parse(data.toString()) as Array<{ topic: string; data: { text?: string } }>) {
+      if (event.topic.startsWith("status/")) statuses.set(event.topic.slice("status/".length), event.data.text ?? "");
+    }
+  });
+  comms.send(JSON.stringify({ subscribe: "status/#" }));
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  comms.close();
+  return statuses;
+}
+
+const WATCHING_NODES = ["fleetwatch-status", "fleetdash-watch"];
+
+describe("demo: npm start -- --shared (two Node-RED instances, one account, Redis)", function () {
+  this.timeout(120_000);
+  let demo: RunningDemo;
+  let stopped = false;
+
+  before(async () => {
+    demo = await startDemo({}, ["--shared"]);
+  });
+  after(async () => {
+    if (demo && !stopped) await demo.stop();
+  });
+
+  it("prints both editors and the Redis it shares the account through; both serve the same flows", async () => {
+    assert.match(demo.output(), /shares the robot account\s+with the first through Redis at redis:\/\/127\.0\.0\.1:\d+/);
+    const flowsOf = async (url: string) => ((await (await fetch(`${url}/flows`, { headers: { Accept: "application/json" } })).json()) as Array<{ id: string; type: string }>).map((node) => node.id).sort();
+    assert.deepEqual(await flowsOf(demo.urls.second!), await flowsOf(demo.urls.editor));
+  });
+
+  it("each watching node watches in one instance and stands by in the other", async () => {
+    // A standby takes the watch only after finding it free twice: give the first poll time to land.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const [first, second] = await Promise.all([statusesOf(demo.urls.editor), statusesOf(demo.urls.second!)]);
+    for (const node of WATCHING_NODES) {
+      const texts = [first.get(node) ?? "", second.get(node) ?? ""];
+      const standing = texts.filter((text) => text.startsWith("standing by"));
+      assert.equal(standing.length, 1, `${node}: ${JSON.stringify(texts)}`);
+      assert.match(texts.find((text) => !text.startsWith("standing by"))!, /robots?, \d+ online/, `${node} polls in the other: ${JSON.stringify(texts)}`);
+    }
+  });
+
+  it("Ctrl-C stops both instances and Redis", async () => {
+    const redisPort = Number(/through Redis at redis:\/\/127\.0\.0\.1:(\d+)/.exec(demo.output())![1]);
+    stopped = true;
+    assert.equal(await demo.stop(), 0, demo.output());
+    await assert.rejects(fetch(`${demo.urls.second!}/flows`), "the second editor is gone");
+    const redisAnswers = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(redisPort, "127.0.0.1", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    assert.equal(redisAnswers, false, "the demo's redis-server is gone");
+  });
+});
