@@ -141,7 +141,9 @@ export class ConfirmationPoller {
   private async readStatuses(serialNumbers: string[]): Promise<Record<string, unknown>[]> {
     const share = this.client.sharing?.statuses;
     const known = share ? await share.recent(serialNumbers, this.intervalMs).catch(() => new Map<string, Record<string, unknown>>()) : undefined;
-    const toRead = known ? serialNumbers.filter((serialNumber) => !known.has(serialNumber)) : serialNumbers;
+    const unknown = known ? serialNumbers.filter((serialNumber) => !known.has(serialNumber)) : serialNumbers;
+    // A robot another process is reading right now is left to it: its read comes at the next poll.
+    const toRead = share && unknown.length > 0 ? await share.claim(unknown, this.intervalMs).catch(() => unknown) : unknown;
     const read = toRead.length === 0 ? [] : ((await this.client.batchGetStatuses(toRead, { line: "s" })) as Record<string, unknown>[]);
     share?.publish(read);
     return known ? [...known.values(), ...read] : read;

@@ -46,12 +46,14 @@ export interface WatchLease {
 /**
  * Robots' statuses read for command confirmation, shared: a process waiting
  * for a robot first takes a status another process read lately, and reads
- * only the robots nobody did (confirmation polling per robot per interval
- * across the processes, not per process).
+ * only the robots nobody did and nobody is reading (confirmation polling per
+ * robot per interval across the processes, not per process).
  */
 export interface StatusShare {
   /** Statuses of these robots that any process read within `freshMs`, by serial number. */
   recent(serialNumbers: readonly string[], freshMs: number): Promise<Map<string, Record<string, unknown>>>;
+  /** Of these robots, those this process is to read now (no other process is reading them); the others' reads come through recent(). */
+  claim(serialNumbers: readonly string[], forMs: number): Promise<string[]>;
   /** Statuses this process just read, for the others. */
   publish(statuses: readonly Record<string, unknown>[]): void;
 }

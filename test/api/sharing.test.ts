@@ -197,9 +197,10 @@ describe("api: one account shared through Redis by several instances", function 
     running = true;
     const confirmed = await Promise.all(waits);
     assert.deepEqual(confirmed.map((each) => each.state), ["RUNNING", "RUNNING", "RUNNING"]);
-    // Alone, each instance would read the robot every interval: about 18 reads in 6 intervals for three.
+    // Alone, each instance would read the robot every interval: about 18 reads in 6 intervals for three (15 seen
+    // with the sharing taken out). Shared, about one read per interval between them.
     assert.ok(whileWaiting <= 8, `${whileWaiting} status reads in 6 intervals for three instances waiting`);
-    assert.ok(whileWaiting >= 4, `the robot was still read every interval or so (${whileWaiting})`);
+    assert.ok(whileWaiting >= 3, `the robot was still read every interval or so (${whileWaiting})`);
   });
 
   describe("the token", function () {

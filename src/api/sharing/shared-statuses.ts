@@ -2,7 +2,9 @@
  * Statuses read for command confirmation, kept in one Redis hash per account
  * (serial number → the status and when it was read) for a minute, so that a
  * process confirming a command for a robot another process read lately uses
- * that read. Redis failing only means reading for oneself.
+ * that read; a short claim per robot (SET NX, one interval) keeps two
+ * processes from reading it at the same moment. Redis failing only means
+ * reading for oneself.
  */
 import type { StatusShare } from "../shared-account";
 import type { RedisLink } from "./redis-link";
@@ -31,6 +33,14 @@ export class SharedStatuses implements StatusShare {
       }
     });
     return found;
+  }
+
+  async claim(serialNumbers: readonly string[], forMs: number): Promise<string[]> {
+    if (!this.link.ready || serialNumbers.length === 0) return [...serialNumbers];
+    const pipeline = this.link.client.pipeline();
+    for (const serialNumber of serialNumbers) pipeline.set(this.link.key("confirm-reading", serialNumber), this.link.instanceId, "PX", Math.max(100, Math.round(forMs)), "NX");
+    const answers = (await pipeline.exec()) ?? [];
+    return serialNumbers.filter((_serialNumber, index) => answers[index]?.[1] === "OK");
   }
 
   publish(statuses: readonly Record<string, unknown>[]): void {
