@@ -12,6 +12,8 @@ import type { Redis, RedisOptions } from "ioredis";
 /** How often an instance says it is there, and after how long without a word it no longer counts. */
 const PRESENCE_EVERY_MS = 5000;
 const PRESENCE_LAPSE_MS = 3 * PRESENCE_EVERY_MS;
+/** The longest wait between reconnect attempts: instances find Redis back within about this of each other. */
+export const MAX_RECONNECT_DELAY_MS = 1000;
 
 export interface RedisLinkOptions {
   /** redis:// or rediss:// URL, without a password (that is a credential). */
@@ -52,7 +54,6 @@ export class RedisLink {
   private knownInstances = 1;
   private closing = false;
   private readonly presenceTimer: NodeJS.Timeout;
-  private readonly listeners = new Set<(ready: boolean) => void>();
   /**
    * Settles with the first connection attempt, ready or failed: until then
    * nothing is decided alone (an instance that just started would otherwise
@@ -70,8 +71,7 @@ export class RedisLink {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
-      // At most a second between attempts: instances find Redis back within about a second of each other.
-      retryStrategy: (times) => Math.min(200 * times, 1000),
+      retryStrategy: (times) => Math.min(200 * times, MAX_RECONNECT_DELAY_MS),
       ...(options.password ? { password: options.password } : {}),
     };
     this.joined = new Promise<void>((resolve) => {
@@ -101,11 +101,6 @@ export class RedisLink {
     return this.knownInstances;
   }
 
-  onReadyChange(listener: (ready: boolean) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   close(): void {
     this.closing = true;
     clearInterval(this.presenceTimer);
@@ -131,7 +126,6 @@ export class RedisLink {
       const share = this.everConnected ? `its share of the rate (1/${this.knownInstances})` : "its share of the rate";
       this.options.log("warn", `Redis at ${shownUrl(this.options.url)} cannot be reached: this instance goes on alone on ${share} until it is back`);
     }
-    for (const listener of this.listeners) listener(ready);
   }
 
   /** Says this instance is here and counts the others seen lately. */

@@ -11,12 +11,12 @@
  */
 import type { RateLimiterMemory as MemoryLimiter, RateLimiterRedis as RedisLimiter, RateLimiterRes as LimiterAnswer } from "rate-limiter-flexible";
 import type { AccountGate, GateAnswer, Permit } from "../shared-account";
-import type { RedisLink } from "./redis-link";
+import { MAX_RECONNECT_DELAY_MS, type RedisLink } from "./redis-link";
 
 /** Asking again sooner than this after every slot was taken only costs Redis calls. */
 const MIN_RETRY_MS = 5;
-/** How much later than this one another instance may find Redis back (its reconnect delay, redis-link.ts). */
-const RECONNECT_SPREAD_MS = 1500;
+/** How much later than this one another instance may find Redis back: its reconnect delay and the connection's set-up. */
+const RECONNECT_SPREAD_MS = MAX_RECONNECT_DELAY_MS + 500;
 
 export interface SharedRateOptions {
   /** Calls per second for the whole account; 0 shares only the pause. */
