@@ -8,8 +8,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 
-/** The part of Node-RED's embedding API used here. */
-interface NodeRedRuntime {
+/** The part of Node-RED's embedding API used here (the tests add what they use: test/support/embedded-node-red.ts). */
+export interface NodeRedRuntime {
   init(server: http.Server, settings: Record<string, unknown>): void;
   start(): Promise<void>;
   stop(): Promise<void>;

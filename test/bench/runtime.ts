@@ -12,6 +12,7 @@ import path from "node:path";
 import { BENCH_TOKEN, COMMAND_REQUEST, COMMANDS_PATH, SERIAL } from "./answer-server";
 import type { Settle, Target } from "./drive";
 import { CONNECTIONS, PACING_MAX_RETRIES, PACING_RATE_LIMIT } from "./settings";
+import type { EmbeddedNodeRed, NodeRedLogEntry } from "../support/embedded-node-red";
 
 interface CompleteEvent {
   msg: { statusCode?: unknown; payload?: unknown };
@@ -19,22 +20,6 @@ interface CompleteEvent {
   node: { id: string };
 }
 
-interface LogEntry {
-  level: number;
-  msg: unknown;
-  type?: string;
-  id?: string;
-}
-
-/** The subset of the embedded Node-RED API used here. */
-interface EmbeddedNodeRed {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  nodes: { getNode(id: string): { receive(msg: object): void } | null };
-  hooks: { add(hook: string, handler: (event: CompleteEvent) => void): void };
-  events: { once(event: string, listener: () => void): void };
-}
 
 type FlowNode = Record<string, unknown> & { id: string; type: string };
 
@@ -165,7 +150,7 @@ const START_LIMIT_MS = 60_000;
 /** Distinct log texts kept; the rest are only counted. */
 const MAX_LOG_TEXTS = 40;
 
-function logText(entry: LogEntry): string {
+function logText(entry: NodeRedLogEntry): string {
   const text = entry.msg instanceof Error ? entry.msg.message : typeof entry.msg === "string" ? entry.msg : JSON.stringify(entry.msg);
   const level = entry.level <= 20 ? "error" : entry.level <= 30 ? "warn" : `level ${entry.level}`;
   const source = entry.type ? `[${entry.type}:${entry.id ?? ""}] ` : "";
@@ -194,7 +179,7 @@ export async function startBenchRuntime(options: BenchFlowOptions): Promise<Benc
   // Logged lines are grouped rather than printed: a failing burst would print one per message.
   const logCounts = new Map<string, number>();
   let otherLogLines = 0;
-  const benchLogger = (entry: LogEntry) => {
+  const benchLogger = (entry: NodeRedLogEntry) => {
     const text = logText(entry);
     const count = logCounts.get(text);
     if (count !== undefined) logCounts.set(text, count + 1);
@@ -237,7 +222,7 @@ export async function startBenchRuntime(options: BenchFlowOptions): Promise<Benc
   }
 
   const settleOf = new Map<string, Settle>();
-  RED.hooks.add("onComplete.bench", (event) => {
+  RED.hooks.add("onComplete.bench", (event: CompleteEvent) => {
     const settle = settleOf.get(event.node.id);
     if (!settle) return;
     const failure = failureOf(event);

@@ -11,18 +11,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { EmbeddedNodeRed } from "./embedded-node-red";
 
 interface SendEvent {
   msg: { payload: Record<string, unknown> };
   source: { id: string; port: number };
-}
-interface EmbeddedNodeRed {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  httpNode: http.RequestListener;
-  hooks: { add(hook: string, handler: (events: SendEvent[]) => void): void };
-  events: { once(event: string, listener: () => void): void };
 }
 
 export const EVENTS_APP_ID = "load-app";
@@ -43,7 +36,10 @@ async function main(): Promise<void> {
   // This repository's Node-RED, or the compatibility run's (npm run compat sets ROBOT_FLEET_NODE_RED).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const RED = require(process.env.ROBOT_FLEET_NODE_RED ?? "node-red") as EmbeddedNodeRed;
-  const server = http.createServer((req, res) => RED.httpNode(req, res));
+  // Read at each request: RED.httpNode exists once init() has run.
+  const server = http.createServer((req, res) => {
+    RED.httpNode(req, res);
+  });
   RED.init(server, {
     userDir,
     flowFile: "flows.json",
@@ -55,7 +51,7 @@ async function main(): Promise<void> {
     diagnostics: { enabled: false },
     logging: { console: { level: "error", metrics: false, audit: false } },
   });
-  RED.hooks.add("onSend.count", (events) => {
+  RED.hooks.add("onSend.count", (events: SendEvent[]) => {
     for (const { msg, source } of events) {
       if (source.id !== "events") continue;
       const payload = msg.payload;

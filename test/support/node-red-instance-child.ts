@@ -33,6 +33,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express from "express";
+import type { EmbeddedNodeRed, NodeRedLogEntry } from "./embedded-node-red";
 
 export interface ChildConfig {
   name: string;
@@ -69,23 +70,6 @@ interface RuntimeNode {
   [WATCHED]?: true;
 }
 
-interface LogEntry {
-  level: number;
-  msg: unknown;
-  type?: string;
-  id?: string;
-}
-
-/** The part of Node-RED's embedding API used here. */
-interface EmbeddedNodeRed {
-  init(server: http.Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  httpAdmin: express.Express;
-  httpNode: express.Express;
-  nodes: { getNode(id: string): RuntimeNode | null };
-  events: NodeJS.EventEmitter;
-}
 
 const WATCHED = Symbol("robot-fleet.watched");
 const LEVEL_NAMES: Record<number, string> = { 10: "fatal", 20: "error", 30: "warn", 40: "info" };
@@ -140,7 +124,7 @@ function send(message: ChildMessage): void {
   if (process.connected) process.send!(message);
 }
 
-function logText(entry: LogEntry): string {
+function logText(entry: NodeRedLogEntry): string {
   const { msg } = entry;
   if (msg instanceof Error) return msg.stack ?? msg.message;
   if (typeof msg === "string") return msg;
@@ -169,7 +153,7 @@ class StartRefused extends Error {}
 
 function watch(RED: EmbeddedNodeRed, ids: string[]): void {
   for (const id of ids) {
-    const node = RED.nodes.getNode(id);
+    const node = RED.nodes.getNode<RuntimeNode>(id);
     if (!node || node[WATCHED]) continue;
     // The instance's own send: Node-RED sets it per node (a no-op when unwired, Node.prototype.send otherwise).
     const original = node.send;
@@ -187,7 +171,7 @@ async function start(config: ChildConfig): Promise<void> {
   const RED = require(process.env.ROBOT_FLEET_NODE_RED ?? "node-red") as EmbeddedNodeRed;
   const app = express();
   const server = http.createServer(app);
-  const logger = (entry: LogEntry) => {
+  const logger = (entry: NodeRedLogEntry) => {
     const level = LEVEL_NAMES[entry.level];
     if (!level) return;
     send({ type: "log", level, text: logText(entry), ...(entry.id ? { node: entry.id } : {}), ...(entry.type ? { nodeType: entry.type } : {}), at: Date.now() });
@@ -231,7 +215,7 @@ async function start(config: ChildConfig): Promise<void> {
   process.on("message", (message: ParentMessage) => {
     if (message.type === "inject") {
       try {
-        const node = RED.nodes.getNode(message.node);
+        const node = RED.nodes.getNode<RuntimeNode>(message.node);
         if (!node) throw new Error(`no node ${message.node} runs in ${config.name}`);
         node.receive(message.msg);
         send({ type: "injected", id: message.id });
