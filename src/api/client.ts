@@ -20,6 +20,7 @@ import { redactorOf, type Redact } from "./redaction";
 import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
 import { STATUS_BATCH_SIZE } from "./schemas";
 import type { AccountSharing } from "./shared-account";
+import { accountKeyOf } from "./account-memory";
 import { abortFailure, wireFailure } from "./wire-failures";
 
 // The client's public names that live in the modules it is made of.
@@ -109,6 +110,8 @@ export class RobotClient {
   private readonly redact: Redact;
   /** The processes this account is shared with, when it is (robot-status asks it who watches). */
   readonly sharing: AccountSharing | undefined;
+  /** The account in the package's memory (account-memory.ts): the same for every robot-config of one account. */
+  readonly accountKey: string;
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -117,6 +120,7 @@ export class RobotClient {
       throw invalidInput("timeoutMs", "must be a positive number of milliseconds");
     }
     this.sharing = options.sharing;
+    this.accountKey = accountKeyOf(this.baseUrl, "token" in options.auth ? options.auth.token : options.auth.clientId);
     this.engine = new RequestEngine({ ...options.retry, ...options.engine, timeoutMs: this.timeoutMs }, REAL_CLOCK, this.sharing?.gate);
     this.tokens =
       "token" in options.auth

@@ -13,7 +13,7 @@ import { Redis } from "ioredis";
 import { RobotClient, type RobotClientOptions } from "../../src/api/client";
 import type { AccountSharing } from "../../src/api/shared-account";
 import { shareAccount } from "../../src/api/sharing";
-import { accountKeyOf } from "../../src/api/sharing/redis-link";
+import { accountKeyOf } from "../../src/api/account-memory";
 import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
 import { REAL_CLOCK } from "../../src/api/clock";
 import { ConfirmationPoller } from "../../src/api/confirmation-poller";

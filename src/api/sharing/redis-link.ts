@@ -6,8 +6,9 @@
  * itself every few seconds). Losing Redis and getting it back are each logged
  * once per outage.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Redis, RedisOptions } from "ioredis";
+import { accountKeyOf } from "../account-memory";
 
 /** How often an instance says it is there, and after how long without a word it no longer counts. */
 const PRESENCE_EVERY_MS = 5000;
@@ -26,10 +27,6 @@ export interface RedisLinkOptions {
   log(level: "warn" | "info", text: string): void;
 }
 
-/** The account's part of every key: a hash of the base URL and the identity, never either in clear. */
-export function accountKeyOf(baseUrl: string, identity: string): string {
-  return createHash("sha256").update(`${baseUrl}\n${identity}`).digest("hex").slice(0, 32);
-}
 
 /** The URL with any password taken out, for log lines. */
 function shownUrl(url: string): string {

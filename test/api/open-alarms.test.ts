@@ -1,0 +1,78 @@
+/** The account's open alarms and its memory across node lifetimes, apart from Node-RED. */
+import assert from "node:assert/strict";
+import { accountKeyOf, forgetAccountMemory, keptForAccount } from "../../src/api/account-memory";
+import { AccountAlarms, alarmsOfAccount } from "../../src/api/open-alarms";
+import { readPush, type IncidentEvent } from "../../src/api/pushes";
+
+const incident = (serialNumber: string, incidentId: string, raised: boolean, level: unknown, extra: Record<string, unknown> = {}): IncidentEvent => {
+  const push = readPush({
+    appId: "a",
+    payload: { serialNumber, content: { incidentId, incidentStatus: raised ? 1 : 0, incidentLevel: level, startTime: 1764000000000, ...extra } },
+  });
+  assert.equal(push.kind, "incident");
+  return push.event;
+};
+
+describe("open alarms of an account", () => {
+  afterEach(forgetAccountMemory);
+
+  it("opens an alarm at H2 and above or of an unreadable level, and closes it when recovered", () => {
+    const alarms = new AccountAlarms();
+    assert.equal(alarms.record(incident("R1", "i0", true, "H1")), undefined, "H1 is no alarm");
+    assert.equal(alarms.record(incident("R1", "i1", true, "H4", { incidentName: "brush stuck", incidentCode: "E12", mapName: "Floor 1" }))?.kind, "raised");
+    assert.equal(alarms.record(incident("R1", "i2", true, "odd"))?.kind, "raised");
+    assert.deepEqual(alarms.ofRobot("R1")[0], {
+      serialNumber: "R1",
+      incidentId: "i1",
+      level: { code: "H4", rank: 4 },
+      code: "E12",
+      name: "brush stuck",
+      mapName: "Floor 1",
+      raisedAt: "2025-11-24T16:00:00.000Z",
+    });
+    assert.equal(alarms.highestOf("R1")?.incidentId, "i2", "an unreadable level counts as the most severe");
+    assert.equal(alarms.record(incident("R1", "i2", false, "odd"))?.kind, "recovered");
+    assert.equal(alarms.highestOf("R1")?.incidentId, "i1");
+    assert.equal(alarms.record(incident("R1", "i9", false, "H4")), undefined, "recovering what is not open changes nothing");
+    assert.equal(alarms.highestOf("R2"), undefined);
+  });
+
+  it("keeps an acknowledgement through a repeated raise, and forgets the oldest past its capacity", () => {
+    const alarms = new AccountAlarms(2);
+    const changes: string[] = [];
+    alarms.onChange((change) => changes.push(`${change.kind} ${change.alarm.incidentId}`));
+    alarms.record(incident("R1", "a", true, "H5"));
+    assert.equal(alarms.acknowledge("R1", "a", "Ana", new Date(0))?.acknowledged?.by, "Ana");
+    assert.equal(alarms.acknowledge("R1", "nope", "Ana"), undefined);
+    assert.equal(alarms.record(incident("R1", "a", true, "H5")), undefined, "a second delivery of the raise is no change");
+    assert.deepEqual(alarms.ofRobot("R1")[0]?.acknowledged, { by: "Ana", at: "1970-01-01T00:00:00.000Z" });
+    alarms.record(incident("R2", "b", true, "H4"));
+    alarms.record(incident("R3", "c", true, "H4"));
+    assert.deepEqual(alarms.list().map((alarm) => alarm.incidentId), ["b", "c"]);
+    assert.deepEqual(changes, ["raised a", "acknowledged a", "raised b", "raised c"]);
+  });
+
+  it("goes to plain JSON and back, skipping what is not an alarm", () => {
+    const alarms = new AccountAlarms();
+    alarms.record(incident("R1", "a", true, "H6"));
+    alarms.acknowledge("R1", "a", "Bo");
+    const copy = new AccountAlarms();
+    copy.restore(JSON.parse(JSON.stringify([...alarms.toPlain(), { serialNumber: 5 }, null])));
+    assert.deepEqual(copy.list(), alarms.list());
+    copy.restore("nonsense");
+    assert.equal(copy.list().length, 1);
+  });
+
+  it("is one object per account for the life of the process, another for another account", () => {
+    const production = accountKeyOf("https://cloud.example", "client-1");
+    const staging = accountKeyOf("https://staging.example", "client-1");
+    assert.notEqual(production, staging);
+    assert.equal(alarmsOfAccount(production), alarmsOfAccount(production));
+    assert.notEqual(alarmsOfAccount(production), alarmsOfAccount(staging));
+    let made = 0;
+    keptForAccount(production, "count", () => ++made);
+    assert.equal(keptForAccount(production, "count", () => ++made), 1);
+    forgetAccountMemory();
+    assert.equal(keptForAccount(production, "count", () => ++made), 2);
+  });
+});
