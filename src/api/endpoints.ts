@@ -28,6 +28,12 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   /** Whether the validated request is sent as the JSON body (also on a GET: the S-line batch status). */
   readonly sendsBody: boolean;
   /**
+   * Whether the call goes without `Content-Type: application/json`, which every
+   * other call carries: the cloud answers this one 415 when it has one (the
+   * robot list, docs/cloud-api.md). The simulator refuses it there as well.
+   */
+  readonly withoutContentType: boolean;
+  /**
    * Fields of the validated request sent as query parameters, in this order:
    * "one" is `name=value`, "repeated" is `name=a&name=b` (never a comma-joined list).
    */
@@ -54,12 +60,13 @@ type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<Endpoint<R
 /**
  * A row as the client and the simulator read it. The usual call is the
  * default: a POST sends its request as the body and a GET does not, a GET
- * only reads and a POST does not, the answer is no envelope, the bearer token
- * goes along, and no serial number unless the row says where it is.
+ * only reads and a POST does not, Content-Type goes along, the answer is no
+ * envelope, the bearer token goes along, and no serial number unless the row
+ * says where it is.
  */
 function endpoint<Req extends z.ZodType, Res extends z.ZodType>(row: EndpointRow<Req, Res>): Endpoint<Req, Res> {
   const get = row.method === "GET";
-  return { sendsBody: !get, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
+  return { sendsBody: !get, withoutContentType: false, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
 }
 
 /** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
@@ -162,6 +169,7 @@ export const ENDPOINTS = {
     path: "/v1alpha1/robots",
     request: s.ListRobotsRequest,
     query: { page: "one", pageSize: "one", relation: "one" },
+    withoutContentType: true,
     response: s.RobotList,
   }),
   batchGetRobotStatus: endpoint({
