@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
-import { RobotApiError } from "./errors";
+import { RobotApiError, tempTaskRejection } from "./errors";
 import * as s from "./schemas";
 
 export type HttpMethod = "GET" | "POST";
@@ -72,20 +72,6 @@ function endpoint<Req extends z.ZodType, Res extends z.ZodType>(row: EndpointRow
 /** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
 export const TEMP_TASK_REJECTED_STATUS = 7;
 
-/**
- * What is publicly known of a B4 refusal code (docs/cloud-api.md): 2010100006-13 are
- * the robot's refusals, among them an unreachable task area and a temporary
- * task already queued, but which code is which is not published, so no
- * meaning is invented for a single code.
- */
-export function tempTaskRefusalHint(resultCode: string): string {
-  const code = Number(resultCode);
-  if (Number.isInteger(code) && code >= 2010100006 && code <= 2010100013) {
-    return "; codes 2010100006-13 are the robot refusing the task, e.g. the task area is unreachable or a temporary task is already queued";
-  }
-  return "";
-}
-
 export const ENDPOINTS = {
   submitCommand: endpoint({
     id: "A",
@@ -137,10 +123,7 @@ export const ENDPOINTS = {
     response: s.TempTaskCommandResult,
     rejectionOf: (answer) =>
       Number(answer.cmdStatus) === TEMP_TASK_REJECTED_STATUS
-        ? {
-            message: `robot rejected the temporary task (cmdResultCode ${String(answer.cmdResultCode ?? "none")}${tempTaskRefusalHint(String(answer.cmdResultCode ?? ""))})`,
-            resultCode: String(answer.cmdResultCode ?? ""),
-          }
+        ? { message: tempTaskRejection(String(answer.cmdResultCode ?? "")), resultCode: String(answer.cmdResultCode ?? "") }
         : undefined,
   }),
   getSubareas: endpoint({
