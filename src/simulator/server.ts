@@ -122,6 +122,10 @@ class Simulator {
     return this.pushes.incident(this.robot(serialNumber), raw, this.world.now());
   }
 
+  schedulingTask(serialNumber: string, raw: unknown): { status: number; body: unknown } {
+    return this.pushes.schedulingTask(this.robot(serialNumber), raw, this.world.now());
+  }
+
   /** The world brought up to now: every read and every request sees time pass. */
   private current(): World {
     this.world.advance(this.now());
