@@ -13,7 +13,7 @@ import { RobotClient } from "../../src/api/client";
 import { HttpNodeServer } from "../support/http-node";
 import { collectMessages, helper, useNodeRed, waitFor } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";
-import { APP_ID, PATH, RECORDED_TASK_REPORT, SERIAL, eventsFlow, incidentPush, reportPush } from "../support/robot-events";
+import { APP_ID, INCIDENT_CONTENT, PATH, RECORDED_TASK_REPORT, SERIAL, eventsFlow, incidentPush, reportPush } from "../support/robot-events";
 
 /** An incident in the newer envelope, as a public client documents one: the robot only as productId, ISO times, no end yet. */
 function typedIncident(messageId: string, content: Record<string, unknown> = {}): Record<string, unknown> {
@@ -24,18 +24,7 @@ function typedIncident(messageId: string, content: Record<string, unknown> = {})
     messageId,
     traceId: `trace-${messageId}`,
     messageTimestamp: 1_764_000_000_250,
-    payload: {
-      content: {
-        incidentCode: 4011,
-        incidentName: "Emergency stop pressed",
-        incidentLevel: "H4",
-        incidentId: "inc-1",
-        incidentStatus: 1,
-        startTime: "2025-11-24T16:00:00Z",
-        endTime: null,
-        ...content,
-      },
-    },
+    payload: { content: { ...INCIDENT_CONTENT, startTime: "2025-11-24T16:00:00Z", endTime: null, ...content } },
   };
 }
 

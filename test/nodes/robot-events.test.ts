@@ -88,12 +88,13 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     assert.equal((reports[0]!.payload as Record<string, unknown>).cleaningMode, "中度清洁");
   });
 
-  it("tolerates unknown top-level fields and unknown fields inside, keeping the inner ones", async () => {
+  it("tolerates unknown top-level fields and unknown fields inside, keeping both", async () => {
     const { incidents } = await deploy();
     const answer = await post(incidentPush({ newInnerField: "kept" }, { pushTime: 1_764_000_000_500, version: "2", subscription: { id: 9 } }));
     assert.equal(answer.status, 200);
     await waitFor(() => incidents.length === 1, 2000, "the incident");
     assert.equal((incidents[0]!.payload as Record<string, unknown>).newInnerField, "kept");
+    assert.deepEqual(incidents[0]!.push, { pushTime: 1_764_000_000_500, version: "2", subscription: { id: 9 } }, "the top-level ones beside, in msg.push");
   });
 
   it("answers 401 to a missing or wrong appId and sends nothing", async () => {

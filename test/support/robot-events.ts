@@ -16,24 +16,24 @@ export function eventsFlow(settings: Record<string, unknown> = {}): FlowNode[] {
   ];
 }
 
+/** An emergency stop raised at 2025-11-24T16:00:00Z, not yet recovered (endTime 0). */
+export const INCIDENT_CONTENT = {
+  incidentCode: 4011,
+  incidentName: "Emergency stop pressed",
+  incidentLevel: "H4",
+  incidentId: "inc-1",
+  incidentStatus: 1,
+  startTime: 1_764_000_000_000,
+  endTime: 0,
+};
+
 export function incidentPush(content: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     appId: APP_ID,
     payload: {
       serialNumber: SERIAL,
       modelTypeCode: "S1",
-      content: {
-        incidentCode: 4011,
-        incidentName: "Emergency stop pressed",
-        incidentLevel: "H4",
-        incidentId: "inc-1",
-        incidentStatus: 1,
-        startTime: 1_764_000_000_000,
-        endTime: 0,
-        taskId: "task-9",
-        mapName: "Floor 1",
-        ...content,
-      },
+      content: { ...INCIDENT_CONTENT, taskId: "task-9", mapName: "Floor 1", ...content },
     },
     ...extra,
   };
