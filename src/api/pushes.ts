@@ -147,8 +147,9 @@ export function readPush(body: unknown): Push {
 
   if (kind === "incident" || kind === "taskReport") {
     const field = kind === "incident" ? content : taskReport;
-    // An event without its wrapper (payload.content / payload.taskReport) is the payload itself.
-    const [record, rest] = isRecord(field) ? [field, { ...payloadRest, ...(kind === "incident" ? optional("taskReport", taskReport) : optional("content", content)) }] : [payloadRest, {}];
+    const wrappers = { ...optional("content", content), ...optional("taskReport", taskReport) };
+    // An event without its wrapper (payload.content / payload.taskReport) is the payload itself; what else was sent stays beside.
+    const [record, rest] = isRecord(field) ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }] : [payloadRest, wrappers];
     if (kind === "taskReport") return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimes(record) }, envelope: envelopeWith(rest) };
     const level = incidentLevelOf(record.incidentLevel);
     const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimes(record) };

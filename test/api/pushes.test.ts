@@ -88,6 +88,9 @@ describe("pushes: decoders", () => {
     // payload.serialNumber wins over productId; an event sent without its wrapper is the payload itself.
     const bare = readPush({ appId: APP_ID, messageTypeId: 1, productId: "R7", payload: { serialNumber: "R8", incidentId: "i", incidentStatus: 0, endTime: 5 } });
     assert.deepEqual([bare.kind, bare.event.serialNumber, (bare.event as { raised: boolean }).raised, bare.event.incidentId], ["incident", "R8", false, "i"]);
+    // A type that disagrees with the payload: the type decides, and nothing sent is dropped.
+    const odd = readPush({ appId: APP_ID, messageTypeId: 1, productId: "R7", payload: { incidentId: "j", taskReport: { id: "r" } } });
+    assert.deepEqual([odd.kind, odd.event.incidentId, odd.envelope.payload], ["incident", "j", { taskReport: { id: "r" } }]);
   });
 });
 
