@@ -14,7 +14,8 @@
     category: "robot fleet",
     color: "#7fb7df",
     inputs: 0,
-    outputs: 2,
+    // The third (scheduling tasks) came last, so flows wired to the first two keep their meaning.
+    outputs: 3,
     icon: "robot-events.svg",
     defaults: {
       name: { value: "" },
@@ -29,7 +30,7 @@
     },
     credentials: { appId: { type: "password" } },
     paletteLabel: function () { return this._("robot-events.paletteLabel"); },
-    outputLabels: function (index) { return this._(index === 0 ? "robot-events.outputLabels.incidents" : "robot-events.outputLabels.taskReports"); },
+    outputLabels: function (index) { return this._("robot-events.outputLabels." + ["incidents", "taskReports", "schedulingTasks"][index]); },
     label: function () { return this.name || this.path || this._("robot-events.paletteLabel"); },
     oneditprepare: function () {
       var node = this;

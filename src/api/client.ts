@@ -34,7 +34,9 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** A connection takes at most this long, or half the call's timeout when that is shorter. */
 const MAX_CONNECT_MS = 5000;
-const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json" };
+const ACCEPT_JSON = { Accept: "application/json" };
+/** Sent with every call whose endpoint row does not say it goes without (docs/cloud-api.md, Calls and authentication). */
+const JSON_CONTENT_TYPE = { "Content-Type": "application/json" };
 
 export interface RobotClientOptions {
   /** Default https://openapi.gs-robot.com; http and https only; a trailing slash is fine. */
@@ -135,7 +137,7 @@ export class RobotClient {
       sockets: this.engine.settings.connections,
       connectMs,
       maxBytes: MAX_ANSWER_BYTES,
-      headers: JSON_HEADERS,
+      headers: ACCEPT_JSON,
     });
     this.grants = new RequestEngine({ ...options.retry, timeoutMs: this.timeoutMs, connections: 1, rateLimit: 0 });
     this.redact = redactorOf(() => this.tokens.secrets());
@@ -326,7 +328,7 @@ export class RobotClient {
       answer = await this.cloud.send({
         method: endpoint.method,
         url: this.baseUrl + prepared.path + prepared.query,
-        ...(token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } }),
+        headers: { ...(endpoint.withoutContentType ? {} : JSON_CONTENT_TYPE), ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
         body: prepared.body,
         signal,
       });

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
-import { RobotApiError } from "./errors";
+import { RobotApiError, tempTaskRejection } from "./errors";
 import * as s from "./schemas";
 
 export type HttpMethod = "GET" | "POST";
@@ -27,6 +27,12 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   readonly request: Req;
   /** Whether the validated request is sent as the JSON body (also on a GET: the S-line batch status). */
   readonly sendsBody: boolean;
+  /**
+   * Whether the call goes without `Content-Type: application/json`, which every
+   * other call carries: the cloud answers this one 415 when it has one (the
+   * robot list, docs/cloud-api.md). The simulator refuses it there as well.
+   */
+  readonly withoutContentType: boolean;
   /**
    * Fields of the validated request sent as query parameters, in this order:
    * "one" is `name=value`, "repeated" is `name=a&name=b` (never a comma-joined list).
@@ -54,30 +60,17 @@ type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<Endpoint<R
 /**
  * A row as the client and the simulator read it. The usual call is the
  * default: a POST sends its request as the body and a GET does not, a GET
- * only reads and a POST does not, the answer is no envelope, the bearer token
- * goes along, and no serial number unless the row says where it is.
+ * only reads and a POST does not, Content-Type goes along, the answer is no
+ * envelope, the bearer token goes along, and no serial number unless the row
+ * says where it is.
  */
 function endpoint<Req extends z.ZodType, Res extends z.ZodType>(row: EndpointRow<Req, Res>): Endpoint<Req, Res> {
   const get = row.method === "GET";
-  return { sendsBody: !get, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
+  return { sendsBody: !get, withoutContentType: false, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
 }
 
 /** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
 export const TEMP_TASK_REJECTED_STATUS = 7;
-
-/**
- * What is publicly known of a B4 refusal code (docs/cloud-api.md): 2010100006-13 are
- * the robot's refusals, among them an unreachable task area and a temporary
- * task already queued, but which code is which is not published, so no
- * meaning is invented for a single code.
- */
-export function tempTaskRefusalHint(resultCode: string): string {
-  const code = Number(resultCode);
-  if (Number.isInteger(code) && code >= 2010100006 && code <= 2010100013) {
-    return "; codes 2010100006-13 are the robot refusing the task, e.g. the task area is unreachable or a temporary task is already queued";
-  }
-  return "";
-}
 
 export const ENDPOINTS = {
   submitCommand: endpoint({
@@ -130,10 +123,7 @@ export const ENDPOINTS = {
     response: s.TempTaskCommandResult,
     rejectionOf: (answer) =>
       Number(answer.cmdStatus) === TEMP_TASK_REJECTED_STATUS
-        ? {
-            message: `robot rejected the temporary task (cmdResultCode ${String(answer.cmdResultCode ?? "none")}${tempTaskRefusalHint(String(answer.cmdResultCode ?? ""))})`,
-            resultCode: String(answer.cmdResultCode ?? ""),
-          }
+        ? { message: tempTaskRejection(String(answer.cmdResultCode ?? "")), resultCode: String(answer.cmdResultCode ?? "") }
         : undefined,
   }),
   getSubareas: endpoint({
@@ -162,6 +152,7 @@ export const ENDPOINTS = {
     path: "/v1alpha1/robots",
     request: s.ListRobotsRequest,
     query: { page: "one", pageSize: "one", relation: "one" },
+    withoutContentType: true,
     response: s.RobotList,
   }),
   batchGetRobotStatus: endpoint({

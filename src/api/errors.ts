@@ -176,6 +176,43 @@ function codeFor(error: RobotApiError): string {
   }
 }
 
+/**
+ * The meanings of B4's refusal codes (cmdStatus 7), as a public client that
+ * documents its live tests publishes them (docs/cloud-api.md). The key names
+ * the meaning in the nodes' message catalogues; `meaning` is its English.
+ */
+export const TEMP_TASK_REFUSALS = {
+  "2010100006": { key: "invalidTag", meaning: "invalid tag" },
+  "2010100007": { key: "areaUnreachable", meaning: "the task area cannot be reached" },
+  "2010100008": { key: "operationTypeMismatch", meaning: "the area's operation type does not match" },
+  "2010100009": {
+    key: "parametersRejected",
+    meaning: "the task parameters were rejected (most often a wrong areaId, or a cleaning mode the robot does not support)",
+  },
+  "2010100010": { key: "noColourCamera", meaning: "no colour camera is installed" },
+  "2010100011": { key: "noInspectionDevice", meaning: "no inspection device is installed" },
+  "2010100012": { key: "tempTaskAlreadyThere", meaning: "a temporary task is already there" },
+  "2010100013": { key: "cannotSwitchSites", meaning: "the robot cannot switch sites in its state" },
+} as const;
+
+export type TempTaskRefusal = (typeof TEMP_TASK_REFUSALS)[keyof typeof TEMP_TASK_REFUSALS];
+
+/** The published meaning of a B4 refusal code, or undefined for a code without one (shown as the code alone). */
+export function tempTaskRefusalOf(resultCode: string): TempTaskRefusal | undefined {
+  const code = resultCode.trim();
+  return Object.hasOwn(TEMP_TASK_REFUSALS, code) ? TEMP_TASK_REFUSALS[code as keyof typeof TEMP_TASK_REFUSALS] : undefined;
+}
+
+/**
+ * The words of a B4 refusal: "robot rejected the temporary task (cmdResultCode
+ * 2010100009: <meaning>)", or the code alone where none is published. The
+ * nodes say the same in the runtime's language (robot-site-task's catalogue).
+ */
+export function tempTaskRejection(resultCode: string): string {
+  const refusal = tempTaskRefusalOf(resultCode);
+  return `robot rejected the temporary task (cmdResultCode ${resultCode || "none"}${refusal ? `: ${refusal.meaning}` : ""})`;
+}
+
 export function invalidInput(field: string, problem: string, operation?: string): RobotApiError {
   const where = field === "" ? "input" : field;
   return new RobotApiError({ kind: "invalid_input", field: where, message: `${where}: ${problem}`, operation });

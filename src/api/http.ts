@@ -27,7 +27,7 @@ export interface WireRequest {
   method: string;
   /** Absolute URL, path and query already encoded. */
   url: string;
-  /** Headers beyond the route's own (the bearer token). */
+  /** Headers beyond the route's own (the bearer token, the Content-Type where the endpoint takes one). */
   headers?: Record<string, string>;
   /** Sent with its Content-Length, also on a GET (the S-line batch status). */
   body?: string;

@@ -26,21 +26,25 @@ export type PushReceipt =
   /** Answered 200; `push` is what to send on, absent for a repeated delivery or a level below the minimum. */
   | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; openAlarmsOfRobot?: number };
 
-/** A set of the last `capacity` keys, oldest forgotten first. */
-class RecentKeys {
-  private readonly keys = new Set<string>();
+/** The last `capacity` keys, each with a value, oldest forgotten first. */
+class RecentKeys<Value = true> {
+  private readonly keys = new Map<string, Value>();
   constructor(private readonly capacity: number) {}
 
   has(key: string): boolean {
     return this.keys.has(key);
   }
 
+  get(key: string): Value | undefined {
+    return this.keys.get(key);
+  }
+
   /** Adds the key (or makes it the newest); returns the key forgotten to make room, if any. */
-  add(key: string): string | undefined {
+  add(key: string, value: Value): string | undefined {
     this.keys.delete(key);
-    this.keys.add(key);
+    this.keys.set(key, value);
     if (this.keys.size <= this.capacity) return undefined;
-    const oldest = this.keys.values().next().value!;
+    const oldest = this.keys.keys().next().value!;
     this.keys.delete(oldest);
     return oldest;
   }
@@ -75,7 +79,7 @@ class OpenAlarms {
     const key = `${serialNumber}\u0000${incidentId}`;
     if (this.alarms.delete(key)) this.count(serialNumber, -1);
     this.count(serialNumber, +1);
-    const forgotten = this.alarms.add(key);
+    const forgotten = this.alarms.add(key, true);
     if (forgotten !== undefined) this.count(forgotten.slice(0, forgotten.indexOf("\u0000")), -1);
   }
 
@@ -94,13 +98,17 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 
 export class PushReceiver {
   private readonly appIdDigest: Buffer;
-  private readonly delivered: RecentKeys;
+  /** The messageIds of the deliveries remembered. */
+  private readonly messageIds: RecentKeys;
+  /** What the deliveries remembered were about (contentKey), each with its messageId ("" for a push that had none). */
+  private readonly contents: RecentKeys<string>;
   private readonly openAlarms: OpenAlarms;
 
   constructor(private readonly options: PushReceiverOptions) {
     this.appIdDigest = digest(options.appId);
     const memory = options.memory ?? DEFAULT_PUSH_MEMORY;
-    this.delivered = new RecentKeys(memory);
+    this.messageIds = new RecentKeys(memory);
+    this.contents = new RecentKeys(memory);
     this.openAlarms = new OpenAlarms(memory);
   }
 
@@ -122,12 +130,8 @@ export class PushReceiver {
       if (!isRobotApiError(error)) throw error;
       return { status: 400, error: error.message, field: error.field ?? "body" };
     }
-    const key = deliveryKey(push);
-    if (key !== undefined) {
-      if (this.delivered.has(key)) return { status: 200, repeated: true };
-      this.delivered.add(key);
-    }
-    if (push.kind === "taskReport") return { status: 200, push };
+    if (this.isRepeat(push)) return { status: 200, repeated: true };
+    if (push.kind !== "incident") return { status: 200, push };
 
     const { event } = push;
     const rank = event.level?.rank;
@@ -135,18 +139,53 @@ export class PushReceiver {
     if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
       return { status: 200, belowMinimum: true };
     }
-    if (rank === undefined || rank >= FIRST_ALARM_RANK) {
+    if ((rank === undefined || rank >= FIRST_ALARM_RANK) && event.incidentId !== undefined) {
       if (event.raised) this.openAlarms.raise(event.serialNumber, String(event.incidentId));
       else this.openAlarms.recover(event.serialNumber, String(event.incidentId));
     }
     return { status: 200, push, openAlarmsOfRobot: this.openAlarms.ofRobot(event.serialNumber) };
   }
+
+  /**
+   * Whether the push was delivered before, and remembers it. A messageId seen
+   * before is a repeat. So is the same incident (robot, id, status) or report
+   * (robot, id) seen before, unless both deliveries carry messageIds and they
+   * differ (then the service says they are two messages): the same push sent in
+   * the documented envelope and in the newer one, which alone has messageIds, is one.
+   */
+  private isRepeat(push: Push): boolean {
+    const messageId = messageIdOf(push);
+    const content = contentKey(push);
+    if (messageId !== undefined && this.messageIds.has(messageId)) return true;
+    if (content !== undefined && this.contents.has(content)) {
+      const earlier = this.contents.get(content)!;
+      if (earlier === "" || messageId === undefined || earlier === messageId) return true;
+    }
+    if (messageId !== undefined) this.messageIds.add(messageId, true);
+    if (content !== undefined) this.contents.add(content, messageId ?? "");
+    return false;
+  }
 }
 
-/** What makes two deliveries the same push; undefined when a push names nothing to tell them apart. */
-function deliveryKey(push: Push): string | undefined {
+/** The newer envelope's messageId, as text; undefined when there is none. */
+function messageIdOf(push: Push): string | undefined {
+  const { messageId } = push.envelope;
+  return (typeof messageId === "string" && messageId.trim() !== "") || typeof messageId === "number" ? String(messageId).trim() : undefined;
+}
+
+/**
+ * What a push is about, the same in every envelope: an incident's robot, id
+ * and status, a report's robot and id. Undefined for a push that names no id
+ * (a scheduling task's shape is not published).
+ */
+function contentKey(push: Push): string | undefined {
   const { event } = push;
-  if (push.kind === "incident") return `incident\u0000${event.serialNumber}\u0000${String(push.event.incidentId)}\u0000${push.event.raised ? 1 : 0}`;
-  const id = event.id ?? event.taskId;
-  return typeof id === "string" || typeof id === "number" ? `report\u0000${event.serialNumber}\u0000${String(id)}` : undefined;
+  const text = (value: unknown) => (typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined;
+  if (push.kind === "incident") {
+    const id = text(push.event.incidentId);
+    return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.raised ? 1 : 0}`;
+  }
+  if (push.kind !== "taskReport") return undefined;
+  const id = text(event.id) ?? text(event.taskId);
+  return id === undefined ? undefined : `report\u0000${event.serialNumber}\u0000${id}`;
 }

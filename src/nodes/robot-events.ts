@@ -3,11 +3,13 @@
  * Node-RED's own http in node: a route on the HTTP server for flows
  * (httpNodeRoot, with the user's httpNodeMiddleware and httpNodeCors), added on
  * deploy and removed on close. Each push is answered at once; incidents go to
- * output 1, task reports to output 2. No input: the cloud is the only sender.
+ * output 1, task reports to output 2, scheduling tasks (and pushes of a kind
+ * not known) to output 3. No input: the cloud is the only sender.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import type { PushReceiver } from "../api/push-receiver";
+import type { IncidentLevel } from "../api/incident-levels";
 import type { Push } from "../api/pushes";
 import { pushReceiverModule } from "./api";
 import { translator, type Translate } from "./i18n";
@@ -35,16 +37,27 @@ function answer(res: ServerResponse, status: number, body: Record<string, unknow
   res.end(JSON.stringify(body));
 }
 
+/** Output of each kind of push: the two first as they were before the third existed, so flows keep their wiring. */
+const OUTPUT_OF = { incident: 0, taskReport: 1, schedulingTask: 2, other: 2 } as const;
+
 /**
- * The message of a push: incidents carry the robot's count of open alarms
- * after this one, and their level's meaning in the runtime's language.
+ * The messages of a push, one output holding it: incidents carry the robot's
+ * count of open alarms after this one, and their level's meaning in the
+ * runtime's language; every message carries `msg.pushType` and, in
+ * `msg.push`, the push's other fields (messageId, messageTypeId, ...; never the appId).
  */
-function messageOf(push: Push, openAlarmsOfRobot: number | undefined, t: Translate): [NodeMessage | null, NodeMessage | null] {
-  if (push.kind === "taskReport") return [null, { topic: push.event.serialNumber, payload: push.event }];
-  const { event } = push;
-  const level = event.level ? { ...event.level, meaning: t(`levels.${event.level.code}`) } : undefined;
-  const payload = level ? { ...event, level } : event;
-  return [{ topic: event.serialNumber, payload, openAlarms: openAlarmsOfRobot ?? 0 }, null];
+function messagesOf(push: Push, openAlarmsOfRobot: number | undefined, t: Translate): Array<NodeMessage | null> {
+  const messages: Array<NodeMessage | null> = [null, null, null];
+  const common = { topic: push.event.serialNumber, pushType: push.kind, push: push.envelope };
+  if (push.kind === "incident") {
+    const { event } = push;
+    const level: IncidentLevel | undefined = event.level;
+    const payload = level ? { ...event, level: { ...level, meaning: t(`levels.${level.code}`) } } : event;
+    messages[OUTPUT_OF.incident] = { ...common, payload, openAlarms: openAlarmsOfRobot ?? 0 };
+  } else {
+    messages[OUTPUT_OF[push.kind]] = { ...common, payload: push.event };
+  }
+  return messages;
 }
 
 /** Status under the node: where it listens, open alarms, refused pushes; drawn at most every STATUS_INTERVAL_MS. */
@@ -145,7 +158,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
         if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
         // Answered before any flow runs: the sender is not kept waiting by what the flow does.
         answer(res, 200, { ok: true });
-        if (receipt.push) node.send(messageOf(receipt.push, receipt.openAlarmsOfRobot, t));
+        if (receipt.push) node.send(messagesOf(receipt.push, receipt.openAlarmsOfRobot, t));
         status.changed();
       })
       .catch((error: unknown) => {

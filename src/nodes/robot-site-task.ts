@@ -6,7 +6,7 @@
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../api/confirmation";
-import { invalidInput } from "../api/errors";
+import { RobotApiError, invalidInput, tempTaskRefusalOf } from "../api/errors";
 import { readNumberSetting } from "../api/number-settings";
 import { translator, type Translate } from "./i18n";
 import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "./confirm";
@@ -76,6 +76,20 @@ export function statusTextFor(operation: SiteTaskOperation, answer: SiteTaskAnsw
     case "sendTempTask":
       return t("status.taskSent");
   }
+}
+
+/**
+ * A task the robot refused (COMMAND_REJECTED), worded in the runtime's
+ * language: its code and, where one is published, what it means. Every other
+ * failure, and every field a flow may switch on (msg.error.cause.resultCode), stays as it is.
+ */
+function rejectionInRuntimeLanguage(error: unknown, t: Translate): unknown {
+  if (!(error instanceof RobotApiError) || error.kind !== "rejected" || error.resultCode === undefined) return error;
+  const code = error.resultCode || "none";
+  const refusal = tempTaskRefusalOf(error.resultCode);
+  const words = refusal ? t("rejected.withMeaning", { code, meaning: t(`refusals.${refusal.key}`) }) : t("rejected.codeOnly", { code });
+  const { operation, status, resultCode } = error;
+  return new RobotApiError({ kind: "rejected", operation, status, resultCode, message: operation ? `${operation}: ${words}` : words });
 }
 
 /** Wires one robot-site-task node: how each message becomes a call. */
@@ -182,7 +196,9 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
   ): Promise<SiteTaskOutcome> {
     const shown = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN) === "shown";
     const timeoutMs = shown ? confirmTimeout() : 0;
-    const answer = await send(request);
+    const answer = await send(request).catch((error: unknown) => {
+      throw rejectionInRuntimeLanguage(error, t);
+    });
     if (!shown) return { answer };
     // The client checked the request, so the robot and task name are what the cloud was sent.
     const taskName = taskNameOf(request);

@@ -67,9 +67,13 @@ each incident raised (incidentStatus 1) or recovered (0, same incidentId) as {ap
 incidentStatus, startTime, endTime, task and map fields}}}; each push also carries pushTime, a
 field the maker does not document. A robot raises an incident by itself when its emergency stop
 is pressed, its battery falls below 5 % or it is lost (H4), or it goes offline (H5), and recovers
-it when that clears. GET/PUT ${CONTROL_PREFIX}push reads the target and the counters {url, appId, sent,
-failed, dropped, duplicated} and sets the target, such as
-{"url":"http://127.0.0.1:1880/robot-events","appId":"my-app"} ({"url":null} stops pushing).
+it when that clears. GET/PUT ${CONTROL_PREFIX}push reads the target and the counters {url, appId, envelope,
+times, sent, failed, dropped, duplicated} and sets the target, such as
+{"url":"http://127.0.0.1:1880/robot-events","appId":"my-app"} ({"url":null} stops pushing);
+"envelope":"typed" sends the newer envelope (messageTypeId, productId as the only serial number,
+messageId, traceId, messageTimestamp), "times":"iso" sends startTime and endTime as RFC 3339 text
+(null for "not yet"). POST ${CONTROL_PREFIX}robots/<serial>/scheduling-tasks pushes a scheduled task's
+run (messageTypeId 3, always typed; its fields are the simulator's own), such as {"taskName":"Night"}.
 POST ${CONTROL_PREFIX}robots/<serial>/incidents raises an incident by hand, such as
 {"incidentLevel":"H3","incidentCode":2001,"incidentName":"Water tank empty"}, or recovers an open
 one with {"raised":false,"incidentId":"..."} or {"raised":false,"incidentCode":2001}; GET lists

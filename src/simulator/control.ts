@@ -1,6 +1,6 @@
 /**
  * The simulator's own endpoints under /_sim/: faults, the push target, robots
- * changed by hand, incidents raised by hand, a reset. Never subject to faults.
+ * changed by hand, incidents raised and scheduling tasks pushed by hand, a reset. Never subject to faults.
  */
 import type http from "node:http";
 import { describeIssues } from "../api/errors";
@@ -25,6 +25,8 @@ export interface Controlled {
   openIncidents(serialNumber: string): IncidentContent[];
   /** Raises or recovers an incident of the robot; SimError naming a bad field. */
   incident(serialNumber: string, raw: unknown): { status: number; body: unknown };
+  /** Pushes a scheduled task's run of the robot; SimError naming a bad field. */
+  schedulingTask(serialNumber: string, raw: unknown): { status: number; body: unknown };
 }
 
 /** Each path's methods, for 405 answers. */
@@ -33,6 +35,7 @@ const ALLOWED: [RegExp, string][] = [
   [/^push$/, "GET, PUT"],
   [/^robots\/[^/]+$/, "PATCH"],
   [/^robots\/[^/]+\/incidents$/, "GET, POST"],
+  [/^robots\/[^/]+\/scheduling-tasks$/, "POST"],
   [/^reset$/, "POST"],
 ];
 
@@ -69,7 +72,8 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
   const rest = pathname.slice(CONTROL_PREFIX.length);
   const robotPath = /^robots\/([^/]+)$/.exec(rest);
   const incidentPath = /^robots\/([^/]+)\/incidents$/.exec(rest);
-  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : rest}`;
+  const schedulingPath = /^robots\/([^/]+)\/scheduling-tasks$/.exec(rest);
+  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : schedulingPath ? "scheduling-tasks" : rest}`;
   switch (route) {
     case "GET faults":
       req.resume();
@@ -92,6 +96,8 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
       }
     case "POST incidents":
       return withBody(req, simulator, (value) => simulator.incident(safeDecode(incidentPath![1]!), value));
+    case "POST scheduling-tasks":
+      return withBody(req, simulator, (value) => simulator.schedulingTask(safeDecode(schedulingPath![1]!), value));
     case "POST reset":
       req.resume();
       return { status: 200, body: { reset: true, robots: simulator.reset() } };

@@ -41,6 +41,6 @@ export type { Point, Pose, Rect } from "./geometry";
 export { currentMap, mapPositionOf } from "./views";
 export { START_DELAY } from "./robot-commands";
 export { TASK_END_STATUS } from "./task-reports";
-export { TEMP_TASK_ACCEPTED, TEMP_TASK_AREA_UNREACHABLE, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY } from "./temp-tasks";
+export { TEMP_TASK_ACCEPTED, TEMP_TASK_PARAMETERS_REJECTED, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY } from "./temp-tasks";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./timing";
 export type { RobotChanges } from "./world";

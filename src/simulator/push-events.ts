@@ -4,6 +4,8 @@
  * recovered, to the push target if there is one. While there is, time is kept
  * moving (PUSH_TICK_MS), so what time does is pushed with nobody polling.
  */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { describeIssues } from "../api/errors";
 import type { FaultInjector } from "./faults";
 import type { SimRobot } from "./fleet";
@@ -15,6 +17,11 @@ import { pushedTaskReport } from "./task-reports";
 
 /** While a push target is set, time is brought up to now this often (a task ending, a battery running low). */
 export const PUSH_TICK_MS = 1000;
+
+const TEXT = "must be a non-empty string";
+const text = z.string({ error: TEXT }).refine((value) => value.trim() !== "", TEXT);
+/** POST /_sim/robots/<serial>/scheduling-tasks: a scheduled task's run, pushed by hand (the simulator keeps no schedules). */
+export const SchedulingTaskRequest = z.strictObject({ scheduleId: text.optional(), taskName: text.optional() });
 
 export interface PushEventsOptions {
   faults: Pick<FaultInjector, "pushRoll">;
@@ -53,6 +60,20 @@ export class PushEvents {
   taskEnded(robot: SimRobot, report: Record<string, unknown>): void {
     if (!this.sender.active) return;
     this.sender.push(`task report ${robot.serialNumber}`, { serialNumber: robot.serialNumber, modelTypeCode: robot.model, taskReport: pushedTaskReport(report) });
+  }
+
+  /**
+   * POST /_sim/robots/<serial>/scheduling-tasks: pushes a scheduled task's run
+   * (messageTypeId 3). Its shape is not published: these fields are the
+   * simulator's own, so a receiver can be tried with one.
+   */
+  schedulingTask(robot: SimRobot, raw: unknown, now: number): { status: number; body: unknown } {
+    const parsed = SchedulingTaskRequest.safeParse(raw);
+    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
+    const run = { scheduleId: parsed.data.scheduleId ?? randomUUID(), taskName: parsed.data.taskName ?? "Scheduled task", startTime: now, endTime: 0 };
+    const payload = { serialNumber: robot.serialNumber, modelTypeCode: robot.model, schedulingTask: run };
+    const outcome = this.sender.push(`scheduling task ${robot.serialNumber}`, payload);
+    return { status: 201, body: { pushed: outcome.pushed, body: outcome.body ?? { payload } } };
   }
 
   /** The fleet changed at `now`: raises and recovers the incidents of the robots' conditions. */

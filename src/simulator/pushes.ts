@@ -6,6 +6,7 @@
  * answer), at most MAX_PUSHES_IN_FLIGHT at once; every failure is counted and
  * logged, never thrown, and close() ends what is still on the way.
  */
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { performance } from "node:perf_hooks";
@@ -13,10 +14,25 @@ import axios, { type AxiosInstance } from "axios";
 import { z } from "zod";
 import type { PushRoll } from "./faults";
 
-/** Where pushes go: the receiver's URL and the appId every push carries. */
+/**
+ * The envelopes the push service is known to use (docs/cloud-api.md, Pushed
+ * events): "documented" `{appId, payload {serialNumber, modelTypeCode, content |
+ * taskReport}}`; "typed", the one of subscriptions saved since 2025-05-15, with
+ * `messageTypeId`, `productId` (the serial number, then only there), `messageId`,
+ * `traceId` and `messageTimestamp` at the top level.
+ */
+export const PUSH_ENVELOPES = ["documented", "typed"] as const;
+export type PushEnvelope = (typeof PUSH_ENVELOPES)[number];
+/** How an incident's or a report's startTime and endTime are sent: epoch ms (0 for "not yet"), or RFC 3339 text (null for "not yet"). */
+export const PUSH_TIME_FORMATS = ["epochMs", "iso"] as const;
+export type PushTimeFormat = (typeof PUSH_TIME_FORMATS)[number];
+
+/** Where pushes go: the receiver's URL and the appId every push carries, and in which shape (default documented, epoch ms). */
 export interface PushTarget {
   url: string;
   appId: string;
+  envelope?: PushEnvelope;
+  times?: PushTimeFormat;
 }
 
 /** Deliveries since the simulator started (a reset keeps them). */
@@ -31,18 +47,60 @@ export interface PushCounters {
   duplicated: number;
 }
 
-/** GET /_sim/push: the target (url and appId null when pushing is off) and the counters. */
+/** GET /_sim/push: the target (url and appId null when pushing is off), its shape, and the counters. */
 export interface PushState extends PushCounters {
   url: string | null;
   appId: string | null;
+  envelope: PushEnvelope;
+  times: PushTimeFormat;
 }
 
-/** What is POSTed: the documented appId and payload, and one undocumented field, as the real service sends more than documented. */
+/** What is POSTed: the appId and payload, the typed envelope's fields, and one undocumented field, as the real service sends more than documented. */
 export interface PushBody {
   appId: string;
   payload: Record<string, unknown>;
   /** When the simulator sent it, epoch ms. Not in the maker's documentation: receivers must tolerate fields they do not know. */
   pushTime: number;
+  messageTypeId?: number;
+  productId?: string;
+  messageId?: string;
+  traceId?: string;
+  messageTimestamp?: number;
+}
+
+/** messageTypeId of each kind of push, by the payload field that holds it (docs/cloud-api.md). */
+const MESSAGE_TYPES = { content: 1, taskReport: 2, schedulingTask: 3 } as const;
+
+/** A time as `times` sends it; 0 (or none) is "not yet". */
+function timeAs(value: unknown, times: PushTimeFormat): unknown {
+  if (times === "epochMs" || typeof value !== "number") return value;
+  return value > 0 ? new Date(value).toISOString() : null;
+}
+
+/**
+ * The body of one push in the target's shape. `payload` comes in the
+ * documented shape, `{serialNumber, modelTypeCode, <kind>: {...}}`. A
+ * scheduling task's run has no documented envelope: it always goes typed.
+ */
+export function pushBody(target: PushTarget, payload: Record<string, unknown>, now: number): PushBody {
+  const times = target.times ?? "epochMs";
+  const kind = (Object.keys(MESSAGE_TYPES) as (keyof typeof MESSAGE_TYPES)[]).find((key) => key in payload);
+  const event = kind === undefined ? undefined : (payload[kind] as Record<string, unknown>);
+  const shaped = kind === undefined || event === undefined ? payload : { ...payload, [kind]: { ...event, startTime: timeAs(event.startTime, times), endTime: timeAs(event.endTime, times) } };
+  if ((target.envelope ?? "documented") === "documented" && kind !== "schedulingTask") return { appId: target.appId, payload: shaped, pushTime: now };
+  const { serialNumber, ...rest } = shaped;
+  // A scheduling task's fields are the payload itself (their shape is not published).
+  const typedPayload = kind === "schedulingTask" ? { ...(rest.schedulingTask as Record<string, unknown>), modelTypeCode: rest.modelTypeCode } : rest;
+  return {
+    appId: target.appId,
+    messageTypeId: kind === undefined ? 0 : MESSAGE_TYPES[kind],
+    productId: String(serialNumber),
+    messageId: randomUUID(),
+    traceId: randomUUID(),
+    messageTimestamp: now,
+    payload: typedPayload,
+    pushTime: now,
+  };
 }
 
 /** What became of one push: `body` is what was (or, dropped, would have been) sent; none without a target. */
@@ -71,12 +129,15 @@ function isHttpUrl(text: string): boolean {
 const httpUrl = z.string({ error: HTTP_URL }).refine(isHttpUrl, HTTP_URL);
 const appId = z.string({ error: APP_ID }).refine((text) => text.trim() !== "", APP_ID);
 
+const envelope = z.enum(PUSH_ENVELOPES, { error: `must be ${PUSH_ENVELOPES.map((name) => `"${name}"`).join(" or ")}` }).optional();
+const times = z.enum(PUSH_TIME_FORMATS, { error: `must be ${PUSH_TIME_FORMATS.map((name) => `"${name}"`).join(" or ")}` }).optional();
+
 /** A push target as the options, setPush and the command line take it: one schema, the same words. */
-export const PushTargetSchema = z.strictObject({ url: httpUrl, appId });
+export const PushTargetSchema = z.strictObject({ url: httpUrl, appId, envelope, times });
 
 /** PUT /_sim/push: a target, or {url: null} to stop pushing. */
 export const PushUpdate = z
-  .strictObject({ url: httpUrl.nullable(), appId: appId.optional() })
+  .strictObject({ url: httpUrl.nullable(), appId: appId.optional(), envelope, times })
   .superRefine((update, context) => {
     if (update.url !== null && update.appId === undefined) context.addIssue({ code: "custom", path: ["appId"], message: "is needed with a url" });
   });
@@ -126,7 +187,8 @@ export class PushSender {
   }
 
   get state(): PushState {
-    return { url: this.target?.url ?? null, appId: this.target?.appId ?? null, ...this.counters };
+    const target = this.target;
+    return { url: target?.url ?? null, appId: target?.appId ?? null, envelope: target?.envelope ?? "documented", times: target?.times ?? "epochMs", ...this.counters };
   }
 
   /** Sets the target (undefined stops pushing); throws a ZodError naming the field when it is not valid. */
@@ -138,18 +200,19 @@ export class PushSender {
   /** Applies PUT /_sim/push's body; throws a ZodError naming the field. */
   update(raw: unknown): PushState {
     const update = PushUpdate.parse(raw);
-    return this.setTarget(update.url === null ? undefined : { url: update.url, appId: update.appId! });
+    const { url, appId: id, ...shape } = update;
+    return this.setTarget(url === null ? undefined : { url, appId: id!, ...shape });
   }
 
   get active(): boolean {
     return this.target !== undefined && !this.closed;
   }
 
-  /** Pushes `payload` (about `label`, for the log) to the target, if there is one, in the background. */
+  /** Pushes `payload` (about `label`, for the log; in the documented shape, sent in the target's) to the target, if there is one, in the background. */
   push(label: string, payload: Record<string, unknown>): PushOutcome {
     const target = this.target;
     if (!target || this.closed) return { pushed: false, body: undefined };
-    const body: PushBody = { appId: target.appId, payload, pushTime: this.options.now() };
+    const body = pushBody(target, payload, this.options.now());
     const roll = this.options.roll();
     if (roll.drop) {
       this.counters.dropped++;

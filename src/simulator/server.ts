@@ -122,6 +122,10 @@ class Simulator {
     return this.pushes.incident(this.robot(serialNumber), raw, this.world.now());
   }
 
+  schedulingTask(serialNumber: string, raw: unknown): { status: number; body: unknown } {
+    return this.pushes.schedulingTask(this.robot(serialNumber), raw, this.world.now());
+  }
+
   /** The world brought up to now: every read and every request sees time pass. */
   private current(): World {
     this.world.advance(this.now());
@@ -301,6 +305,13 @@ class Simulator {
   private async operation(req: http.IncomingMessage, route: Route, params: Record<string, string>, search: URLSearchParams): Promise<Reply> {
     const { endpoint, operation } = route;
     const account = endpoint.authenticated ? this.accounts.authenticate(req) : undefined;
+    if (endpoint.withoutContentType && req.headers["content-type"] !== undefined) {
+      req.resume();
+      throw new SimError(Code.INVALID_ARGUMENT, `${endpoint.method} ${endpoint.path} must be sent without a Content-Type header (the cloud answers this call 415 when it has one).`, {
+        httpStatus: 415,
+        transport: true,
+      });
+    }
     let raw: unknown;
     if (endpoint.sendsBody) {
       // Read on a GET as well: the S-line batch status sends its names as a JSON body.

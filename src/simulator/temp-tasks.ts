@@ -7,10 +7,12 @@ import { nanoTimestamp } from "./values";
 import { siteOf } from "./views";
 import type { Parsed, World } from "./world";
 
-/** B4 result codes (docs/cloud-api.md: 2010100006-13 are refusals; 6880 with cmdStatus 5 is accepted). */
+/** B4 result codes (docs/cloud-api.md: 2010100006-13 are refusals with published meanings; 6880 with cmdStatus 5 is accepted). */
 export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as const;
-export const TEMP_TASK_AREA_UNREACHABLE = "2010100006";
-export const TEMP_TASK_ROBOT_BUSY = "2010100009";
+/** "Task parameters rejected (most often a wrong areaId ...)": an area or map name the robot does not have. */
+export const TEMP_TASK_PARAMETERS_REJECTED = "2010100009";
+/** "A temporary task is already there": the nearest published meaning for a robot busy with any task. */
+export const TEMP_TASK_ROBOT_BUSY = "2010100012";
 export const TEMP_TASK_REJECTED = 7;
 
 /** B3: a temporary task on the robot's site. */
@@ -84,7 +86,7 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
   const map = robot.maps.find((candidate) => candidate.id === command.startParam.mapId);
   const areaId = String(command.startParam.areaId);
   const reachable = map !== undefined && map.name === command.mapName && map.partitions.some((partition) => String(partition.id) === areaId);
-  if (!reachable) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_AREA_UNREACHABLE });
+  if (!reachable) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_PARAMETERS_REJECTED });
   if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
     return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
   }

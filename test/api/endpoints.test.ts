@@ -33,6 +33,8 @@ interface RowExpectation<Op extends OperationName> {
   input: RequestOf<Op>;
   /** The JSON body the server must receive; undefined: no body at all. */
   body: unknown;
+  /** The Content-Type the server must see: application/json unless the cloud refuses one there (undefined). */
+  contentType?: undefined;
   /** The server's answer (with fields the schemas do not know). */
   answer: unknown;
   /** What the client must return for that answer. */
@@ -191,6 +193,8 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     wirePath: "/v1alpha1/robots?page=2&pageSize=50&relation=cugrup",
     input: { page: 2, pageSize: 50, relation: "cugrup" },
     body: undefined,
+    // The cloud answers the robot list 415 when it carries a Content-Type (docs/cloud-api.md).
+    contentType: undefined,
     answer: ROBOT_LIST,
     result: ROBOT_LIST,
   },
@@ -258,7 +262,7 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
 function assertWire(request: RecordedRequest, row: RowExpectation<OperationName>, endpoint: Endpoint, bearer: string | undefined) {
   assert.equal(request.method, row.method);
   assert.equal(request.path, row.wirePath);
-  assert.equal(request.headers["content-type"], "application/json");
+  assert.equal(request.headers["content-type"], "contentType" in row ? row.contentType : "application/json");
   assert.equal(request.headers.authorization, bearer === undefined ? undefined : `Bearer ${bearer}`);
   if (row.body === undefined) {
     assert.equal(request.rawBody, "", "no body is sent");
@@ -505,9 +509,31 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
     assert.equal(error.resultCode, "2010100009");
     assert.equal(error.operation, "sendTempTask");
     assert.equal(error.status, 200);
-    assert.match(error.message, /rejected/);
-    assert.match(error.message, /2010100009/);
+    assert.equal(
+      error.message,
+      "sendTempTask: robot rejected the temporary task (cmdResultCode 2010100009: the task parameters were rejected (most often a wrong areaId, or a cleaning mode the robot does not support))",
+    );
     assert.equal(stub.server.requests.length, 1, "a rejection is not retried");
+  });
+
+  it("B4 refusal codes: each of 2010100006-13 is named with its published meaning, any other code as the code alone", async function () {
+    const meanings: string[] = [];
+    for (let code = 2010100006; code <= 2010100013; code++) {
+      stub.server.reply({ body: { productId: SN, cmdStatus: 7, cmdResultCode: String(code) } });
+      const error = await failureOf(stub.client.sendTempTask(TEMP_TASK));
+      const named = new RegExp(`^sendTempTask: robot rejected the temporary task \\(cmdResultCode ${code}: (.+)\\)$`).exec(error.message);
+      assert.ok(named, error.message);
+      meanings.push(named[1]!);
+    }
+    assert.equal(new Set(meanings).size, 8, "eight different meanings");
+    assert.match(meanings[1]!, /task area cannot be reached/);
+    assert.match(meanings[6]!, /temporary task is already there/);
+    for (const unknown of ["2010100014", "2010100005", "77"]) {
+      stub.server.reply({ body: { productId: SN, cmdStatus: 7, cmdResultCode: unknown } });
+      const error = await failureOf(stub.client.sendTempTask(TEMP_TASK));
+      assert.equal(error.message, `sendTempTask: robot rejected the temporary task (cmdResultCode ${unknown})`);
+      assert.equal(error.resultCode, unknown);
+    }
   });
 
   it("B4 cmdStatus 7 sent as a string (int64) is a rejection too", async function () {

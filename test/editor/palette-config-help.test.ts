@@ -73,7 +73,7 @@ const flow: FlowNode[] = [
   { id: "site-task", type: "robot-site-task", z: TAB, robot: CONFIG, name: "status", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "status", x: 200, y: 160, wires: [[]] },
   { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
   { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
-  { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], []] },
+  { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], [], []] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -350,13 +350,13 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     });
   }
 
-  it("labels robot-events' two outputs incidents and task reports where a person hovers each port, and gives it no input", async () => {
+  it("labels robot-events' three outputs incidents, task reports and scheduling tasks where a person hovers each port, and gives it no input", async () => {
     const node = page.locator("[id='events']");
     assert.equal(await node.locator(".red-ui-flow-port-input").count(), 0, "no input port");
     const ports = node.locator(".red-ui-flow-port-output .red-ui-flow-port");
-    assert.equal(await ports.count(), 2);
+    assert.equal(await ports.count(), 3);
     const labels: string[] = [];
-    for (let index = 0; index < 2; index++) {
+    for (let index = 0; index < 3; index++) {
       await ports.nth(index).hover();
       const tooltip = page.locator(".red-ui-flow-port-tooltip");
       await tooltip.waitFor({ state: "visible" });
@@ -365,7 +365,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       await page.mouse.move(5, 5);
       await tooltip.waitFor({ state: "detached" });
     }
-    assert.deepEqual(labels, ["incidents (alarms raised and recovered)", "task reports"]);
+    assert.deepEqual(labels, ["incidents (alarms raised and recovered)", "task reports", "scheduling tasks and pushes of other kinds"]);
   });
 
   // Last but one: the imported nodes stay in the workspace.

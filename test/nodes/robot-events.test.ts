@@ -1,73 +1,17 @@
 /**
  * robot-events through Node-RED's real HTTP server for flows: a sender POSTs
  * over loopback as the cloud's push service would, and the test watches what
- * the flow gets (helper nodes on both outputs), the answers, the status and
- * the log.
+ * the flow gets (helper nodes on its outputs), the answers, the status and
+ * the log. The other shapes the cloud sends: robot-events-shapes.test.ts.
  */
 import assert from "node:assert/strict";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import robotEvents from "../../src/nodes/robot-events";
 import { routesOf, type HttpApp } from "../../src/nodes/push-route";
 import { HttpNodeServer } from "../support/http-node";
-import { TAB, collectMessages, helper, recordStatuses, runtimeEvents, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TAB, collectMessages, helper, recordStatuses, runtimeEvents, useNodeRed, waitFor } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";
-
-const APP_ID = "app-7f3c1e";
-const SERIAL = "GS-S-000101";
-const PATH = "/robot-events";
-
-/** A tab, a robot-events node "events" and helper nodes on its two outputs. */
-function eventsFlow(settings: Record<string, unknown> = {}): FlowNode[] {
-  return [
-    { id: TAB, type: "tab", label: "events" },
-    { id: "events", type: "robot-events", z: TAB, path: PATH, minLevel: "", ...settings, wires: [["incidents"], ["reports"]] },
-    { id: "incidents", type: "helper", z: TAB },
-    { id: "reports", type: "helper", z: TAB },
-  ];
-}
-
-function incidentPush(content: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    appId: APP_ID,
-    payload: {
-      serialNumber: SERIAL,
-      modelTypeCode: "S1",
-      content: {
-        incidentCode: 4011,
-        incidentName: "Emergency stop pressed",
-        incidentLevel: "H4",
-        incidentId: "inc-1",
-        incidentStatus: 1,
-        startTime: 1_764_000_000_000,
-        endTime: 0,
-        taskId: "task-9",
-        mapName: "Floor 1",
-        ...content,
-      },
-    },
-    ...extra,
-  };
-}
-
-function reportPush(report: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    appId: APP_ID,
-    payload: {
-      serialNumber: SERIAL,
-      modelTypeCode: "S1",
-      taskReport: {
-        id: "report-1",
-        displayName: "Nightly lobby",
-        cleaningMode: "洗地",
-        taskEndStatus: 0,
-        actualCleaningAreaSquareMeter: 118.5,
-        startTime: 1_764_000_000_000,
-        endTime: 1_764_001_200_000,
-        ...report,
-      },
-    },
-  };
-}
+import { APP_ID, PATH, SERIAL, eventsFlow, incidentPush, reportPush } from "../support/robot-events";
 
 describe("robot-events: pushes received on Node-RED's HTTP server for flows", function () {
   this.timeout(20_000);
@@ -144,12 +88,13 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     assert.equal((reports[0]!.payload as Record<string, unknown>).cleaningMode, "中度清洁");
   });
 
-  it("tolerates unknown top-level fields and unknown fields inside, keeping the inner ones", async () => {
+  it("tolerates unknown top-level fields and unknown fields inside, keeping both", async () => {
     const { incidents } = await deploy();
     const answer = await post(incidentPush({ newInnerField: "kept" }, { pushTime: 1_764_000_000_500, version: "2", subscription: { id: 9 } }));
     assert.equal(answer.status, 200);
     await waitFor(() => incidents.length === 1, 2000, "the incident");
     assert.equal((incidents[0]!.payload as Record<string, unknown>).newInnerField, "kept");
+    assert.deepEqual(incidents[0]!.push, { pushTime: 1_764_000_000_500, version: "2", subscription: { id: 9 } }, "the top-level ones beside, in msg.push");
   });
 
   it("answers 401 to a missing or wrong appId and sends nothing", async () => {
@@ -176,22 +121,16 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     assert.equal(statuses.at(-1)?.fill, "red");
   });
 
-  it("answers 400 naming what is wrong: not JSON, neither push, a bad field; and sends nothing", async () => {
+  it("answers 400 only to a body that is not JSON or names no robot, and sends nothing for it", async () => {
     const { incidents, reports } = await deploy();
     const notJson = await post("{ not json", { headers: { "Content-Type": "application/json" } });
     assert.equal(notJson.status, 400);
     assert.match(notJson.text, /not JSON/);
     const empty = await post("");
     assert.equal(empty.status, 400);
-    const neither = await post({ appId: APP_ID, payload: { serialNumber: SERIAL } });
-    assert.equal(neither.status, 400);
-    assert.match(neither.text, /payload.*neither an incident push.*nor a task report push/);
-    const badStatus = await post(incidentPush({ incidentStatus: 5 }));
-    assert.equal(badStatus.status, 400);
-    assert.match(badStatus.text, /payload\.content\.incidentStatus/);
-    const badSerial = await post({ appId: APP_ID, payload: { serialNumber: "../x", content: {} } });
-    assert.equal(badSerial.status, 400);
-    assert.match(badSerial.text, /payload\.serialNumber/);
+    const noRobot = await post({ appId: APP_ID, payload: { content: { incidentId: "x", incidentStatus: 1 } } });
+    assert.equal(noRobot.status, 400);
+    assert.match(noRobot.text, /payload\.serialNumber: is missing, and so is productId/);
     const array = await post([incidentPush()]);
     assert.equal(array.status, 401, "a list has no appId");
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -379,7 +379,12 @@ describe("robot-site-task", function () {
       assert.equal(caught.length, 1);
       const error = caught[0]!.error as { message: string; code: string };
       assert.equal(error.code, "COMMAND_REJECTED");
-      assert.match(error.message, /cmdResultCode 2010100009/);
+      // Node-RED writes an error's name before its message on msg.error.message.
+      assert.equal(
+        error.message,
+        "RobotApiError: sendTempTask: robot rejected the temporary task (cmdResultCode 2010100009: the task parameters were rejected (most often a wrong areaId, or a cleaning mode the robot does not support))",
+      );
+      assert.equal((caught[0]!.error as { cause: { resultCode: string } }).cause.resultCode, "2010100009", "the code stays for a flow to switch on");
       assert.equal(caught[0]!.topic, "spill");
       assert.equal(stub.server.requests.length, 1, "a rejected task is not sent again");
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "COMMAND_REJECTED" });

@@ -1,7 +1,8 @@
 /**
  * robot-status through real Node-RED: once per message against the simulator
  * (status, fleetStatus one per robot or all, listRobots, taskReports, bad
- * input), and watch mode against a fleet of 200 robots whose statuses the test
+ * input, watching every robot, the Test button; the simulator refuses a
+ * Content-Type on the robot list as the cloud does), and watch mode against a fleet of 200 robots whose statuses the test
  * changes (every robot once, then exactly the changes, offline on output 2,
  * batches of 11, one Catch message per run of failed polls, nothing after
  * close).
@@ -100,6 +101,25 @@ describe("robot-status", function () {
       assert.deepEqual(read.map((report) => [report.taskEndStatus, report.outcome]), [[0, "normal"], [1, "stoppedByHand"]]);
       assert.equal(read[0]!.cleaningMode, "__middle_cleaning");
       assert.equal(read[0]!.cleaningKind, undefined, "an intensity says no kind");
+    });
+
+    // The simulator answers the robot list 415 when it carries a Content-Type, as the cloud does: these pass only when it has none.
+    it("watch mode over every robot of the account: each robot once, read from the robot list", async () => {
+      await load({ watch: true, interval: 5, operation: "fleetStatus" });
+      const out = collectMessages("out");
+      await waitFor(() => out.length === 3, 5000, "every robot once");
+      assert.deepEqual(out.map((msg) => msg.topic).sort(), ["GS-S-000101", "GS-S-000102", "GS-S-000201"]);
+      assert.ok(out.every((msg) => msg.initial === true));
+      assert.ok(requests.some((line) => /^GET \/v1alpha1\/robots 200 /.test(line)), requests.join("\n"));
+    });
+
+    it("robot-config's Test button (the editor API it calls) lists the account's robots", async () => {
+      await load();
+      const answer = await helper.request().get("/robot-fleet/config/config/test").expect(200);
+      const body = answer.body as { robots: number; milliseconds: number };
+      assert.equal(body.robots, 3);
+      assert.equal(typeof body.milliseconds, "number");
+      assert.ok(requests.some((line) => /^GET \/v1alpha1\/robots 200 /.test(line)), requests.join("\n"));
     });
 
     it("refuses a bad serial number in msg.payload with one catchable error naming it, and sends nothing", async () => {

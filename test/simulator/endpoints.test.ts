@@ -240,6 +240,21 @@ describe("simulator: the endpoint table", function () {
     assert.equal((otherAccount.json as { code: number }).code, 7);
   });
 
+  it("answers the robot list 415 with the reason when it carries a Content-Type, as the cloud does; other bodyless GETs take one or none", async () => {
+    const listPath = `${ENDPOINTS.listRobots.path}?page=1&pageSize=10`;
+    const refused = await rawRequest(demo.simulator.url, "GET", listPath, { token: DEMO_TOKEN, headers: { "Content-Type": "application/json" } });
+    assert.equal(refused.status, 415);
+    assert.match((refused.json as { message: string }).message, /GET \/v1alpha1\/robots must be sent without a Content-Type header/);
+    const listed = await rawRequest(demo.simulator.url, "GET", listPath, { token: DEMO_TOKEN });
+    assert.equal(listed.status, 200, listed.text);
+    const statusPath = pathFor(ENDPOINTS.getRobotStatus, { serialNumber: "GS-S-000101" });
+    for (const headers of [{ "Content-Type": "application/json" }, {}] as Record<string, string>[]) {
+      assert.equal((await rawRequest(demo.simulator.url, "GET", statusPath, { token: DEMO_TOKEN, headers })).status, 200, JSON.stringify(headers));
+    }
+    // The client sends the list without one: every robot, through the real RobotClient.
+    assert.equal((await demo.client.listAllRobots()).length, FLEET.robots.length);
+  });
+
   it("answers 404 for an unknown path and 405 with Allow for a wrong method", async () => {
     const unknown = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/no-such-thing", { token: DEMO_TOKEN });
     assert.equal(unknown.status, 404);

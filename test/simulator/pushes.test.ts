@@ -103,7 +103,16 @@ describe("simulator: pushes", function () {
   describe("the push target", () => {
     it("is read and set with GET/PUT /_sim/push, moved to another receiver and stopped with {url: null}", async () => {
       const read = await control(push.simulator.url, "GET", "push");
-      assert.deepEqual(read.json, { url: `${push.receiver.url}${PUSH_PATH}`, appId: APP_ID, sent: push.simulator.pushes.sent, failed: 0, dropped: 0, duplicated: 0 });
+      assert.deepEqual(read.json, {
+        url: `${push.receiver.url}${PUSH_PATH}`,
+        appId: APP_ID,
+        envelope: "documented",
+        times: "epochMs",
+        sent: push.simulator.pushes.sent,
+        failed: 0,
+        dropped: 0,
+        duplicated: 0,
+      });
 
       const other = await new RecordingServer().start();
       try {
@@ -138,6 +147,8 @@ describe("simulator: pushes", function () {
         [{ url: "http://127.0.0.1:1/x" }, /^appId: is needed with a url/],
         [{ url: "http://127.0.0.1:1/x", appId: " " }, /^appId: must be a non-empty string/],
         [{ url: null, colour: "red" }, /^colour: is not a field/],
+        [{ url: "http://127.0.0.1:1/x", appId: "a", envelope: "v2" }, /^envelope: must be "documented" or "typed"/],
+        [{ url: "http://127.0.0.1:1/x", appId: "a", times: "seconds" }, /^times: must be "epochMs" or "iso"/],
       ] as const) {
         const refused = await control(push.simulator.url, "PUT", "push", body);
         assert.equal(refused.status, 400, JSON.stringify(body));
@@ -148,6 +159,43 @@ describe("simulator: pushes", function () {
       assert.throws(() => push.simulator.setPush({ url: "not a url", appId: "a" }), /url: must be an http\(s\) URL/);
       assert.equal(push.simulator.pushes.url, `${push.receiver.url}${PUSH_PATH}`);
       await assert.rejects(startSimulator({ quiet: true, push: { url: "mailto:x@example.com", appId: "a" } }), /url: must be an http\(s\) URL/);
+    });
+  });
+
+  describe("the shapes of the push service", () => {
+    it("sends the newer envelope with RFC 3339 times: messageTypeId, productId the only serial number, a messageId per push; null for not yet", async () => {
+      const set = await control(push.simulator.url, "PUT", "push", { url: `${push.receiver.url}${PUSH_PATH}`, appId: APP_ID, envelope: "typed", times: "iso" });
+      assert.deepEqual([set.status, set.json.envelope, set.json.times], [200, "typed", "iso"]);
+      await raise("H5");
+      await push.client.submitCommand(command(LOBBY, "START_TASK"));
+      push.clock += 90_000;
+      await push.client.submitCommand(command(LOBBY, "STOP_TASK"));
+      const bodies = (await received(push.receiver, 2)) as unknown as Array<Record<string, unknown> & { payload: Record<string, unknown> }>;
+      const incident = bodies.find((body) => body.messageTypeId === 1)!;
+      const report = bodies.find((body) => body.messageTypeId === 2)!;
+      assert.deepEqual(Object.keys(incident).sort(), ["appId", "messageId", "messageTimestamp", "messageTypeId", "payload", "productId", "pushTime", "traceId"]);
+      assert.equal(incident.productId, KITCHEN);
+      assert.equal(incident.messageTimestamp, START_MS);
+      assert.equal("serialNumber" in incident.payload, false, "the robot only as productId");
+      const content = incident.payload.content as { startTime: unknown; endTime: unknown };
+      assert.deepEqual([content.startTime, content.endTime], [new Date(START_MS).toISOString(), null]);
+      assert.equal(report.productId, LOBBY);
+      const taskReport = report.payload.taskReport as { startTime: unknown; endTime: unknown };
+      assert.deepEqual([taskReport.startTime, taskReport.endTime], [new Date(START_MS).toISOString(), new Date(START_MS + 90_000).toISOString()]);
+      assert.notEqual(incident.messageId, report.messageId);
+    });
+
+    it("pushes a scheduling task's run by hand (messageTypeId 3, always typed) and names a bad field", async () => {
+      const answer = await control(push.simulator.url, "POST", `robots/${KITCHEN}/scheduling-tasks`, { taskName: "Night", scheduleId: "s-1" });
+      assert.equal(answer.status, 201, JSON.stringify(answer.json));
+      const [body] = (await received(push.receiver, 1)) as unknown as Array<Record<string, unknown> & { payload: Record<string, unknown> }>;
+      assert.deepEqual([body!.messageTypeId, body!.productId], [3, KITCHEN]);
+      assert.deepEqual([body!.payload.taskName, body!.payload.scheduleId, body!.payload.startTime], ["Night", "s-1", START_MS]);
+      const refused = await control(push.simulator.url, "POST", `robots/${KITCHEN}/scheduling-tasks`, { taskName: "" });
+      assert.equal(refused.status, 400);
+      assert.match(String(refused.json.message), /^taskName: must be a non-empty string/);
+      assert.equal((await control(push.simulator.url, "POST", "robots/NO-SUCH/scheduling-tasks", {})).status, 404);
+      assert.equal((await control(push.simulator.url, "GET", `robots/${KITCHEN}/scheduling-tasks`)).status, 405);
     });
   });
 

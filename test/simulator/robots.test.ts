@@ -265,23 +265,25 @@ describe("simulator: the fleet and what commands do", function () {
     assert.deepEqual([robot.currentTask?.name, robot.currentTask?.source, robot.currentTask?.areaIds], ["Spot clean", "temp_task", ["2"]]);
   });
 
-  it("refuses a B4 task while one is running (cmdStatus 7, 2010100009), and the running task goes on", async () => {
+  it("refuses a B4 task while one is running (cmdStatus 7, 2010100012: a task is already there), and the running task goes on", async () => {
     await demo.client.submitCommand(startTask(LOBBY));
     const error = await failureOf(demo.client.sendTempTask(tempTask(LOBBY)));
     assert.equal(error.kind, "rejected");
-    assert.equal(error.resultCode, "2010100009");
+    assert.equal(error.resultCode, "2010100012");
+    assert.match(error.message, /2010100012: a temporary task is already there/);
     assert.equal((await status(LOBBY)).currentTask?.name, "Lobby");
 
     await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
     const whilePaused = await failureOf(demo.client.sendTempTask(tempTask(LOBBY)));
-    assert.equal(whilePaused.resultCode, "2010100009", "a paused task still occupies the robot");
+    assert.equal(whilePaused.resultCode, "2010100012", "a paused task still occupies the robot");
   });
 
   it("refuses a B4 task for an unknown area or a map name that does not match the map", async () => {
     for (const request of [tempTask(KITCHEN, "99"), tempTask(KITCHEN, "2", "Floor 2")]) {
       const error = await failureOf(demo.client.sendTempTask(request));
       assert.equal(error.kind, "rejected");
-      assert.equal(error.resultCode, "2010100006");
+      assert.equal(error.resultCode, "2010100009");
+      assert.match(error.message, /2010100009: the task parameters were rejected \(most often a wrong areaId/);
     }
     assert.equal((await status(KITCHEN)).taskState, "IDLE");
   });
