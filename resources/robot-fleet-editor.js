@@ -172,7 +172,10 @@
     var code = answer && answer.code;
     switch (code) {
       case "NOT_DEPLOYED": return t("picker.deployFirst");
+      case "CONNECTION_REFUSED": return t("picker.connectionRefused", { host: answer.message });
+      case "CREDENTIALS_REFUSED": return t("picker.credentialsRefused", { problem: answer.message });
       case "PERMISSION_DENIED": return t("picker.permissionDenied");
+      case "TIMEOUT": return t("picker.timeout", { seconds: answer.message });
       case "NO_ANSWER": return t("picker.noAnswer");
       case "CONFIG_PROBLEM": return t("picker.configProblem", { problem: answer.message });
       case "INVALID_INPUT": return t("picker.invalid", { problem: answer.message });
