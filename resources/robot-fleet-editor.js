@@ -291,10 +291,16 @@
     return robot.serialNumber + (robot.displayName ? " – " + robot.displayName : "") + (state ? " (" + state + ")" : "");
   }
 
-  /** "__洗地 – scrub": a cleaning mode with its kind where the name says it. */
+  /**
+   * A cleaning mode as a person reads it: its name without the cloud's "__", then what it means in the
+   * editor's language (its kind, or readable words) unless that is the name itself ("尘推" in Chinese).
+   */
   function cleaningModeLabel(mode) {
-    return mode.kind ? mode.name + " – " + t("cleaningKind." + mode.kind) : mode.name;
+    var name = String(mode.name).replace(/^__/, "");
+    var words = mode.kind ? t("cleaningKind." + mode.kind) : mode.words ? t("cleaningMode." + mode.words) : "";
+    return words && words !== name ? name + " – " + words : name;
   }
+
 
   var PICKERS = {
     serialNumber: function () {

@@ -12,7 +12,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
-import { cleaningKindOf } from "../api/cleaning-modes";
+import { cleaningModeMeaningOf } from "../api/cleaning-modes";
 import { isPlainObject } from "./plain-data";
 import type { RobotConfigNode } from "./types";
 
@@ -78,7 +78,7 @@ const LOOKUPS = {
   },
   /**
    * What the robot's status offers: cleaning modes (each with its kind where
-   * the name says it), navigation points, and the tasks it can run (v1
+   * the name says it, else its readable words), navigation points, and the tasks it can run (v1
    * status: executableTasks, each with its map).
    */
   async options(client: RobotClient, serialNumber: string) {
@@ -87,7 +87,7 @@ const LOOKUPS = {
     const cleaningModes = list(status.cleanModes)
       .map((mode) => textOf(isPlainObject(mode) ? mode.name : mode))
       .filter((name) => name !== undefined)
-      .map((name) => ({ name, kind: cleaningKindOf(name) }));
+      .map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
     const points = isPlainObject(status.navigationPoints) ? list(status.navigationPoints.naviPoints) : [];
     const positions = points.map((point) => textOf(isPlainObject(point) ? point.naviPointName : point)).filter((name) => name !== undefined);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
