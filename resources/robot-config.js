@@ -110,7 +110,7 @@
       }).trigger("change");
       // An emptied field shows what the runtime will use instead.
       LIMITS.forEach(function (name) {
-        $("#node-config-input-" + name).attr("placeholder", fleet.t("placeholder.default", { value: SETTINGS[name].default }));
+        $("#node-config-input-" + name).attr("placeholder", fleet.t("placeholder.default", { value: Number(SETTINGS[name].default).toLocaleString() }));
       });
       $("#node-config-input-redisPrefix").attr("placeholder", fleet.tables().redis.defaultPrefix);
       // The password and prefix matter only once there is a Redis URL.

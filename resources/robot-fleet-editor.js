@@ -172,7 +172,10 @@
     var code = answer && answer.code;
     switch (code) {
       case "NOT_DEPLOYED": return t("picker.deployFirst");
+      case "CONNECTION_REFUSED": return t("picker.connectionRefused", { host: answer.message });
+      case "CREDENTIALS_REFUSED": return t("picker.credentialsRefused", { problem: answer.message });
       case "PERMISSION_DENIED": return t("picker.permissionDenied");
+      case "TIMEOUT": return t("picker.timeout", { seconds: answer.message });
       case "NO_ANSWER": return t("picker.noAnswer");
       case "CONFIG_PROBLEM": return t("picker.configProblem", { problem: answer.message });
       case "INVALID_INPUT": return t("picker.invalid", { problem: answer.message });
@@ -288,10 +291,16 @@
     return robot.serialNumber + (robot.displayName ? " – " + robot.displayName : "") + (state ? " (" + state + ")" : "");
   }
 
-  /** "__洗地 – scrub": a cleaning mode with its kind where the name says it. */
+  /**
+   * A cleaning mode as a person reads it: its name without the cloud's "__", then what it means in the
+   * editor's language (its kind, or readable words) unless that is the name itself ("尘推" in Chinese).
+   */
   function cleaningModeLabel(mode) {
-    return mode.kind ? mode.name + " – " + t("cleaningKind." + mode.kind) : mode.name;
+    var name = String(mode.name).replace(/^__/, "");
+    var words = mode.kind ? t("cleaningKind." + mode.kind) : mode.words ? t("cleaningMode." + mode.words) : "";
+    return words && words !== name ? name + " – " + words : name;
   }
+
 
   var PICKERS = {
     serialNumber: function () {

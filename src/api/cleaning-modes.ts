@@ -25,3 +25,35 @@ export function cleaningKindOf(mode: unknown): CleaningKind | undefined {
   if (typeof mode !== "string") return undefined;
   return KIND_OF_NAME.get(mode.trim().replace(/^__/, ""));
 }
+
+/**
+ * Names that say no kind but still read as words: intensities, carpet, test,
+ * and the plain 清洗 (washing) and 清扫 (sweeping) of older models.
+ */
+export const CLEANING_MODE_WORDS = {
+  lightIntensity: ["轻度清洁", "light_cleaning"],
+  mediumIntensity: ["中度清洁", "middle_cleaning"],
+  heavyIntensity: ["重度清洁", "heavy_cleaning"],
+  carpet: ["地毯清洁"],
+  test: ["测试"],
+  washing: ["清洗"],
+  sweeping: ["清扫"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type CleaningModeWords = keyof typeof CLEANING_MODE_WORDS;
+
+const WORDS_OF_NAME = new Map<string, CleaningModeWords>(
+  (Object.keys(CLEANING_MODE_WORDS) as CleaningModeWords[]).flatMap((words) => CLEANING_MODE_WORDS[words].map((name): [string, CleaningModeWords] => [name, words])),
+);
+
+/**
+ * What a mode is shown as, beside its name: its kind where the name says one
+ * (cleaningKind.<kind> in the catalogs), else a readable name where there is
+ * one (cleaningMode.<words>); undefined for a name nobody has read yet.
+ */
+export function cleaningModeMeaningOf(mode: unknown): { kind: CleaningKind } | { words: CleaningModeWords } | undefined {
+  const kind = cleaningKindOf(mode);
+  if (kind) return { kind };
+  const words = typeof mode === "string" ? WORDS_OF_NAME.get(mode.trim().replace(/^__/, "")) : undefined;
+  return words ? { words } : undefined;
+}

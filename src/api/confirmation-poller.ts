@@ -8,23 +8,8 @@ import type { RobotClient } from "./client";
 import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { RobotApiError, abortedError } from "./errors";
+import { refusalText, stateRefusal, type ActionRefusal } from "./robot-actions";
 import { robotStateOf, type RobotState } from "./watcher-state";
-
-/**
- * What the last status says that keeps a robot from acting on a command, for
- * the NOT_CONFIRMED message: offline, stopped by its emergency stop, or lost.
- */
-function whyNotShown(lastStatus: Record<string, unknown> | undefined): string {
-  if (!lastStatus) return ": no status of the robot was read";
-  const state = robotStateOf(lastStatus);
-  const reasons = [
-    state.online === false ? "offline" : undefined,
-    state.emergencyStop === true ? "stopped by its emergency stop" : undefined,
-    state.localizationState === "LOST" ? "lost (localization LOST)" : undefined,
-  ].filter((reason) => reason !== undefined);
-  return reasons.length ? `: the robot was ${reasons.join(", ")} at its last status` : "";
-}
-
 
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
@@ -35,6 +20,8 @@ export interface ConfirmationRule {
   confirmedBy(state: RobotState): string | undefined;
   /** For the help and error messages: what is waited for. */
   expects: string;
+  /** Why a robot in this state would not carry the command out, when its state says (the NOT_CONFIRMED reason). */
+  refusal?(state: RobotState): ActionRefusal | undefined;
 }
 
 export interface Confirmed {
@@ -111,12 +98,19 @@ export class ConfirmationPoller {
       };
       if (signal) this.aborts.add(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
+        const state = waiter.lastStatus && robotStateOf(waiter.lastStatus);
+        // What the last status says kept the robot from it: the command's own reason, else offline or stopped.
+        const refusal = state && (rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" as const } : undefined));
+        const waited = `${timeoutMs / 1000} s`;
         waiter.reject(
           new RobotApiError({
             kind: "not_confirmed",
             operation,
-            message: `${operation}: robot ${serialNumber} did not show it within ${timeoutMs / 1000} s (waited for ${rule.expects})${whyNotShown(waiter.lastStatus)}`,
+            message: refusal
+              ? `${operation}: robot ${serialNumber} ${refusalText(refusal)} (waited ${waited} for ${rule.expects})`
+              : `${operation}: robot ${serialNumber} did not show it within ${waited} (waited for ${rule.expects})${state ? "" : ": no status of the robot was read"}`,
             lastStatus: waiter.lastStatus,
+            ...(refusal ? { refusal } : {}),
           }),
         );
       }, timeoutMs);

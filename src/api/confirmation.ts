@@ -6,6 +6,7 @@
  * nodes, the help and the tests.
  */
 import { commandTypeOf, type CommandType } from "./commands";
+import { commandRefusal } from "./robot-actions";
 import type { ConfirmationRule } from "./confirmation-poller";
 import type { RobotState } from "./watcher-state";
 
@@ -79,10 +80,17 @@ const RULES: Record<CommandType, ((body: CommandBody) => ConfirmationRule) | und
 /** The rule for a command body, or undefined when its effect cannot be seen in a status. */
 export function commandConfirmationRule(body: CommandBody): ConfirmationRule | undefined {
   const type = commandTypeOf(body) as CommandType | undefined;
-  return type && RULES[type] ? RULES[type](body) : undefined;
+  const rule = type && RULES[type] ? RULES[type](body) : undefined;
+  if (!type || !rule) return undefined;
+  const target = body.commandParameter?.startNavigationParameter?.position;
+  return {
+    ...rule,
+    // A robot still driving to the point it was sent to is on its way, not refusing.
+    refusal: (state) => (type === "CROSS_NAVIGATE" && state.navigation?.state === "NAVIGATING" && state.navigation.position === target ? undefined : commandRefusal(type, state)),
+  };
 }
 
 /** A temporary site task (B3, B4) shows as a running task, with its name when the status gives one. */
 export function tempTaskConfirmationRule(taskName: string | undefined): ConfirmationRule {
-  return runningTask(taskName);
+  return { ...runningTask(taskName), refusal: (state) => commandRefusal("START_TASK", state) };
 }

@@ -1,3 +1,4 @@
+import type { ActionRefusal } from "./robot-actions";
 import type { z } from "zod";
 
 /**
@@ -63,6 +64,8 @@ export interface RobotApiErrorDetails {
   connectionReset?: boolean;
   /** The robot's last status seen while waiting for a command's effect (NOT_CONFIRMED). */
   lastStatus?: Record<string, unknown>;
+  /** Why that status kept the robot from the command (NOT_CONFIRMED), when it says: a code a console words itself. */
+  refusal?: ActionRefusal;
 }
 
 export class RobotApiError extends Error {
@@ -83,6 +86,7 @@ export class RobotApiError extends Error {
   readonly connectFailed: boolean;
   readonly connectionReset: boolean;
   readonly lastStatus: Record<string, unknown> | undefined;
+  readonly refusal: ActionRefusal | undefined;
 
   constructor(details: RobotApiErrorDetails) {
     super(details.message);
@@ -97,6 +101,7 @@ export class RobotApiError extends Error {
     this.connectFailed = details.connectFailed === true;
     this.connectionReset = details.connectionReset === true;
     this.lastStatus = details.lastStatus;
+    this.refusal = details.refusal;
     this.code = codeFor(this);
     // Node-RED builds msg.error from an error's message, code, stack and cause only; the details a flow
     // may switch on (retryAfterSeconds, field, status, ...) reach a Catch node as msg.error.cause.
@@ -106,7 +111,7 @@ export class RobotApiError extends Error {
   /** What a flow may act on, without the message text. */
   details(): Record<string, unknown> {
     const details: Record<string, unknown> = { kind: this.kind, code: this.code };
-    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds", "lastStatus"] as const) {
+    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds", "lastStatus", "refusal"] as const) {
       if (this[key] !== undefined) details[key] = this[key];
     }
     return details;

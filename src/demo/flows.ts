@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-type FlowNode = Record<string, unknown> & { id: string; type: string };
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
 export interface DemoTargets {
   simulatorUrl: string;

@@ -5,12 +5,14 @@
  * second Node-RED instance runs the same flows, sharing the robot account with
  * the first through a redis-server the demo starts (or REDIS_URL).
  *
+ * Flows are kept in a lasting folder (user-dir.ts): DEMO_DIR, else
+ * ~/.node-red-robot-fleet-demo; --fresh starts again from the examples.
+ *
  * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
  * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
  * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -21,7 +23,7 @@ import { REALISTIC_TIMING } from "../simulator/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
 import { startRedisServer, type RedisServer } from "./redis-server";
-import { demoSettings, packageRoot, prepareUserDir } from "./user-dir";
+import { demoFolder, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -29,6 +31,18 @@ function portFromEnv(name: string, fallback: number): number {
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, not "${raw}"`);
   return port;
+}
+
+/** Says which setting to change when a port is taken, instead of Node's bare EADDRINUSE. */
+async function onPort<T>(setting: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (/EADDRINUSE/.test(error instanceof Error ? `${(error as { code?: string }).code} ${error.message}` : String(error))) {
+      throw new Error(`port ${port} is in use: set ${setting} to a free port (${setting}=0 picks one)`, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** A port nobody listens on now, for PORT=0: the example comments must name it before the editor opens. */
@@ -79,18 +93,17 @@ async function main(): Promise<void> {
   let redis: RedisServer | undefined;
   if (shared && !process.env.REDIS_URL) {
     const requestedRedisPort = portFromEnv("REDIS_PORT", 6380);
-    redis = await startRedisServer(requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort);
+    const redisPort = requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort;
+    redis = await onPort("REDIS_PORT", redisPort, () => startRedisServer(redisPort));
   }
   const redisUrl = shared ? (process.env.REDIS_URL ?? redis!.url) : undefined;
 
   // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it. The
   // console shows the simulator's failed requests only, unless `npm start -- --verbose` asks for every one.
-  const simulator = await startSimulator({
-    host: "127.0.0.1",
-    port: portFromEnv("SIMULATOR_PORT", 18080),
-    timing: REALISTIC_TIMING,
-    logFailuresOnly: !process.argv.includes("--verbose"),
-  });
+  const simulatorPort = portFromEnv("SIMULATOR_PORT", 18080);
+  const simulator = await onPort("SIMULATOR_PORT", simulatorPort, () =>
+    startSimulator({ host: "127.0.0.1", port: simulatorPort, timing: REALISTIC_TIMING, logFailuresOnly: !process.argv.includes("--verbose") }),
+  );
 
   const broker = await Aedes.createBroker();
   // The banner says "publish now", so it waits until the example's MQTT-in node has subscribed
@@ -105,7 +118,8 @@ async function main(): Promise<void> {
     });
   });
   const mqttServer = net.createServer((socket) => broker.handle(socket));
-  const mqttPort = await listen(mqttServer, portFromEnv("MQTT_PORT", 1883), "127.0.0.1");
+  const requestedMqttPort = portFromEnv("MQTT_PORT", 1883);
+  const mqttPort = await onPort("MQTT_PORT", requestedMqttPort, () => listen(mqttServer, requestedMqttPort, "127.0.0.1"));
 
   const { flows, credentials, pushPaths } = buildDemoFlows(path.join(packageRoot, "examples"), {
     simulatorUrl: simulator.url,
@@ -114,17 +128,18 @@ async function main(): Promise<void> {
     editorPort,
     redisUrl,
   });
-  const userDir = prepareUserDir(flows, credentials);
-  const nodeRed = await startEmbeddedNodeRed({ host, port: editorPort, settings: demoSettings(userDir) });
+  const prepared = prepareUserDir(demoFolder(), flows, credentials, process.argv.includes("--fresh"));
+  const { userDir } = prepared;
+  const nodeRed = await onPort("PORT", editorPort, () => startEmbeddedNodeRed({ host, port: editorPort, settings: demoSettings(userDir) }));
   const port = nodeRed.port;
   await sensorsSubscribed;
 
-  let second: { child: ChildProcess; port: number; userDir: string } | undefined;
+  let second: { child: ChildProcess; port: number } | undefined;
   if (shared) {
     const requestedSecondPort = portFromEnv("SECOND_PORT", port + 1);
     const secondPort = requestedSecondPort === 0 ? await freePort(host) : requestedSecondPort;
-    const secondUserDir = prepareUserDir(secondInstanceFlows(flows), credentials);
-    second = { child: await startSecondInstance(secondUserDir, host, secondPort), port: secondPort, userDir: secondUserDir };
+    const secondUserDir = prepareSecondUserDir(userDir, secondInstanceFlows);
+    second = { child: await onPort("SECOND_PORT", secondPort, () => startSecondInstance(secondUserDir, host, secondPort)), port: secondPort };
   }
   // The simulator pushes incidents and task reports to the example's robot-events node, as the cloud would
   // to a URL registered with the maker; on a wildcard HOST, Node-RED is reached on loopback.
@@ -158,6 +173,8 @@ ${
 `
     : ""
 }
+  Flows are kept in ${userDir}${prepared.kept ? " (those of your last run)" : ""}.
+  npm start -- --fresh starts again from the example flows${prepared.savedAs ? `; your previous flows were saved as ${prepared.savedAs}` : ", saving yours beside them first"}.
   Ctrl-C stops everything.
 `);
 
@@ -170,14 +187,12 @@ ${
       const ended = new Promise((resolve) => second.child.once("exit", resolve));
       second.child.kill("SIGTERM");
       await ended;
-      fs.rmSync(second.userDir, { recursive: true, force: true });
     }
     await nodeRed.stop();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
     await simulator.close();
     redis?.stop();
-    fs.rmSync(userDir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());

@@ -12,7 +12,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
-import { cleaningKindOf } from "../api/cleaning-modes";
+import { cleaningModeMeaningOf } from "../api/cleaning-modes";
 import { isPlainObject } from "./plain-data";
 import type { RobotConfigNode } from "./types";
 
@@ -21,7 +21,16 @@ export const EDITOR_API_ROOT = "/robot-fleet/config";
 export const CACHE_MS = 30_000;
 
 /** What the editor shows for a failure: it words each code in the user's language (robot-fleet catalogue). */
-export type PickerProblem = "NOT_DEPLOYED" | "CONFIG_PROBLEM" | "INVALID_INPUT" | "PERMISSION_DENIED" | "NO_ANSWER" | "CLOUD_ERROR";
+export type PickerProblem =
+  | "NOT_DEPLOYED"
+  | "CONFIG_PROBLEM"
+  | "INVALID_INPUT"
+  | "CONNECTION_REFUSED"
+  | "CREDENTIALS_REFUSED"
+  | "PERMISSION_DENIED"
+  | "TIMEOUT"
+  | "NO_ANSWER"
+  | "CLOUD_ERROR";
 
 interface CachedAnswer {
   expires: number;
@@ -69,7 +78,7 @@ const LOOKUPS = {
   },
   /**
    * What the robot's status offers: cleaning modes (each with its kind where
-   * the name says it), navigation points, and the tasks it can run (v1
+   * the name says it, else its readable words), navigation points, and the tasks it can run (v1
    * status: executableTasks, each with its map).
    */
   async options(client: RobotClient, serialNumber: string) {
@@ -78,7 +87,7 @@ const LOOKUPS = {
     const cleaningModes = list(status.cleanModes)
       .map((mode) => textOf(isPlainObject(mode) ? mode.name : mode))
       .filter((name) => name !== undefined)
-      .map((name) => ({ name, kind: cleaningKindOf(name) }));
+      .map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
     const points = isPlainObject(status.navigationPoints) ? list(status.navigationPoints.naviPoints) : [];
     const positions = points.map((point) => textOf(isPlainObject(point) ? point.naviPointName : point)).filter((name) => name !== undefined);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
@@ -108,14 +117,23 @@ const LOOKUPS = {
   },
 };
 
-function problemOf(error: unknown): { status: number; code: PickerProblem; message: string } {
+/**
+ * What went wrong, named for what a person fixes: the URL (refused
+ * connection: its message is host:port), the credentials (refused by the
+ * cloud or its token grant), the robot's permissions, the network's speed
+ * (no answer within the timeout: its message is the seconds), or the cloud.
+ */
+function problemOf(error: unknown, client: RobotClient): { status: number; code: PickerProblem; message: string } {
   if (!(error instanceof RobotApiError)) return { status: 500, code: "CLOUD_ERROR", message: "the lookup failed" };
   // The error's message never holds a token (RobotApiError's rule), so it may reach the browser.
   if (error.kind === "invalid_input") return { status: 400, code: "INVALID_INPUT", message: error.message };
-  if (error.code === "PERMISSION_DENIED" || error.code === "UNAUTHENTICATED" || error.status === 401 || error.status === 403) {
-    return { status: 403, code: "PERMISSION_DENIED", message: error.message };
+  if (error.kind === "network" && /\bECONNREFUSED\b/.test(error.message)) return { status: 502, code: "CONNECTION_REFUSED", message: new URL(client.baseUrl).host };
+  if (error.code === "UNAUTHENTICATED" || error.status === 401 || error.operation === "grantToken") {
+    return { status: 403, code: "CREDENTIALS_REFUSED", message: error.message };
   }
-  if (error.kind === "timeout" || error.kind === "network" || error.kind === "queue_full" || (error.status ?? 0) >= 500 || error.code === "RESOURCE_EXHAUSTED") {
+  if (error.code === "PERMISSION_DENIED" || error.status === 403) return { status: 403, code: "PERMISSION_DENIED", message: error.message };
+  if (error.kind === "timeout") return { status: 504, code: "TIMEOUT", message: String(client.timeoutMs / 1000) };
+  if (error.kind === "network" || error.kind === "queue_full" || (error.status ?? 0) >= 500 || error.code === "RESOURCE_EXHAUSTED") {
     return { status: 502, code: "NO_ANSWER", message: error.message };
   }
   return { status: 502, code: "CLOUD_ERROR", message: error.message };
@@ -151,13 +169,14 @@ export function registerEditorApi(RED: NodeAPI): void {
         fail(res, 400, "INVALID_INPUT", `serialNumber: ${SERIAL_NUMBER_RULE}`);
         return;
       }
+      const { client } = config.robot;
       let cache = cacheOf.get(config);
       if (!cache) cacheOf.set(config, (cache = new Map<string, CachedAnswer>()));
       const key = req.path;
       const now = Date.now();
       let cached = cache.get(key);
       if (fresh || !cached || cached.expires <= now) {
-        cached = { expires: now + CACHE_MS, answer: lookup(config.robot.client, req) };
+        cached = { expires: now + CACHE_MS, answer: lookup(client, req) };
         cache.set(key, cached);
         // A failure is not kept: the next try asks the cloud again.
         const entry = cached;
@@ -168,7 +187,7 @@ export function registerEditorApi(RED: NodeAPI): void {
       cached.answer.then(
         (answer) => res.json(answer),
         (error: unknown) => {
-          const problem = problemOf(error);
+          const problem = problemOf(error, client);
           fail(res, problem.status, problem.code, problem.message);
         },
       );

@@ -5,15 +5,20 @@
  * degrees), and the SVG that draws them over the map image. Pure: no Node-RED,
  * no network; robot-maps' fleetMap operation feeds it.
  */
+import { placeLabels, spreadMarkers, textWidth, type Box, type LabelRequest, type PlacedLabel, type Point } from "../api/map-layout";
 import { isPlainObject } from "./plain-data";
 
 /** What a robot is doing, as the picture colours it. */
-export const ROBOT_STATES = ["cleaning", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
+export const ROBOT_STATES = ["cleaning", "navigating", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
 export type RobotState = (typeof ROBOT_STATES)[number];
+
+/** The navigation point every robot's charger is (docs/cloud-api.md: going to the charger is CROSS_NAVIGATE to it). */
+export const CHARGING_POINT = "charging";
 
 /** Fill colours by state: distinct for colour-blind readers too (hue and lightness differ). */
 export const STATE_COLOURS: Readonly<Record<RobotState, string>> = {
   cleaning: "#1b9e4b",
+  navigating: "#01a5b8",
   paused: "#e6a100",
   idle: "#2166ac",
   charging: "#7b3294",
@@ -33,6 +38,8 @@ export interface PlacedRobot {
   /** Degrees as the cloud gives them. */
   angle: number;
   state: RobotState;
+  /** Where a navigating robot is going: the navigation point's name ("charging" for its charger). */
+  destination?: string;
   /** What the flow says of an alarm raised on this robot (msg.alarms), when there is one. */
   alarm?: string;
 }
@@ -63,6 +70,8 @@ export interface MapPicture {
 /** The words of the picture, in the runtime's language. */
 export interface FleetMapWords {
   state(state: RobotState): string;
+  /** "to charger" for "charging", else "to <point>". */
+  goingTo(point: string): string;
   reason(reason: UnplacedReason): string;
   title(mapName: string, robots: number): string;
   unplacedHeading: string;
@@ -114,7 +123,15 @@ export function robotStateOf(status: Record<string, unknown>): RobotState {
   if (isPlainObject(status.battery) && status.battery.charging === true) return "charging";
   if (status.taskState === "RUNNING") return "cleaning";
   if (status.taskState === "PAUSED") return "paused";
+  const navigation = isPlainObject(status.navigation) ? status.navigation : {};
+  if (navigation.state === "NAVIGATING") return "navigating";
+  if (navigation.state === "PAUSED") return "paused";
   return "idle";
+}
+
+/** Where a status's navigation is heading while it navigates. */
+function destinationOf(status: Record<string, unknown>): string | undefined {
+  return isPlainObject(status.navigation) && status.navigation.state === "NAVIGATING" ? text(status.navigation.position) : undefined;
 }
 
 /** Splits the statuses of robots on map `mapId` into placed (in top-left pixels) and unplaced ones. */
@@ -133,7 +150,10 @@ export function placeRobots(statuses: readonly unknown[], mapId: string, height:
     const y = numberOf(position?.y);
     if (localization.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
     else if (x === undefined || y === undefined) unplaced.push({ serialNumber, name, reason: "noPosition", state });
-    else placed.push({ serialNumber, name, x, y: height - y, angle: numberOf(position?.angle) ?? 0, state });
+    else {
+      const destination = state === "navigating" ? destinationOf(status) : undefined;
+      placed.push({ serialNumber, name, x, y: height - y, angle: numberOf(position?.angle) ?? 0, state, ...(destination ? { destination } : {}) });
+    }
   }
   return { placed, unplaced };
 }
@@ -166,83 +186,136 @@ function xml(value: string): string {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
+/** The page width at which every robot's name must still read at MIN_SCREEN_FONT pixels. */
+const NARROWEST_PAGE = 800;
+const MIN_SCREEN_FONT = 12.5;
+
+/** A robot's words after its name: its state, where it is going while it navigates. */
+function stateWords(robot: { state: RobotState; destination?: string }, words: FleetMapWords): string {
+  return robot.destination !== undefined ? words.goingTo(robot.destination) : words.state(robot.state);
+}
+
 /**
- * The SVG of a floor: the map image as its background (viewBox = the image's
- * pixels), each placed robot as a <g data-serial-number> centred on its
- * position with a mark pointing along its angle, its state's colour and its
- * name; navigation points as small labelled dots; a legend of the states and
- * of the robots that cannot be placed.
+ * The SVG of a floor: the map image as its background at 0,0 in its own
+ * pixels, each placed robot as a <g data-serial-number> at its position with
+ * a mark pointing along its angle, its state's colour and its name; robots
+ * that stand on one another fanned out, each with a line to its true spot;
+ * navigation points as small labelled dots; labels where they hide nothing;
+ * a legend of the states and of the robots that cannot be placed below the
+ * floor plan (the viewBox grows to hold it), never over it.
  */
 export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], unplaced: readonly UnplacedRobot[], marks: readonly NavigationMark[], words: FleetMapWords): string {
   const { width, height } = map;
-  // Marks and text keep one size on screen whatever the map's size in pixels.
-  const unit = Math.max(4, Math.min(width, height) / 70);
-  const font = round(unit * 1.6);
+  // Text keeps a readable size on screen whatever the map's size in pixels, down to a page NARROWEST_PAGE wide.
+  const font = round(Math.max(1.6 * Math.max(4, Math.min(width, height) / 70), (MIN_SCREEN_FONT * width) / NARROWEST_PAGE));
+  const unit = font / 1.6;
+  const spread = spreadMarkers(
+    [...placed].sort((a, b) => (a.serialNumber < b.serialNumber ? -1 : a.serialNumber > b.serialNumber ? 1 : 0)),
+    unit * 2.6,
+  );
+  const markerBox = ({ x, y }: { x: number; y: number }, radius: number): Box => ({ x: x - radius, y: y - radius, width: radius * 2, height: radius * 2 });
+  const labelRequests: LabelRequest[] = [
+    ...spread.map((robot): LabelRequest => ({ id: `robot:${robot.serialNumber}`, text: robotLabel(robot), anchor: robot.drawnAt, clearance: unit * 1.3, kind: "robot" })),
+    ...marks.map((mark, index): LabelRequest => ({ id: `point:${index}`, text: mark.name, anchor: mark, clearance: unit * 0.9, kind: "point" })),
+  ];
+  const keepClear = [...spread.map((robot) => markerBox(robot.drawnAt, unit * 1.2)), ...marks.map((mark) => markerBox(mark, unit * 0.6))];
+  const labels = placeLabels(labelRequests, keepClear, font, { x: 0, y: 0, width, height });
+  const legendBlock = legend(unplaced, words, unit, font, width);
+  const fullHeight = round(height + legendBlock.height);
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" data-map-height="${height}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
     `<style>.robot-fleet-map text{font-family:sans-serif;font-size:${font}px;paint-order:stroke;stroke:#fff;stroke-width:${round(unit / 2)}px}` +
       `.robot-fleet-map .robot-offline{opacity:.55}</style>`,
     `<image href="${map.imageUrl}" x="0" y="0" width="${width}" height="${height}"/>`,
     `<g class="navigation-points">`,
   ];
-  for (const mark of marks) {
+  marks.forEach((mark, index) => {
+    const label = labels.get(`point:${index}`);
     parts.push(
-      `<g class="navigation-point" data-name="${xml(mark.name)}" transform="translate(${round(mark.x)} ${round(mark.y)})">` +
+      `<g class="navigation-point" data-name="${xml(mark.name)}" transform="translate(${round(mark.x)} ${round(mark.y)})"><title>${xml(mark.name)}</title>` +
         `<circle r="${round(unit * 0.6)}" fill="#fff" stroke="#333" stroke-width="${round(unit / 4)}"/>` +
-        `<text x="${round(unit)}" y="${round(unit * 0.5)}" fill="#333">${xml(mark.name)}</text></g>`,
+        (label ? `<text x="${round(label.x - mark.x)}" y="${round(label.y - mark.y)}" fill="#333">${xml(mark.name)}</text>` : "") +
+        `</g>`,
     );
-  }
+  });
   parts.push(`</g><g class="robots">`);
-  for (const robot of placed) {
+  for (const robot of spread) {
     const colour = STATE_COLOURS[robot.state];
     const alarmed = robot.alarm !== undefined;
-    const title = `${robot.name} (${robot.serialNumber}): ${words.state(robot.state)}${alarmNote(robot.alarm)}`;
+    const title = `${robot.name} (${robot.serialNumber}): ${stateWords(robot, words)}${alarmNote(robot.alarm)}`;
+    const offset = { x: round(robot.drawnAt.x - robot.x), y: round(robot.drawnAt.y - robot.y) };
+    const fanned = offset.x !== 0 || offset.y !== 0;
+    const label = labels.get(`robot:${robot.serialNumber}`);
     // The cloud's angle turns counter-clockwise with rows counted upwards; SVG rows count downwards.
+    const body =
+      (alarmed ? `<circle class="alarm-ring" r="${round(unit * 2)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 2.5)}" stroke-dasharray="${round(unit * 0.8)} ${round(unit * 0.4)}"/>` : "") +
+      `<g transform="rotate(${round(-robot.angle)})"><path d="M ${round(unit * 2.2)} 0 L ${round(unit * 0.6)} ${round(-unit * 0.9)} L ${round(unit * 0.6)} ${round(unit * 0.9)} Z" fill="${colour}"/></g>` +
+      `<circle class="robot-body" r="${round(unit)}" fill="${colour}" stroke="#fff" stroke-width="${round(unit / 4)}"/>`;
     parts.push(
       `<g class="robot robot-${robot.state}${alarmed ? " robot-alarm" : ""}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}" transform="translate(${round(robot.x)} ${round(robot.y)})">` +
         `<title>${xml(title)}</title>` +
-        (alarmed ? `<circle class="alarm-ring" r="${round(unit * 2)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 2.5)}" stroke-dasharray="${round(unit * 0.8)} ${round(unit * 0.4)}"/>` : "") +
-        `<g transform="rotate(${round(-robot.angle)})"><path d="M ${round(unit * 2.2)} 0 L ${round(unit * 0.6)} ${round(-unit * 0.9)} L ${round(unit * 0.6)} ${round(unit * 0.9)} Z" fill="${colour}"/></g>` +
-        `<circle class="robot-body" r="${round(unit)}" fill="${colour}" stroke="#fff" stroke-width="${round(unit / 4)}"/>` +
-        `<text x="${round(unit * 1.4)}" y="${round(-unit * 1.2)}" fill="${alarmed ? ALARM_COLOUR : "#111"}">${xml(alarmed ? `${ALARM_MARK} ${robot.name}` : robot.name)}</text></g>`,
+        (fanned
+          ? `<line class="robot-leader" x1="0" y1="0" x2="${offset.x}" y2="${offset.y}" stroke="#333" stroke-width="${round(unit / 5)}"/>` +
+            `<circle class="robot-spot" r="${round(unit * 0.35)}" fill="${colour}" stroke="#333" stroke-width="${round(unit / 8)}"/>` +
+            `<g class="robot-fanned" transform="translate(${offset.x} ${offset.y})">${body}</g>`
+          : body) +
+        (label ? robotName(robot, label, alarmed, unit) : "") +
+        `</g>`,
     );
   }
-  parts.push(`</g>`, legend(unplaced, words, unit, font), `</svg>`);
+  parts.push(`</g>`, `<g class="legend" transform="translate(0 ${height})">${legendBlock.svg}</g>`, `</svg>`);
   return parts.join("");
 }
 
-/** The states' colours, and the robots of this map that cannot be placed with the reason. */
-function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: number, font: number): string {
-  const line = round(font * 1.3);
-  const rows = ROBOT_STATES.map(
-    (state, index) =>
-      `<g transform="translate(0 ${round(index * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>` +
-      `<text x="${round(unit * 1.6)}" fill="#111">${xml(words.state(state))}</text></g>`,
-  );
-  rows.push(
-    `<g class="legend-alarm" transform="translate(0 ${round(ROBOT_STATES.length * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>` +
-      `<text x="${round(unit * 1.6)}" fill="${ALARM_COLOUR}">${xml(words.alarm)}</text></g>`,
-  );
-  /** The states' rows and the alarm ring's. */
-  const keyRows = ROBOT_STATES.length + 1;
+/** A robot's name where placeLabels put it, relative to its spot; a name set far off gets a line to its marker. */
+function robotName(robot: PlacedRobot & { drawnAt: Point }, label: PlacedLabel, alarmed: boolean, unit: number): string {
+  let leader = "";
+  if (label.far) {
+    const { box } = label;
+    const end = { x: Math.min(Math.max(robot.drawnAt.x, box.x), box.x + box.width), y: Math.min(Math.max(robot.drawnAt.y, box.y), box.y + box.height) };
+    leader = `<line class="label-leader" x1="${round(robot.drawnAt.x - robot.x)}" y1="${round(robot.drawnAt.y - robot.y)}" x2="${round(end.x - robot.x)}" y2="${round(end.y - robot.y)}" stroke="#666" stroke-width="${round(unit / 6)}"/>`;
+  }
+  return `${leader}<text class="robot-name" x="${round(label.x - robot.x)}" y="${round(label.y - robot.y)}" fill="${alarmed ? ALARM_COLOUR : "#111"}">${xml(robotLabel(robot))}</text>`;
+}
+
+function robotLabel(robot: { name: string; alarm?: string }): string {
+  return robot.alarm !== undefined ? `${ALARM_MARK} ${robot.name}` : robot.name;
+}
+
+/**
+ * The legend, as wide as the map: the states' colours and the alarm ring in
+ * rows that wrap, then the robots of this map that cannot be placed, with
+ * the reason. Each unplaced robot's line carries data-unplaced-serial-number,
+ * so that a page selecting markers by data-serial-number finds markers only.
+ */
+function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: number, font: number, width: number): { svg: string; height: number } {
+  const line = round(font * 1.4);
+  const rows: string[] = [];
+  let x = unit;
+  let y = unit + font;
+  const key = (label: string, dot: string, className = "") => {
+    const itemWidth = unit * 1.6 + textWidth(label, font) + unit * 1.5;
+    if (x > unit && x + itemWidth > width) {
+      x = unit;
+      y += line;
+    }
+    rows.push(`<g${className ? ` class="${className}"` : ""} transform="translate(${round(x)} ${round(y)})">${dot}<text x="${round(unit * 1.6)}" fill="${className ? ALARM_COLOUR : "#111"}">${xml(label)}</text></g>`);
+    x += itemWidth;
+  };
+  for (const state of ROBOT_STATES) key(words.state(state), `<circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>`);
+  key(words.alarm, `<circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>`, "legend-alarm");
   if (unplaced.length > 0) {
-    rows.push(`<text y="${round(keyRows * line)}" fill="#111" font-weight="bold">${xml(words.unplacedHeading)}</text>`);
-    unplaced.forEach((robot, index) => {
+    y += line;
+    rows.push(`<text x="${round(unit)}" y="${round(y)}" fill="#111" font-weight="bold">${xml(words.unplacedHeading)}</text>`);
+    for (const robot of unplaced) {
+      y += line;
       const says = `${robot.name} (${robot.serialNumber}): ${words.reason(robot.reason)}`;
       rows.push(
-        `<text class="unplaced" data-serial-number="${xml(robot.serialNumber)}" y="${round((keyRows + 1 + index) * line)}" fill="${robot.alarm !== undefined ? ALARM_COLOUR : "#111"}">` +
+        `<text class="unplaced" data-unplaced-serial-number="${xml(robot.serialNumber)}" x="${round(unit)}" y="${round(y)}" fill="${robot.alarm !== undefined ? ALARM_COLOUR : "#111"}">` +
           `${xml(robot.alarm !== undefined ? `${ALARM_MARK} ${says}${alarmNote(robot.alarm)}` : says)}</text>`,
       );
-    });
+    }
   }
-  // A backing so the legend stays readable over the map; text widths are estimated (no font metrics here).
-  const longest = Math.max(
-    ...ROBOT_STATES.map((state) => words.state(state).length + 3),
-    words.alarm.length + 3,
-    ...unplaced.map((robot) => robot.name.length + robot.serialNumber.length + 16 + (robot.alarm?.length ?? -3) + 3),
-    words.unplacedHeading.length,
-  );
-  const lines = keyRows + (unplaced.length > 0 ? 1 + unplaced.length : 0);
-  const backing = `<rect x="${round(-unit / 2)}" y="${round(-font - unit / 2)}" width="${round(longest * font * 0.6 + unit)}" height="${round(lines * line + unit)}" rx="${round(unit / 2)}" fill="#fff" fill-opacity=".8"/>`;
-  return `<g class="legend" transform="translate(${round(unit)} ${round(unit + font)})">${backing}${rows.join("")}</g>`;
+  const height = round(y + unit + font * 0.4);
+  return { svg: `<rect class="legend-backing" x="0" y="0" width="${width}" height="${height}" fill="#fff"/>${rows.join("")}`, height };
 }

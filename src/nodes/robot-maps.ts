@@ -13,7 +13,7 @@ import { handleRobotInput, type RobotCall } from "./robot-input";
 import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "./settings";
 import { isPlainObject } from "./plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
-import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
+import { CHARGING_POINT, mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
 import { fleetMapSource, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
 import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 
@@ -53,6 +53,7 @@ function isFleetMap(result: MapsResult): result is FleetMapResult {
 function fleetMapWords(t: Translate): FleetMapWords {
   return {
     state: (state) => t(`fleetMap.states.${state}`),
+    goingTo: (point) => (point === CHARGING_POINT ? t("fleetMap.toCharger") : t("fleetMap.goingTo", { point })),
     reason: (reason) => t(`fleetMap.reasons.${reason}`),
     title: (mapName, robots) => t(robots === 1 ? "fleetMap.titleOne" : "fleetMap.title", { map: mapName, count: robots }),
     unplacedHeading: t("fleetMap.unplaced"),

@@ -1,5 +1,6 @@
 /** The push decoders and the receiver's bookkeeping, apart from HTTP (robot-events tests them over HTTP). */
 import assert from "node:assert/strict";
+import { cleaningModeMeaningOf } from "../../src/api/cleaning-modes";
 import { incidentLevelOf, INCIDENT_LEVEL_CODES } from "../../src/api/incident-levels";
 import { PushReceiver } from "../../src/api/push-receiver";
 import { pushTimeMs, readPush } from "../../src/api/pushes";
@@ -25,6 +26,13 @@ describe("pushes: decoders", () => {
   it("reads taskEndStatus -1..3 as numbers or strings; anything else is unknown", () => {
     assert.deepEqual([-1, 0, 1, 2, 3].map(taskOutcomeOf), ["unknown", "normal", "stoppedByHand", "error", "failedToStart"]);
     assert.deepEqual(["0", " 2 ", 4, "x", undefined, {}, "constructor"].map(taskOutcomeOf), ["normal", "error", "unknown", "unknown", "unknown", "unknown", "unknown"]);
+  });
+
+  it("gives every known mode name a meaning: a kind, or readable words; an unknown name none", () => {
+    assert.deepEqual(
+      ["__洗地", "尘推", "__middle_cleaning", "中度清洁", "地毯清洁", "__清扫", "月光模式", 3].map(cleaningModeMeaningOf),
+      [{ kind: "scrub" }, { kind: "dustMop" }, { words: "mediumIntensity" }, { words: "mediumIntensity" }, { words: "carpet" }, { words: "sweeping" }, undefined, undefined],
+    );
   });
 
   it("adds a cleaning kind only where the mode names one", () => {

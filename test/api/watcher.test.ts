@@ -305,7 +305,7 @@ describe("api: watching robots", function () {
       const poller = new ConfirmationPoller(client, 30);
       const failure = await failureOf(poller.waitFor(serial, tempTaskConfirmationRule("Lobby"), { timeoutMs: 300, operation: "temporary task" }));
       assert.equal(failure.code, "NOT_CONFIRMED");
-      assert.match(failure.message, /GS-S-100001 did not show it within 0.3 s \(waited for task state RUNNING with task "Lobby"\)/);
+      assert.match(failure.message, /GS-S-100001 is cleaning Other: pause or stop it first \(waited 0.3 s for task state RUNNING with task "Lobby"\)/);
       assert.equal((failure.cause as { lastStatus: { currentTask: { name: string } } }).lastStatus.currentTask.name, "Other");
     });
 

@@ -28,13 +28,16 @@ function markersOnPage(page: Page): Promise<Array<{ serial: string; drawn: { x: 
   return page.evaluate(() => {
     const svg = document.querySelector<SVGSVGElement>(".robot-fleet-live-map svg")!;
     const box = svg.getBoundingClientRect();
-    const [, , width, height] = svg.getAttribute("viewBox")!.split(" ").map(Number);
+    const [, , width] = svg.getAttribute("viewBox")!.split(" ").map(Number);
+    // The floor plan's own height: the legend below it makes the viewBox taller.
+    const height = Number(svg.getAttribute("data-map-height"));
     return [...svg.querySelectorAll<SVGGElement>("[data-serial-number]")].map((marker) => {
-      const body = marker.querySelector(".robot-body")!.getBoundingClientRect();
+      // A robot set beside another on one spot marks its true spot with a dot (robot-spot); others' body is on it.
+      const body = (marker.querySelector(".robot-spot") ?? marker.querySelector(".robot-body"))!.getBoundingClientRect();
       return {
         serial: marker.getAttribute("data-serial-number")!,
         drawn: { x: body.left + body.width / 2, y: body.top + body.height / 2 },
-        svg: { left: box.left, top: box.top, scale: box.width / width!, height: height! },
+        svg: { left: box.left, top: box.top, scale: box.width / width!, height: height },
       };
     });
   });

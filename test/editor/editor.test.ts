@@ -134,6 +134,18 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
         [watch, operation] as const,
       );
     assert.deepEqual([...new Set(await rows(true, "fleetStatus"))].sort(), ["line", "serialNumbers", "watch-settings"]);
+    // A checkbox's words stay beside it, right of the label, however they wrap: never under the label.
+    const checkRows = await page.evaluate(() =>
+      ["#node-input-watch", "#node-input-watchMoves"].map((id) => {
+        const checkbox = document.querySelector<HTMLElement>(id)!;
+        const row = checkbox.closest<HTMLElement>(".form-row")!;
+        const label = row.querySelector("label")!.getBoundingClientRect();
+        const words = row.querySelector<HTMLElement>(":scope > span")!.getBoundingClientRect();
+        const box = checkbox.getBoundingClientRect();
+        return { id, wordsRightOfLabel: words.left >= label.right && words.left >= box.right, wordsStartOnCheckboxLine: words.top <= box.bottom };
+      }),
+    );
+    for (const row of checkRows) assert.deepEqual(row, { id: row.id, wordsRightOfLabel: true, wordsStartOnCheckboxLine: true });
     assert.deepEqual(await rows(false, "status"), ["operation", "serialNumber"]);
     assert.deepEqual(await rows(false, "fleetStatus"), ["operation", "serialNumbers", "line", "fleetOutput"]);
     assert.deepEqual(await rows(false, "listRobots"), ["operation"]);

@@ -186,7 +186,7 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     assert.deepEqual(areas, ["Lobby (1)", "Corridor (2)", "Kitchen (3)"]);
     assert.deepEqual([await value("areaId"), await value("areaName")], ["3", "Kitchen"]);
     const modes = await pick("cleaningMode", "清扫");
-    assert.ok(modes.includes("__middle_cleaning"), modes.join(" | "));
+    assert.ok(modes.includes("middle_cleaning – medium intensity"), modes.join(" | "));
     await page.click("#node-dialog-ok");
     assert.equal(await valid("pick-site-task"), true);
     await deployAndInject("pick-site-task", /start_task/);
@@ -222,8 +222,17 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     assert.deepEqual(tasks, ["All of Floor 1 (Floor 1)", "All of Floor 2 (Floor 2)"]);
     assert.deepEqual([await value("taskName"), await value("map")], ["All of Floor 2", "Floor 2"], "the task's map came with it");
     const modes = await pick("cleaningMode", "尘推", screenshotPath("picker-cleaning-mode.png"));
-    // Chinese names with a kind show it in the editor's language; intensity names and 清扫 say no kind and stay as they are.
-    assert.deepEqual(modes, ["__middle_cleaning", "__heavy_cleaning", "__light_cleaning", "清扫", "清洗", "尘推 – dust mop", "吸尘 – vacuum"]);
+    // Every mode reads as words: its kind in the editor's language where the name says one, else a readable name
+    // (intensities, 清扫, 清洗); the cloud's "__" prefix is not shown, the value picked is the name as the robot lists it.
+    assert.deepEqual(modes, [
+      "middle_cleaning – medium intensity",
+      "heavy_cleaning – heavy intensity",
+      "light_cleaning – light intensity",
+      "清扫 – sweeping",
+      "清洗 – washing",
+      "尘推 – dust mop",
+      "吸尘 – vacuum",
+    ]);
     assert.equal(await value("cleaningMode"), "尘推");
     await page.click("#node-dialog-ok");
     assert.equal(await valid("pick-task"), true);

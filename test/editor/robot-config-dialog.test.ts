@@ -176,7 +176,7 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
         {
           name,
           value: String(setting.default),
-          placeholder: `default ${setting.default}`,
+          placeholder: `default ${setting.default.toLocaleString("en-US")}`,
           label: LABELS[name],
           shown: true,
           belowHeading: true,
@@ -306,7 +306,16 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
     for (const name of ACCOUNT_SETTING_NAMES) {
       const expected = name === "timeout" ? "5" : name === "maxRetries" ? "1" : "";
       assert.equal(await page.inputValue(`#node-config-input-${name}`), expected, name);
-      assert.equal(await page.getAttribute(`#node-config-input-${name}`, "placeholder"), `default ${ACCOUNT_SETTINGS[name].default}`);
+      assert.equal(await page.getAttribute(`#node-config-input-${name}`, "placeholder"), `default ${ACCOUNT_SETTINGS[name].default.toLocaleString("en-US")}`);
+      // The placeholder is read whole: its text is narrower than the input's content box.
+      const room = await page.evaluate((id) => {
+        const input = document.querySelector<HTMLInputElement>(`#node-config-input-${id}`)!;
+        const style = getComputedStyle(input);
+        const context = document.createElement("canvas").getContext("2d")!;
+        context.font = `${style.fontSize} ${style.fontFamily}`;
+        return { text: context.measureText(input.placeholder).width, box: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+      }, name);
+      assert.ok(room.text <= room.box, `${name}'s placeholder is ${room.text} px wide in ${room.box} px`);
       assert.equal(await markedInvalid(name), false, `${name} of an older flow is valid`);
     }
   });

@@ -99,15 +99,28 @@ describe("confirmation: the robot shows it", function () {
     const caughtAll = collectMessages("caught");
     const { output, caught } = await outcomeOf("command", { payload: startTask("Spill"), sendWhen: "shown" });
     assert.equal(output, undefined);
-    const error = caught?.error as { code: string; message: string; cause: { lastStatus: { taskState: string; currentTask: { name: string } } } };
+    const error = caught?.error as { code: string; message: string; cause: { refusal: unknown; lastStatus: { taskState: string; currentTask: { name: string } } } };
     assert.equal(error.code, "NOT_CONFIRMED");
-    assert.match(error.message, /did not show it within 5 s \(waited for task state RUNNING with task "Spill"\)/);
+    assert.match(error.message, /robot GS-S-\d+ has Morning round paused: resume or stop it first \(waited 5 s for task state RUNNING with task "Spill"\)$/);
+    assert.deepEqual(error.cause.refusal, { code: "taskPaused", task: "Morning round" });
     assert.equal(error.cause.lastStatus.taskState, "PAUSED");
     assert.equal(error.cause.lastStatus.currentTask.name, "Morning round");
     const starts = simulator.state.commands(KITCHEN).filter((command) => command.rawCommandType === "start_task");
     assert.equal(starts.length, 2, "Morning round and Spill, each sent once");
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(caughtAll.length, 1, "one error");
+  });
+
+  it("NOT_CONFIRMED says why a command did not fit the robot's state: pause on an idle robot, to charger while cleaning", async () => {
+    await startCloud({ commandDelayMs: 0 });
+    await load([commandNode({ confirmTimeout: 3 })]);
+    const paused = await outcomeOf("command", { payload: { command: "PAUSE_TASK" } });
+    const pauseError = paused.caught?.error as { message: string; cause: { refusal: unknown } };
+    assert.match(pauseError.message, /robot GS-S-\d+ is not cleaning or driving: nothing to pause \(waited 3 s for task state PAUSED\)$/);
+    assert.deepEqual(pauseError.cause.refusal, { code: "nothingToPause" });
+    await outcomeOf("command", { payload: startTask("Morning round") });
+    const charger = await outcomeOf("command", { payload: { command: "CROSS_NAVIGATE", map: "Floor 1", position: "charging" } });
+    assert.match((charger.caught?.error as { message: string }).message, /robot GS-S-\d+ is cleaning Morning round: pause or stop it first \(waited 3 s for arrival at "charging"/);
   });
 
   it("NOT_CONFIRMED says why when the last status tells: offline, emergency stop, lost", async () => {
@@ -120,13 +133,9 @@ describe("confirmation: the robot shows it", function () {
       assert.equal(output, undefined, JSON.stringify(output?.confirmation));
       const error = caught?.error as { code: string; message: string };
       assert.equal(error.code, "NOT_CONFIRMED");
-      reasons.push(/\(waited for [^)]*\)(.*)$/.exec(error.message)?.[1] ?? error.message);
+      reasons.push(/robot GS-S-\d+ (.*) \(waited 3 s for [^)]*\)$/.exec(error.message)?.[1] ?? error.message);
     }
-    assert.deepEqual(reasons, [
-      ": the robot was offline at its last status",
-      ": the robot was stopped by its emergency stop at its last status",
-      ": the robot was lost (localization LOST) at its last status",
-    ]);
+    assert.deepEqual(reasons, ["is offline", "has its emergency stop pressed: release it on the robot first", "is lost (not localized): relocalize it first"]);
   });
 
   it("robot-site-task: a temporary task is confirmed when the robot runs it", async () => {

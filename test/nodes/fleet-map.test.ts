@@ -102,7 +102,10 @@ describe("robot-maps: fleetMap", function () {
     const { output, caught } = await outcomeOf("maps", { statuses: CORNERS, topic: "floor" });
     assert.equal(caught, undefined, JSON.stringify(caught?.error));
     const svg = output!.payload as string;
-    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 400 250" width="400" height="250"/);
+    // The legend sits below the floor plan: the viewBox grows downwards, the image keeps its pixels at 0,0.
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" viewBox="0 0 400 2\d\d(\.\d+)?" width="400" height="2\d\d(\.\d+)?" class="robot-fleet-map" data-map-id="[^"]+" data-map-height="250"/);
+    assert.match(svg, /<image href="[^"]+" x="0" y="0" width="400" height="250"\/>/);
+    assert.match(svg, /<g class="legend" transform="translate\(0 250\)">/);
     assert.equal(output!.contentType, "image/svg+xml");
     assert.equal(output!.topic, "floor");
     assert.deepEqual(markers(svg), [
@@ -145,7 +148,7 @@ describe("robot-maps: fleetMap", function () {
       { serialNumber: "GS-S-000105", name: "Robot 105", reason: "lost", state: "idle" },
       { serialNumber: "GS-S-000106", name: "Robot 106", reason: "noPosition", state: "idle" },
     ]);
-    assert.match(svg, /<text class="unplaced" data-serial-number="GS-S-000105"[^>]*>Robot 105 \(GS-S-000105\): lost \(no position\)<\/text>/);
+    assert.match(svg, /<text class="unplaced" data-unplaced-serial-number="GS-S-000105"[^>]*>Robot 105 \(GS-S-000105\): lost \(no position\)<\/text>/);
     assert.doesNotMatch(svg, /GS-S-000107/, "a robot on another floor is not in the picture");
   });
 
@@ -159,7 +162,7 @@ describe("robot-maps: fleetMap", function () {
     const ringed = [...svg.matchAll(/<g class="robot [^"]*robot-alarm" data-serial-number="([^"]+)"[^>]*><title>([^<]*)<\/title><circle class="alarm-ring"/g)].map((match) => [match[1], match[2]]);
     assert.deepEqual(ringed, [["GS-S-000102", "Robot 102 (GS-S-000102): paused – \u26a0 H6 Brush motor fault"]]);
     assert.equal((svg.match(/class="alarm-ring"/g) ?? []).length, 1, "false rings nothing, an unknown robot draws nothing");
-    assert.match(svg, /<text class="unplaced" data-serial-number="GS-S-000105"[^>]*fill="#d7301f">\u26a0 Robot 105 \(GS-S-000105\): lost \(no position\) – \u26a0 H4 Localization lost<\/text>/);
+    assert.match(svg, /<text class="unplaced" data-unplaced-serial-number="GS-S-000105"[^>]*fill="#d7301f">\u26a0 Robot 105 \(GS-S-000105\): lost \(no position\) – \u26a0 H4 Localization lost<\/text>/);
     assert.match(svg, /<g class="legend-alarm"[^>]*>.*?alarm raised<\/text>/);
     assert.deepEqual((output!.robots as Array<{ serialNumber: string; alarm?: string }>).filter((robot) => robot.alarm !== undefined), [
       { ...(output!.robots as Array<Record<string, unknown>>)[1], serialNumber: "GS-S-000102", alarm: "H6 Brush motor fault" },
@@ -167,6 +170,33 @@ describe("robot-maps: fleetMap", function () {
     // A list of serial numbers rings them without text.
     const listed = await outcomeOf("maps", { statuses: CORNERS, alarms: ["GS-S-000101"] });
     assert.match(listed.output!.payload as string, /<title>Robot 101 \(GS-S-000101\): cleaning – \u26a0<\/title><circle class="alarm-ring"/);
+  });
+
+  it("fans out robots that stand on one spot, each with a line to its true spot, and names a navigating robot's destination", async () => {
+    await load();
+    const charging = { x: 20, y: 30, angle: 0 };
+    const docked = status("GS-S-000111", charging, { battery: { charging: true, powerPercentage: 90 } });
+    const alarmed = status("GS-S-000112", charging, { battery: { charging: true, powerPercentage: 35 } });
+    const driving = status("GS-S-000113", { x: 200, y: 100, angle: 0 }, { navigation: { state: "NAVIGATING", position: "charging" } });
+    const { output } = await outcomeOf("maps", { statuses: [CORNERS[0], docked, alarmed, driving], alarms: { "GS-S-000112": "H5 Lidar blocked" } });
+    const svg = output!.payload as string;
+    /** Where a robot's body is drawn: its group's spot, moved by its fanned marker's offset when it has one. */
+    const bodyOf = (serialNumber: string) => {
+      const group = new RegExp(`data-serial-number="${serialNumber}"[^>]*transform="translate\\(([-\\d.]+) ([-\\d.]+)\\)">(.*?)<text class="robot-name"`).exec(svg);
+      assert.ok(group, serialNumber);
+      const fanned = /<line class="robot-leader" x1="0" y1="0" x2="([-\d.]+)" y2="([-\d.]+)"[^>]*\/>.*<g class="robot-fanned" transform="translate\(([-\d.]+) ([-\d.]+)\)">/.exec(group[3]!);
+      if (fanned) assert.deepEqual([fanned[1], fanned[2]], [fanned[3], fanned[4]], `${serialNumber}'s line ends at its marker`);
+      return { spot: [Number(group[1]), Number(group[2])], x: Number(group[1]) + Number(fanned?.[3] ?? 0), y: Number(group[2]) + Number(fanned?.[4] ?? 0), fanned: fanned !== null };
+    };
+    const [first, second] = [bodyOf("GS-S-000111"), bodyOf("GS-S-000112")];
+    assert.deepEqual([first.spot, second.spot], [[20, 220], [20, 220]], "both groups stand at the charger's true spot");
+    assert.deepEqual([first.fanned, second.fanned], [false, true], "the first keeps the spot, the second is set beside it with a line to it");
+    const unit = Number(/<circle class="robot-body" r="([\d.]+)"/.exec(svg)![1]);
+    const apart = Math.hypot(first.x - second.x, first.y - second.y);
+    assert.ok(apart >= 2 * unit, `bodies ${apart} apart, each ${2 * unit} wide`);
+    assert.match(svg, /data-serial-number="GS-S-000112"[^>]*>.*?<circle class="alarm-ring"/, "the alarm ring goes with the fanned marker");
+    assert.match(svg, /<g class="robot robot-navigating" data-serial-number="GS-S-000113" data-state="navigating"[^>]*><title>Robot 113 \(GS-S-000113\): to charger<\/title>/);
+    assert.equal((output!.robots as Array<{ serialNumber: string; destination?: string }>).find((robot) => robot.serialNumber === "GS-S-000113")!.destination, "charging");
   });
 
   it("refuses msg.alarms that is neither {serialNumber: text} nor a list of serial numbers, before any call", async () => {
@@ -188,7 +218,7 @@ describe("robot-maps: fleetMap", function () {
     const updated = CORNERS.map((each) => status(String(each.serialNumber), { x: 10, y: 10, angle: 0 }, {}, FLOOR, 4));
     const { output } = await outcomeOf("maps", { statuses: updated });
     assert.equal(downloads(), 2);
-    assert.match(output!.payload as string, /viewBox="0 0 400 300"/);
+    assert.match(output!.payload as string, /data-map-height="300"/);
     assert.equal((output!.map as { mapVersion: string }).mapVersion, "4");
   });
 

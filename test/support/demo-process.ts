@@ -3,6 +3,8 @@
  * ports and reads the URLs it prints.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 export const root = path.resolve(__dirname, "../../..");
@@ -24,14 +26,19 @@ export interface RunningDemo {
   stop(): Promise<number | null>;
 }
 
-/** Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start); `args` e.g. ["--shared"]. */
+/**
+ * Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start); `args` e.g. ["--shared"].
+ * Its flows go to a folder of its own, removed when it stops, unless `env` names one in DEMO_DIR (the caller's to remove).
+ */
 export function startDemo(env: Record<string, string> = {}, args: string[] = []): Promise<RunningDemo> {
   const shared = args.includes("--shared");
+  const ownFolder = env.DEMO_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-test-")) : undefined;
   const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js"), ...args], {
     cwd: root,
-    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...(shared ? { SECOND_PORT: "0", REDIS_PORT: "0" } : {}), ...env },
+    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...(shared ? { SECOND_PORT: "0", REDIS_PORT: "0" } : {}), ...(ownFolder ? { DEMO_DIR: ownFolder } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  if (ownFolder) child.once("exit", () => fs.rmSync(ownFolder, { recursive: true, force: true }));
   let text = "";
   child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));

@@ -1,0 +1,53 @@
+/** Which actions a robot's state allows, and the words for those it does not: the console's buttons and NOT_CONFIRMED's reason. */
+import assert from "node:assert/strict";
+import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/robot-actions";
+import type { RobotState } from "../../src/api/watcher-state";
+
+const robot = (state: Partial<RobotState>): RobotState => ({ serialNumber: "R1", online: true, taskState: "IDLE", emergencyStop: false, localizationState: "NORMAL", ...state });
+
+describe("robot actions", () => {
+  const table: Array<[string, Partial<RobotState>, RobotAction[]]> = [
+    ["idle", {}, ["startTask", "goTo", "toCharger"]],
+    ["idle on its charger", { charging: true }, ["startTask", "goTo"]],
+    ["cleaning", { taskState: "RUNNING", taskName: "Lobby clean" }, ["pause", "stop"]],
+    ["task paused", { taskState: "PAUSED", taskName: "Lobby clean" }, ["resume", "stop"]],
+    ["driving", { navigation: { state: "NAVIGATING", position: "charging" } }, ["pause", "stop"]],
+    ["driving, paused", { navigation: { state: "PAUSED", position: "Kitchen door" } }, ["resume", "stop"]],
+    ["arrived", { navigation: { state: "ARRIVED", position: "Kitchen door" } }, ["startTask", "goTo", "toCharger"]],
+    ["lost", { localizationState: "LOST" }, []],
+    ["offline", { online: false, taskState: "RUNNING" }, []],
+    ["emergency stop", { emergencyStop: true }, []],
+    ["remote control", { remoteControl: true }, []],
+  ];
+  for (const [name, state, allowed] of table) {
+    it(`${name}: allows ${allowed.join(", ") || "nothing"}`, () => assert.deepEqual(allowedActions(robot(state)), allowed));
+  }
+
+  it("says why, in words that name what the robot is busy with and what to do", () => {
+    const words = (action: RobotAction, state: Partial<RobotState>) => refusalText(refusalOf(action, robot(state))!);
+    assert.equal(words("toCharger", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
+    assert.equal(words("startTask", { taskState: "PAUSED", taskName: "Lobby clean" }), "has Lobby clean paused: resume or stop it first");
+    assert.equal(words("goTo", { navigation: { state: "NAVIGATING", position: "charging" } }), "is driving to its charger: pause or stop it first");
+    assert.equal(words("pause", {}), "is not cleaning or driving: nothing to pause");
+    assert.equal(words("pause", { taskState: "PAUSED" }), "is paused already");
+    assert.equal(words("resume", {}), "has nothing paused to resume");
+    assert.equal(words("stop", {}), "is idle: nothing to stop");
+    assert.equal(words("toCharger", { charging: true }), "is already charging");
+    assert.equal(words("startTask", { online: false }), "is offline");
+    assert.equal(words("pause", { taskState: "RUNNING", emergencyStop: true }), "has its emergency stop pressed: release it on the robot first");
+    assert.equal(words("startTask", { localizationState: "LOST" }), "is lost (not localized): relocalize it first");
+  });
+
+  it("turns pause, resume and stop into the task's or the navigation's command, as the robot is doing", () => {
+    assert.deepEqual(
+      (["pause", "resume", "stop"] as const).map((action) => commandOf(action, robot({ navigation: { state: "NAVIGATING" } }))),
+      ["PAUSE_NAVIGATE", "RESUME_NAVIGATE", "STOP_NAVIGATE"],
+    );
+    assert.deepEqual(
+      (["pause", "resume", "stop", "startTask", "toCharger"] as const).map((action) => commandOf(action, robot({ taskState: "RUNNING" }))),
+      ["PAUSE_TASK", "RESUME_TASK", "STOP_TASK", "START_TASK", "CROSS_NAVIGATE"],
+    );
+    assert.deepEqual(commandRefusal("PAUSE_TASK", robot({})), { code: "nothingToPause" });
+    assert.equal(commandRefusal("REMOTE_CONTROL_MOVE", robot({})), undefined, "no action stands for a single step");
+  });
+});
