@@ -4,6 +4,7 @@
  * tests iterate over it: adding an endpoint is adding a row.
  */
 import type { z } from "zod";
+import type { SharedCallClass } from "./call-classes";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
 import { RobotApiError } from "./errors";
 import * as s from "./schemas";
@@ -41,6 +42,8 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   readonly authenticated: boolean;
   /** Only reads: a connection reset after sending may be retried (a command never is). */
   readonly read: boolean;
+  /** The class whose share of the account's rate a call takes unless its caller chooses (call-classes.ts); default "other". */
+  readonly callClass?: SharedCallClass;
   /** Whether a request goes ahead of every waiting call (commands that stop motion). */
   readonly urgent?: (request: z.output<Req>) => boolean;
   /** An answer that is HTTP 200 but says the robot refused (B4 cmdStatus 7). */
@@ -104,6 +107,7 @@ export const ENDPOINTS = {
     request: s.RobotRef,
     serialNumberOf: (ref) => ref.serialNumber,
     response: s.RobotStatus,
+    callClass: "status",
   }),
   getSiteInfo: endpoint({
     id: "B2",
@@ -172,6 +176,7 @@ export const ENDPOINTS = {
     // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (docs/cloud-api.md).
     query: { names: "repeated" },
     response: s.BatchRobotStatus,
+    callClass: "status",
   }),
   batchGetSRobotStatus: endpoint({
     id: "N3",
@@ -181,6 +186,7 @@ export const ENDPOINTS = {
     // A GET with a JSON body {"names": [...]} (docs/cloud-api.md).
     sendsBody: true,
     response: s.BatchSRobotStatus,
+    callClass: "status",
   }),
   listTaskReports: endpoint({
     id: "N4",
