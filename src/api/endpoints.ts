@@ -13,7 +13,7 @@ export type HttpMethod = "GET" | "POST";
 export type QueryKind = "one" | "repeated";
 
 export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  /** Id in docs/cloud-api.md (A, B1-B4, C1, C2), "token", or for the fleet calls beyond them: A-read and N1-N5. */
+  /** Id in docs/cloud-api.md (A, B1-B4, C1, C2), "token", or for the fleet calls beyond them: A-read and N1-N6. */
   readonly id: string;
   readonly method: HttpMethod;
   /**
@@ -193,9 +193,19 @@ export const ENDPOINTS = {
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
     request: s.TaskReportsRequest,
-    query: { page: "one", pageSize: "one" },
+    // The time window of a report's start, as public clients send it (docs/cloud-api.md).
+    query: { page: "one", pageSize: "one", startTimeUtcFloor: "one", startTimeUtcUpper: "one" },
     serialNumberOf: (request) => request.serialNumber,
     response: s.TaskReportList,
+  }),
+  getTaskReportImages: endpoint({
+    id: "N6",
+    method: "POST",
+    path: "/openapi-server/v1/api/task/report/map-images/query",
+    request: s.TaskReportImagesRequest,
+    serialNumberOf: (body) => body.robotSn,
+    response: s.TaskReportImages,
+    read: true,
   }),
   getMapImageUri: endpoint({
     id: "N5",

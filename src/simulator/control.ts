@@ -1,6 +1,7 @@
 /**
  * The simulator's own endpoints under /_sim/: faults, the push target, robots
- * changed by hand, incidents raised by hand, a reset. Never subject to faults.
+ * changed by hand, incidents raised by hand, a robot's task ended with a
+ * given taskEndStatus, task reports added in the past, a reset. Never subject to faults.
  */
 import type http from "node:http";
 import { describeIssues } from "../api/errors";
@@ -25,6 +26,10 @@ export interface Controlled {
   openIncidents(serialNumber: string): IncidentContent[];
   /** Raises or recovers an incident of the robot; SimError naming a bad field. */
   incident(serialNumber: string, raw: unknown): { status: number; body: unknown };
+  /** Ends the robot's task at once with {taskEndStatus}; returns its status. */
+  endTask(serialNumber: string, raw: unknown): Record<string, unknown>;
+  /** Files a report of a task in the past (task-reports.ts, PastReport); returns it as listed. */
+  addTaskReport(serialNumber: string, raw: unknown, req: http.IncomingMessage): Record<string, unknown>;
 }
 
 /** Each path's methods, for 405 answers. */
@@ -33,6 +38,8 @@ const ALLOWED: [RegExp, string][] = [
   [/^push$/, "GET, PUT"],
   [/^robots\/[^/]+$/, "PATCH"],
   [/^robots\/[^/]+\/incidents$/, "GET, POST"],
+  [/^robots\/[^/]+\/task\/end$/, "POST"],
+  [/^robots\/[^/]+\/taskReports$/, "POST"],
   [/^reset$/, "POST"],
 ];
 
@@ -69,7 +76,9 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
   const rest = pathname.slice(CONTROL_PREFIX.length);
   const robotPath = /^robots\/([^/]+)$/.exec(rest);
   const incidentPath = /^robots\/([^/]+)\/incidents$/.exec(rest);
-  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : rest}`;
+  const endPath = /^robots\/([^/]+)\/task\/end$/.exec(rest);
+  const reportsPath = /^robots\/([^/]+)\/taskReports$/.exec(rest);
+  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : endPath ? "task end" : reportsPath ? "reports" : rest}`;
   switch (route) {
     case "GET faults":
       req.resume();
@@ -92,6 +101,10 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
       }
     case "POST incidents":
       return withBody(req, simulator, (value) => simulator.incident(safeDecode(incidentPath![1]!), value));
+    case "POST task end":
+      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.endTask(safeDecode(endPath![1]!), value) }));
+    case "POST reports":
+      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.addTaskReport(safeDecode(reportsPath![1]!), value, req) }));
     case "POST reset":
       req.resume();
       return { status: 200, body: { reset: true, robots: simulator.reset() } };
