@@ -29,7 +29,7 @@ export interface Controlled {
   /** Ends the robot's task at once with {taskEndStatus}; returns its status. */
   endTask(serialNumber: string, raw: unknown): Record<string, unknown>;
   /** Files a report of a task in the past (task-reports.ts, PastReport); returns it as listed. */
-  addTaskReport(serialNumber: string, raw: unknown, req: http.IncomingMessage): Record<string, unknown>;
+  addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown>;
 }
 
 /** Each path's methods, for 405 answers. */

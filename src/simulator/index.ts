@@ -40,7 +40,7 @@ export { METRES_PER_PIXEL } from "./maps";
 export type { Point, Pose, Rect } from "./geometry";
 export { currentMap, mapPositionOf } from "./views";
 export { START_DELAY } from "./robot-commands";
-export { TASK_END_STATUS } from "./task-reports";
+export { TASK_END_STATUS, type PastReport } from "./task-reports";
 export { TEMP_TASK_ACCEPTED, TEMP_TASK_AREA_UNREACHABLE, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY, TEMP_TASK_ROBOT_NOT_READY } from "./temp-tasks";
 export { MAX_TASK_REPORTS_PER_ROBOT } from "./report-book";
 export { LOW_BATTERY_PERCENT } from "./world";

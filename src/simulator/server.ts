@@ -14,7 +14,7 @@ import { Accounts, DEFAULT_TOKEN_LIFETIME_MS } from "./accounts";
 import { controlReply } from "./control";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
 import { demoFleet, grownFleet, type FleetSeed, type SimRobot } from "./fleet";
-import { envelope, errorBody, isJsonContentType, readBody, safeDecode, writeJson, type Reply } from "./http-io";
+import { envelope, errorBody, isJsonContentType, isZodError, readBody, safeDecode, writeJson, type Reply } from "./http-io";
 import type { IncidentContent } from "./incidents";
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
 import { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RunningSimulator, type SimulatorOptions } from "./options";
@@ -130,9 +130,15 @@ class Simulator {
   }
 
   /** Files a report of a task in the past; answers it as the task reports endpoint lists it. */
-  addTaskReport(serialNumber: string, raw: unknown, req: http.IncomingMessage): Record<string, unknown> {
+  addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown> {
     const robot = this.robot(serialNumber);
-    const filed = this.world.addPastReport(robot, raw);
+    let filed;
+    try {
+      filed = this.world.addPastReport(robot, raw);
+    } catch (error) {
+      if (isZodError(error)) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(error).message);
+      throw error;
+    }
     return withImage(serialNumber, filed, (key) => this.objects.presign(req, key));
   }
 
@@ -422,6 +428,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return simulator.pushState;
     },
     setPush: (target) => simulator.setPush(target),
+    endTask: (serialNumber, taskEndStatus) => simulator.endTask(serialNumber, { taskEndStatus }),
+    addTaskReport: (serialNumber, report) => simulator.addTaskReport(serialNumber, report),
     close: () => simulator.close(),
   };
 }

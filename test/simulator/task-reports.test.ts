@@ -305,7 +305,14 @@ describe("simulator: task reports over time", function () {
     const twice = await control(push.simulator.url, "POST", `robots/${LOBBY}/taskReports`, { startTime: iso(START_MS - DAY), id: "once" });
     assert.equal(twice.status, 400);
     assert.match(String(twice.json.message), /^id: /);
-    // Reports added in the past are not pushed: they stand for what happened before the push target was set.
+    // The same through the library.
+    const added = push.simulator.addTaskReport(LOBBY, { startTime: iso(START_MS - 2 * DAY), taskEndStatus: TASK_END_STATUS.ERROR });
+    assert.equal(added.taskEndStatus, TASK_END_STATUS.ERROR);
+    assert.ok((await reportsSince(LOBBY, START_MS - 2 * DAY, { startTimeUtcUpper: iso(START_MS - 2 * DAY + 1) })).robotTaskReports.some((report) => report.id === added.id));
+    assert.throws(() => push.simulator.addTaskReport(LOBBY, { startTime: "soon" }), /^Error: startTime: /);
+    assert.equal(push.simulator.endTask(LOBBY, TASK_END_STATUS.STOPPED).taskState, "IDLE");
+    assert.throws(() => push.simulator.endTask(LOBBY, TASK_END_STATUS.STOPPED), /runs no task/);
+        // Reports added in the past are not pushed: they stand for what happened before the push target was set.
     assert.equal(bodiesOf(push.receiver).length, 0);
   });
 });
