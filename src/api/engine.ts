@@ -9,7 +9,7 @@
  * policy can be tested without sockets or waiting.
  */
 import { AbortGroups } from "./abort-groups";
-import { ClassQueues, type CallClass } from "./call-classes";
+import { ClassQueues, isSharedCallClass, type CallClass } from "./call-classes";
 import type { AccountGate, Permit } from "./shared-account";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings";
@@ -129,8 +129,8 @@ export class RequestEngine {
         resolve: resolve as (value: unknown) => void,
         reject,
         options,
-        // A stop command is one whatever the caller chose.
-        callClass: options.urgent ? "stop" : (options.callClass ?? "other"),
+        // A stop command is one whatever the caller chose; a class the engine does not know (plain JavaScript) is "other".
+        callClass: options.urgent ? "stop" : isSharedCallClass(options.callClass) ? options.callClass : "other",
         retries: 0,
         sent: false,
         state: "queued",
