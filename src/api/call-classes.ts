@@ -33,8 +33,9 @@ export function isSharedCallClass(value: unknown): value is SharedCallClass {
 
 interface Lane<T extends QueueLinks<T>> {
   readonly queue: LinkedQueue<T>;
-  /** Starts this class is owed less the more it had: the next start goes to the lowest pass. */
+  /** Grows by `stride` with each start of the class; the next start goes to the class with the lowest pass. */
   pass: number;
+  /** 1 / share: a class with twice the share takes twice the starts. */
   readonly stride: number;
 }
 
