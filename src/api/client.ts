@@ -10,6 +10,7 @@ import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials
 import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } from "./downloads";
 import { RequestEngine } from "./engine";
 import { ResendRequest } from "./engine-calls";
+import { SHARED_CALL_CLASSES, isSharedCallClass } from "./call-classes";
 import type { EngineSettings } from "./engine-settings";
 import { ENDPOINTS, type RequestOf, type ResultOf, type RobotOperationName } from "./endpoints";
 import { RobotApiError, invalidInput } from "./errors";
@@ -24,6 +25,7 @@ import { accountKeyOf } from "./account-memory";
 import { abortFailure, wireFailure } from "./wire-failures";
 
 // The client's public names that live in the modules it is made of.
+export { CALL_CLASS_SHARES, SHARED_CALL_CLASSES, type CallClass, type SharedCallClass } from "./call-classes";
 export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./downloads";
 export type { CallOptions, RetryOptions } from "./options";
 export { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
@@ -172,7 +174,11 @@ export class RobotClient {
         throw error;
       }
     };
-    return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation });
+    const callClass = options.callClass ?? endpoint.callClass;
+    if (callClass !== undefined && !isSharedCallClass(callClass)) {
+      return Promise.reject(invalidInput("callClass", `must be one of ${SHARED_CALL_CLASSES.join(", ")}`, operation));
+    }
+    return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation, callClass });
   }
 
   /**

@@ -4,6 +4,7 @@
  * tests iterate over it: adding an endpoint is adding a row.
  */
 import type { z } from "zod";
+import type { SharedCallClass } from "./call-classes";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
 import { RobotApiError, tempTaskRejection } from "./errors";
 import * as s from "./schemas";
@@ -12,7 +13,7 @@ export type HttpMethod = "GET" | "POST";
 export type QueryKind = "one" | "repeated";
 
 export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
-  /** Id in docs/cloud-api.md (A, B1-B4, C1, C2), "token", or for the fleet calls beyond them: A-read and N1-N5. */
+  /** Id in docs/cloud-api.md (A, B1-B4, C1, C2), "token", or for the fleet calls beyond them: A-read and N1-N6. */
   readonly id: string;
   readonly method: HttpMethod;
   /**
@@ -47,6 +48,8 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
   readonly authenticated: boolean;
   /** Only reads: a connection reset after sending may be retried (a command never is). */
   readonly read: boolean;
+  /** The class whose share of the account's rate a call takes unless its caller chooses (call-classes.ts); default "other". */
+  readonly callClass?: SharedCallClass;
   /** Whether a request goes ahead of every waiting call (commands that stop motion). */
   readonly urgent?: (request: z.output<Req>) => boolean;
   /** An answer that is HTTP 200 but says the robot refused (B4 cmdStatus 7). */
@@ -97,6 +100,7 @@ export const ENDPOINTS = {
     request: s.RobotRef,
     serialNumberOf: (ref) => ref.serialNumber,
     response: s.RobotStatus,
+    callClass: "status",
   }),
   getSiteInfo: endpoint({
     id: "B2",
@@ -163,6 +167,7 @@ export const ENDPOINTS = {
     // names=SN1&names=SN2: a comma-joined list is read as one name and answers 403 (docs/cloud-api.md).
     query: { names: "repeated" },
     response: s.BatchRobotStatus,
+    callClass: "status",
   }),
   batchGetSRobotStatus: endpoint({
     id: "N3",
@@ -172,15 +177,26 @@ export const ENDPOINTS = {
     // A GET with a JSON body {"names": [...]} (docs/cloud-api.md).
     sendsBody: true,
     response: s.BatchSRobotStatus,
+    callClass: "status",
   }),
   listTaskReports: endpoint({
     id: "N4",
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
     request: s.TaskReportsRequest,
-    query: { page: "one", pageSize: "one" },
+    // The time window of a report's start, as public clients send it (docs/cloud-api.md).
+    query: { page: "one", pageSize: "one", startTimeUtcFloor: "one", startTimeUtcUpper: "one" },
     serialNumberOf: (request) => request.serialNumber,
     response: s.TaskReportList,
+  }),
+  getTaskReportImages: endpoint({
+    id: "N6",
+    method: "POST",
+    path: "/openapi-server/v1/api/task/report/map-images/query",
+    request: s.TaskReportImagesRequest,
+    serialNumberOf: (body) => body.robotSn,
+    response: s.TaskReportImages,
+    read: true,
   }),
   getMapImageUri: endpoint({
     id: "N5",

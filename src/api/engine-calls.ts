@@ -3,6 +3,7 @@
  * attempt to run, its options, the tracker a node's status reads, and the two
  * signals an attempt and the engine exchange (run again at once, timed out).
  */
+import type { SharedCallClass } from "./call-classes";
 import type { RobotApiError } from "./errors";
 
 /** What one caller (a node) has under way, kept up to date by the engine for its status. */
@@ -20,6 +21,8 @@ export interface EngineCallOptions {
   signal?: AbortSignal;
   /** Goes ahead of every waiting call and is not refused for a full queue (stop commands). */
   urgent?: boolean;
+  /** The class whose share of the rate the call takes (call-classes.ts); default "other". Ignored for an urgent call. */
+  callClass?: SharedCallClass;
   /** The call only reads, so a connection reset after sending may be retried. */
   read?: boolean;
   tracker?: CallTracker;

@@ -1,19 +1,21 @@
 /**
  * The request engine of one account. Every call a client makes goes through
  * it: at most `connections` on the wire, starts paced to `rateLimit` per
- * second, at most `queueLimit` waiting, stop commands ahead of everything, one
+ * second, at most `queueLimit` waiting, stop commands ahead of everything and
+ * every other class of calls keeping its share of the rate (call-classes.ts), one
  * pause for the whole account when the cloud says "slow down", and retries only
  * where a call cannot have taken effect. It knows nothing of HTTP: a call is an
  * attempt function it may run more than once, and the clock is injected so the
  * policy can be tested without sockets or waiting.
  */
 import { AbortGroups } from "./abort-groups";
+import { ClassQueues, isSharedCallClass, type CallClass } from "./call-classes";
 import type { AccountGate, Permit } from "./shared-account";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "./engine-settings";
 import { RobotApiError, abortedError } from "./errors";
 import { ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type EngineCallOptions } from "./engine-calls";
-import { LinkedQueue, type QueueLinks } from "./linked-queue";
+import type { QueueLinks } from "./linked-queue";
 
 /**
  * Requests leave the client a moment before they reach the server, and not
@@ -27,6 +29,7 @@ interface Job extends QueueLinks<Job> {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   readonly options: EngineCallOptions;
+  readonly callClass: CallClass;
   retries: number;
   sent: boolean;
   /** Where the job is now. */
@@ -41,8 +44,7 @@ interface Job extends QueueLinks<Job> {
 export class RequestEngine {
   readonly settings: EngineSettings;
   private readonly clock: EngineClock;
-  private readonly urgent = new LinkedQueue<Job>();
-  private readonly normal = new LinkedQueue<Job>();
+  private readonly queues = new ClassQueues<Job>();
   private backingOff = 0;
   private inFlight = 0;
   /** When each of the last `windowCalls` calls ended (Infinity while on the wire), a ring; `startsHead` is the oldest once full. */
@@ -87,7 +89,7 @@ export class RequestEngine {
 
   /** Calls waiting (queued or backing off). */
   get waiting(): number {
-    return this.urgent.length + this.normal.length + this.backingOff;
+    return this.queues.length + this.backingOff;
   }
 
   get sending(): number {
@@ -127,6 +129,8 @@ export class RequestEngine {
         resolve: resolve as (value: unknown) => void,
         reject,
         options,
+        // A stop command is one whatever the caller chose; a class the engine does not know (plain JavaScript) is "other".
+        callClass: options.urgent ? "stop" : isSharedCallClass(options.callClass) ? options.callClass : "other",
         retries: 0,
         sent: false,
         state: "queued",
@@ -139,7 +143,7 @@ export class RequestEngine {
       };
       if (signal) this.aborts.add(signal, job);
       if (options.tracker) options.tracker.waiting++;
-      (options.urgent ? this.urgent : this.normal).push(job);
+      this.queues.add(job);
       options.onQueued?.(() => this.withdraw(job));
       this.pump();
       if (options.tracker && job.state === "queued") options.tracker.changed?.();
@@ -151,7 +155,7 @@ export class RequestEngine {
     if (this.closed) return;
     this.closed = true;
     this.clearWake();
-    for (const queue of [this.urgent, this.normal]) {
+    for (const queue of this.queues.all()) {
       while (queue.head) this.settle(queue.head, abortedError(queue.head.options.operation, "the robot-config was closed"));
     }
     // Jobs backing off or on the wire are found through their own state below.
@@ -166,7 +170,7 @@ export class RequestEngine {
     if (this.closed) return;
     const now = this.clock.now();
     while (this.inFlight < this.settings.connections) {
-      const job = this.urgent.head ?? this.normal.head;
+      const job = this.queues.next();
       if (!job) return;
       if (now < this.pausedUntilMs) return this.wakeAfter(this.pausedUntilMs - now);
       if (this.windowCalls > 0 && this.startsFilled === this.windowCalls) {
@@ -176,7 +180,7 @@ export class RequestEngine {
         if (now < allowedAt) return this.wakeAfter(allowedAt - now);
       }
       if (this.gate && !this.permit) return this.askGate();
-      job.queue!.remove(job);
+      this.queues.take(job);
       this.start(job);
     }
   }
@@ -338,13 +342,11 @@ export class RequestEngine {
     this.settle(job, error);
   }
 
-  /** Back into the queue (first in its class when `first`), counted as waiting again. */
+  /** Back into the queue (when `first`, ahead of every class but the stop commands), counted as waiting again. */
   private requeue(job: Job, first: boolean): void {
     job.state = "queued";
     this.live.delete(job);
-    const queue = job.options.urgent ? this.urgent : this.normal;
-    if (first) queue.unshift(job);
-    else queue.push(job);
+    this.queues.add(job, first);
     const { tracker } = job.options;
     if (tracker) {
       tracker.waiting++;
@@ -390,7 +392,7 @@ export class RequestEngine {
     }
     if (waitMs > this.settings.maxRetryWaitMs) {
       // Waiting that long would hold every call: they fail now, each saying how long the cloud asked for.
-      for (const queue of [this.normal, this.urgent]) {
+      for (const queue of this.queues.all()) {
         for (let job = queue.head; job; ) {
           const next = job.next;
           this.settle(job, this.pauseTooLong(job.options.operation)!);

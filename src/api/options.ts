@@ -1,4 +1,5 @@
 /** What a caller can set per client (retries) and per call (abort, tracking): shared by the client and its downloads. */
+import type { SharedCallClass } from "./call-classes";
 import type { CallTracker } from "./engine-calls";
 
 export interface RetryOptions {
@@ -21,4 +22,13 @@ export interface CallOptions {
   onSend?(): void;
   /** Receives a function that withdraws the call while it still waits. */
   onQueued?(withdraw: () => boolean): void;
+  /**
+   * Whose share of the account's rate the call takes while calls wait
+   * (call-classes.ts): "status" (status reads for watching, confirmation and
+   * jobs), "other" (other commands and reads) or "sweep" (report sweeps). Each
+   * class keeps its share (30 %, 60 %, 10 %) and none waits for another to
+   * empty; stop commands go ahead of all whatever this says. Default: the
+   * endpoint's (status reads "status", the rest "other").
+   */
+  callClass?: SharedCallClass;
 }

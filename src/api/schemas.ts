@@ -291,11 +291,18 @@ export type BatchRobotStatus = z.output<typeof BatchRobotStatus>;
 export const BatchSRobotStatus = z.looseObject({ robotStatus: z.array(RobotStatus).default([]) });
 export type BatchSRobotStatus = z.output<typeof BatchSRobotStatus>;
 
+/** An ISO 8601 time in UTC, as the task reports' time window takes it. */
+const utcTime = z.iso.datetime({ error: "must be an ISO 8601 time in UTC, e.g. 2026-11-20T00:00:00Z" });
+
 /** GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task reports, newest first. */
 export const TaskReportsRequest = z.strictObject({
   serialNumber: SerialNumber,
   page: page.default(1),
   pageSize: wholeNumber(1, MAX_PAGE_SIZE).default(10),
+  /** Reports that started at or after this time (ISO 8601, UTC: 2026-11-20T00:00:00Z). */
+  startTimeUtcFloor: utcTime.optional(),
+  /** Reports that started before this time (ISO 8601, UTC). */
+  startTimeUtcUpper: utcTime.optional(),
 });
 export type TaskReportsRequest = z.input<typeof TaskReportsRequest>;
 
@@ -313,6 +320,17 @@ export type TaskReport = z.output<typeof TaskReport>;
 
 export const TaskReportList = z.looseObject({ robotTaskReports: z.array(TaskReport).default([]), total: int64.optional() });
 export type TaskReportList = z.output<typeof TaskReportList>;
+
+/** POST /openapi-server/v1/api/task/report/map-images/query: the coverage images of one task report. */
+export const TaskReportImagesRequest = z.strictObject({
+  robotSn: SerialNumber,
+  taskReportId: text,
+});
+export type TaskReportImagesRequest = z.input<typeof TaskReportImagesRequest>;
+
+/** Image URLs (pre-signed, fetched without the bearer token like map images). */
+export const TaskReportImages = z.looseObject({ data: z.array(z.string()).default([]) });
+export type TaskReportImages = z.output<typeof TaskReportImages>;
 
 /**
  * GET /openapi/v2alpha1/robots/<sn>/map?mapId=..&mapName=..&mapVersion=..: a

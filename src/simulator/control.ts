@@ -1,6 +1,7 @@
 /**
  * The simulator's own endpoints under /_sim/: faults, the push target, robots
- * changed by hand, incidents raised and scheduling tasks pushed by hand, a reset. Never subject to faults.
+ * changed by hand, incidents raised and scheduling tasks pushed by hand, a robot's task ended
+ * with a given taskEndStatus, task reports added in the past, a reset. Never subject to faults.
  */
 import type http from "node:http";
 import { describeIssues } from "../api/errors";
@@ -27,6 +28,10 @@ export interface Controlled {
   incident(serialNumber: string, raw: unknown): { status: number; body: unknown };
   /** Pushes a scheduled task's run of the robot; SimError naming a bad field. */
   schedulingTask(serialNumber: string, raw: unknown): { status: number; body: unknown };
+  /** Ends the robot's task at once with {taskEndStatus}; returns its status. */
+  endTask(serialNumber: string, raw: unknown): Record<string, unknown>;
+  /** Files a report of a task in the past (task-reports.ts, PastReport); returns it as listed. */
+  addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown>;
 }
 
 /** Each path's methods, for 405 answers. */
@@ -36,6 +41,8 @@ const ALLOWED: [RegExp, string][] = [
   [/^robots\/[^/]+$/, "PATCH"],
   [/^robots\/[^/]+\/incidents$/, "GET, POST"],
   [/^robots\/[^/]+\/scheduling-tasks$/, "POST"],
+  [/^robots\/[^/]+\/task\/end$/, "POST"],
+  [/^robots\/[^/]+\/taskReports$/, "POST"],
   [/^reset$/, "POST"],
 ];
 
@@ -73,7 +80,9 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
   const robotPath = /^robots\/([^/]+)$/.exec(rest);
   const incidentPath = /^robots\/([^/]+)\/incidents$/.exec(rest);
   const schedulingPath = /^robots\/([^/]+)\/scheduling-tasks$/.exec(rest);
-  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : schedulingPath ? "scheduling-tasks" : rest}`;
+  const endPath = /^robots\/([^/]+)\/task\/end$/.exec(rest);
+  const reportsPath = /^robots\/([^/]+)\/taskReports$/.exec(rest);
+  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : schedulingPath ? "scheduling-tasks" : endPath ? "task end" : reportsPath ? "reports" : rest}`;
   switch (route) {
     case "GET faults":
       req.resume();
@@ -98,6 +107,10 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
       return withBody(req, simulator, (value) => simulator.incident(safeDecode(incidentPath![1]!), value));
     case "POST scheduling-tasks":
       return withBody(req, simulator, (value) => simulator.schedulingTask(safeDecode(schedulingPath![1]!), value));
+    case "POST task end":
+      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.endTask(safeDecode(endPath![1]!), value) }));
+    case "POST reports":
+      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.addTaskReport(safeDecode(reportsPath![1]!), value, req) }));
     case "POST reset":
       req.resume();
       return { status: 200, body: { reset: true, robots: simulator.reset() } };

@@ -34,13 +34,15 @@ export {
   type SimSite,
 } from "./fleet";
 export { PNG_SIGNATURE, encodePng } from "./png";
-export { drawMap } from "./map-image";
+export { COVERAGE_COLOUR, drawCoverage, drawMap } from "./map-image";
 // A map's image is map.width x map.height pixels; a robot's position is in pixels of it, rows from the bottom edge.
 export { METRES_PER_PIXEL } from "./maps";
 export type { Point, Pose, Rect } from "./geometry";
 export { currentMap, mapPositionOf } from "./views";
 export { START_DELAY } from "./robot-commands";
-export { TASK_END_STATUS } from "./task-reports";
-export { TEMP_TASK_ACCEPTED, TEMP_TASK_PARAMETERS_REJECTED, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY } from "./temp-tasks";
+export { TASK_END_STATUS, type PastReport } from "./task-reports";
+export { TEMP_TASK_ACCEPTED, TEMP_TASK_PARAMETERS_REJECTED, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY, TEMP_TASK_ROBOT_NOT_READY } from "./temp-tasks";
+export { MAX_TASK_REPORTS_PER_ROBOT } from "./report-book";
+export { LOW_BATTERY_PERCENT } from "./world";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./timing";
 export type { RobotChanges } from "./world";

@@ -40,6 +40,12 @@ const drawn = new WeakMap<SimMap, Buffer>();
 export function drawMap(map: SimMap): Buffer {
   const cached = drawn.get(map);
   if (cached) return cached;
+  const png = paintMap(map).toPng();
+  drawn.set(map, png);
+  return png;
+}
+
+function paintMap(map: SimMap): Canvas {
   const canvas = new Canvas(map.width, map.height, MAP_COLOURS.unknown);
   const spaces = [...map.partitions.map((partition) => partition.rect), ...map.otherSpaces];
   // Every space with its walls first, then the floors over them: walls stay only where no floor is.
@@ -49,7 +55,25 @@ export function drawMap(map: SimMap): Buffer {
   for (const space of map.otherSpaces) fillRect(canvas, space, MAP_COLOURS.floor);
   map.partitions.forEach((partition, index) => fillRect(canvas, partition.rect, AREA_COLOURS[index % AREA_COLOURS.length]!));
   for (const door of map.doors) fillRect(canvas, door, MAP_COLOURS.floor);
-  const png = canvas.toPng();
-  drawn.set(map, png);
-  return png;
+  return canvas;
+}
+
+/** Where a task cleaned, on the map's floor plan. */
+export const COVERAGE_COLOUR: Rgb = [46, 160, 67];
+
+/**
+ * A report's coverage image: the map's floor plan with the task's areas (all
+ * of them when it named none) painted over from the bottom up, as far as the
+ * report's completion (0-1) reached in each.
+ */
+export function drawCoverage(map: SimMap, areaIds: readonly string[], completion: number): Buffer {
+  const canvas = paintMap(map);
+  const share = Math.min(1, Math.max(0, completion));
+  for (const partition of map.partitions) {
+    if (areaIds.length > 0 && !areaIds.includes(String(partition.id))) continue;
+    const { rect } = partition;
+    const height = Math.round(rect.height * share);
+    if (height > 0) fillRect(canvas, { ...rect, height }, COVERAGE_COLOUR);
+  }
+  return canvas.toPng();
 }

@@ -5,7 +5,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import { safeDecode } from "./http-io";
 
 /**
  * The simulated object store that serves map images at pre-signed URLs: no
@@ -45,15 +44,15 @@ export class ObjectStore {
     private readonly now: () => number,
     /** The address the simulator listens on, for a caller whose Host header cannot be used. */
     private readonly address: () => AddressInfo,
-    /** The PNG of a robot's map, or undefined when there is no such map. */
-    private readonly image: (serialNumber: string, mapId: string) => Buffer | undefined,
+    /** The PNG at a key (a path under OBJECT_PREFIX, decoded), or undefined when there is no such object. */
+    private readonly image: (key: string) => Buffer | undefined,
   ) {
     if (!(lifetimeMs > 0)) throw new Error("downloadUrlLifetimeMs must be more than 0");
   }
 
-  /** The base the caller reached the simulator at (its Host header), or the address it listens on. */
-  private baseOf(req: http.IncomingMessage): string {
-    const host = req.headers.host ?? "";
+  /** The base the caller reached the simulator at (its Host header), or the address it listens on (no caller: a push). */
+  private baseOf(req: http.IncomingMessage | undefined): string {
+    const host = req?.headers.host ?? "";
     if (HOST_PATTERN.test(host)) return `http://${host}`;
     const address = this.address();
     return `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
@@ -64,7 +63,7 @@ export class ObjectStore {
   }
 
   /** A pre-signed URL of the object: its expiry (epoch seconds) and an HMAC of path and expiry in the query. */
-  presign(req: http.IncomingMessage, key: string): string {
+  presign(req: http.IncomingMessage | undefined, key: string): string {
     const pathname = `${OBJECT_PREFIX}${key}`;
     const expires = String(Math.floor((this.now() + this.lifetimeMs) / 1000));
     return `${this.baseOf(req)}${pathname}?expires=${expires}&signature=${this.signature(pathname, expires).toString("hex")}`;
@@ -90,8 +89,7 @@ export class ObjectStore {
       return objectError(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
     }
     if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= this.now()) return objectError(403, "AccessDenied", "Request has expired");
-    const object = /^\/_objects\/maps\/([^/]+)\/([^/]+)\.png$/.exec(pathname);
-    const png = object ? this.image(safeDecode(object[1]!), safeDecode(object[2]!)) : undefined;
+    const png = this.image(pathname.slice(OBJECT_PREFIX.length));
     if (!png) return objectError(404, "NoSuchKey", "The specified key does not exist.");
     return { status: 200, headers: { "Content-Type": "image/png", "Cache-Control": "private, max-age=60" }, body: png };
   }

@@ -3,6 +3,7 @@ import type { Faults, FaultsUpdate } from "./faults";
 import type { FleetSeed, SimRobot } from "./fleet";
 import type { CommandResource } from "../api/schemas";
 import type { PushState, PushTarget } from "./pushes";
+import type { PastReport } from "./task-reports";
 import type { Timing } from "./timing";
 import type { RobotChanges } from "./world";
 
@@ -85,6 +86,10 @@ export interface RunningSimulator {
   readonly pushes: PushState;
   /** Pushes to `target` from now on, or stops pushing (undefined); throws naming a bad field. */
   setPush(target: PushTarget | undefined): PushState;
+  /** Ends the robot's task at once with this taskEndStatus (-1 to 3) and files its report; returns its B1 status; throws when it runs none. */
+  endTask(serialNumber: string, taskEndStatus: number): Record<string, unknown>;
+  /** Adds a report of a task in the past (what POST /_sim/robots/<serial>/taskReports takes) and returns it as listed; throws naming a bad field. */
+  addTaskReport(serialNumber: string, report: PastReport): Record<string, unknown>;
   close(): Promise<void>;
 }
 

@@ -9,7 +9,7 @@ import { Code, SimError, invalid } from "./sim-errors";
 import { TASK_END_STATUS } from "./task-reports";
 import { milliTimestamp, nanoTimestamp, round } from "./values";
 import { currentMap } from "./views";
-import type { Parsed, World } from "./world";
+import type { Parsed, StartingTask, World } from "./world";
 
 /** Every command resource says so (docs/cloud-api.md); its unit is not documented. */
 export const START_DELAY = 1800000;
@@ -32,6 +32,9 @@ function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandPa
 /** A remote-control step: 10 pixels (0.5 m) forward or back, or a turn of 15 degrees. */
 const REMOTE_STEP_PIXELS = 10;
 const REMOTE_TURN_DEGREES = 15;
+
+/** A command's effect on the robot, and for a task start what happens when the robot hears it but cannot act. */
+type Effect = (() => void) & { cannotAct?: () => void };
 
 /** Endpoint A: a command stored with its id and state WAITING; its effect comes after the command delay. */
 export function submitCommand(world: World, robot: SimRobot, request: Parsed<"submitCommand">, account: AccountSeed): CommandResource {
@@ -57,7 +60,7 @@ export function submitCommand(world: World, robot: SimRobot, request: Parsed<"su
   const stored = world.commands.get(robot.serialNumber)!;
   stored.set(id, resource);
   while (stored.size > world.maxCommandsPerRobot) stored.delete(stored.keys().next().value!);
-  world.accept(robot, effect);
+  world.accept(robot, effect, effect.cannotAct);
   return structuredClone(resource);
 }
 
@@ -72,14 +75,16 @@ export function readCommand(world: World, robot: SimRobot, commandId: string): C
  * Checks a command against the robot and returns its effect. A robot busy
  * with a task when the effect is due ignores new task or navigation starts:
  * the command is still accepted (WAITING), and the status shows that nothing
- * started (docs/cloud-api.md).
+ * started (docs/cloud-api.md). A task start the robot cannot carry out
+ * (battery low, emergency stop, lost) ends as a report of a task that failed
+ * to start.
  */
 function planCommand(
   world: World,
   robot: SimRobot,
   type: CommandType,
   parameter: Parsed<"submitCommand">["commandParameter"],
-): () => void {
+): Effect {
   const busy = () => robot.taskState === "RUNNING" || robot.taskState === "PAUSED";
   switch (type) {
     case "START_TASK": {
@@ -87,18 +92,15 @@ function planCommand(
       const field = "commandParameter.startTaskParameter";
       const map = mapByIdOrName(robot, task.map, `${field}.task.map`);
       checkCleaningMode(robot, cleaningMode, `${field}.cleaningMode`);
-      return () => {
-        if (busy()) return;
-        world.startTask(robot, {
-          name: task.name,
-          source: "command",
-          cleaningMode,
-          map,
-          loop: task.loop,
-          loopCount: task.loopCount,
-          areaIds: [],
-        });
+      const starting: StartingTask = { name: task.name, source: "command", cleaningMode, map, loop: task.loop, loopCount: task.loopCount, areaIds: [] };
+      const apply = () => {
+        if (!busy()) world.startTask(robot, starting);
       };
+      return Object.assign(apply, {
+        cannotAct: () => {
+          if (!busy()) world.failToStart(robot, starting);
+        },
+      });
     }
     case "PAUSE_TASK":
       return () => {

@@ -2,6 +2,7 @@
 import { ENDPOINTS, OPERATION_NAMES, matchPath, type Endpoint, type OperationName, type RobotOperationName } from "../api/endpoints";
 import type { AccountSeed, SimRobot } from "./fleet";
 import { readCommand, submitCommand } from "./robot-commands";
+import { coverageKey } from "./report-book";
 import { Code, SimError } from "./sim-errors";
 import { createTempSiteTask, sendTempTask } from "./temp-tasks";
 import { fleetStatusOf, mapListOf, robotPage, siteInfoOf, statusOf, subareasOf } from "./views";
@@ -65,12 +66,27 @@ export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
   listMaps: (_world, _request, { robot }) => mapListOf(robot()),
   listRobots: (world, request, { account }) => robotPage(world.robots, account, request.page, request.pageSize),
   batchGetRobotStatus: (world, request, { account }) => ({
-    robotStatuses: world.batchRobots(account, request.names).map((robot) => fleetStatusOf(robot, world.now())),
+    robotStatuses: world.batchRobots(account, request.names).map((robot) => fleetStatusOf(robot, world.now(), world.taskProgress(robot))),
   }),
   batchGetSRobotStatus: (world, request, { account }) => ({
     robotStatus: world.batchRobots(account, request.names).map((robot) => statusOf(robot)),
   }),
-  listTaskReports: (world, request, { robot }) => world.listTaskReports(robot(), request.page, request.pageSize),
+  listTaskReports: (world, request, { robot, objectUrl }) =>
+    world.listTaskReports(
+      robot(),
+      {
+        page: request.page,
+        pageSize: request.pageSize,
+        floorMs: request.startTimeUtcFloor === undefined ? undefined : Date.parse(request.startTimeUtcFloor),
+        upperMs: request.startTimeUtcUpper === undefined ? undefined : Date.parse(request.startTimeUtcUpper),
+      },
+      objectUrl,
+    ),
+  getTaskReportImages: (world, request, { robot, objectUrl }) => {
+    const filed = world.reports.find(robot().serialNumber, request.taskReportId);
+    if (!filed) throw new SimError(Code.NOT_FOUND, `Task report ${request.taskReportId} of robot ${request.robotSn} not found.`);
+    return { data: [objectUrl(coverageKey(request.robotSn, request.taskReportId))] };
+  },
   getMapImageUri: (world, request, { robot, objectUrl }) => {
     const map = world.imageMap(robot(), request);
     return { downloadUri: objectUrl(`maps/${encodeURIComponent(request.serialNumber)}/${encodeURIComponent(map.id)}.png`) };

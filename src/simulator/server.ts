@@ -14,7 +14,7 @@ import { Accounts, DEFAULT_TOKEN_LIFETIME_MS } from "./accounts";
 import { controlReply } from "./control";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "./faults";
 import { demoFleet, grownFleet, type FleetSeed, type SimRobot } from "./fleet";
-import { envelope, errorBody, isJsonContentType, readBody, writeJson, type Reply } from "./http-io";
+import { envelope, errorBody, isJsonContentType, isZodError, readBody, safeDecode, writeJson, type Reply } from "./http-io";
 import type { IncidentContent } from "./incidents";
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
 import { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RunningSimulator, type SimulatorOptions } from "./options";
@@ -23,7 +23,8 @@ import type { PushState, PushTarget } from "./pushes";
 import { ENVELOPE_CODES, HANDLERS, envelopeErrorData, refuseJoinedNames, resolve, type Handler, type HandlerContext, type Resolved, type Route } from "./routes";
 import { Code, SimError } from "./sim-errors";
 import { statusOf } from "./views";
-import { RobotChanges, World, type Parsed } from "./world";
+import { withImage } from "./report-book";
+import { EndTask, RobotChanges, World, type Parsed } from "./world";
 
 // The simulator's public names that live in the modules it is made of.
 export { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX } from "./object-store";
@@ -65,7 +66,7 @@ class Simulator {
       options.downloadUrlLifetimeMs ?? DEFAULT_DOWNLOAD_URL_LIFETIME_MS,
       this.now,
       () => this.server.address() as AddressInfo,
-      (serialNumber, mapId) => this.world.mapImage(serialNumber, mapId),
+      (key) => this.object(key),
     );
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
@@ -91,7 +92,7 @@ class Simulator {
       maxCommandsPerRobot: this.maxCommandsPerRobot,
       timing: this.options.timing,
       ignores: () => this.faults.ignores(),
-      taskEnded: (robot, report) => this.pushes.taskEnded(robot, report),
+      taskEnded: (robot, filed) => this.pushes.taskEnded(robot, withImage(robot.serialNumber, filed, (key) => this.objects.presign(undefined, key))),
       changed: (robots, at) => this.pushes.changed(robots, at),
     });
   }
@@ -106,6 +107,39 @@ class Simulator {
 
   updatePush(raw: unknown): PushState {
     return this.pushes.update(raw);
+  }
+
+  /** The object store's objects: map images (maps/<serial>/<mapId>.png) and coverage images (reports/<serial>/<reportId>.png). */
+  private object(key: string): Buffer | undefined {
+    const [kind, serialNumber, file] = key.split("/").map(safeDecode);
+    const name = /^(.+)\.png$/.exec(file ?? "")?.[1];
+    if (key.split("/").length !== 3 || !serialNumber || !name) return undefined;
+    if (kind === "maps") return this.world.mapImage(serialNumber, name);
+    const robot = this.world.robots.get(serialNumber);
+    return kind === "reports" && robot ? this.world.reports.coverage(serialNumber, name, robot.maps) : undefined;
+  }
+
+  /** Ends the robot's task at once with the given taskEndStatus; SimError when it runs none. */
+  endTask(serialNumber: string, raw: unknown): Record<string, unknown> {
+    const robot = this.robot(serialNumber);
+    const parsed = EndTask.safeParse(raw);
+    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
+    if (!robot.currentTask) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${serialNumber} runs no task.`);
+    this.world.finishTask(robot, parsed.data.taskEndStatus, true);
+    return statusOf(robot);
+  }
+
+  /** Files a report of a task in the past; answers it as the task reports endpoint lists it. */
+  addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown> {
+    const robot = this.robot(serialNumber);
+    let filed;
+    try {
+      filed = this.world.addPastReport(robot, raw);
+    } catch (error) {
+      if (isZodError(error)) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(error).message);
+      throw error;
+    }
+    return withImage(serialNumber, filed, (key) => this.objects.presign(req, key));
   }
 
   private robot(serialNumber: string): SimRobot {
@@ -405,6 +439,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return simulator.pushState;
     },
     setPush: (target) => simulator.setPush(target),
+    endTask: (serialNumber, taskEndStatus) => simulator.endTask(serialNumber, { taskEndStatus }),
+    addTaskReport: (serialNumber, report) => simulator.addTaskReport(serialNumber, report),
     close: () => simulator.close(),
   };
 }

@@ -5,7 +5,7 @@ import type { SimMap, SimRobot } from "./fleet";
 import { Code, SimError, invalid } from "./sim-errors";
 import { nanoTimestamp } from "./values";
 import { siteOf } from "./views";
-import type { Parsed, World } from "./world";
+import { notReadyFor, type Parsed, type StartingTask, type World } from "./world";
 
 /** B4 result codes (docs/cloud-api.md: 2010100006-13 are refusals with published meanings; 6880 with cmdStatus 5 is accepted). */
 export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as const;
@@ -13,6 +13,8 @@ export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as con
 export const TEMP_TASK_PARAMETERS_REJECTED = "2010100009";
 /** "A temporary task is already there": the nearest published meaning for a robot busy with any task. */
 export const TEMP_TASK_ROBOT_BUSY = "2010100012";
+/** "The robot cannot switch sites in its state": the nearest published meaning for a robot offline, stopped, lost or low. */
+export const TEMP_TASK_ROBOT_NOT_READY = "2010100013";
 export const TEMP_TASK_REJECTED = 7;
 
 /** B3: a temporary task on the robot's site. */
@@ -43,6 +45,8 @@ export function createTempSiteTask(world: World, robot: SimRobot, request: Parse
   if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
     throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} is busy with task "${robot.currentTask?.name ?? "unknown"}".`);
   }
+  const notReady = notReadyFor(robot);
+  if (notReady) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} ${notReady}: it cannot start a task.`);
   const taskId = randomUUID();
   const task = {
     name: request.taskName,
@@ -54,9 +58,16 @@ export function createTempSiteTask(world: World, robot: SimRobot, request: Parse
     areaIds,
     siteId: site.id,
   } as const;
-  world.accept(robot, () => {
-    if (robot.taskState !== "RUNNING" && robot.taskState !== "PAUSED") world.startTask(robot, task, taskId);
-  });
+  const idle = () => robot.taskState !== "RUNNING" && robot.taskState !== "PAUSED";
+  world.accept(
+    robot,
+    () => {
+      if (idle()) world.startTask(robot, task, taskId);
+    },
+    () => {
+      if (idle()) world.failToStart(robot, task, taskId);
+    },
+  );
   return {
     taskId,
     taskName: task.name,
@@ -90,19 +101,27 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
   if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
     return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
   }
+  if (notReadyFor(robot)) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_NOT_READY });
   const loopCount = Number(command.loopCount);
-  world.accept(robot, () => {
-    if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") return;
-    world.startTask(robot, {
-      name: command.taskName,
-      source: "temp_task",
-      cleaningMode: command.cleaningMode,
-      map,
-      loop: String(command.loop) === "true",
-      loopCount,
-      areaIds: [areaId],
-    });
-  });
+  const starting: StartingTask = {
+    name: command.taskName,
+    source: "temp_task",
+    cleaningMode: command.cleaningMode,
+    map,
+    loop: String(command.loop) === "true",
+    loopCount,
+    areaIds: [areaId],
+  };
+  const idle = () => robot.taskState !== "RUNNING" && robot.taskState !== "PAUSED";
+  world.accept(
+    robot,
+    () => {
+      if (idle()) world.startTask(robot, starting);
+    },
+    () => {
+      if (idle()) world.failToStart(robot, starting);
+    },
+  );
   return answer(TEMP_TASK_ACCEPTED);
 }
 

@@ -119,7 +119,7 @@ export function robotPage(
 }
 
 /** The v1 status (any line): the S-line fields and what docs/cloud-api.md lists beyond them. */
-export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unknown> {
+export function fleetStatusOf(robot: SimRobot, now: number, progress?: { progress: number; timeRemaining: number; cleaningMileage: number }): Record<string, unknown> {
   const map = currentMap(robot);
   const task = robot.currentTask;
   return {
@@ -141,12 +141,9 @@ export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unkn
       soh: 97,
       cycleTimes: 212,
     },
-    executableTasks: robot.maps.map((candidate) => ({
-      id: stableId(`${robot.serialNumber}/${candidate.id}/all`),
-      name: `All of ${candidate.name}`,
-      map: { id: candidate.id, name: candidate.name },
-    })),
-    ...(task ? { executingTask: { id: task.id, name: task.name } } : {}),
+    executableTasks: executableTasksOf(robot, map),
+    // progress 0-1, timeRemaining in seconds, cleaningMileage in metres (docs/cloud-api.md).
+    ...(task ? { executingTask: { id: task.id, name: task.name, ...progress } } : {}),
     workModes: [
       { id: "1", name: "cleaning", type: "CLEANING" },
       { id: "2", name: "navigation", type: "NAVIGATION" },
@@ -160,6 +157,18 @@ export function fleetStatusOf(robot: SimRobot, now: number): Record<string, unkn
       ],
     },
   };
+}
+
+/**
+ * The tasks the robot can run on a map (the v1 status lists those of the map
+ * it is on): the whole map, and each of its areas on its own.
+ */
+export function executableTasksOf(robot: SimRobot, map: SimMap): { id: string; name: string; map: { id: string; name: string } }[] {
+  const onMap = { id: map.id, name: map.name };
+  return [
+    { id: stableId(`${robot.serialNumber}/${map.id}/all`), name: `All of ${map.name}`, map: onMap },
+    ...map.partitions.map((partition) => ({ id: stableId(`${robot.serialNumber}/${map.id}/${partition.id}`), name: partition.name, map: onMap })),
+  ];
 }
 
 /** The map the robot is on (its first when it is lost). */

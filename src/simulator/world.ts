@@ -13,8 +13,11 @@ import { mayUse, type AccountSeed, type CurrentTask, type FleetSeed, type Naviga
 import { poseAt } from "./geometry";
 import { drawMap } from "./map-image";
 import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Motion } from "./movement";
+import { CRITICAL_BATTERY_PERCENT } from "./incidents";
+import { METRES_PER_PIXEL } from "./maps";
+import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
 import { Code, SimError, invalid } from "./sim-errors";
-import { MAX_TASK_REPORTS_PER_ROBOT, TASK_END_STATUS, finishedTaskReport, seededReports } from "./task-reports";
+import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
 import { milliTimestamp } from "./values";
 import { currentMap } from "./views";
@@ -38,6 +41,9 @@ export const RobotChanges = z.strictObject({
 });
 export type RobotChanges = z.output<typeof RobotChanges>;
 
+/** What POST /_sim/robots/<serial>/task/end takes: how the task ends (docs/cloud-api.md, taskEndStatus). */
+export const EndTask = z.strictObject({ taskEndStatus: z.number().int().min(-1).max(3) });
+
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
 
@@ -50,14 +56,43 @@ function canAct(robot: SimRobot): boolean {
   return robot.online && !robot.emergencyStop && robot.localization.state !== "LOST";
 }
 
+/**
+ * Below this battery a robot starts no task (it fails to start): where the
+ * simulator raises its critical-battery alarm. The simulator's choice; the
+ * real threshold is not published.
+ */
+export const LOW_BATTERY_PERCENT = CRITICAL_BATTERY_PERCENT;
+
+/** Why the robot cannot start a task now (offline, emergency stop, lost, battery low), or undefined when it can. */
+export function notReadyFor(robot: SimRobot): string | undefined {
+  if (!robot.online) return "is offline";
+  if (robot.emergencyStop) return "has its emergency stop pressed";
+  if (robot.localization.state === "LOST") return "is not localized (LOST)";
+  if (robot.battery.powerPercentage < LOW_BATTERY_PERCENT) return `has ${robot.battery.powerPercentage} % battery, below ${LOW_BATTERY_PERCENT} %`;
+  return undefined;
+}
+
+/** What a running task shows in the v1 status's executingTask (docs/cloud-api.md). */
+export interface TaskProgress {
+  /** 0-1. */
+  progress: number;
+  /** Seconds. */
+  timeRemaining: number;
+  /** Metres travelled while cleaning. */
+  cleaningMileage: number;
+}
+
+/** Metres per second the simulator counts while a task runs with a robot that does not move on its map (speed 0). */
+const NOMINAL_CLEANING_SPEED = 0.5;
+
 export interface WorldOptions {
   now: () => number;
   maxCommandsPerRobot: number;
   timing?: Partial<Timing>;
   /** Whether a robot ignores the command it was just given (the server's fault dice, so a run repeats). */
   ignores?: () => boolean;
-  /** Told of each task report as it is filed (a task ended). */
-  taskEnded?: (robot: SimRobot, report: Record<string, unknown>) => void;
+  /** Told of each task report as it is filed (a task ended, or failed to start). */
+  taskEnded?: (robot: SimRobot, filed: FiledReport) => void;
   /**
    * Called after every change of the fleet (a command's effect, time passing,
    * updateRobot) with the robots it may have changed and its time: the one
@@ -73,6 +108,8 @@ interface PendingEffect {
   due: number;
   robot: SimRobot;
   apply: () => void;
+  /** What happens instead when the robot hears the command but cannot act (emergency stop, lost). */
+  cannotAct?: () => void;
 }
 
 export class World {
@@ -80,8 +117,7 @@ export class World {
   readonly sites = new Map<string, SimSite>();
   /** Per robot, in submission order; the oldest are dropped past the cap. */
   readonly commands = new Map<string, Map<string, CommandResource>>();
-  /** Per robot, newest first. */
-  readonly taskReports = new Map<string, Record<string, unknown>[]>();
+  readonly reports = new ReportBook();
   readonly timing: Timing;
   private readonly motion = new Map<SimRobot, Motion>();
   /** Effects of accepted commands not yet due, oldest first (one delay for all keeps them in order). */
@@ -100,7 +136,7 @@ export class World {
     copy.robots.forEach((robot, index) => {
       this.robots.set(robot.serialNumber, robot);
       this.commands.set(robot.serialNumber, new Map());
-      this.taskReports.set(robot.serialNumber, seededReports(robot, index, now));
+      for (const filed of seededReports(robot, index, now)) this.reports.file(robot.serialNumber, filed);
       this.motion.set(robot, { lastMs: now, battery: robot.battery.powerPercentage, taskRunMs: 0, navigation: undefined, cleaning: undefined });
     });
   }
@@ -133,7 +169,7 @@ export class World {
       this.elapse(effect.due);
       this.applying = effect.due;
       try {
-        if (canAct(effect.robot)) effect.apply();
+        this.act(effect);
         this.options.changed?.([effect.robot], effect.due);
       } finally {
         this.applying = undefined;
@@ -143,15 +179,25 @@ export class World {
     this.options.changed?.(this.robots.values(), now);
   }
 
-  /** Runs an accepted command's effect after the command delay, unless the robot ignores it. */
-  accept(robot: SimRobot, apply: () => void): void {
+  /**
+   * Runs an accepted command's effect after the command delay, unless the
+   * robot ignores it (ignoreRate) or does not hear it (offline); one that
+   * hears it but cannot act runs `cannotAct` instead.
+   */
+  accept(robot: SimRobot, apply: () => void, cannotAct?: () => void): void {
     if (this.options.ignores?.()) return;
-    if (this.timing.commandDelayMs === 0 && canAct(robot)) {
-      apply();
+    const effect = { due: this.options.now() + this.timing.commandDelayMs, robot, apply, cannotAct };
+    if (this.timing.commandDelayMs === 0 && robot.online) {
+      this.act(effect);
       this.options.changed?.([robot], this.now());
       return;
     }
-    this.pending.push({ due: this.options.now() + this.timing.commandDelayMs, robot, apply });
+    this.pending.push(effect);
+  }
+
+  private act(effect: PendingEffect): void {
+    if (canAct(effect.robot)) effect.apply();
+    else if (effect.robot.online) effect.cannotAct?.();
   }
 
   private elapse(until: number): void {
@@ -314,27 +360,53 @@ export class World {
     return names.map((name) => this.robots.get(name)!);
   }
 
-  /** One page of the robot's task reports, newest first. */
-  listTaskReports(robot: SimRobot, page: number, pageSize: number): { robotTaskReports: Record<string, unknown>[]; total: string } {
-    const reports = this.taskReports.get(robot.serialNumber) ?? [];
-    return { robotTaskReports: structuredClone(reports.slice((page - 1) * pageSize, page * pageSize)), total: String(reports.length) };
+  /** One page of the robot's task reports in a window of their start, newest first. */
+  listTaskReports(robot: SimRobot, window: ReportWindow, imageUrl: (key: string) => string): { robotTaskReports: Record<string, unknown>[]; total: string } {
+    return this.reports.list(robot.serialNumber, window, imageUrl);
+  }
+
+  /** Files a report of a task that ran in the past (the control API); returns it. */
+  addPastReport(robot: SimRobot, raw: unknown): FiledReport {
+    const filed = pastReport(robot, raw);
+    if (this.reports.find(robot.serialNumber, String(filed.report.id))) throw invalid("id", `robot ${robot.serialNumber} already has report ${String(filed.report.id)}`);
+    this.reports.file(robot.serialNumber, filed);
+    return filed;
   }
 
   /**
    * Ends the robot's task (stopped, or finished by later simulation) and files
-   * its report; one that ends while the emergency stop is pressed ends in error.
+   * its report; one that ends while the emergency stop is pressed ends in
+   * error, unless `exactly` (the control API ending it with a given status).
    */
-  finishTask(robot: SimRobot, endStatus: number): void {
+  finishTask(robot: SimRobot, endStatus: number, exactly = false): void {
     const task = robot.currentTask;
     robot.taskState = "IDLE";
     robot.currentTask = undefined;
     this.motionOf(robot).cleaning = undefined;
     if (!task) return;
-    const reports = this.taskReports.get(robot.serialNumber)!;
-    const report = finishedTaskReport(robot, task, robot.emergencyStop ? TASK_END_STATUS.ERROR : endStatus, this.options.now());
-    reports.unshift(report);
-    reports.length = Math.min(reports.length, MAX_TASK_REPORTS_PER_ROBOT);
-    this.options.taskEnded?.(robot, report);
+    const status = robot.emergencyStop && !exactly ? TASK_END_STATUS.ERROR : endStatus;
+    this.file(robot, finishedTaskReport(robot, task, status, this.now()));
+  }
+
+  private file(robot: SimRobot, filed: FiledReport): void {
+    this.reports.file(robot.serialNumber, filed);
+    this.options.taskEnded?.(robot, filed);
+  }
+
+  /** How far the robot's task is: by its run time against the timing's task duration, else against the time its areas take. */
+  taskProgress(robot: SimRobot): TaskProgress | undefined {
+    const task = robot.currentTask;
+    if (!task) return undefined;
+    const motion = this.motionOf(robot);
+    const areas = task.areaIds.length || robot.maps.find((map) => map.id === task.mapId)?.partitions.length || 1;
+    const plannedMs = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
+    const runMs = Math.min(motion.taskRunMs, plannedMs);
+    const metresPerSecond = this.timing.speedPixelsPerSecond > 0 ? this.timing.speedPixelsPerSecond * METRES_PER_PIXEL : NOMINAL_CLEANING_SPEED;
+    return {
+      progress: Math.round((runMs / plannedMs) * 1000) / 1000,
+      timeRemaining: Math.max(0, Math.round((plannedMs - runMs) / 1000)),
+      cleaningMileage: Math.round((runMs / 1000) * metresPerSecond * 10) / 10,
+    };
   }
 
   /**
@@ -358,12 +430,20 @@ export class World {
     return map ? drawMap(map) : undefined;
   }
 
-  /** Starts a task on the robot now (its effect has come due). */
+  /**
+   * Starts a task on the robot now (its effect has come due). A robot that
+   * cannot (battery low; emergency stop or lost when called directly) files
+   * a report of a task that failed to start instead.
+   */
   startTask(
     robot: SimRobot,
-    task: Omit<CurrentTask, "id" | "mapId" | "mapName" | "startTime"> & { map: SimMap },
+    task: StartingTask,
     id: string = randomUUID(),
-  ): CurrentTask {
+  ): CurrentTask | undefined {
+    if (notReadyFor(robot)) {
+      this.failToStart(robot, task, id);
+      return undefined;
+    }
     const { map, ...rest } = task;
     if (robot.localization.mapId !== map.id) this.enterMap(robot, map);
     robot.currentTask = {
@@ -383,4 +463,16 @@ export class World {
     motion.cleaning = cleaningFrom(map, robot.localization.position, rest.areaIds);
     return robot.currentTask;
   }
+
+  /** Files the report of a task the robot could not start (taskEndStatus 3); the robot stays as it was. */
+  failToStart(robot: SimRobot, task: StartingTask, id: string = randomUUID()): void {
+    const { map, ...rest } = task;
+    const now = this.now();
+    const never: CurrentTask = { ...rest, id, mapId: map.id, mapName: map.name, startTime: milliTimestamp(now) };
+    this.file(robot, finishedTaskReport(robot, never, TASK_END_STATUS.FAILED_TO_START, now));
+  }
+}
+
+export interface StartingTask extends Omit<CurrentTask, "id" | "mapId" | "mapName" | "startTime"> {
+  map: SimMap;
 }

@@ -221,11 +221,21 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
   listTaskReports: {
     method: "GET",
     template: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
-    wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10`,
-    input: { serialNumber: SN, page: 3, pageSize: 10 },
+    // The time window in ISO 8601 UTC, its colons percent-encoded.
+    wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10&startTimeUtcFloor=2026-11-20T00%3A00%3A00Z&startTimeUtcUpper=2026-11-21T00%3A00%3A00.500Z`,
+    input: { serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-20T00:00:00Z", startTimeUtcUpper: "2026-11-21T00:00:00.500Z" },
     body: undefined,
     answer: TASK_REPORTS,
     result: TASK_REPORTS,
+  },
+  getTaskReportImages: {
+    method: "POST",
+    template: "/openapi-server/v1/api/task/report/map-images/query",
+    wirePath: "/openapi-server/v1/api/task/report/map-images/query",
+    input: { robotSn: SN, taskReportId: "r-1" },
+    body: { robotSn: SN, taskReportId: "r-1" },
+    answer: { data: ["https://oss.example/r-1.png?sig=1"] },
+    result: { data: ["https://oss.example/r-1.png?sig=1"] },
   },
   getMapImageUri: {
     method: "GET",
@@ -283,7 +293,7 @@ describe("api: the endpoint table on the wire", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
     assert.deepEqual(
       OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
-      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "N5", "token"],
+      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "N5", "N6", "token"],
     );
   });
 
@@ -297,6 +307,7 @@ describe("api: the endpoint table on the wire", function () {
       "getRobotStatus",
       "getSiteInfo",
       "getSubareas",
+      "getTaskReportImages",
       "listMaps",
       "listRobots",
       "listTaskReports",

@@ -997,6 +997,96 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
     });
   });
 
+  describe("classes of calls: each keeps its share of the rate", function () {
+    const classOf = (label: string) => label.replace(/\d+$/, "");
+    const tally = (labels: readonly string[]) => {
+      const counts: Record<string, number> = {};
+      for (const label of labels) counts[classOf(label)] = (counts[classOf(label)] ?? 0) + 1;
+      return counts;
+    };
+
+    it("a status read made every 2 s during a burst of 300 commands starts within a second; the burst takes the rest", async function () {
+      const { clock, attempts, call } = setUp({ rateLimit: 20, connections: 16 });
+      const burst = range(300).map((i) => call(`command${i}`, {}, attempts.instant(`command${i}`)));
+      const reads: { madeAt: number; label: string }[] = [];
+      for (let at = 1000; at <= 15_000; at += 2000) {
+        await clock.advanceTo(at);
+        const label = `status${reads.length}`;
+        reads.push({ madeAt: at, label });
+        call(label, { callClass: "status" }, attempts.instant(label));
+      }
+      await clock.advanceTo(17_000);
+      for (const read of reads) {
+        const waited = attempts.of(read.label).at - read.madeAt;
+        assert.ok(waited <= 1025, `${read.label}, made at ${read.madeAt} ms, waited ${waited} ms behind the burst`);
+      }
+      // Without classes the reads would wait behind the whole burst (15 s at 20/s).
+      assert.ok(burst.every((command) => command.settled && command.error === undefined), "the burst was served too, within 17 s");
+      assert.equal(attempts.started.length, 300 + reads.length);
+    });
+
+    it("with every class waiting, starts go 30 % status, 60 % other, 10 % sweep, in any 20 in a row", async function () {
+      const { attempts, call } = setUp({ connections: 1 });
+      for (const name of ["sweep", "other", "status"]) for (const i of range(400)) call(`${name}${i}`, { callClass: name as "status" | "other" | "sweep" }, attempts.instant(`${name}${i}`));
+      await drained();
+      const labels = attempts.labels.slice(0, 400);
+      assert.deepEqual(tally(labels.slice(0, 200)), { status: 60, other: 120, sweep: 20 });
+      for (let from = 0; from + 20 <= labels.length; from++) {
+        const window = tally(labels.slice(from, from + 20));
+        assert.ok((window.status ?? 0) >= 5 && (window.other ?? 0) >= 11 && (window.sweep ?? 0) >= 1, `starts ${from}-${from + 19}: ${JSON.stringify(window)}`);
+      }
+    });
+
+    it("stop commands still go first, ahead of status reads and of every other class", async function () {
+      const { attempts, call } = setUp({ connections: 1 });
+      call("first");
+      for (const i of range(5)) call(`status${i}`, { callClass: "status" });
+      for (const i of range(5)) call(`sweep${i}`, { callClass: "sweep" });
+      // urgent wins over a class the caller chose.
+      call("stop", { urgent: true, callClass: "sweep" });
+      await drained();
+      attempts.of("first").resolve();
+      await drained();
+      assert.deepEqual(attempts.labels, ["first", "stop"]);
+    });
+
+    it("a class alone takes the whole rate, and one that was idle saves no credit for later", async function () {
+      const { attempts, call } = setUp({ connections: 1 });
+      const held = call("held");
+      for (const i of range(100)) call(`other${i}`, {}, attempts.instant(`other${i}`));
+      // Held on the wire until the others queued: then 100 other calls run alone.
+      attempts.of("held").resolve();
+      await drained();
+      assert.ok(held.settled);
+      assert.equal(attempts.started.length, 101, "the other calls alone took every start");
+      // Now the status class comes, after a long idle time, beside 100 more other calls: its share, not 100 starts in a row.
+      const before = attempts.started.length;
+      const holdAgain = call("held2");
+      await drained();
+      for (const i of range(100)) call(`late${i}`, {}, attempts.instant(`late${i}`));
+      for (const i of range(100)) call(`status${i}`, { callClass: "status" }, attempts.instant(`status${i}`));
+      attempts.of("held2").resolve();
+      await drained();
+      assert.ok(holdAgain.settled);
+      const next30 = tally(attempts.labels.slice(before + 1, before + 31));
+      // 0.3 / (0.3 + 0.6) of 30 starts is 10.
+      assert.ok(next30.status! >= 9 && next30.status! <= 11, `the next 30 starts: ${JSON.stringify(next30)}`);
+    });
+
+    it("a call going back to wait (a 429) keeps its class and its place at the head of it", async function () {
+      const { clock, attempts, call } = setUp({ connections: 1 });
+      const read = call("status0", { callClass: "status" });
+      for (const i of range(3)) call(`other${i}`);
+      await drained();
+      attempts.of("status0").reject(rateLimited(1));
+      await clock.advance(1000);
+      assert.deepEqual(attempts.labels, ["status0", "status0"], "the refused read is sent again first");
+      attempts.of("status0").resolve("fresh");
+      await drained();
+      assert.equal(read.value, "fresh");
+    });
+  });
+
   describe("close()", function () {
     it("rejects every queued, backing-off and running call with kind aborted, leaves no timer, refuses later calls", async function () {
       const { clock, engine, attempts, call } = setUp({ connections: 3, maxRetries: 3, rateLimit: 5 });

@@ -358,3 +358,40 @@ describe("api: batchGetStatuses", function () {
     assert.ok(stub.server.requests.length <= 5, `${stub.server.requests.length} sent`);
   });
 });
+
+describe("api: classes of calls through the client", function () {
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN } });
+
+  it("a status read takes the status class by default: with one connection it goes before commands queued earlier", async function () {
+    const narrow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
+    try {
+      stub.server.respondWith((request) =>
+        request.path.includes("status:batchGet") ? { body: { robotStatus: [{ serialNumber: SN }] } } : { body: { code: 0, msg: "SUCCESS", data: [] }, delayMs: 5 },
+      );
+      const held = narrow.listMaps({ robotSn: SN });
+      const maps = Array.from({ length: 6 }, () => narrow.listMaps({ robotSn: SN }));
+      const statuses = narrow.batchGetStatuses([SN], { line: "s" });
+      await Promise.all([held, ...maps, statuses]);
+      const paths = stub.server.requests.map((request) => request.path);
+      assert.equal(paths.length, 8);
+      assert.match(paths[1]!, /status:batchGet/, `the status read came second: ${paths.join(", ")}`);
+
+      // The caller's class wins over the endpoint's: as "other" it waits its turn behind the earlier calls.
+      stub.server.requests.length = 0;
+      const heldAgain = narrow.listMaps({ robotSn: SN });
+      const more = Array.from({ length: 3 }, () => narrow.listMaps({ robotSn: SN }));
+      const asOther = narrow.batchGetStatuses([SN], { line: "s", callClass: "other" });
+      await Promise.all([heldAgain, ...more, asOther]);
+      assert.match(stub.server.requests.at(-1)!.path, /status:batchGet/);
+    } finally {
+      narrow.close();
+    }
+  });
+
+  it("an unknown callClass is INVALID_INPUT naming it, and nothing is sent", async function () {
+    const error = await failureOf(stub.client.listTaskReports({ serialNumber: SN }, { callClass: "urgent" as never }));
+    assert.equal(error.code, "INVALID_INPUT");
+    assert.equal(error.field, "callClass");
+    assert.equal(stub.server.requests.length, 0);
+  });
+});

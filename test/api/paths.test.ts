@@ -133,6 +133,7 @@ const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } 
   batchGetRobotStatus: (serial) => ({ names: ["GS-S-000101", serial] }),
   batchGetSRobotStatus: (serial) => ({ names: [serial] }),
   listTaskReports: (serial) => ({ serialNumber: serial, page: 2, pageSize: 10 }),
+  getTaskReportImages: (serial) => ({ robotSn: serial, taskReportId: "r-1" }),
   getMapImageUri: (serial) => ({ serialNumber: serial, mapId: "m-1", mapName: "Floor 1", mapVersion: 3 }),
   // The grant names no robot: its path must stay fixed whatever else is passed.
   grantToken: () => ({ grant_type: OPEN_ACCESS_GRANT_TYPE, client_id: "c", client_secret: "s", open_access_key: "k" }),

@@ -6,6 +6,7 @@
  * absolute numbers, are what to compare between runs and machines.
  *
  *   npm run bench            (node --expose-gc, so heap figures are after GC)
+ *   npm run bench -- status-age pacing    only these parts (rows, pacing, status-age, footprint, fleet-map, shared)
  *
  * BENCH_MESSAGES=10000    messages per row
  * BENCH_BIG=100000        the big robot-command burst
@@ -20,6 +21,7 @@
 import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
 import { printSharedWatch } from "./shared-watch";
+import { StatusReads, measureStatusAge, printStatusAge, type StatusAgeResult } from "./status-age";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { startAnswerServer, type AnswerServer } from "./answer-server";
@@ -29,6 +31,7 @@ import { printBigBurstGoals, printPacing, printRatios, printTable, type PacingRe
 import { MESSAGES, NODE_IDS, startBenchRuntime, type BenchRuntime } from "./runtime";
 import {
   ALL_AT_ONCE,
+  BENCH_PARTS,
   BIG_BURST,
   CONNECTIONS,
   DRAIN_MS,
@@ -169,17 +172,28 @@ async function runPacing(runtime: BenchRuntime, counts: { requests: number; rate
   return result;
 }
 
+/** The parts `npm run bench -- <part> ...` may name. */
+const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "shared"] as const;
+type Part = (typeof PARTS)[number];
+
+function partsToRun(): (part: Part) => boolean {
+  const unknown = BENCH_PARTS.filter((part) => !(PARTS as readonly string[]).includes(part));
+  if (unknown.length) throw new Error(`unknown bench part ${unknown.join(", ")}; the parts are ${PARTS.join(", ")}`);
+  return (part) => BENCH_PARTS.length === 0 || BENCH_PARTS.includes(part);
+}
+
 async function main(): Promise<void> {
+  const runs = partsToRun();
   // A stray rejection or throw from a path under test is reported, not allowed to end the run.
   const strays: string[] = [];
   process.on("unhandledRejection", (reason) => strays.push(`unhandled rejection: ${describeError(reason)}`));
   process.on("uncaughtException", (error) => strays.push(`uncaught exception: ${describeError(error)}`));
   if (!canCollect) progress("no global gc (run with node --expose-gc): heap figures include garbage");
 
-  const server = await startAnswerServer();
+  const server = runs("rows") ? await startAnswerServer() : undefined;
   const pacingCounts = { requests: 0, rateLimited: 0 };
   let simulator: RunningSimulator | undefined;
-  if (!SKIP_PACING) {
+  if (!SKIP_PACING && runs("pacing")) {
     simulator = await startSimulator({
       // "METHOD path status[ code N] ms": rate limiting is 429, or code 8 inside an envelope.
       log: (line) => {
@@ -189,12 +203,20 @@ async function main(): Promise<void> {
     });
   }
 
+  const statusReads = new StatusReads();
+  const ageSimulator = runs("status-age") ? await startSimulator({ log: statusReads.log, logFailuresOnly: false }) : undefined;
+  const [ageRobot] = ageSimulator?.state.serialNumbers() ?? [];
+
   progress("starting Node-RED ...");
   // Before the first row, so every row runs in the same process state.
   let runtime: BenchRuntime | undefined;
   let runtimeProblem: unknown;
   try {
-    runtime = await startBenchRuntime({ benchUrl: server.url, pacing: simulator ? { url: simulator.url, token: DEMO_TOKEN } : undefined });
+    runtime = await startBenchRuntime({
+      benchUrl: server?.url,
+      pacing: simulator ? { url: simulator.url, token: DEMO_TOKEN } : undefined,
+      statusAge: ageSimulator && ageRobot ? { url: ageSimulator.url, token: DEMO_TOKEN, serialNumber: ageRobot } : undefined,
+    });
   } catch (error) {
     runtimeProblem = error;
     progress(`Node-RED did not start: ${describeError(error)}`);
@@ -212,22 +234,25 @@ async function main(): Promise<void> {
     prepare,
   });
   const interleaved = [
-    row("bare", "bare node:http keep-alive", MESSAGES_PER_ROW, CONNECTIONS, () => bareHttp(server.url)),
-    row("axios", "tuned raw axios", MESSAGES_PER_ROW, CONNECTIONS, () => tunedAxios(server.url)),
-    row("client16", "typed client (RobotClient)", MESSAGES_PER_ROW, CONNECTIONS, () => typedClient(server.url)),
+    row("bare", "bare node:http keep-alive", MESSAGES_PER_ROW, CONNECTIONS, () => bareHttp(server!.url)),
+    row("axios", "tuned raw axios", MESSAGES_PER_ROW, CONNECTIONS, () => tunedAxios(server!.url)),
+    row("client16", "typed client (RobotClient)", MESSAGES_PER_ROW, CONNECTIONS, () => typedClient(server!.url)),
     row("command16", "robot-command node", MESSAGES_PER_ROW, CONNECTIONS, inNodeRed(NODE_IDS.command16, MESSAGES.robotCommand)),
     row("httpRequest16", "core http request node", MESSAGES_PER_ROW, CONNECTIONS, inNodeRed(NODE_IDS.httpRequest16, MESSAGES.httpRequest)),
   ];
   // The big burst last: whatever it leaves behind cannot spoil another row.
   const bursts = [
-    row("clientBurst", "typed client, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, () => typedClient(server.url)),
+    row("clientBurst", "typed client, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, () => typedClient(server!.url)),
     row("commandBurst", "robot-command node, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, inNodeRed(NODE_IDS.commandBurst, MESSAGES.robotCommand)),
     row("httpRequestBurst", "core http request node, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, inNodeRed(NODE_IDS.httpRequestBurst, MESSAGES.httpRequest)),
     row("commandBig", "robot-command node, big burst", BIG_BURST, ALL_AT_ONCE, inNodeRed(NODE_IDS.commandBig, MESSAGES.robotCommand)),
   ];
 
-  const results = await runInterleaved(interleaved, server);
-  for (const spec of bursts) results.push(await runBurst(spec, server));
+  const results: RowResult[] = [];
+  if (server) {
+    results.push(...(await runInterleaved(interleaved, server)));
+    for (const spec of bursts) results.push(await runBurst(spec, server));
+  }
 
   let pacing: PacingResult | string | undefined;
   if (simulator) {
@@ -239,23 +264,37 @@ async function main(): Promise<void> {
     }
   }
 
+  let statusAge: StatusAgeResult | string | undefined;
+  if (ageSimulator) {
+    try {
+      if (!runtime) throw runtimeProblem instanceof Error ? runtimeProblem : new Error("Node-RED did not start");
+      statusAge = await measureStatusAge(runtime, ageSimulator, statusReads, NODE_IDS.commandStatusAge, progress);
+    } catch (error) {
+      statusAge = describeError(error);
+    }
+  }
+
   const logLines = runtime?.logSummary() ?? [];
   await runtime?.stop().catch((error: unknown) => progress(`Node-RED did not stop cleanly: ${describeError(error)}`));
   await simulator?.close();
-  await server.close();
+  await ageSimulator?.close();
+  await server?.close();
 
   console.log(
     `\nrobot-fleet bench: node ${process.version}, ${os.cpus().length} cores, answer server in a child process on loopback; ` +
       `${MESSAGES_PER_ROW} messages per row after ${WARMUP_MESSAGES} warm-up, ${CONNECTIONS} connections per path\n`,
   );
-  printTable(results, ROUNDS);
-  const byKey = new Map(results.map((result) => [result.spec.key, result]));
-  printRatios(byKey);
-  printBigBurstGoals(byKey.get("commandBig"));
-  printPacing(pacing);
-  printFootprint();
-  printFleetMapCost();
-  if (!SKIP_SHARED) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
+  if (results.length) {
+    printTable(results, ROUNDS);
+    const byKey = new Map(results.map((result) => [result.spec.key, result]));
+    printRatios(byKey);
+    printBigBurstGoals(byKey.get("commandBig"));
+  }
+  if (runs("pacing")) printPacing(pacing);
+  printStatusAge(statusAge);
+  if (runs("footprint")) printFootprint();
+  if (runs("fleet-map")) printFleetMapCost();
+  if (!SKIP_SHARED && runs("shared")) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { BENCH_TOKEN, COMMAND_REQUEST, COMMANDS_PATH, SERIAL } from "./answer-server";
 import type { Settle, Target } from "./drive";
-import { CONNECTIONS, PACING_MAX_RETRIES, PACING_RATE_LIMIT } from "./settings";
+import { CONNECTIONS, PACING_MAX_RETRIES, PACING_RATE_LIMIT, STATUS_AGE_RATE_LIMIT, WATCH_INTERVAL_S } from "./settings";
 import type { EmbeddedNodeRed, NodeRedLogEntry } from "../support/embedded-node-red";
 
 interface CompleteEvent {
@@ -29,15 +29,19 @@ export const NODE_IDS = {
   commandBurst: "rc-burst",
   commandBig: "rc-big",
   commandPacing: "rc-pacing",
+  commandStatusAge: "rc-status-age",
+  watchStatusAge: "watch-status-age",
   httpRequest16: "http-16",
   httpRequestBurst: "http-burst",
 } as const;
 
 export interface BenchFlowOptions {
-  /** The answer server. */
-  benchUrl: string;
+  /** The answer server; no row nodes without it (a run of other parts only). */
+  benchUrl?: string;
   /** The simulator for the pacing row; no pacing nodes without it. */
   pacing?: { url: string; token: string };
+  /** The simulator for the status-age part (a watching node and a command node on one account); none without it. */
+  statusAge?: { url: string; token: string; serialNumber: string };
 }
 
 function robotConfig(id: string, baseUrl: string, extra: Record<string, unknown> = {}): FlowNode {
@@ -109,31 +113,54 @@ function httpRequest(id: string, url: string): FlowNode {
 }
 
 export function benchFlows(options: BenchFlowOptions): { flows: FlowNode[]; credentials: Record<string, Record<string, string>> } {
-  const { benchUrl, pacing } = options;
-  const flows: FlowNode[] = [
-    { id: "bench-tab", type: "tab", label: "bench" },
-    robotConfig("cfg-16", benchUrl),
-    robotCommand(NODE_IDS.command16, "cfg-16"),
-    robotConfig("cfg-burst", benchUrl),
-    robotCommand(NODE_IDS.commandBurst, "cfg-burst"),
-    robotConfig("cfg-big", benchUrl),
-    robotCommand(NODE_IDS.commandBig, "cfg-big"),
-    httpRequest(NODE_IDS.httpRequest16, benchUrl + COMMANDS_PATH),
-    httpRequest(NODE_IDS.httpRequestBurst, benchUrl + COMMANDS_PATH),
-  ];
-  const credentials: Record<string, Record<string, string>> = {
-    "cfg-16": { token: BENCH_TOKEN },
-    "cfg-burst": { token: BENCH_TOKEN },
-    "cfg-big": { token: BENCH_TOKEN },
-    [NODE_IDS.httpRequest16]: { password: BENCH_TOKEN },
-    [NODE_IDS.httpRequestBurst]: { password: BENCH_TOKEN },
-  };
+  const { benchUrl, pacing, statusAge } = options;
+  const flows: FlowNode[] = [{ id: "bench-tab", type: "tab", label: "bench" }];
+  const credentials: Record<string, Record<string, string>> = {};
+  if (benchUrl) {
+    flows.push(
+      robotConfig("cfg-16", benchUrl),
+      robotCommand(NODE_IDS.command16, "cfg-16"),
+      robotConfig("cfg-burst", benchUrl),
+      robotCommand(NODE_IDS.commandBurst, "cfg-burst"),
+      robotConfig("cfg-big", benchUrl),
+      robotCommand(NODE_IDS.commandBig, "cfg-big"),
+      httpRequest(NODE_IDS.httpRequest16, benchUrl + COMMANDS_PATH),
+      httpRequest(NODE_IDS.httpRequestBurst, benchUrl + COMMANDS_PATH),
+    );
+    Object.assign(credentials, {
+      "cfg-16": { token: BENCH_TOKEN },
+      "cfg-burst": { token: BENCH_TOKEN },
+      "cfg-big": { token: BENCH_TOKEN },
+      [NODE_IDS.httpRequest16]: { password: BENCH_TOKEN },
+      [NODE_IDS.httpRequestBurst]: { password: BENCH_TOKEN },
+    });
+  }
   if (pacing) {
     flows.push(
       robotConfig("cfg-pacing", pacing.url, { rateLimit: PACING_RATE_LIMIT, maxRetries: PACING_MAX_RETRIES }),
       robotCommand(NODE_IDS.commandPacing, "cfg-pacing"),
     );
     credentials["cfg-pacing"] = { token: pacing.token };
+  }
+  if (statusAge) {
+    // RESUME_TASK is no stop command, so it waits in the account's queue like most commands of a burst.
+    flows.push(
+      robotConfig("cfg-status-age", statusAge.url, { rateLimit: STATUS_AGE_RATE_LIMIT, maxRetries: PACING_MAX_RETRIES }),
+      { ...robotCommand(NODE_IDS.commandStatusAge, "cfg-status-age"), serialNumber: statusAge.serialNumber, command: "RESUME_TASK" },
+      {
+        id: NODE_IDS.watchStatusAge,
+        type: "robot-status",
+        z: "bench-tab",
+        robot: "cfg-status-age",
+        operation: "fleetStatus",
+        serialNumbers: "",
+        line: "s",
+        watch: true,
+        interval: WATCH_INTERVAL_S,
+        wires: [[], []],
+      },
+    );
+    credentials["cfg-status-age"] = { token: statusAge.token };
   }
   return { flows, credentials };
 }

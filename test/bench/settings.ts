@@ -39,3 +39,9 @@ export const RATIO_GOALS = { commandOverHttpRequest: 2.0, commandOverAxios: 0.9,
 /** The shared-account soak: three Node-RED processes watching the simulator's fleet through one Redis. */
 export const SHARED_SECONDS = positiveEnv("BENCH_SHARED_S", 180);
 export const SKIP_SHARED = Boolean(process.env.BENCH_SKIP_SHARED);
+/** Status age under a command burst: the commands, the account's rate and the watching node's interval. */
+export const STATUS_AGE_MESSAGES = 900;
+export const STATUS_AGE_RATE_LIMIT = 20;
+export const WATCH_INTERVAL_S = 5;
+/** Parts of the bench to run (its arguments, e.g. `npm run bench -- status-age`); none: all of them. */
+export const BENCH_PARTS = process.argv.slice(2);

@@ -218,9 +218,10 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await add(page, [{ id: "pick-task", type: "robot-command", robot: DEMO_CONFIG_ID, command: "START_TASK", serialNumber: "", taskName: "", map: "", cleaningMode: "", wires: [[]] }]);
     await edit("pick-task");
     await pick("serialNumber", "GS-S-000101");
-    const tasks = await pick("taskName", "All of Floor 2");
-    assert.deepEqual(tasks, ["All of Floor 1 (Floor 1)", "All of Floor 2 (Floor 2)"]);
-    assert.deepEqual([await value("taskName"), await value("map")], ["All of Floor 2", "Floor 2"], "the task's map came with it");
+    // The tasks of the map the robot is on (the v1 status's executableTasks): the whole map and each area.
+    const tasks = await pick("taskName", "Kitchen");
+    assert.deepEqual(tasks, ["All of Floor 1 (Floor 1)", "Lobby (Floor 1)", "Corridor (Floor 1)", "Kitchen (Floor 1)"]);
+    assert.deepEqual([await value("taskName"), await value("map")], ["Kitchen", "Floor 1"], "the task's map came with it");
     const modes = await pick("cleaningMode", "尘推", screenshotPath("picker-cleaning-mode.png"));
     // Every mode reads as words: its kind in the editor's language where the name says one, else a readable name
     // (intensities, 清扫, 清洗); the cloud's "__" prefix is not shown, the value picked is the name as the robot lists it.

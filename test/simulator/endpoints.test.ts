@@ -18,6 +18,7 @@ import {
 } from "../../src/api/endpoints";
 import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, demoFleet } from "../../src/simulator";
+import { stableId } from "../../src/simulator/values";
 import { rawRequest } from "../support/raw-http";
 import { useClientOnSimulator } from "../support/client-on-server";
 
@@ -59,6 +60,8 @@ const SAMPLES: { [Op in OperationName]: RequestOf<Op> } = {
   batchGetRobotStatus: { names: ["GS-S-000102", "GS-S-000101"] },
   batchGetSRobotStatus: { names: ["GS-S-000201", "GS-S-000101"] },
   listTaskReports: { serialNumber: "GS-S-000102", page: 1, pageSize: 5 },
+  // The kitchen robot's seeded report of yesterday (task-reports.ts).
+  getTaskReportImages: { robotSn: "GS-S-000102", taskReportId: stableId("GS-S-000102/report/1") },
   getMapImageUri: { serialNumber: "GS-S-000101", mapId: FLOOR_1.id, mapName: FLOOR_1.name, mapVersion: FLOOR_1.version },
   grantToken: {
     grant_type: OPEN_ACCESS_GRANT_TYPE,

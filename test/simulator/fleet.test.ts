@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { ENDPOINTS } from "../../src/api/endpoints";
 import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator } from "../../src/simulator";
+import { officeMaps } from "../../src/simulator/maps";
 import { rawRequest } from "../support/raw-http";
 import { failureOf } from "../support/failures";
 import { useClientOnSimulator } from "../support/client-on-server";
@@ -94,7 +95,10 @@ describe("simulator: fleet endpoints", function () {
       assert.match(String(lobby.latestReportTime), /^\d{13}$/);
       assert.equal(typeof lobby.latestReportTime, "string");
       assert.equal((lobby.battery as { soc: number }).soc, 96);
-      assert.ok(Array.isArray(lobby.executableTasks) && lobby.executableTasks.length === 2);
+      // The tasks of the map it is on: all of Floor 1, and each of its areas.
+      const tasks = lobby.executableTasks as { name: string; map: { name: string } }[];
+      assert.deepEqual(tasks.map((task) => task.name), ["All of Floor 1", ...officeMaps()[0]!.partitions.map((partition) => partition.name)]);
+      assert.ok(tasks.every((task) => task.map.name === "Floor 1"));
       assert.ok(Array.isArray(lobby.workModes));
     });
 
