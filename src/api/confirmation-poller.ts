@@ -8,7 +8,7 @@ import type { RobotClient } from "./client";
 import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
 import { RobotApiError, abortedError } from "./errors";
-import { robotStateOf, type RobotState } from "./watcher-state";
+import { readStatus, type StatusReading } from "./status-reader";
 
 /**
  * What the last status says that keeps a robot from acting on a command, for
@@ -16,7 +16,7 @@ import { robotStateOf, type RobotState } from "./watcher-state";
  */
 function whyNotShown(lastStatus: Record<string, unknown> | undefined): string {
   if (!lastStatus) return ": no status of the robot was read";
-  const state = robotStateOf(lastStatus);
+  const state = readStatus(lastStatus);
   const reasons = [
     state.online === false ? "offline" : undefined,
     state.emergencyStop === true ? "stopped by its emergency stop" : undefined,
@@ -32,7 +32,7 @@ export const CONFIRM_POLL_INTERVAL_MS = 2000;
 /** What "the robot shows it" means for one command: a test of its state, and the word msg.confirmation reports. */
 export interface ConfirmationRule {
   /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet. */
-  confirmedBy(state: RobotState): string | undefined;
+  confirmedBy(state: StatusReading): string | undefined;
   /** For the help and error messages: what is waited for. */
   expects: string;
 }
@@ -164,8 +164,9 @@ export class ConfirmationPoller {
       const statuses = await this.readStatuses(serialNumbers);
       const now = this.clock.now();
       for (const status of statuses) {
-        const state = robotStateOf(status);
-        for (const waiter of [...(this.waiters.get(state.serialNumber) ?? [])]) {
+        const state = readStatus(status);
+        const waiting = state.serialNumber === undefined ? undefined : this.waiters.get(state.serialNumber);
+        for (const waiter of [...(waiting ?? [])]) {
           waiter.lastStatus = status;
           const shown = waiter.rule.confirmedBy(state);
           if (shown !== undefined) waiter.resolve({ state: shown, seconds: Math.round((now - waiter.started) / 100) / 10, status });

@@ -13,6 +13,7 @@ import type { RobotClient } from "../api/client";
 import { RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
 import { cleaningKindOf } from "../api/cleaning-modes";
+import { serialNumberOf } from "../api/status-reader";
 import { isPlainObject } from "./plain-data";
 import type { RobotConfigNode } from "./types";
 
@@ -49,7 +50,7 @@ const LOOKUPS = {
     const statuses = serialNumbers.length > 0 ? await client.batchGetStatuses(serialNumbers, { line: "v1" }) : [];
     const online = new Map<string, unknown>();
     for (const status of statuses as Record<string, unknown>[]) {
-      const serial = textOf(status.serialNumber) ?? textOf(status.name)?.replace(/^robots\//, "");
+      const serial = serialNumberOf(status);
       if (serial) online.set(serial, status.online);
     }
     return robots.map((robot) => ({

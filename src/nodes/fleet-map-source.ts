@@ -7,7 +7,8 @@
 import type { CallOptions, RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
 import { isPlainObject } from "./plain-data";
-import { mapIdOf, pngSize, serialNumberOf, type MapPicture } from "./fleet-map";
+import { serialNumberOf } from "../api/status-reader";
+import { mapIdOf, pngSize, type MapPicture } from "./fleet-map";
 
 /** Map images kept per account: a floor plan is a few hundred kB, and a fleet has few floors. */
 export const MAP_PICTURES_KEPT = 16;

@@ -5,14 +5,15 @@
  * degrees), and the SVG that draws them over the map image. Pure: no Node-RED,
  * no network; robot-maps' fleetMap operation feeds it.
  */
+import { numberOf, readStatus, type StatusReading } from "../api/status-reader";
 import { isPlainObject } from "./plain-data";
 
-/** What a robot is doing, as the picture colours it. */
-export const ROBOT_STATES = ["cleaning", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
-export type RobotState = (typeof ROBOT_STATES)[number];
+/** What a robot is doing, as the picture colours its marker. */
+export const MARKER_STATES = ["cleaning", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
+export type MarkerState = (typeof MARKER_STATES)[number];
 
 /** Fill colours by state: distinct for colour-blind readers too (hue and lightness differ). */
-export const STATE_COLOURS: Readonly<Record<RobotState, string>> = {
+export const STATE_COLOURS: Readonly<Record<MarkerState, string>> = {
   cleaning: "#1b9e4b",
   paused: "#e6a100",
   idle: "#2166ac",
@@ -32,7 +33,7 @@ export interface PlacedRobot {
   y: number;
   /** Degrees as the cloud gives them. */
   angle: number;
-  state: RobotState;
+  state: MarkerState;
   /** What the flow says of an alarm raised on this robot (msg.alarms), when there is one. */
   alarm?: string;
 }
@@ -41,7 +42,7 @@ export interface UnplacedRobot {
   serialNumber: string;
   name: string;
   reason: UnplacedReason;
-  state: RobotState;
+  state: MarkerState;
   alarm?: string;
 }
 
@@ -62,7 +63,7 @@ export interface MapPicture {
 
 /** The words of the picture, in the runtime's language. */
 export interface FleetMapWords {
-  state(state: RobotState): string;
+  state(state: MarkerState): string;
   reason(reason: UnplacedReason): string;
   title(mapName: string, robots: number): string;
   unplacedHeading: string;
@@ -90,30 +91,18 @@ function text(value: unknown): string | undefined {
   return typeof value === "number" && Number.isFinite(value) ? String(value) : undefined;
 }
 
-/** int64-like values may come as strings (docs/cloud-api.md). */
-function numberOf(value: unknown): number | undefined {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
-  return Number.isFinite(number) ? number : undefined;
-}
-
-/** A status's serial number: its own field, or the v1 status' `name` (robots/<sn>). */
-export function serialNumberOf(status: Record<string, unknown>): string | undefined {
-  return text(status.serialNumber) ?? text(status.name)?.replace(/^robots\//, "");
-}
-
 /** The id of the map a status puts its robot on. */
 export function mapIdOf(status: Record<string, unknown>): string | undefined {
-  const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
-  return isPlainObject(localization.map) ? text(localization.map.id) : undefined;
+  return readStatus(status).mapId;
 }
 
-export function robotStateOf(status: Record<string, unknown>): RobotState {
-  if (status.online === false) return "offline";
-  const stop = status.emergencyStop;
-  if (stop === true || (isPlainObject(stop) && stop.enabled === true)) return "emergencyStop";
-  if (isPlainObject(status.battery) && status.battery.charging === true) return "charging";
-  if (status.taskState === "RUNNING") return "cleaning";
-  if (status.taskState === "PAUSED") return "paused";
+/** How the picture colours a robot: offline first, then its emergency stop, charging, its task. */
+export function markerStateOf(reading: StatusReading): MarkerState {
+  if (reading.online === false) return "offline";
+  if (reading.emergencyStop === true) return "emergencyStop";
+  if (reading.charging === true) return "charging";
+  if (reading.taskState === "RUNNING") return "cleaning";
+  if (reading.taskState === "PAUSED") return "paused";
   return "idle";
 }
 
@@ -122,18 +111,15 @@ export function placeRobots(statuses: readonly unknown[], mapId: string, height:
   const placed: PlacedRobot[] = [];
   const unplaced: UnplacedRobot[] = [];
   for (const status of statuses) {
-    if (!isPlainObject(status) || mapIdOf(status) !== mapId) continue;
-    const serialNumber = serialNumberOf(status);
-    if (!serialNumber) continue;
-    const name = text(status.displayName) ?? serialNumber;
-    const state = robotStateOf(status);
-    const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
-    const position = isPlainObject(localization.mapPosition) ? localization.mapPosition : undefined;
-    const x = numberOf(position?.x);
-    const y = numberOf(position?.y);
-    if (localization.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
-    else if (x === undefined || y === undefined) unplaced.push({ serialNumber, name, reason: "noPosition", state });
-    else placed.push({ serialNumber, name, x, y: height - y, angle: numberOf(position?.angle) ?? 0, state });
+    if (!isPlainObject(status)) continue;
+    const reading = readStatus(status);
+    const { serialNumber, position } = reading;
+    if (reading.mapId !== mapId || !serialNumber) continue;
+    const name = reading.displayName ?? serialNumber;
+    const state = markerStateOf(reading);
+    if (reading.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
+    else if (!position) unplaced.push({ serialNumber, name, reason: "noPosition", state });
+    else placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state });
   }
   return { placed, unplaced };
 }
@@ -214,17 +200,17 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
 /** The states' colours, and the robots of this map that cannot be placed with the reason. */
 function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: number, font: number): string {
   const line = round(font * 1.3);
-  const rows = ROBOT_STATES.map(
+  const rows = MARKER_STATES.map(
     (state, index) =>
       `<g transform="translate(0 ${round(index * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>` +
       `<text x="${round(unit * 1.6)}" fill="#111">${xml(words.state(state))}</text></g>`,
   );
   rows.push(
-    `<g class="legend-alarm" transform="translate(0 ${round(ROBOT_STATES.length * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>` +
+    `<g class="legend-alarm" transform="translate(0 ${round(MARKER_STATES.length * line)})"><circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>` +
       `<text x="${round(unit * 1.6)}" fill="${ALARM_COLOUR}">${xml(words.alarm)}</text></g>`,
   );
   /** The states' rows and the alarm ring's. */
-  const keyRows = ROBOT_STATES.length + 1;
+  const keyRows = MARKER_STATES.length + 1;
   if (unplaced.length > 0) {
     rows.push(`<text y="${round(keyRows * line)}" fill="#111" font-weight="bold">${xml(words.unplacedHeading)}</text>`);
     unplaced.forEach((robot, index) => {
@@ -237,7 +223,7 @@ function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: 
   }
   // A backing so the legend stays readable over the map; text widths are estimated (no font metrics here).
   const longest = Math.max(
-    ...ROBOT_STATES.map((state) => words.state(state).length + 3),
+    ...MARKER_STATES.map((state) => words.state(state).length + 3),
     words.alarm.length + 3,
     ...unplaced.map((robot) => robot.name.length + robot.serialNumber.length + 16 + (robot.alarm?.length ?? -3) + 3),
     words.unplacedHeading.length,

@@ -12,7 +12,8 @@ import { readNumberSetting } from "../api/number-settings";
 import { withTaskReading } from "../api/task-outcomes";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
 import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../api/watcher";
-import { robotStateOf, type BatteryThresholds } from "../api/watcher-state";
+import type { BatteryThresholds } from "../api/watcher-state";
+import { serialNumberOf } from "../api/status-reader";
 import { configProblemStatus, lookUpConfig } from "./config-node";
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";
@@ -130,7 +131,7 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
             result.statuses.map((status, index) => {
               const copy = index === 0 ? msg : RED.util.cloneMessage(msg);
               copy.payload = status;
-              copy.topic = robotStateOf(status).serialNumber;
+              copy.topic = serialNumberOf(status) ?? "";
               return copy;
             }),
           ];
