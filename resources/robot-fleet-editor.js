@@ -177,6 +177,7 @@
       case "CONFIG_PROBLEM": return t("picker.configProblem", { problem: answer.message });
       case "INVALID_INPUT": return t("picker.invalid", { problem: answer.message });
       case "CLOUD_ERROR": return t("picker.cloudError", { problem: answer.message });
+      case "INTERNAL_ERROR": return t("picker.internalError", { problem: answer.message });
     }
     return xhr.status === 0 ? t("picker.noRuntime") : t("picker.noAnswer");
   }

@@ -7,7 +7,7 @@
 import type { RobotClient } from "./client";
 import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
-import { RobotApiError, abortedError } from "./errors";
+import { RobotApiError, abortedError, internalError } from "./errors";
 import { readStatus, type StatusReading } from "./status-reader";
 
 /**
@@ -51,6 +51,11 @@ export interface ConfirmOptions {
   signal?: AbortSignal;
   /** Operation name for the NOT_CONFIRMED error. */
   operation?: string;
+  /**
+   * A status read failed while this waits (it keeps waiting): told once per
+   * run of failed reads, with the failure (INTERNAL_ERROR for a bug here).
+   */
+  onMissedLook?: (failure: RobotApiError) => void;
 }
 
 interface Waiter {
@@ -60,6 +65,9 @@ interface Waiter {
   readonly reject: (error: RobotApiError) => void;
   lastStatus: Record<string, unknown> | undefined;
   readonly operation: string;
+  readonly onMissedLook: ((failure: RobotApiError) => void) | undefined;
+  /** The last read failed and the waiter was told. */
+  missing: boolean;
 }
 
 /**
@@ -85,7 +93,7 @@ export class ConfirmationPoller {
 
   /** Resolves when the robot's status satisfies `rule`; rejects with NOT_CONFIRMED (carrying the last status) after `timeoutMs`. */
   waitFor(serialNumber: string, rule: ConfirmationRule, options: ConfirmOptions): Promise<Confirmed> {
-    const { timeoutMs, signal, operation = "confirm" } = options;
+    const { timeoutMs, signal, operation = "confirm", onMissedLook } = options;
     if (signal?.aborted) return Promise.reject(abortedError(operation));
     return new Promise<Confirmed>((resolve, reject) => {
       const finish = () => {
@@ -108,6 +116,8 @@ export class ConfirmationPoller {
         },
         lastStatus: undefined,
         operation,
+        onMissedLook,
+        missing: false,
       };
       if (signal) this.aborts.add(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
@@ -163,6 +173,7 @@ export class ConfirmationPoller {
     try {
       const statuses = await this.readStatuses(serialNumbers);
       const now = this.clock.now();
+      for (const set of this.waiters.values()) for (const waiter of set) waiter.missing = false;
       for (const status of statuses) {
         const state = readStatus(status);
         const waiting = state.serialNumber === undefined ? undefined : this.waiters.get(state.serialNumber);
@@ -173,11 +184,20 @@ export class ConfirmationPoller {
         }
       }
     } catch (error) {
+      const failure = internalError(error, "confirm");
       // The client was closed: every waiter ends as aborted, like the calls of its nodes.
-      if (error instanceof RobotApiError && error.kind === "aborted") {
-        for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(error);
+      if (failure.kind === "aborted") {
+        for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(failure);
+      } else {
+        // Any other failure is a missed look: the waiters keep waiting until their deadline, and are told once.
+        for (const set of [...this.waiters.values()]) {
+          for (const waiter of set) {
+            if (waiter.missing) continue;
+            waiter.missing = true;
+            waiter.onMissedLook?.(failure);
+          }
+        }
       }
-      // Any other failure is a missed look: the waiters keep waiting until their deadline.
     } finally {
       this.polling = false;
       this.schedule();

@@ -6,7 +6,7 @@
  */
 import type { CallOptions, RobotClient } from "./client";
 import { REAL_CLOCK, type EngineClock } from "./clock";
-import { RobotApiError } from "./errors";
+import { internalError, type RobotApiError } from "./errors";
 import type { WatchLease } from "./shared-account";
 import { diffWatchedStates, watchedStateOf, type BatteryThresholds, type Changes, type WatchedState } from "./watcher-state";
 
@@ -175,7 +175,8 @@ export class WatchLoop {
       outcome = await this.watcher.poll();
     } catch (error) {
       if (this.stopped) return;
-      const failure = error instanceof RobotApiError ? error : new RobotApiError({ kind: "network", message: String(error) });
+      // Only the client's calls fail with a RobotApiError; anything else thrown here is a bug of the watcher.
+      const failure = internalError(error, "watch");
       if (failure.kind === "aborted") return;
       this.streak++;
       this.handlers.failing?.(failure, this.streak);

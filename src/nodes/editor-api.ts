@@ -10,7 +10,7 @@
 import type { NodeAPI } from "node-red";
 import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
-import { RobotApiError } from "../api/errors";
+import { internalError, type RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
 import { cleaningKindOf } from "../api/cleaning-modes";
 import { serialNumberOf } from "../api/status-reader";
@@ -22,7 +22,7 @@ export const EDITOR_API_ROOT = "/robot-fleet/config";
 export const CACHE_MS = 30_000;
 
 /** What the editor shows for a failure: it words each code in the user's language (robot-fleet catalogue). */
-export type PickerProblem = "NOT_DEPLOYED" | "CONFIG_PROBLEM" | "INVALID_INPUT" | "PERMISSION_DENIED" | "NO_ANSWER" | "CLOUD_ERROR";
+export type PickerProblem = "NOT_DEPLOYED" | "CONFIG_PROBLEM" | "INVALID_INPUT" | "PERMISSION_DENIED" | "NO_ANSWER" | "CLOUD_ERROR" | "INTERNAL_ERROR";
 
 interface CachedAnswer {
   expires: number;
@@ -109,8 +109,8 @@ const LOOKUPS = {
   },
 };
 
-function problemOf(error: unknown): { status: number; code: PickerProblem; message: string } {
-  if (!(error instanceof RobotApiError)) return { status: 500, code: "CLOUD_ERROR", message: "the lookup failed" };
+function problemOf(error: RobotApiError): { status: number; code: PickerProblem; message: string } {
+  if (error.kind === "internal") return { status: 500, code: "INTERNAL_ERROR", message: error.message };
   // The error's message never holds a token (RobotApiError's rule), so it may reach the browser.
   if (error.kind === "invalid_input") return { status: 400, code: "INVALID_INPUT", message: error.message };
   if (error.code === "PERMISSION_DENIED" || error.code === "UNAUTHENTICATED" || error.status === 401 || error.status === 403) {
@@ -168,7 +168,10 @@ export function registerEditorApi(RED: NodeAPI): void {
       }
       cached.answer.then(
         (answer) => res.json(answer),
-        (error: unknown) => {
+        (thrown: unknown) => {
+          // The lookups call only the client, whose failures are RobotApiErrors: anything else is a bug, logged with its stack.
+          const error = internalError(thrown, "editor lookup");
+          if (error.kind === "internal") RED.log.error(error.stack ?? error.message);
           const problem = problemOf(error);
           fail(res, problem.status, problem.code, problem.message);
         },

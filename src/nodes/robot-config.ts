@@ -11,7 +11,7 @@ import type { RobotClient } from "../api/client";
 import { DEFAULT_BASE_URL, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES } from "../api/rules";
 import type { AccountSharing } from "../api/shared-account";
 import { clientModule } from "./api";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { internalError, invalidInput } from "../api/errors";
 import { registerEditorApi } from "./editor-api";
 import { editorTables } from "./editor-tables";
 import type { RobotConfigCredentials, RobotConfigNode, RobotConfigProperties } from "./types";
@@ -100,7 +100,7 @@ export default function registerRobotConfig(RED: NodeAPI): void {
       this.robot = { client: createClient(config, this.credentials ?? {}, log) };
     } catch (error) {
       this.robot = {
-        error: error instanceof RobotApiError ? error : invalidInput("", String(error)),
+        error: internalError(error),
       };
     }
     this.on("close", (_removed: boolean, done: () => void) => {

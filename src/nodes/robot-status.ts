@@ -6,7 +6,7 @@
  * flow cares about (src/api/watcher.ts decides what that is).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { internalError, invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { readNumberSetting } from "../api/number-settings";
 import { withTaskReading } from "../api/task-outcomes";
@@ -248,7 +248,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
     };
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
-    const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
+    const problem = internalError(error);
     node.status({ fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) });
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));

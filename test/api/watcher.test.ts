@@ -252,6 +252,56 @@ describe("api: watching robots", function () {
     });
   });
 
+  describe("a bug inside the watcher or the poller", function () {
+    it("reports a watcher's failure that is not the client's as INTERNAL_ERROR, not as a network failure", async function () {
+      const clock = new FakeClock();
+      const fake = { poll: () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'online')")) };
+      const failed: RobotApiError[] = [];
+      const loop = new WatchLoop(fake as unknown as FleetWatcher, 5000, { polled: () => undefined, failed: (error) => failed.push(error), recovered: () => undefined }, clock);
+      loop.start();
+      await drained();
+      loop.stop();
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]!.code, "INTERNAL_ERROR");
+      assert.equal(failed[0]!.kind, "internal");
+      assert.match(failed[0]!.message, /^watch: a bug in node-red-contrib-robot-fleet, not a fault of the cloud: TypeError: Cannot read properties/);
+      assert.match(failed[0]!.stack ?? "", /\n\s+at /, "the stack of what was thrown, to find the bug by");
+    });
+
+    it("tells a waiter of the confirmation poller once per run of failed reads, the client's failure as it is and a bug as INTERNAL_ERROR", async function () {
+      const stub = await new FleetStub(3).start();
+      const client = new RobotClient({ baseUrl: stub.url, auth: { token: "tok-confirm-2" }, retry: { maxRetries: 0 } });
+      try {
+        const clock = new FakeClock();
+        const poller = new ConfirmationPoller(client, 2000, clock);
+        const told: string[] = [];
+        const waiting = failureOf(
+          poller.waitFor(stubSerial(1), commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 30_000, onMissedLook: (failure) => told.push(failure.code) }),
+        );
+        const read = client.batchGetStatuses.bind(client);
+        // One poll: the clock brings it on; it has ended when its next one is set beside the waiter's deadline.
+        const look = async () => {
+          await clock.advance(2000);
+          while (clock.pending < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+        };
+        client.batchGetStatuses = () => Promise.reject(new RobotApiError({ kind: "timeout", message: "slow" }));
+        await look();
+        await look();
+        client.batchGetStatuses = read;
+        await look();
+        client.batchGetStatuses = () => Promise.reject(new TypeError("a bug"));
+        await look();
+        await look();
+        assert.deepEqual(told, ["TIMEOUT", "INTERNAL_ERROR"], "once per run of failures, none for a good read");
+        await clock.advance(30_000);
+        assert.equal((await waiting).code, "NOT_CONFIRMED", "the waiter kept waiting until its deadline");
+      } finally {
+        client.close();
+        await stub.server.stop();
+      }
+    });
+  });
+
   describe("ConfirmationPoller", function () {
     let stub: FleetStub;
     let client: RobotClient;
