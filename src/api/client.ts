@@ -98,12 +98,7 @@ export class RobotClient {
    * from its connection; it is retried by the same rules as any call.
    */
   private readonly grants: RequestEngine;
-  /**
-   * Downloads from pre-signed URLs (object storage, another host): their own
-   * engine and pools, so they do not count against the account's request
-   * rate, wait behind its calls or pause with it, and carry nothing of the
-   * cloud client (base URL, token).
-   */
+  /** Downloads from pre-signed URLs, on an engine and pools of their own (downloads.ts says why). */
   private readonly downloads: MapDownloads;
   /** Every secret and every token this client has sent, replaced by ***. */
   private readonly redact: Redact;
@@ -274,8 +269,8 @@ export class RobotClient {
    * Fetches an image from an absolute pre-signed URL (the map endpoint's
    * downloadUri): no Authorization header and no cookie, http and https only,
    * no redirects, at most `maxBytes` (10 MiB), within the client's timeout,
-   * at most 4 at once and not paced with the account's calls. Error messages
-   * name the URL without its query (the signature grants access).
+   * at most 4 at once and not paced with the account's calls; error messages
+   * name the URL without its query (downloads.ts).
    */
   downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
     return this.downloads.download(downloadUri, options);
