@@ -51,7 +51,7 @@ export interface RobotClientOptions {
 /** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
 export const DEFAULT_MAX_ROBOT_PAGES = 1000;
 /** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, docs/cloud-api.md). */
-export const DEFAULT_STATUS_BATCHES_IN_FLIGHT = 5;
+const STATUS_BATCHES_IN_FLIGHT = 5;
 
 export interface ListAllRobotsOptions extends CallOptions {
   /** Robots per page, 1-1000. Default 100. */
@@ -68,8 +68,6 @@ export interface BatchStatusOptions extends CallOptions {
    * "s": GET /openapi/v2alpha1/s/robots/*\/status:batchGet, S-line robots, B1's status.
    */
   line: "v1" | "s";
-  /** Batch requests on the wire at once, 1-16. Default 5. */
-  inFlight?: number;
 }
 
 type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
@@ -200,7 +198,7 @@ export class RobotClient {
    * The status of any number of robots: the serial numbers (each checked before
    * anything is sent, duplicates asked for once) go in batches of at most 11,
    * each batch a call through the engine (paced and queued like any other), at
-   * most `inFlight` at once. The statuses come back in the order the cloud
+   * most STATUS_BATCHES_IN_FLIGHT at once. The statuses come back in the order the cloud
    * answers each batch, batch after batch. The first failing batch fails the
    * whole call and withdraws the batches not yet answered.
    */
@@ -208,10 +206,9 @@ export class RobotClient {
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "s" }): Promise<SLineStatus[]>;
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]>;
   async batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]> {
-    const { line, inFlight = DEFAULT_STATUS_BATCHES_IN_FLIGHT, signal, ...callOptions } = options;
+    const { line, signal, ...callOptions } = options;
     const operation = line === "v1" ? "batchGetRobotStatus" : line === "s" ? "batchGetSRobotStatus" : undefined;
     if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
-    if (!Number.isInteger(inFlight) || inFlight < 1 || inFlight > 16) throw invalidInput("inFlight", "must be a whole number from 1 to 16", operation);
     if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
     const unique = [...new Set(serialNumbers)];
     const batches: PreparedCall[] = [];
@@ -235,7 +232,7 @@ export class RobotClient {
     };
     // The first failure is the one reported, not the aborts it caused in the other batches.
     let failure: { error: unknown } | undefined;
-    const workers = Array.from({ length: Math.min(inFlight, batches.length) }, () =>
+    const workers = Array.from({ length: Math.min(STATUS_BATCHES_IN_FLIGHT, batches.length) }, () =>
       worker().catch((error: unknown) => {
         failure ??= { error };
         stop.abort();
