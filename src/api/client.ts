@@ -22,7 +22,7 @@ import { STATUS_BATCH_SIZE } from "./schemas";
 import type { AccountSharing } from "./shared-account";
 import { abortFailure, wireFailure } from "./wire-failures";
 
-// The client's public names that live in the modules it is made of.
+// What the client's callers in this package use with it; the package's public names are index.ts's.
 export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./downloads";
 export type { CallOptions, RetryOptions } from "./options";
 export { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
