@@ -43,20 +43,9 @@
     redisPrefix: { value: "", validate: fleet.reasoned(redisPrefixProblem) },
   };
 
-  /** The runtime's Redis URL rules (REDIS_URL_RULES), with the same URL parser: true, or the reason. */
+  /** The runtime's Redis URL rules (REDIS_URL_RULES). */
   function redisUrlProblem(v) {
-    var rules = fleet.tables().redis.url;
-    var url;
-    try {
-      url = new URL(String(v).trim());
-    } catch {
-      return fleet.t("validation.redisUrl");
-    }
-    if (rules.protocols.indexOf(url.protocol) === -1) return fleet.t("validation.redisUrl");
-    for (var i = 0; i < rules.forbiddenParts.length; i++) {
-      if (url[rules.forbiddenParts[i]] !== "") return fleet.t("validation.redisUrlParts");
-    }
-    return true;
+    return fleet.urlProblem(v, fleet.tables().redis.url, "validation.redisUrl", "validation.redisUrlParts");
   }
 
   function redisPrefixProblem(v) {

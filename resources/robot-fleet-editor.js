@@ -111,20 +111,28 @@
     });
   }
 
-  /** The base URL rules of the runtime (BASE_URL_RULES), applied with the same URL parser. */
-  function baseUrlProblem(v) {
-    var rules = tables().baseUrl;
+  /**
+   * A runtime's URL rules (rules.ts: protocols, forbidden parts), applied with
+   * the same URL parser: true, or the words of `wrongKey` (not a URL, or
+   * another protocol) or of `partsKey` (a part it must not hold).
+   */
+  function urlProblem(v, rules, wrongKey, partsKey) {
     var url;
     try {
       url = new URL(String(v).trim());
     } catch {
-      return t("validation.baseUrl");
+      return t(wrongKey);
     }
-    if (rules.protocols.indexOf(url.protocol) === -1) return t("validation.baseUrl");
+    if (rules.protocols.indexOf(url.protocol) === -1) return t(wrongKey);
     for (var i = 0; i < rules.forbiddenParts.length; i++) {
-      if (url[rules.forbiddenParts[i]] !== "") return t("validation.baseUrlParts");
+      if (url[rules.forbiddenParts[i]] !== "") return t(partsKey);
     }
     return true;
+  }
+
+  /** The base URL rules of the runtime (BASE_URL_RULES). */
+  function baseUrlProblem(v) {
+    return urlProblem(v, tables().baseUrl, "validation.baseUrl", "validation.baseUrlParts");
   }
 
   /** The `defaults` entries every robot node has for choosing its robot. */
@@ -180,6 +188,7 @@
       case "CONFIG_PROBLEM": return t("picker.configProblem", { problem: answer.message });
       case "INVALID_INPUT": return t("picker.invalid", { problem: answer.message });
       case "CLOUD_ERROR": return t("picker.cloudError", { problem: answer.message });
+      case "INTERNAL_ERROR": return t("picker.internalError", { problem: answer.message });
     }
     return xhr.status === 0 ? t("picker.noRuntime") : t("picker.noAnswer");
   }
@@ -524,6 +533,7 @@
     numberValidator: numberValidator,
     choiceValidator: choiceValidator,
     baseUrlProblem: baseUrlProblem,
+    urlProblem: urlProblem,
     registerRobotNode: registerRobotNode,
     expandTemplate: expandTemplate,
     onTemplate: onTemplate,

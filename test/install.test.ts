@@ -124,6 +124,17 @@ describe("install", function () {
       assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", ...runtimePackages()].sort(), "only the runtime dependencies and theirs came along");
 
       await expectNodeRedLoadsThePackage(userDir);
+      // A program beside it requires the client by the package's name (its exports map), the simulator by its subpath, no internal module; the bin runs.
+      const script = `
+        const { RobotClient, RobotApiError } = require("node-red-contrib-robot-fleet");
+        const { startSimulator } = require("node-red-contrib-robot-fleet/simulator");
+        let deep;
+        try { require("node-red-contrib-robot-fleet/dist/src/api/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
+        console.log([typeof RobotClient, typeof RobotApiError, typeof startSimulator, deep].join(" "));`;
+      assert.equal(execFileSync(process.execPath, ["-e", script], { cwd: userDir, encoding: "utf8" }).trim(), "function function function ERR_PACKAGE_PATH_NOT_EXPORTED");
+      const bin = spawnSync(path.join(userDir, "node_modules", ".bin", "robot-cloud-simulator"), ["--help"], { encoding: "utf8" });
+      assert.equal(bin.status, 0, bin.stderr);
+      assert.match(bin.stdout, /--port/);
     });
 
     it("installs from a git URL of this clone's HEAD: npm builds it with its dev dependencies, then Node-RED loads it", async function () {

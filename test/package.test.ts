@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import ts from "typescript";
 
 const root = path.resolve(__dirname, "../..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
@@ -18,6 +19,21 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
   dependencies?: Record<string, string>;
   "node-red": { version?: string; nodes: Record<string, string> };
 };
+/** The package's public names (values and types): adding one here is deciding to support it. */
+const PUBLIC_NAMES = [
+  // The client, its options and what it returns.
+  "RobotClient", "RobotClientOptions", "ListAllRobotsOptions", "BatchStatusOptions", "CallOptions", "RetryOptions", "DownloadOptions", "MapImage", "ClientCredentials", "DEFAULT_BASE_URL", "DEFAULT_TIMEOUT_MS",
+  // Its errors.
+  "RobotApiError", "RobotApiErrorKind", "RobotApiErrorDetails", "isRobotApiError", "API_CODES", "API_CODE_NAMES",
+  // The endpoint table, its types, the commands and the schemas.
+  "ENDPOINTS", "OPERATION_NAMES", "Endpoint", "Endpoints", "HttpMethod", "OperationName", "RobotOperationName", "RequestOf", "ResultOf",
+  "COMMANDS", "COMMAND_TYPES", "COMMAND_FAMILIES", "MOVE_DIRECTIONS", "isCommandType", "commandTypeOf", "CommandType", "CommandFamily", "MoveDirection", "schemas",
+  // What a function node reads of what the nodes send: statuses, incident levels, task outcomes, cleaning kinds.
+  "readStatus", "StatusReading", "MapPosition",
+  "INCIDENT_LEVELS", "incidentLevelOf", "IncidentLevel", "IncidentLevelCode",
+  "TASK_OUTCOMES", "taskOutcomeOf", "withTaskReading", "TaskOutcome", "TaskReportReading",
+  "CLEANING_KINDS", "cleaningKindOf", "CleaningKind",
+];
 const nodeTypes = Object.keys(pkg["node-red"].nodes);
 const exampleFiles = fs.readdirSync(path.join(root, "examples")).filter((file) => file.endsWith(".json"));
 const examples = exampleFiles.map((file) => ({
@@ -156,6 +172,29 @@ describe("package", function () {
     } finally {
       fs.rmSync(tree, { recursive: true, force: true });
     }
+  });
+
+  it("exports exactly the public API: the client, its errors, the endpoint table, the schemas and the readers; every other module is out of reach", function () {
+    this.timeout(60_000);
+    // What TypeScript sees of the package's main entry: values and types alike, so a new export fails here until listed.
+    const entry = path.join(root, "dist", "src", "api", "index.d.ts");
+    const program = ts.createProgram([entry], { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, noEmit: true });
+    const checker = program.getTypeChecker();
+    const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!).map((symbol) => symbol.name);
+    assert.deepEqual(names.sort(), [...PUBLIC_NAMES].sort());
+    // Through the package's own name, as a program that installed it requires it (Node resolves a package's self-reference through its exports).
+    const script = `
+      const api = require("${pkg.name}");
+      const simulator = require("${pkg.name}/simulator");
+      let deep;
+      try { require("${pkg.name}/dist/src/api/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
+      console.log(JSON.stringify({ values: Object.keys(api), startSimulator: typeof simulator.startSimulator, deep, manifest: require("${pkg.name}/package.json").name }));`;
+    const reached = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8" })) as { values: string[]; startSimulator: string; deep: string; manifest: string };
+    assert.deepEqual(reached.values.filter((name) => !PUBLIC_NAMES.includes(name)), [], "every value exported at run time is a listed name");
+    for (const value of ["RobotClient", "RobotApiError", "ENDPOINTS", "schemas", "readStatus"]) assert.ok(reached.values.includes(value), value);
+    assert.equal(reached.startSimulator, "function", "the simulator has its own subpath");
+    assert.equal(reached.deep, "ERR_PACKAGE_PATH_NOT_EXPORTED", "an internal module is not reachable");
+    assert.equal(reached.manifest, pkg.name, "package.json stays readable (Node-RED and tools read it)");
   });
 
   it("uses every node type in some example, and no example carries credentials", () => {

@@ -95,9 +95,10 @@ export interface SharedTokenStore {
   drop(token: string): void;
 }
 
+/** A token is renewed this long before it expires (at most a tenth of its lifetime before). */
+export const RENEW_BEFORE_MS = 5 * 60_000;
+
 export interface ClientCredentialsOptions {
-  /** Renew this long before expiry (capped at a tenth of the token's lifetime). Default 5 minutes. */
-  renewBeforeMs?: number;
   now?: () => number;
   /** Shares the token with the other processes of the account (robot-config's Redis). */
   shared?: SharedTokenStore;
@@ -110,7 +111,6 @@ export class ClientCredentialsTokenSource implements TokenSource {
   private renewAt = 0;
   /** One grant in flight at a time: concurrent requests share it. */
   private pending: Promise<string> | undefined;
-  private readonly renewBeforeMs: number;
   private readonly now: () => number;
   private readonly shared: SharedTokenStore | undefined;
 
@@ -119,7 +119,6 @@ export class ClientCredentialsTokenSource implements TokenSource {
     private readonly grant: GrantFunction,
     options: ClientCredentialsOptions = {},
   ) {
-    this.renewBeforeMs = options.renewBeforeMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
     this.shared = options.shared;
   }
@@ -169,7 +168,7 @@ export class ClientCredentialsTokenSource implements TokenSource {
     const renewAt =
       expiresAt === undefined || expiresAt <= requestedAt
         ? Number.POSITIVE_INFINITY
-        : expiresAt - Math.min(this.renewBeforeMs, Math.max(0, (expiresAt - requestedAt) / 10));
+        : expiresAt - Math.min(RENEW_BEFORE_MS, Math.max(0, (expiresAt - requestedAt) / 10));
     return { token: answer.access_token, renewAt };
   }
 }

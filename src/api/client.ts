@@ -24,7 +24,7 @@ import type { AccountSharing } from "./shared-account";
 import { accountKeyOf } from "./account-memory";
 import { abortFailure, wireFailure } from "./wire-failures";
 
-// The client's public names that live in the modules it is made of.
+// What the client's callers in this package use with it; the package's public names are index.ts's.
 export { CALL_CLASS_SHARES, SHARED_CALL_CLASSES, type CallClass, type SharedCallClass } from "./call-classes";
 export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./downloads";
 export type { CallOptions, RetryOptions } from "./options";
@@ -56,7 +56,7 @@ export interface RobotClientOptions {
 /** listAllRobots asks for pages until one is shorter than pageSize, but never for more than this many by default. */
 export const DEFAULT_MAX_ROBOT_PAGES = 1000;
 /** Batch requests of one batchGetStatuses on the wire at once (the public fleet connector's 5, docs/cloud-api.md). */
-export const DEFAULT_STATUS_BATCHES_IN_FLIGHT = 5;
+const STATUS_BATCHES_IN_FLIGHT = 5;
 
 export interface ListAllRobotsOptions extends CallOptions {
   /** Robots per page, 1-1000. Default 100. */
@@ -73,8 +73,6 @@ export interface BatchStatusOptions extends CallOptions {
    * "s": GET /openapi/v2alpha1/s/robots/*\/status:batchGet, S-line robots, B1's status.
    */
   line: "v1" | "s";
-  /** Batch requests on the wire at once, 1-16. Default 5. */
-  inFlight?: number;
 }
 
 type V1Status = ResultOf<"batchGetRobotStatus">["robotStatuses"][number];
@@ -103,12 +101,7 @@ export class RobotClient {
    * from its connection; it is retried by the same rules as any call.
    */
   private readonly grants: RequestEngine;
-  /**
-   * Downloads from pre-signed URLs (object storage, another host): their own
-   * engine and pools, so they do not count against the account's request
-   * rate, wait behind its calls or pause with it, and carry nothing of the
-   * cloud client (base URL, token).
-   */
+  /** Downloads from pre-signed URLs, on an engine and pools of their own (downloads.ts says why). */
   private readonly downloads: MapDownloads;
   /** Every secret and every token this client has sent, replaced by ***. */
   private readonly redact: Redact;
@@ -217,7 +210,7 @@ export class RobotClient {
    * The status of any number of robots: the serial numbers (each checked before
    * anything is sent, duplicates asked for once) go in batches of at most 11,
    * each batch a call through the engine (paced and queued like any other), at
-   * most `inFlight` at once. The statuses come back in the order the cloud
+   * most STATUS_BATCHES_IN_FLIGHT at once. The statuses come back in the order the cloud
    * answers each batch, batch after batch. The first failing batch fails the
    * whole call and withdraws the batches not yet answered.
    */
@@ -225,10 +218,9 @@ export class RobotClient {
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "s" }): Promise<SLineStatus[]>;
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]>;
   async batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions): Promise<(V1Status | SLineStatus)[]> {
-    const { line, inFlight = DEFAULT_STATUS_BATCHES_IN_FLIGHT, signal, ...callOptions } = options;
+    const { line, signal, ...callOptions } = options;
     const operation = line === "v1" ? "batchGetRobotStatus" : line === "s" ? "batchGetSRobotStatus" : undefined;
     if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
-    if (!Number.isInteger(inFlight) || inFlight < 1 || inFlight > 16) throw invalidInput("inFlight", "must be a whole number from 1 to 16", operation);
     if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
     const unique = [...new Set(serialNumbers)];
     const batches: PreparedCall[] = [];
@@ -252,7 +244,7 @@ export class RobotClient {
     };
     // The first failure is the one reported, not the aborts it caused in the other batches.
     let failure: { error: unknown } | undefined;
-    const workers = Array.from({ length: Math.min(inFlight, batches.length) }, () =>
+    const workers = Array.from({ length: Math.min(STATUS_BATCHES_IN_FLIGHT, batches.length) }, () =>
       worker().catch((error: unknown) => {
         failure ??= { error };
         stop.abort();
@@ -286,8 +278,8 @@ export class RobotClient {
    * Fetches an image from an absolute pre-signed URL (the map endpoint's
    * downloadUri): no Authorization header and no cookie, http and https only,
    * no redirects, at most `maxBytes` (10 MiB), within the client's timeout,
-   * at most 4 at once and not paced with the account's calls. Error messages
-   * name the URL without its query (the signature grants access).
+   * at most 4 at once and not paced with the account's calls; error messages
+   * name the URL without its query (downloads.ts).
    */
   downloadMapImage(downloadUri: string, options: DownloadOptions = {}): Promise<MapImage> {
     return this.downloads.download(downloadUri, options);

@@ -7,9 +7,9 @@
 import type { RobotClient } from "./client";
 import { AbortGroups } from "./abort-groups";
 import { REAL_CLOCK, type EngineClock } from "./clock";
-import { RobotApiError, abortedError } from "./errors";
+import { RobotApiError, abortedError, internalError } from "./errors";
 import { refusalText, stateRefusal, type ActionRefusal } from "./robot-actions";
-import { robotStateOf, type RobotState } from "./watcher-state";
+import { readStatus, type StatusReading } from "./status-reader";
 
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
@@ -17,11 +17,11 @@ export const CONFIRM_POLL_INTERVAL_MS = 2000;
 /** What "the robot shows it" means for one command: a test of its state, and the word msg.confirmation reports. */
 export interface ConfirmationRule {
   /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet. */
-  confirmedBy(state: RobotState): string | undefined;
+  confirmedBy(state: StatusReading): string | undefined;
   /** For the help and error messages: what is waited for. */
   expects: string;
   /** Why a robot in this state would not carry the command out, when its state says (the NOT_CONFIRMED reason). */
-  refusal?(state: RobotState): ActionRefusal | undefined;
+  refusal?(state: StatusReading): ActionRefusal | undefined;
 }
 
 export interface Confirmed {
@@ -38,6 +38,11 @@ export interface ConfirmOptions {
   signal?: AbortSignal;
   /** Operation name for the NOT_CONFIRMED error. */
   operation?: string;
+  /**
+   * A status read failed while this waits (it keeps waiting): told once per
+   * run of failed reads, with the failure (INTERNAL_ERROR for a bug here).
+   */
+  onMissedLook?: (failure: RobotApiError) => void;
 }
 
 interface Waiter {
@@ -47,6 +52,9 @@ interface Waiter {
   readonly reject: (error: RobotApiError) => void;
   lastStatus: Record<string, unknown> | undefined;
   readonly operation: string;
+  readonly onMissedLook: ((failure: RobotApiError) => void) | undefined;
+  /** The last read failed and the waiter was told. */
+  missing: boolean;
 }
 
 /**
@@ -72,7 +80,7 @@ export class ConfirmationPoller {
 
   /** Resolves when the robot's status satisfies `rule`; rejects with NOT_CONFIRMED (carrying the last status) after `timeoutMs`. */
   waitFor(serialNumber: string, rule: ConfirmationRule, options: ConfirmOptions): Promise<Confirmed> {
-    const { timeoutMs, signal, operation = "confirm" } = options;
+    const { timeoutMs, signal, operation = "confirm", onMissedLook } = options;
     if (signal?.aborted) return Promise.reject(abortedError(operation));
     return new Promise<Confirmed>((resolve, reject) => {
       const finish = () => {
@@ -95,10 +103,12 @@ export class ConfirmationPoller {
         },
         lastStatus: undefined,
         operation,
+        onMissedLook,
+        missing: false,
       };
       if (signal) this.aborts.add(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
-        const state = waiter.lastStatus && robotStateOf(waiter.lastStatus);
+        const state = waiter.lastStatus && readStatus(waiter.lastStatus);
         // What the last status says kept the robot from it: the command's own reason, else offline or stopped.
         const refusal = state && (rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" as const } : undefined));
         const waited = `${timeoutMs / 1000} s`;
@@ -157,20 +167,31 @@ export class ConfirmationPoller {
     try {
       const statuses = await this.readStatuses(serialNumbers);
       const now = this.clock.now();
+      for (const set of this.waiters.values()) for (const waiter of set) waiter.missing = false;
       for (const status of statuses) {
-        const state = robotStateOf(status);
-        for (const waiter of [...(this.waiters.get(state.serialNumber) ?? [])]) {
+        const state = readStatus(status);
+        const waiting = state.serialNumber === undefined ? undefined : this.waiters.get(state.serialNumber);
+        for (const waiter of [...(waiting ?? [])]) {
           waiter.lastStatus = status;
           const shown = waiter.rule.confirmedBy(state);
           if (shown !== undefined) waiter.resolve({ state: shown, seconds: Math.round((now - waiter.started) / 100) / 10, status });
         }
       }
     } catch (error) {
+      const failure = internalError(error, "confirm");
       // The client was closed: every waiter ends as aborted, like the calls of its nodes.
-      if (error instanceof RobotApiError && error.kind === "aborted") {
-        for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(error);
+      if (failure.kind === "aborted") {
+        for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(failure);
+      } else {
+        // Any other failure is a missed look: the waiters keep waiting until their deadline, and are told once.
+        for (const set of [...this.waiters.values()]) {
+          for (const waiter of set) {
+            if (waiter.missing) continue;
+            waiter.missing = true;
+            waiter.onMissedLook?.(failure);
+          }
+        }
       }
-      // Any other failure is a missed look: the waiters keep waiting until their deadline.
     } finally {
       this.polling = false;
       this.schedule();

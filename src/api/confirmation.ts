@@ -8,7 +8,7 @@
 import { commandTypeOf, type CommandType } from "./commands";
 import { commandRefusal } from "./robot-actions";
 import type { ConfirmationRule } from "./confirmation-poller";
-import type { RobotState } from "./watcher-state";
+import type { StatusReading } from "./status-reader";
 
 /** The request fields a rule needs: the command's own body (Endpoint A). */
 export interface CommandBody {
@@ -45,7 +45,7 @@ function taskState(wanted: string): ConfirmationRule {
 function arrivedAt(position: string | undefined): ConfirmationRule {
   return {
     expects: position === "charging" ? `arrival at "charging" (or the battery charging)` : `navigation ARRIVED at "${position ?? "?"}"`,
-    confirmedBy: (state: RobotState) => {
+    confirmedBy: (state: StatusReading) => {
       if (state.navigation?.state === "ARRIVED" && state.navigation.position === position) return `ARRIVED at ${position}`;
       if (position === "charging" && state.charging === true) return "charging";
       return undefined;

@@ -2,7 +2,9 @@
  * Map images from the cloud's pre-signed links: another host (object
  * storage), so no token and no cookie go along, and not the account's engine
  * either: its pacing guards the cloud's quota, which object storage does not
- * count. Downloads have their own engine and keep-alive routes.
+ * count. Downloads have their own engine and keep-alive routes, so they
+ * neither count against the account's rate nor wait behind or pause with its
+ * calls.
  */
 import { RequestEngine } from "./engine";
 import { RobotApiError, invalidInput } from "./errors";
@@ -10,6 +12,7 @@ import { HttpRoute, ANSWER_TOO_LARGE, proxyFor, type WireAnswer } from "./http";
 import type { CallOptions, RetryOptions } from "./options";
 import { retryAfterOf } from "./answers";
 import type { Redact } from "./redaction";
+import { DOWNLOAD_URL_RULES, brokenUrlRule, parseUrl } from "./rules";
 import { wireFailure } from "./wire-failures";
 
 /** Map images larger than this are refused (downloadMapImage's default maxBytes): 10 MiB. */
@@ -29,22 +32,14 @@ export interface MapImage {
   contentType: string;
 }
 
-/**
- * Checks a pre-signed download URL before anything is sent: absolute, http or
- * https only (no file:, data: or other schemes), no user name or password.
- */
+/** Checks a pre-signed download URL before anything is sent: absolute, and by DOWNLOAD_URL_RULES. */
 export function checkDownloadUri(raw: unknown, operation = "downloadMapImage"): URL {
   if (typeof raw !== "string" || raw.trim() === "") throw invalidInput("downloadUri", "must be an absolute http(s) URL", operation);
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw invalidInput("downloadUri", "is not an absolute URL", operation);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalidInput("downloadUri", `only http and https are fetched, not ${url.protocol}`, operation);
-  }
-  if (url.username || url.password) throw invalidInput("downloadUri", "must not hold a user name or password", operation);
+  const url = parseUrl(raw.trim());
+  if (!url) throw invalidInput("downloadUri", "is not an absolute URL", operation);
+  const broken = brokenUrlRule(url, DOWNLOAD_URL_RULES);
+  if (broken === "protocol") throw invalidInput("downloadUri", `only http and https are fetched, not ${url.protocol}`, operation);
+  if (broken === "parts") throw invalidInput("downloadUri", "must not hold a user name or password", operation);
   return url;
 }
 
@@ -98,11 +93,8 @@ export class MapDownloads {
    * downloadUri). It is another host: the request carries no Authorization
    * header and no cookie, only what the URL holds. http and https only, no
    * redirects, at most `maxBytes` (10 MiB), within the client's timeout.
-   *
-   * Not through the account's engine: its pacing guards the cloud account's
-   * quota, which object storage does not count. Downloads have an engine of
-   * their own instead, with no pacing but at most 4 at once (each may hold
-   * maxBytes), the client's timeout, abort and retries of failed connects.
+   * On the downloads' own engine (see above): no pacing, at most
+   * DOWNLOAD_CONNECTIONS at once, abort and retries of failed connects.
    * Error messages name the URL without its query (the signature grants access).
    */
   async download(downloadUri: string | URL, options: DownloadOptions = {}): Promise<MapImage> {

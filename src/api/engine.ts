@@ -326,10 +326,10 @@ export class RequestEngine {
     // A call going back to wait would be held by a pause longer than maxRetryWait: it fails now, like those waiting.
     const held = this.pauseTooLong(job.options.operation);
     if (held) return this.settle(job, held);
-    if (error instanceof ResendRequest) return this.requeue(job, true);
+    if (error instanceof ResendRequest) return this.requeue(job);
     if (error.isRateLimited) {
       job.retries++;
-      return this.requeue(job, true);
+      return this.requeue(job);
     }
     const canRetry = job.retries < this.settings.maxRetries;
     const notSent = error.kind === "network" && error.connectFailed;
@@ -342,11 +342,11 @@ export class RequestEngine {
     this.settle(job, error);
   }
 
-  /** Back into the queue (when `first`, ahead of every class but the stop commands), counted as waiting again. */
-  private requeue(job: Job, first: boolean): void {
+  /** Back into the queue ahead of every class but the stop commands (it waited its turn once already), counted as waiting again. */
+  private requeue(job: Job): void {
     job.state = "queued";
     this.live.delete(job);
-    this.queues.add(job, first);
+    this.queues.add(job, true);
     const { tracker } = job.options;
     if (tracker) {
       tracker.waiting++;
@@ -369,7 +369,7 @@ export class RequestEngine {
       if (held) return this.settle(job, held);
       this.backingOff--;
       if (tracker) tracker.waiting--;
-      this.requeue(job, true);
+      this.requeue(job);
       this.pump();
     }, delayMs);
   }

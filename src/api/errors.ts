@@ -17,7 +17,9 @@ export type RobotApiErrorKind =
   | "rejected"
   | "aborted"
   | "queue_full"
-  | "not_confirmed";
+  | "not_confirmed"
+  /** A bug in this package (a thrown TypeError, a thrown non-Error), not a fault of the cloud or the input. */
+  | "internal";
 
 /** Envelope and error-body codes follow the gRPC status numbering (docs/cloud-api.md); the simulator answers with the same. */
 export const API_CODES = {
@@ -178,6 +180,9 @@ function codeFor(error: RobotApiError): string {
       return "QUEUE_FULL";
     case "not_confirmed":
       return "NOT_CONFIRMED";
+    // Not the cloud's code 13 (INTERNAL): that one is the cloud's own fault.
+    case "internal":
+      return "INTERNAL_ERROR";
   }
 }
 
@@ -221,6 +226,30 @@ export function tempTaskRejection(resultCode: string): string {
 export function invalidInput(field: string, problem: string, operation?: string): RobotApiError {
   const where = field === "" ? "input" : field;
   return new RobotApiError({ kind: "invalid_input", field: where, message: `${where}: ${problem}`, operation });
+}
+
+/** " (text)" of a thrown value that reads as text; "" for one that cannot (a null-prototype object, a throwing toString). */
+function shown(value: unknown): string {
+  try {
+    return ` (${String(value).slice(0, 200)})`;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * What an unexpected throw becomes where a RobotApiError is promised: a
+ * RobotApiError passes as it is; anything else is a bug of the package and
+ * reads as one (code INTERNAL_ERROR), with the stack of what was thrown so a
+ * log shows where.
+ */
+export function internalError(thrown: unknown, operation?: string): RobotApiError {
+  if (thrown instanceof RobotApiError) return thrown;
+  const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : `a thrown ${typeof thrown}${shown(thrown)}`;
+  const why = `a bug in node-red-contrib-robot-fleet, not a fault of the cloud: ${what}`;
+  const error = new RobotApiError({ kind: "internal", operation, message: operation ? `${operation}: ${why}` : why });
+  if (thrown instanceof Error && thrown.stack) error.stack = `${error.name}: ${error.message}\n${thrown.stack.split("\n").slice(1).join("\n")}`;
+  return error;
 }
 
 export function abortedError(operation: string | undefined, why = "request aborted"): RobotApiError {

@@ -1,7 +1,32 @@
-/** The package's programmatic API: the robot-cloud client, usable without Node-RED. */
-export * from "./auth";
-export * from "./client";
-export * from "./commands";
-export * from "./endpoints";
-export * from "./errors";
+/**
+ * The package's public API, `require("node-red-contrib-robot-fleet")`: the
+ * robot-cloud client (usable without Node-RED), its errors, the endpoint table
+ * and its types, the schemas, and the readers a function node uses on what
+ * the nodes send. Only what is named here is public (package.json's
+ * `exports` keeps every other module out of reach); test/package.test.ts
+ * lists these names, so adding one is a deliberate act. The simulator is
+ * `node-red-contrib-robot-fleet/simulator`.
+ */
+export { RobotClient, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, type RobotClientOptions, type ListAllRobotsOptions, type BatchStatusOptions } from "./client";
+export type { ClientCredentials } from "./auth";
+export type { CallOptions, RetryOptions } from "./options";
+export type { DownloadOptions, MapImage } from "./downloads";
+export { RobotApiError, isRobotApiError, API_CODES, API_CODE_NAMES, type RobotApiErrorKind, type RobotApiErrorDetails } from "./errors";
+export {
+  ENDPOINTS,
+  OPERATION_NAMES,
+  type Endpoint,
+  type Endpoints,
+  type HttpMethod,
+  type OperationName,
+  type RobotOperationName,
+  type RequestOf,
+  type ResultOf,
+} from "./endpoints";
+export { COMMANDS, COMMAND_TYPES, COMMAND_FAMILIES, MOVE_DIRECTIONS, isCommandType, commandTypeOf, type CommandType, type CommandFamily, type MoveDirection } from "./commands";
 export * as schemas from "./schemas";
+// What robot-status, robot-events and the coming report and MQTT nodes send, read as the nodes read it.
+export { readStatus, type StatusReading, type MapPosition } from "./status-reader";
+export { INCIDENT_LEVELS, incidentLevelOf, type IncidentLevel, type IncidentLevelCode } from "./incident-levels";
+export { TASK_OUTCOMES, taskOutcomeOf, withTaskReading, type TaskOutcome, type TaskReportReading } from "./task-outcomes";
+export { CLEANING_KINDS, cleaningKindOf, type CleaningKind } from "./cleaning-modes";

@@ -5,7 +5,7 @@
  */
 import { ENDPOINTS, pathFor, pathParamsOf, queryFor, type Endpoint, type RobotOperationName } from "./endpoints";
 import { RobotApiError, describeIssues, invalidInput, type IssueWording } from "./errors";
-import { BASE_URL_RULES } from "./rules";
+import { BASE_URL_RULES, brokenUrlRule, parseUrl } from "./rules";
 
 /** A request checked against its endpoint's schema, with its path and body ready to send. */
 export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
@@ -24,19 +24,12 @@ export interface PreparedCall<Op extends RobotOperationName = RobotOperationName
 export function normaliseBaseUrl(raw: string): string {
   // Callers from plain JavaScript (function nodes) may pass anything.
   if (typeof raw !== "string") throw invalidInput("baseUrl", "must be a string");
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    // The text is not repeated: a malformed URL may still hold a user name and password.
-    throw invalidInput("baseUrl", "is not a URL");
-  }
-  if (!(BASE_URL_RULES.protocols as readonly string[]).includes(url.protocol)) {
-    throw invalidInput("baseUrl", `only http and https are accepted, not ${url.protocol}`);
-  }
-  if (BASE_URL_RULES.forbiddenParts.some((part) => url[part] !== "")) {
-    throw invalidInput("baseUrl", "must not hold credentials, a query or a fragment");
-  }
+  const url = parseUrl(raw.trim());
+  // The text is not repeated: a malformed URL may still hold a user name and password.
+  if (!url) throw invalidInput("baseUrl", "is not a URL");
+  const broken = brokenUrlRule(url, BASE_URL_RULES);
+  if (broken === "protocol") throw invalidInput("baseUrl", `only http and https are accepted, not ${url.protocol}`);
+  if (broken === "parts") throw invalidInput("baseUrl", "must not hold credentials, a query or a fragment");
   return url.href.replace(/\/+$/, "");
 }
 

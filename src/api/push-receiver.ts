@@ -9,7 +9,7 @@ import { isRobotApiError } from "./errors";
 import { appIdOf, readPush, type Push } from "./pushes";
 
 /** Deliveries remembered for spotting a second one, and open alarms tracked, at most. */
-export const DEFAULT_PUSH_MEMORY = 10_000;
+export const PUSH_MEMORY = 10_000;
 /** H0 (event notification) and H1 (statistics point) are not alarms: they are sent on but not counted as open. */
 const FIRST_ALARM_RANK = 2;
 
@@ -17,7 +17,6 @@ export interface PushReceiverOptions {
   appId: string;
   /** Incidents below this level (0-7) are answered and dropped; undefined sends all. */
   minLevelRank?: number;
-  memory?: number;
 }
 
 export type PushReceipt =
@@ -106,10 +105,9 @@ export class PushReceiver {
 
   constructor(private readonly options: PushReceiverOptions) {
     this.appIdDigest = digest(options.appId);
-    const memory = options.memory ?? DEFAULT_PUSH_MEMORY;
-    this.messageIds = new RecentKeys(memory);
-    this.contents = new RecentKeys(memory);
-    this.openAlarms = new OpenAlarms(memory);
+    this.messageIds = new RecentKeys(PUSH_MEMORY);
+    this.contents = new RecentKeys(PUSH_MEMORY);
+    this.openAlarms = new OpenAlarms(PUSH_MEMORY);
   }
 
   /** Alarms sent on (H2 and above, or of an unreadable level; at least the minimum level) raised and not yet recovered, since the receiver started. */

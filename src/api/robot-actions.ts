@@ -5,7 +5,7 @@
  * (NOT_CONFIRMED). Pure: a state in, a choice out.
  */
 import type { CommandType } from "./commands";
-import type { RobotState } from "./watcher-state";
+import type { StatusReading } from "./status-reader";
 
 export const ROBOT_ACTIONS = ["startTask", "goTo", "toCharger", "pause", "resume", "stop"] as const;
 export type RobotAction = (typeof ROBOT_ACTIONS)[number];
@@ -19,7 +19,7 @@ export type ActionRefusal =
 /** What the robot is doing, as far as actions go. */
 type Activity = "task" | "taskPaused" | "navigating" | "navigationPaused" | "idle";
 
-function activityOf(state: RobotState): Activity {
+function activityOf(state: StatusReading): Activity {
   if (state.taskState === "RUNNING") return "task";
   if (state.taskState === "PAUSED") return "taskPaused";
   if (state.navigation?.state === "NAVIGATING") return "navigating";
@@ -28,7 +28,7 @@ function activityOf(state: RobotState): Activity {
 }
 
 /** What keeps a robot from any command: offline, its emergency stop, remote control. */
-export function stateRefusal(state: RobotState): ActionRefusal | undefined {
+export function stateRefusal(state: StatusReading): ActionRefusal | undefined {
   if (state.online === false) return { code: "offline" };
   if (state.emergencyStop === true) return { code: "emergencyStop" };
   if (state.remoteControl === true) return { code: "remoteControl" };
@@ -36,7 +36,7 @@ export function stateRefusal(state: RobotState): ActionRefusal | undefined {
 }
 
 /** Why `action` cannot be done in `state`, or undefined when it can. */
-export function refusalOf(action: RobotAction, state: RobotState): ActionRefusal | undefined {
+export function refusalOf(action: RobotAction, state: StatusReading): ActionRefusal | undefined {
   const refusal = stateRefusal(state);
   if (refusal) return refusal;
   const activity = activityOf(state);
@@ -65,7 +65,7 @@ export function refusalOf(action: RobotAction, state: RobotState): ActionRefusal
 }
 
 /** The actions `state` allows, in ROBOT_ACTIONS order. */
-export function allowedActions(state: RobotState): RobotAction[] {
+export function allowedActions(state: StatusReading): RobotAction[] {
   return ROBOT_ACTIONS.filter((action) => refusalOf(action, state) === undefined);
 }
 
@@ -73,7 +73,7 @@ export function allowedActions(state: RobotState): RobotAction[] {
  * The command an action becomes for a robot in `state`: pause, resume and
  * stop act on what it is doing (its task or its navigation).
  */
-export function commandOf(action: RobotAction, state: RobotState): CommandType {
+export function commandOf(action: RobotAction, state: StatusReading): CommandType {
   const navigating = activityOf(state) === "navigating" || activityOf(state) === "navigationPaused";
   switch (action) {
     case "startTask":
@@ -103,7 +103,7 @@ const ACTION_OF_COMMAND: Partial<Record<CommandType, RobotAction>> = {
 };
 
 /** Why a robot in `state` would not carry out `command`, when its state says. */
-export function commandRefusal(command: CommandType, state: RobotState): ActionRefusal | undefined {
+export function commandRefusal(command: CommandType, state: StatusReading): ActionRefusal | undefined {
   const action = ACTION_OF_COMMAND[command];
   return action ? refusalOf(action, state) : undefined;
 }

@@ -6,7 +6,7 @@
  * client needs none of it; src/api/sharing/ answers it through Redis.
  */
 import type { SharedTokenStore } from "./auth";
-import type { RobotState } from "./watcher-state";
+import type { WatchedState } from "./watcher-state";
 
 /** One call's place in the shared rate, held until the call has reached the server. */
 export interface Permit {
@@ -36,9 +36,9 @@ export interface WatchLease {
   /** Whether this process watches now; it takes the watch when the last holder has been gone long enough. */
   claim(): Promise<boolean>;
   /** The states the last watcher left, to diff the next poll from (undefined when there are none). */
-  loadStates(): Promise<RobotState[] | undefined>;
+  loadStates(): Promise<WatchedState[] | undefined>;
   /** Saved after each poll and before its messages go out: a process taking over sends none of them again. */
-  saveStates(states: RobotState[]): Promise<void>;
+  saveStates(states: WatchedState[]): Promise<void>;
   /** This process stops watching (its node closed): another may take over at once. */
   release(): void;
 }

@@ -3,34 +3,10 @@
  * between two of them (pure functions): what the fleet watcher and the
  * confirmation poller compare. No Node-RED, no calls.
  */
+import { readStatus, type MapPosition, type StatusReading } from "./status-reader";
 
-/** What a watcher compares of a status (B1, the S-line batch or the v1 batch: the fields they share). */
-export interface RobotState {
-  serialNumber: string;
-  displayName?: string;
-  online?: boolean;
-  taskState?: string;
-  charging?: boolean;
-  /** Battery charge in percent. */
-  battery?: number;
-  emergencyStop?: boolean;
-  localizationState?: string;
-  /** Name of the task the robot runs (B1 currentTask, v1 executingTask). */
-  taskName?: string;
-  /** The navigation the status reports, where it reports one (the simulator's B1 does). */
-  navigation?: { state?: string; position?: string };
-  remoteControl?: boolean;
-  /** The map the robot is on (localizationInfo.map.id). */
-  mapId?: string;
-  /** Where on it: pixels of the map image, rows from the bottom edge, angle in degrees (docs/cloud-api.md). */
-  position?: MapPosition;
-}
-
-export interface MapPosition {
-  x: number;
-  y: number;
-  angle: number;
-}
+/** What a watcher keeps of a robot and compares from poll to poll: a status's reading, of a robot with a serial number. */
+export type WatchedState = StatusReading & { serialNumber: string };
 
 /** The properties a change is reported for, in the order msg.changes lists them. */
 export const WATCHED_PROPERTIES = [
@@ -67,50 +43,10 @@ export const DEFAULT_BATTERY_THRESHOLDS: BatteryThresholds = { step: 10, low: 20
 export const MOVE_PIXELS = 1;
 export const TURN_DEGREES = 5;
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function flag(value: unknown): boolean | undefined {
-  return typeof value === "boolean" ? value : undefined;
-}
-
-/** A number, or a number the cloud sent as a string (int64 values come as strings). */
-function numeric(value: unknown): number | undefined {
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
-}
-
-/** The watched part of a status, from any of the cloud's status shapes; what a status lacks stays undefined. */
-export function robotStateOf(status: Record<string, unknown>): RobotState {
-  const battery = record(status.battery);
-  const localization = record(status.localizationInfo);
-  const task = record(status.executingTask) ?? record(status.currentTask);
-  const navigation = record(status.navigation);
-  const name = text(status.name);
-  const state: RobotState = {
-    serialNumber: text(status.serialNumber) ?? (name?.startsWith("robots/") ? name.slice("robots/".length) : ""),
-    displayName: text(status.displayName),
-    online: flag(status.online),
-    taskState: text(status.taskState),
-    charging: flag(battery?.charging),
-    battery: numeric(battery?.powerPercentage ?? battery?.soc),
-    emergencyStop: flag(record(status.emergencyStop)?.enabled),
-    localizationState: text(localization?.localizationState),
-    taskName: text(task?.name),
-    remoteControl: flag(record(status.remoteControl)?.enabled),
-  };
-  if (navigation) state.navigation = { state: text(navigation.state), position: text(navigation.position) };
-  const mapId = text(record(localization?.map)?.id);
-  if (mapId !== undefined) state.mapId = mapId;
-  const position = record(localization?.mapPosition);
-  const [x, y, angle] = [numeric(position?.x), numeric(position?.y), numeric(position?.angle)];
-  if (x !== undefined && y !== undefined) state.position = { x, y, angle: angle ?? 0 };
-  return state;
+/** The watched state of a status; "" as the serial number of a status that names no robot. */
+export function watchedStateOf(status: Record<string, unknown>): WatchedState {
+  const reading = readStatus(status);
+  return { ...reading, serialNumber: reading.serialNumber ?? "" };
 }
 
 function moved(before: MapPosition | undefined, now: MapPosition | undefined): boolean {
@@ -136,9 +72,9 @@ function isLow(battery: number | undefined, low: number): boolean | undefined {
  * crosses `low`. With `moves`, the map and the position are compared too: a
  * move of MOVE_PIXELS or a turn of TURN_DEGREES counts.
  */
-export function diffRobotStates(previous: RobotState | undefined, current: RobotState, thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS, moves = false): Changes {
+export function diffWatchedStates(previous: WatchedState | undefined, current: WatchedState, thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS, moves = false): Changes {
   const changes: Changes = {};
-  const before: RobotState = previous ?? { serialNumber: current.serialNumber };
+  const before: WatchedState = previous ?? { serialNumber: current.serialNumber };
   const compare = (property: WatchedProperty, old: unknown, now: unknown, differ = old !== now) => {
     if (previous === undefined) {
       if (now !== undefined) changes[property] = { new: now };

@@ -6,9 +6,9 @@
  */
 import type { CallOptions, RobotClient } from "./client";
 import { REAL_CLOCK, type EngineClock } from "./clock";
-import { RobotApiError } from "./errors";
+import { internalError, type RobotApiError } from "./errors";
 import type { WatchLease } from "./shared-account";
-import { diffRobotStates, robotStateOf, type BatteryThresholds, type Changes, type RobotState } from "./watcher-state";
+import { diffWatchedStates, watchedStateOf, type BatteryThresholds, type Changes, type WatchedState } from "./watcher-state";
 
 // ------------------------------------------------------------ the fleet watcher
 
@@ -32,7 +32,7 @@ export interface FleetWatchSettings {
 export interface RobotUpdate {
   serialNumber: string;
   status: Record<string, unknown>;
-  state: RobotState;
+  state: WatchedState;
   changes: Changes;
   /** The robot's first report since watching began. */
   initial: boolean;
@@ -53,7 +53,7 @@ export interface PollSummary {
  * updates that carry a change. A failed poll changes nothing it knows.
  */
 export class FleetWatcher {
-  private readonly known = new Map<string, RobotState>();
+  private readonly known = new Map<string, WatchedState>();
 
   constructor(
     private readonly client: RobotClient,
@@ -70,12 +70,12 @@ export class FleetWatcher {
     const updates: RobotUpdate[] = [];
     let online = 0;
     for (const status of statuses as Record<string, unknown>[]) {
-      const state = robotStateOf(status);
+      const state = watchedStateOf(status);
       if (!state.serialNumber) continue;
       if (state.online) online++;
       const previous = this.known.get(state.serialNumber);
       this.known.set(state.serialNumber, state);
-      const changes = diffRobotStates(previous, state, thresholds, moves);
+      const changes = diffWatchedStates(previous, state, thresholds, moves);
       if (previous !== undefined && Object.keys(changes).length === 0) continue;
       const wentOffline = previous?.online === true && state.online === false;
       updates.push({ serialNumber: state.serialNumber, status, state, changes, initial: previous === undefined, wentOffline });
@@ -84,12 +84,12 @@ export class FleetWatcher {
   }
 
   /** What the watcher knows of each robot (to hand over to another process). */
-  states(): RobotState[] {
+  states(): WatchedState[] {
     return [...this.known.values()];
   }
 
   /** Continues from what another watcher knew: its robots are not reported again as new. */
-  restore(states: readonly RobotState[]): void {
+  restore(states: readonly WatchedState[]): void {
     this.known.clear();
     for (const state of states) if (typeof state?.serialNumber === "string") this.known.set(state.serialNumber, state);
   }
@@ -177,7 +177,8 @@ export class WatchLoop {
       outcome = await this.watcher.poll();
     } catch (error) {
       if (this.stopped) return;
-      const failure = error instanceof RobotApiError ? error : new RobotApiError({ kind: "network", message: String(error) });
+      // Only the client's calls fail with a RobotApiError; anything else thrown here is a bug of the watcher.
+      const failure = internalError(error, "watch");
       if (failure.kind === "aborted") return;
       this.streak++;
       this.handlers.failing?.(failure, this.streak);

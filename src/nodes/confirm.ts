@@ -3,6 +3,7 @@
  * robot-site-task share, and the wait itself, through the account's one
  * confirmation poller (src/api/watcher.ts).
  */
+import type { RobotApiError } from "../api/errors";
 import { readNumberSetting } from "../api/number-settings";
 import { confirmationPollerOf, type ConfirmationRule } from "../api/confirmation-poller";
 import type { RobotCall } from "./robot-input";
@@ -33,7 +34,11 @@ export async function confirmOnRobot(
 ): Promise<Confirmation> {
   if (!rule) return { state: "not watched", seconds: 0 };
   const poller = confirmationPollerOf(call.client);
-  const confirmed = await call.waitForRobot(poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation }));
+  const onMissedLook = (failure: RobotApiError) => {
+    if (failure.kind === "internal") call.log.error(failure);
+    else call.log.warn(`${operation} on ${serialNumber}: a status read failed (${failure.code}: ${failure.message}); still waiting for the robot to show it`);
+  };
+  const confirmed = await call.waitForRobot(poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook }));
   return { state: confirmed.state, seconds: confirmed.seconds };
 }
 

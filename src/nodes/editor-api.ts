@@ -10,9 +10,10 @@
 import type { NodeAPI } from "node-red";
 import type { Request, RequestHandler, Response } from "express";
 import type { RobotClient } from "../api/client";
-import { RobotApiError } from "../api/errors";
+import { internalError, type RobotApiError } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
 import { cleaningModeMeaningOf } from "../api/cleaning-modes";
+import { serialNumberOf } from "../api/status-reader";
 import { isPlainObject } from "./plain-data";
 import type { RobotConfigNode } from "./types";
 
@@ -30,7 +31,8 @@ export type PickerProblem =
   | "PERMISSION_DENIED"
   | "TIMEOUT"
   | "NO_ANSWER"
-  | "CLOUD_ERROR";
+  | "CLOUD_ERROR"
+  | "INTERNAL_ERROR";
 
 interface CachedAnswer {
   expires: number;
@@ -58,7 +60,7 @@ const LOOKUPS = {
     const statuses = serialNumbers.length > 0 ? await client.batchGetStatuses(serialNumbers, { line: "v1" }) : [];
     const online = new Map<string, unknown>();
     for (const status of statuses as Record<string, unknown>[]) {
-      const serial = textOf(status.serialNumber) ?? textOf(status.name)?.replace(/^robots\//, "");
+      const serial = serialNumberOf(status);
       if (serial) online.set(serial, status.online);
     }
     return robots.map((robot) => ({
@@ -121,10 +123,11 @@ const LOOKUPS = {
  * What went wrong, named for what a person fixes: the URL (refused
  * connection: its message is host:port), the credentials (refused by the
  * cloud or its token grant), the robot's permissions, the network's speed
- * (no answer within the timeout: its message is the seconds), or the cloud.
+ * (no answer within the timeout: its message is the seconds), the cloud, or
+ * a bug of the package.
  */
-function problemOf(error: unknown, client: RobotClient): { status: number; code: PickerProblem; message: string } {
-  if (!(error instanceof RobotApiError)) return { status: 500, code: "CLOUD_ERROR", message: "the lookup failed" };
+function problemOf(error: RobotApiError, client: RobotClient): { status: number; code: PickerProblem; message: string } {
+  if (error.kind === "internal") return { status: 500, code: "INTERNAL_ERROR", message: error.message };
   // The error's message never holds a token (RobotApiError's rule), so it may reach the browser.
   if (error.kind === "invalid_input") return { status: 400, code: "INVALID_INPUT", message: error.message };
   if (error.kind === "network" && /\bECONNREFUSED\b/.test(error.message)) return { status: 502, code: "CONNECTION_REFUSED", message: new URL(client.baseUrl).host };
@@ -186,7 +189,10 @@ export function registerEditorApi(RED: NodeAPI): void {
       }
       cached.answer.then(
         (answer) => res.json(answer),
-        (error: unknown) => {
+        (thrown: unknown) => {
+          // The lookups call only the client, whose failures are RobotApiErrors: anything else is a bug, logged with its stack.
+          const error = internalError(thrown, "editor lookup");
+          if (error.kind === "internal") RED.log.error(error.stack ?? error.message);
           const problem = problemOf(error, client);
           fail(res, problem.status, problem.code, problem.message);
         },

@@ -6,8 +6,10 @@
  */
 import type { CallOptions, RobotClient } from "../api/client";
 import { RobotApiError, invalidInput } from "../api/errors";
+import type { MapList } from "../api/schemas";
 import { isPlainObject } from "./plain-data";
-import { mapIdOf, pngSize, serialNumberOf, type MapPicture } from "./fleet-map";
+import { serialNumberOf } from "../api/status-reader";
+import { mapIdOf, pngSize, type MapPicture } from "./fleet-map";
 
 /** Map images kept per account: a floor plan is a few hundred kB, and a fleet has few floors. */
 export const MAP_PICTURES_KEPT = 16;
@@ -42,6 +44,15 @@ function scalarText(value: unknown): string {
   return typeof value === "string" || typeof value === "number" ? String(value) : "";
 }
 
+/** Map `mapId` in the robot's map list; INVALID_INPUT naming the maps it has when it is not there. */
+export async function listedMap(client: RobotClient, robotSn: string, mapId: unknown, operation: string, options: CallOptions): Promise<MapList[number]> {
+  const maps = await client.listMaps({ robotSn }, options);
+  const listed = maps.find((map) => map.mapId === mapId);
+  if (listed) return listed;
+  const known = maps.map((map) => `${map.mapId} (${map.mapName})`).join(", ") || "none";
+  throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${robotSn}; its maps: ${known}`, operation);
+}
+
 export async function fleetMapSource(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<FleetMapSource> {
   const statuses = await statusesFor(client, request, options);
   const anchor =
@@ -55,9 +66,7 @@ export async function fleetMapSource(client: RobotClient, request: FleetMapReque
   if (mapId === current && isPlainObject(localization.map)) {
     entry = { mapId, mapName: scalarText(localization.map.name), mapVersion: scalarText(localization.map.version) };
   } else {
-    const maps = await client.listMaps({ robotSn: request.serialNumber }, options);
-    const listed = maps.find((map) => map.mapId === mapId);
-    if (!listed) throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${request.serialNumber}`, "fleetMap");
+    const listed = await listedMap(client, request.serialNumber, mapId, "fleetMap", options);
     entry = { mapId, mapName: listed.mapName, mapVersion: scalarText((listed as Record<string, unknown>).mapVersion) };
   }
   const picture = await pictureOf(client, request.serialNumber, entry, options);

@@ -6,17 +6,18 @@
  * no network; robot-maps' fleetMap operation feeds it.
  */
 import { placeLabels, spreadMarkers, textWidth, type Box, type LabelRequest, type PlacedLabel, type Point } from "../api/map-layout";
+import { numberOf, readStatus, type StatusReading } from "../api/status-reader";
 import { isPlainObject } from "./plain-data";
 
-/** What a robot is doing, as the picture colours it. */
-export const ROBOT_STATES = ["cleaning", "navigating", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
-export type RobotState = (typeof ROBOT_STATES)[number];
+/** What a robot is doing, as the picture colours its marker. */
+export const MARKER_STATES = ["cleaning", "navigating", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
+export type MarkerState = (typeof MARKER_STATES)[number];
 
 /** The navigation point every robot's charger is (docs/cloud-api.md: going to the charger is CROSS_NAVIGATE to it). */
 export const CHARGING_POINT = "charging";
 
 /** Fill colours by state: distinct for colour-blind readers too (hue and lightness differ). */
-export const STATE_COLOURS: Readonly<Record<RobotState, string>> = {
+export const STATE_COLOURS: Readonly<Record<MarkerState, string>> = {
   cleaning: "#1b9e4b",
   navigating: "#01a5b8",
   paused: "#e6a100",
@@ -37,7 +38,7 @@ export interface PlacedRobot {
   y: number;
   /** Degrees as the cloud gives them. */
   angle: number;
-  state: RobotState;
+  state: MarkerState;
   /** Where a navigating robot is going: the navigation point's name ("charging" for its charger). */
   destination?: string;
   /** What the flow says of an alarm raised on this robot (msg.alarms), when there is one. */
@@ -48,7 +49,7 @@ export interface UnplacedRobot {
   serialNumber: string;
   name: string;
   reason: UnplacedReason;
-  state: RobotState;
+  state: MarkerState;
   alarm?: string;
 }
 
@@ -69,7 +70,7 @@ export interface MapPicture {
 
 /** The words of the picture, in the runtime's language. */
 export interface FleetMapWords {
-  state(state: RobotState): string;
+  state(state: MarkerState): string;
   /** "to charger" for "charging", else "to <point>". */
   goingTo(point: string): string;
   reason(reason: UnplacedReason): string;
@@ -99,39 +100,21 @@ function text(value: unknown): string | undefined {
   return typeof value === "number" && Number.isFinite(value) ? String(value) : undefined;
 }
 
-/** int64-like values may come as strings (docs/cloud-api.md). */
-function numberOf(value: unknown): number | undefined {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
-  return Number.isFinite(number) ? number : undefined;
-}
-
-/** A status's serial number: its own field, or the v1 status' `name` (robots/<sn>). */
-export function serialNumberOf(status: Record<string, unknown>): string | undefined {
-  return text(status.serialNumber) ?? text(status.name)?.replace(/^robots\//, "");
-}
-
 /** The id of the map a status puts its robot on. */
 export function mapIdOf(status: Record<string, unknown>): string | undefined {
-  const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
-  return isPlainObject(localization.map) ? text(localization.map.id) : undefined;
+  return readStatus(status).mapId;
 }
 
-export function robotStateOf(status: Record<string, unknown>): RobotState {
-  if (status.online === false) return "offline";
-  const stop = status.emergencyStop;
-  if (stop === true || (isPlainObject(stop) && stop.enabled === true)) return "emergencyStop";
-  if (isPlainObject(status.battery) && status.battery.charging === true) return "charging";
-  if (status.taskState === "RUNNING") return "cleaning";
-  if (status.taskState === "PAUSED") return "paused";
-  const navigation = isPlainObject(status.navigation) ? status.navigation : {};
-  if (navigation.state === "NAVIGATING") return "navigating";
-  if (navigation.state === "PAUSED") return "paused";
+/** How the picture colours a robot: offline first, then its emergency stop, charging, its task, its navigation. */
+export function markerStateOf(reading: StatusReading): MarkerState {
+  if (reading.online === false) return "offline";
+  if (reading.emergencyStop === true) return "emergencyStop";
+  if (reading.charging === true) return "charging";
+  if (reading.taskState === "RUNNING") return "cleaning";
+  if (reading.taskState === "PAUSED") return "paused";
+  if (reading.navigation?.state === "NAVIGATING") return "navigating";
+  if (reading.navigation?.state === "PAUSED") return "paused";
   return "idle";
-}
-
-/** Where a status's navigation is heading while it navigates. */
-function destinationOf(status: Record<string, unknown>): string | undefined {
-  return isPlainObject(status.navigation) && status.navigation.state === "NAVIGATING" ? text(status.navigation.position) : undefined;
 }
 
 /** Splits the statuses of robots on map `mapId` into placed (in top-left pixels) and unplaced ones. */
@@ -139,20 +122,17 @@ export function placeRobots(statuses: readonly unknown[], mapId: string, height:
   const placed: PlacedRobot[] = [];
   const unplaced: UnplacedRobot[] = [];
   for (const status of statuses) {
-    if (!isPlainObject(status) || mapIdOf(status) !== mapId) continue;
-    const serialNumber = serialNumberOf(status);
-    if (!serialNumber) continue;
-    const name = text(status.displayName) ?? serialNumber;
-    const state = robotStateOf(status);
-    const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
-    const position = isPlainObject(localization.mapPosition) ? localization.mapPosition : undefined;
-    const x = numberOf(position?.x);
-    const y = numberOf(position?.y);
-    if (localization.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
-    else if (x === undefined || y === undefined) unplaced.push({ serialNumber, name, reason: "noPosition", state });
+    if (!isPlainObject(status)) continue;
+    const reading = readStatus(status);
+    const { serialNumber, position } = reading;
+    if (reading.mapId !== mapId || !serialNumber) continue;
+    const name = reading.displayName ?? serialNumber;
+    const state = markerStateOf(reading);
+    if (reading.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
+    else if (!position) unplaced.push({ serialNumber, name, reason: "noPosition", state });
     else {
-      const destination = state === "navigating" ? destinationOf(status) : undefined;
-      placed.push({ serialNumber, name, x, y: height - y, angle: numberOf(position?.angle) ?? 0, state, ...(destination ? { destination } : {}) });
+      const destination = state === "navigating" ? reading.navigation?.position : undefined;
+      placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state, ...(destination ? { destination } : {}) });
     }
   }
   return { placed, unplaced };
@@ -191,7 +171,7 @@ const NARROWEST_PAGE = 800;
 const MIN_SCREEN_FONT = 12.5;
 
 /** A robot's words after its name: its state, where it is going while it navigates. */
-function stateWords(robot: { state: RobotState; destination?: string }, words: FleetMapWords): string {
+function stateWords(robot: { state: MarkerState; destination?: string }, words: FleetMapWords): string {
   return robot.destination !== undefined ? words.goingTo(robot.destination) : words.state(robot.state);
 }
 
@@ -302,7 +282,7 @@ function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: 
     rows.push(`<g${className ? ` class="${className}"` : ""} transform="translate(${round(x)} ${round(y)})">${dot}<text x="${round(unit * 1.6)}" fill="${className ? ALARM_COLOUR : "#111"}">${xml(label)}</text></g>`);
     x += itemWidth;
   };
-  for (const state of ROBOT_STATES) key(words.state(state), `<circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>`);
+  for (const state of MARKER_STATES) key(words.state(state), `<circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="${STATE_COLOURS[state]}"/>`);
   key(words.alarm, `<circle r="${round(unit * 0.6)}" cx="${round(unit * 0.6)}" cy="${round(-font / 3)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 4)}"/>`, "legend-alarm");
   if (unplaced.length > 0) {
     y += line;

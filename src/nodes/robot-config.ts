@@ -8,10 +8,10 @@
 import type { NodeAPI } from "node-red";
 import { readAccountSettings, type AccountSettings } from "../api/account-settings";
 import type { RobotClient } from "../api/client";
-import { DEFAULT_BASE_URL, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES } from "../api/rules";
+import { DEFAULT_BASE_URL, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES, brokenUrlRule, parseUrl } from "../api/rules";
 import type { AccountSharing } from "../api/shared-account";
 import { clientModule } from "./api";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { internalError, invalidInput } from "../api/errors";
 import { registerEditorApi } from "./editor-api";
 import { editorTables } from "./editor-tables";
 import type { RobotConfigCredentials, RobotConfigNode, RobotConfigProperties } from "./types";
@@ -28,14 +28,10 @@ type SharingLog = (level: "warn" | "info", text: string) => void;
 
 /** The problem with a Redis URL, after its field's name, or undefined when it is usable (REDIS_URL_RULES). */
 export function redisUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379";
-  }
-  if (!(REDIS_URL_RULES.protocols as readonly string[]).includes(url.protocol)) return "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379";
-  if (REDIS_URL_RULES.forbiddenParts.some((part) => url[part] !== "")) return "must hold no password, query or fragment (the password is its own field)";
+  const url = parseUrl(value);
+  const broken = url ? brokenUrlRule(url, REDIS_URL_RULES) : "protocol";
+  if (broken === "protocol") return "must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379";
+  if (broken === "parts") return "must hold no password, query or fragment (the password is its own field)";
   return undefined;
 }
 
@@ -100,7 +96,7 @@ export default function registerRobotConfig(RED: NodeAPI): void {
       this.robot = { client: createClient(config, this.credentials ?? {}, log) };
     } catch (error) {
       this.robot = {
-        error: error instanceof RobotApiError ? error : invalidInput("", String(error)),
+        error: internalError(error),
       };
     }
     this.on("close", (_removed: boolean, done: () => void) => {

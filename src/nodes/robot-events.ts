@@ -11,6 +11,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import type { PushReceiver } from "../api/push-receiver";
 import type { IncidentLevel } from "../api/incident-levels";
 import type { Push } from "../api/pushes";
+import { RobotApiError, internalError } from "../api/errors";
 import { pushReceiverModule } from "./api";
 import { translator, type Translate } from "./i18n";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
@@ -105,21 +106,23 @@ class EventsStatus {
 
 function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
   const t = translator(RED, "robot-events");
-  const refuse = (key: string, params?: Record<string, string>) => {
+  /** A setting the node cannot work with: said under the node, and logged as an error naming the field. */
+  const settingProblem = (field: string, text: string) => new RobotApiError({ kind: "invalid_input", field, message: text });
+  const refuse = (field: string, key: string, params?: Record<string, string>) => {
     const text = t(key, params);
     node.status({ fill: "red", shape: "ring", text });
-    node.error(text);
+    node.error(settingProblem(field, text));
   };
   const app = RED.httpNode as unknown as HttpApp | undefined;
   const settings = RED.settings as unknown as { httpNodeRoot?: string | false; httpNodeMiddleware?: unknown; httpNodeCors?: unknown };
-  if (!app || settings.httpNodeRoot === false) return refuse("errors.noHttpNode");
+  if (!app || settings.httpNodeRoot === false) return refuse("httpNodeRoot", "errors.noHttpNode");
   const path = eventsPathOf(config.path);
-  if (path === undefined) return refuse("errors.path", { path: String(config.path), rule: EVENTS_PATH_RULE });
+  if (path === undefined) return refuse("path", "errors.path", { path: String(config.path), rule: EVENTS_PATH_RULE });
   const minLevel = minLevelOf(config.minLevel);
-  if (minLevel === undefined) return refuse("errors.minLevel", { level: String(config.minLevel) });
+  if (minLevel === undefined) return refuse("minLevel", "errors.minLevel", { level: String(config.minLevel) });
   const appId = credentials.appId ?? "";
   const owner = claimPath(app, path, node.id);
-  if (owner !== undefined) return refuse("errors.pathTaken", { path, node: owner });
+  if (owner !== undefined) return refuse("path", "errors.pathTaken", { path, node: owner });
 
   const { PushReceiver } = pushReceiverModule();
   const receiver: PushReceiver = new PushReceiver({ appId, minLevelRank: minLevel === "" ? undefined : Number(minLevel.slice(1)) });
@@ -162,8 +165,9 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
         status.changed();
       })
       .catch((error: unknown) => {
-        // Nothing a sender does may reach another node or the runtime: the push is refused and logged.
-        node.error(error instanceof Error ? error.message : String(error));
+        // Nothing a sender does may reach another node or the runtime: the push is refused and logged, as the bug it is
+        // (what a sender can get wrong is refused above, with its status).
+        node.error(internalError(error, "robot-events"));
         if (!res.headersSent) answer(res, 500, { error: "the push could not be read" });
       });
   };
@@ -176,7 +180,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   }
   const removeRoute = addRoute(app, path, middleware, receive);
   status.draw();
-  if (noAppId !== undefined) node.error(noAppId);
+  if (noAppId !== undefined) node.error(settingProblem("appId", noAppId));
 
   node.on("close", (done: () => void) => {
     closed = true;

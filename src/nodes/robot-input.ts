@@ -8,7 +8,7 @@
  */
 import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { CallOptions, RobotClient } from "../api/client";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { RobotApiError, internalError, invalidInput } from "../api/errors";
 import { lookUpConfig } from "./config-node";
 import { SHARED_CATALOGUE, translator } from "./i18n";
 import { NoOutput } from "./no-output";
@@ -24,6 +24,8 @@ export interface RobotCall {
   options: CallOptions;
   /** Shows "waiting for robot" under the node while `waiting` runs (a command's confirmation). */
   waitForRobot<T>(waiting: Promise<T>): Promise<T>;
+  /** The node's log, for what goes wrong beside the message's own outcome. */
+  log: Pick<Node, "warn" | "error">;
 }
 
 export interface RobotNodeBehaviour<Result> {
@@ -41,9 +43,9 @@ export interface RobotNodeBehaviour<Result> {
   output?(result: Result, msg: NodeMessageInFlow): NodeMessage | (NodeMessage | NodeMessage[] | null)[];
 }
 
+/** A thrown Error as it is; a thrown non-Error is a bug of the node, not bad input. */
 function asError(error: unknown): Error {
-  if (error instanceof Error) return error;
-  return invalidInput("", "the node failed on a value that is not an error");
+  return error instanceof Error ? error : internalError(error);
 }
 
 export function handleRobotInput<Result>(
@@ -80,7 +82,7 @@ export function handleRobotInput<Result>(
     // A new burst starts counting its skipped messages afresh.
     if (view.pending === 0) view.dropped.clear();
     view.pending++;
-    const call: RobotCall = { msg, input: {}, client, options, waitForRobot };
+    const call: RobotCall = { msg, input: {}, client, options, waitForRobot, log: node };
     let result: Promise<Result | NoOutput>;
     try {
       call.input = readMessage(msg, behaviour.reads);

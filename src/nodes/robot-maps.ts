@@ -14,7 +14,7 @@ import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumber
 import { isPlainObject } from "./plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../api/rules";
 import { CHARGING_POINT, mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
-import { fleetMapSource, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
+import { fleetMapSource, listedMap, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
 import { MAP_OPERATIONS, type MapOperation } from "./tables/maps";
 
 
@@ -175,12 +175,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     if (payload.mapName !== undefined && payload.mapVersion !== undefined) {
       return { mapId: mapId as string, mapName: payload.mapName as string, mapVersion: payload.mapVersion as string };
     }
-    const maps = await call.client.listMaps({ robotSn }, call.options);
-    const entry = maps.find((candidate) => candidate.mapId === mapId);
-    if (!entry) {
-      const known = maps.map((candidate) => `${candidate.mapId} (${candidate.mapName})`).join(", ") || "none";
-      throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${robotSn}; its maps: ${known}`, "mapImage");
-    }
+    const entry = await listedMap(call.client, robotSn, mapId, "mapImage", call.options);
     const version = (entry as Record<string, unknown>).mapVersion;
     return { mapId: entry.mapId, mapName: entry.mapName, mapVersion: typeof version === "number" || typeof version === "string" ? version : "" };
   }

@@ -6,13 +6,14 @@
  * flow cares about (src/api/watcher.ts decides what that is).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
-import { RobotApiError, invalidInput } from "../api/errors";
+import { internalError, invalidInput } from "../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../api/rules";
 import { readNumberSetting } from "../api/number-settings";
 import { withTaskReading } from "../api/task-outcomes";
 import type { RobotStatus, TaskReportList } from "../api/schemas";
 import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../api/watcher";
-import { robotStateOf, type BatteryThresholds } from "../api/watcher-state";
+import type { BatteryThresholds } from "../api/watcher-state";
+import { serialNumberOf } from "../api/status-reader";
 import { configProblemStatus, lookUpConfig } from "./config-node";
 import { translator, type Translate } from "./i18n";
 import { isPlainObject } from "./plain-data";
@@ -130,7 +131,7 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
             result.statuses.map((status, index) => {
               const copy = index === 0 ? msg : RED.util.cloneMessage(msg);
               copy.payload = status;
-              copy.topic = robotStateOf(status).serialNumber;
+              copy.topic = serialNumberOf(status) ?? "";
               return copy;
             }),
           ];
@@ -247,7 +248,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
     };
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
-    const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
+    const problem = internalError(error);
     node.status({ fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) });
     node.error(problem);
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));

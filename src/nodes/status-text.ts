@@ -1,6 +1,6 @@
 /** Texts of the status under a node. */
 import type { Translate } from "./i18n";
-import { isPlainObject } from "./plain-data";
+import { readStatus } from "../api/status-reader";
 import { firstText } from "./settings";
 
 /** Status texts stay short: the editor shows them under the node. */
@@ -11,8 +11,6 @@ export function shorten(text: string, max = 32): string {
 /** What a robot's status read shows, the same in robot-status and robot-site-task: "RUNNING 87%": the task state (or offline, or just "status read") and the battery when the status gives it. */
 export function robotStatusText(status: Record<string, unknown>, t: Translate): string {
   const state = firstText(status.taskState) ?? t(status.online === false ? "status.offline" : "status.statusRead");
-  const power = isPlainObject(status.battery) ? status.battery.powerPercentage : undefined;
-  // int64-like values may come back as strings (docs/cloud-api.md).
-  const percent = typeof power === "number" ? power : typeof power === "string" && power.trim() !== "" ? Number(power) : NaN;
-  return Number.isFinite(percent) ? `${state} ${Math.round(percent)}%` : state;
+  const { battery } = readStatus(status);
+  return battery === undefined ? state : `${state} ${Math.round(battery)}%`;
 }

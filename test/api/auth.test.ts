@@ -56,8 +56,7 @@ describe("api: ClientCredentialsTokenSource on an injected clock", function () {
     if (next instanceof Error) return Promise.reject(next);
     return Promise.resolve({ access_token: `T${grants.length}`, ...next });
   };
-  const source = (renewBeforeMs?: number) =>
-    new ClientCredentialsTokenSource(CREDENTIALS, grant, { now: () => clock, ...(renewBeforeMs === undefined ? {} : { renewBeforeMs }) });
+  const source = () => new ClientCredentialsTokenSource(CREDENTIALS, grant, { now: () => clock });
 
   beforeEach(() => {
     clock = t0;
@@ -77,10 +76,10 @@ describe("api: ClientCredentialsTokenSource on an injected clock", function () {
     ]);
   });
 
-  it("relative seconds: renews renewBeforeMs before expiry, not earlier", async function () {
+  it("relative seconds: renews five minutes before expiry, not earlier", async function () {
     answers = [{ expires_in: 3600 }, { expires_in: 3600 }];
-    const tokens = source(60_000);
-    const renewAt = t0 + 3_600_000 - 60_000;
+    const tokens = source();
+    const renewAt = t0 + 3_600_000 - 5 * 60_000;
     assert.equal(await tokens.getToken(), "T1");
     clock = renewAt - 1;
     assert.equal(await tokens.getToken(), "T1");
@@ -93,7 +92,7 @@ describe("api: ClientCredentialsTokenSource on an injected clock", function () {
     assert.equal(grants.length, 2);
   });
 
-  it("epoch milliseconds: renews five minutes (the default) before that instant", async function () {
+  it("epoch milliseconds: renews five minutes before that instant", async function () {
     answers = [{ expires_in: t0 + DAY_S * 1000 }];
     const tokens = source();
     const renewAt = t0 + DAY_S * 1000 - 5 * 60_000;

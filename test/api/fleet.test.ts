@@ -284,13 +284,12 @@ describe("api: batchGetStatuses", function () {
     assert.equal(stub.server.requests.length, 0);
   });
 
-  it("refuses an unknown line and a bad inFlight", async function () {
+  it("refuses an unknown line", async function () {
     assert.equal((await failureOf(stub.client.batchGetStatuses(["A"], { line: "v2" as never }))).field, "line");
-    assert.equal((await failureOf(stub.client.batchGetStatuses(["A"], { line: "v1", inFlight: 0 }))).field, "inFlight");
     assert.equal(stub.server.requests.length, 0);
   });
 
-  it("keeps at most inFlight batches on the wire (default 5)", async function () {
+  it("keeps at most 5 batches on the wire", async function () {
     let open = 0;
     let most = 0;
     stub.server.respondWith((request) => {
@@ -341,11 +340,17 @@ describe("api: batchGetStatuses", function () {
       if (calls === 1) return { status: 403, body: { code: 7, message: "The caller has no permission on robot SN-001." } };
       return { ...statusPerName("v1")(request), delayMs: 20 };
     });
-    const error = await failureOf(stub.client.batchGetStatuses(serials(110), { line: "v1", inFlight: 1 }));
-    assert.equal(error.status, 403);
-    assert.equal(error.code, "PERMISSION_DENIED");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(stub.server.requests.length, 1, "nothing after the failure");
+    // One connection: the other batches wait in the account's queue while the first is answered.
+    const narrow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
+    try {
+      const error = await failureOf(narrow.batchGetStatuses(serials(110), { line: "v1" }));
+      assert.equal(error.status, 403);
+      assert.equal(error.code, "PERMISSION_DENIED");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(stub.server.requests.length, 1, "nothing after the failure");
+    } finally {
+      narrow.close();
+    }
   });
 
   it("the caller's signal withdraws every batch", async function () {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { cleaningModeMeaningOf } from "../../src/api/cleaning-modes";
 import { incidentLevelOf, INCIDENT_LEVEL_CODES } from "../../src/api/incident-levels";
-import { PushReceiver } from "../../src/api/push-receiver";
+import { PUSH_MEMORY, PushReceiver } from "../../src/api/push-receiver";
 import { pushTimeMs, readPush } from "../../src/api/pushes";
 import { taskOutcomeOf, withTaskReading } from "../../src/api/task-outcomes";
 
@@ -103,26 +103,28 @@ describe("pushes: decoders", () => {
 });
 
 describe("pushes: the receiver", () => {
-  it("forgets the oldest deliveries past its memory, so a very late repeat is sent on again", () => {
-    const receiver = new PushReceiver({ appId: APP_ID, memory: 3 });
-    for (const id of ["a", "b", "c"]) assert.ok(sentOn(receiver.receive(incident(id, 1))));
+  /** Incident ids that with "a" make `count`: "filler-0", "filler-1", ... */
+  const fillers = (count: number) => Array.from({ length: count - 1 }, (_, index) => `filler-${index}`);
+
+  it("forgets the oldest deliveries past its memory (PUSH_MEMORY), so a very late repeat is sent on again", () => {
+    const receiver = new PushReceiver({ appId: APP_ID });
+    for (const id of ["a", ...fillers(PUSH_MEMORY)]) assert.ok(sentOn(receiver.receive(incident(id, 1))), id);
     assert.equal(sentOn(receiver.receive(incident("a", 1))), undefined, "a is remembered");
-    assert.ok(sentOn(receiver.receive(incident("d", 1))), "d makes a the fourth newest");
-    assert.equal(sentOn(receiver.receive(incident("c", 1))), undefined, "c is within the last 3");
+    assert.ok(sentOn(receiver.receive(incident("d", 1))), "d makes a the oldest past the memory");
+    assert.equal(sentOn(receiver.receive(incident("filler-0", 1))), undefined, "filler-0 is within the memory");
     assert.ok(sentOn(receiver.receive(incident("a", 1))), "a was forgotten");
   });
 
   it("keeps at most its memory of open alarms, and its per-robot counts agree with what it keeps", () => {
-    const receiver = new PushReceiver({ appId: APP_ID, memory: 2 });
-    receiver.receive(incident("a", 1));
-    receiver.receive(incident("b", 1));
-    const third = receiver.receive(incident("c", 1));
-    assert.equal(receiver.openAlarmCount, 2);
-    assert.equal(third.status === 200 && third.openAlarmsOfRobot, 2);
+    const receiver = new PushReceiver({ appId: APP_ID });
+    for (const id of ["a", ...fillers(PUSH_MEMORY)]) receiver.receive(incident(id, 1));
+    const past = receiver.receive(incident("c", 1));
+    assert.equal(receiver.openAlarmCount, PUSH_MEMORY);
+    assert.equal(past.status === 200 && past.openAlarmsOfRobot, PUSH_MEMORY);
     const recovered = receiver.receive(incident("a", 0)); // a was forgotten: its recovery changes nothing
-    assert.equal(recovered.status === 200 && recovered.openAlarmsOfRobot, 2);
+    assert.equal(recovered.status === 200 && recovered.openAlarmsOfRobot, PUSH_MEMORY);
     const last = receiver.receive(incident("c", 0));
-    assert.equal(last.status === 200 && last.openAlarmsOfRobot, 1);
+    assert.equal(last.status === 200 && last.openAlarmsOfRobot, PUSH_MEMORY - 1);
   });
 
   it("neither sends nor counts an alarm below the minimum level", () => {

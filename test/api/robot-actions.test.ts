@@ -1,12 +1,12 @@
 /** Which actions a robot's state allows, and the words for those it does not: the console's buttons and NOT_CONFIRMED's reason. */
 import assert from "node:assert/strict";
 import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/robot-actions";
-import type { RobotState } from "../../src/api/watcher-state";
+import type { StatusReading } from "../../src/api/status-reader";
 
-const robot = (state: Partial<RobotState>): RobotState => ({ serialNumber: "R1", online: true, taskState: "IDLE", emergencyStop: false, localizationState: "NORMAL", ...state });
+const robot = (state: Partial<StatusReading>): StatusReading => ({ serialNumber: "R1", online: true, taskState: "IDLE", emergencyStop: false, localizationState: "NORMAL", ...state });
 
 describe("robot actions", () => {
-  const table: Array<[string, Partial<RobotState>, RobotAction[]]> = [
+  const table: Array<[string, Partial<StatusReading>, RobotAction[]]> = [
     ["idle", {}, ["startTask", "goTo", "toCharger"]],
     ["idle on its charger", { charging: true }, ["startTask", "goTo"]],
     ["cleaning", { taskState: "RUNNING", taskName: "Lobby clean" }, ["pause", "stop"]],
@@ -24,7 +24,7 @@ describe("robot actions", () => {
   }
 
   it("says why, in words that name what the robot is busy with and what to do", () => {
-    const words = (action: RobotAction, state: Partial<RobotState>) => refusalText(refusalOf(action, robot(state))!);
+    const words = (action: RobotAction, state: Partial<StatusReading>) => refusalText(refusalOf(action, robot(state))!);
     assert.equal(words("toCharger", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
     assert.equal(words("startTask", { taskState: "PAUSED", taskName: "Lobby clean" }), "has Lobby clean paused: resume or stop it first");
     assert.equal(words("goTo", { navigation: { state: "NAVIGATING", position: "charging" } }), "is driving to its charger: pause or stop it first");

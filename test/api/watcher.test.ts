@@ -11,7 +11,7 @@ import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api
 import { RobotApiError } from "../../src/api/errors";
 import { ConfirmationPoller } from "../../src/api/confirmation-poller";
 import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
-import { diffRobotStates, robotStateOf, type RobotState } from "../../src/api/watcher-state";
+import { diffWatchedStates, watchedStateOf, type WatchedState } from "../../src/api/watcher-state";
 import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { FakeClock, drained } from "../support/fake-clock";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
@@ -20,7 +20,7 @@ import { busiestSecond } from "../support/busiest-second";
 
 const THRESHOLDS = { step: 10, low: 20 };
 
-function state(fields: Partial<RobotState> = {}): RobotState {
+function state(fields: Partial<WatchedState> = {}): WatchedState {
   return {
     serialNumber: "GS-S-000101",
     online: true,
@@ -35,9 +35,9 @@ function state(fields: Partial<RobotState> = {}): RobotState {
 
 
 describe("api: watching robots", function () {
-  describe("robotStateOf", function () {
+  describe("watchedStateOf", function () {
     it("reads the S-line (B1) shape", function () {
-      const read = robotStateOf({
+      const read = watchedStateOf({
         serialNumber: "GS-S-000101",
         online: true,
         taskState: "RUNNING",
@@ -64,7 +64,7 @@ describe("api: watching robots", function () {
     });
 
     it("reads the v1 shape: the serial number from name, soc as a string, the executing task", function () {
-      const read = robotStateOf({ name: "robots/GS-X-7", battery: { soc: "42", charging: true }, executingTask: { name: "Hall" } });
+      const read = watchedStateOf({ name: "robots/GS-X-7", battery: { soc: "42", charging: true }, executingTask: { name: "Hall" } });
       assert.equal(read.serialNumber, "GS-X-7");
       assert.equal(read.battery, 42);
       assert.equal(read.charging, true);
@@ -73,13 +73,13 @@ describe("api: watching robots", function () {
     });
   });
 
-  describe("diffRobotStates", function () {
+  describe("diffWatchedStates", function () {
     it("finds nothing when nothing that matters changed (a battery move within its band included)", function () {
-      assert.deepEqual(diffRobotStates(state({ battery: 85 }), state({ battery: 81 }), THRESHOLDS), {});
+      assert.deepEqual(diffWatchedStates(state({ battery: 85 }), state({ battery: 81 }), THRESHOLDS), {});
     });
 
     it("lists each change with old and new", function () {
-      const changes = diffRobotStates(state(), state({ online: false, taskState: "RUNNING", taskName: "Lobby", emergencyStop: true }), THRESHOLDS);
+      const changes = diffWatchedStates(state(), state({ online: false, taskState: "RUNNING", taskName: "Lobby", emergencyStop: true }), THRESHOLDS);
       assert.deepEqual(changes, {
         online: { old: true, new: false },
         taskState: { old: "IDLE", new: "RUNNING" },
@@ -89,19 +89,19 @@ describe("api: watching robots", function () {
     });
 
     it("reports the battery when it crosses a multiple of the step, and batteryLow when it crosses the low mark", function () {
-      assert.deepEqual(diffRobotStates(state({ battery: 31 }), state({ battery: 29 }), THRESHOLDS), { battery: { old: 31, new: 29 } });
-      assert.deepEqual(diffRobotStates(state({ battery: 25 }), state({ battery: 19 }), THRESHOLDS), {
+      assert.deepEqual(diffWatchedStates(state({ battery: 31 }), state({ battery: 29 }), THRESHOLDS), { battery: { old: 31, new: 29 } });
+      assert.deepEqual(diffWatchedStates(state({ battery: 25 }), state({ battery: 19 }), THRESHOLDS), {
         battery: { old: 25, new: 19 },
         batteryLow: { old: false, new: true },
       });
-      assert.deepEqual(diffRobotStates(state({ battery: 21 }), state({ battery: 20 }), THRESHOLDS), {
+      assert.deepEqual(diffWatchedStates(state({ battery: 21 }), state({ battery: 20 }), THRESHOLDS), {
         batteryLow: { old: false, new: true },
       }, "at the low mark counts as low (and 21 -> 20 stays in the 20-29 band)");
-      assert.deepEqual(diffRobotStates(state({ battery: 19 }), state({ battery: 18 }), { step: 25, low: 20 }), {}, "within a 25 % band and still low");
+      assert.deepEqual(diffWatchedStates(state({ battery: 19 }), state({ battery: 18 }), { step: 25, low: 20 }), {}, "within a 25 % band and still low");
     });
 
     it("lists every known property with no old value on a robot's first report", function () {
-      const changes = diffRobotStates(undefined, state({ battery: 15 }), THRESHOLDS);
+      const changes = diffWatchedStates(undefined, state({ battery: 15 }), THRESHOLDS);
       assert.deepEqual(changes, {
         online: { new: true },
         taskState: { new: "IDLE" },
@@ -115,20 +115,20 @@ describe("api: watching robots", function () {
 
     it("with moves, reports the map and a move of 1 pixel or a turn of 5 degrees, and not a smaller jitter; without, never", function () {
       const at = (x: number, y: number, angle: number, mapId = "floor-1") => state({ mapId, position: { x, y, angle } });
-      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(100.5, 50.5, 93), THRESHOLDS, true), {}, "jitter");
-      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(101, 50, 90), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 90 }, new: { x: 101, y: 50, angle: 90 } } });
-      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 178), at(100, 50, -177), THRESHOLDS, true)), ["position"], "a turn across 180 degrees counts by its size");
-      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 178), at(100, 50, -179), THRESHOLDS, true)), [], "3 degrees across 180");
-      assert.deepEqual(Object.keys(diffRobotStates(at(100, 50, 0), at(100, 50, 0, "floor-2"), THRESHOLDS, true)), ["map"]);
-      assert.deepEqual(diffRobotStates(at(100, 50, 0), state({ mapId: "floor-1" }), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 0 } } }, "lost its position");
-      assert.deepEqual(diffRobotStates(at(100, 50, 90), at(300, 50, 0, "floor-2"), THRESHOLDS), {}, "moves are not compared unless asked");
+      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(100.5, 50.5, 93), THRESHOLDS, true), {}, "jitter");
+      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(101, 50, 90), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 90 }, new: { x: 101, y: 50, angle: 90 } } });
+      assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 178), at(100, 50, -177), THRESHOLDS, true)), ["position"], "a turn across 180 degrees counts by its size");
+      assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 178), at(100, 50, -179), THRESHOLDS, true)), [], "3 degrees across 180");
+      assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 0), at(100, 50, 0, "floor-2"), THRESHOLDS, true)), ["map"]);
+      assert.deepEqual(diffWatchedStates(at(100, 50, 0), state({ mapId: "floor-1" }), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 0 } } }, "lost its position");
+      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(300, 50, 0, "floor-2"), THRESHOLDS), {}, "moves are not compared unless asked");
     });
 
     it("reads the map and the position from a status's localizationInfo, numbers sent as strings too", function () {
-      const read = robotStateOf({ serialNumber: "GS-S-000101", localizationInfo: { map: { id: "floor-1" }, mapPosition: { x: "903", y: 426, angle: -92.7 } } });
+      const read = watchedStateOf({ serialNumber: "GS-S-000101", localizationInfo: { map: { id: "floor-1" }, mapPosition: { x: "903", y: 426, angle: -92.7 } } });
       assert.equal(read.mapId, "floor-1");
       assert.deepEqual(read.position, { x: 903, y: 426, angle: -92.7 });
-      assert.equal(robotStateOf({ serialNumber: "GS-S-000101", localizationInfo: { localizationState: "LOST", map: { id: "floor-1" } } }).position, undefined);
+      assert.equal(watchedStateOf({ serialNumber: "GS-S-000101", localizationInfo: { localizationState: "LOST", map: { id: "floor-1" } } }).position, undefined);
     });
   });
 
@@ -249,6 +249,56 @@ describe("api: watching robots", function () {
         "polled",
         "polled",
       ]);
+    });
+  });
+
+  describe("a bug inside the watcher or the poller", function () {
+    it("reports a watcher's failure that is not the client's as INTERNAL_ERROR, not as a network failure", async function () {
+      const clock = new FakeClock();
+      const fake = { poll: () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'online')")) };
+      const failed: RobotApiError[] = [];
+      const loop = new WatchLoop(fake as unknown as FleetWatcher, 5000, { polled: () => undefined, failed: (error) => failed.push(error), recovered: () => undefined }, clock);
+      loop.start();
+      await drained();
+      loop.stop();
+      assert.equal(failed.length, 1);
+      assert.equal(failed[0]!.code, "INTERNAL_ERROR");
+      assert.equal(failed[0]!.kind, "internal");
+      assert.match(failed[0]!.message, /^watch: a bug in node-red-contrib-robot-fleet, not a fault of the cloud: TypeError: Cannot read properties/);
+      assert.match(failed[0]!.stack ?? "", /\n\s+at /, "the stack of what was thrown, to find the bug by");
+    });
+
+    it("tells a waiter of the confirmation poller once per run of failed reads, the client's failure as it is and a bug as INTERNAL_ERROR", async function () {
+      const stub = await new FleetStub(3).start();
+      const client = new RobotClient({ baseUrl: stub.url, auth: { token: "tok-confirm-2" }, retry: { maxRetries: 0 } });
+      try {
+        const clock = new FakeClock();
+        const poller = new ConfirmationPoller(client, 2000, clock);
+        const told: string[] = [];
+        const waiting = failureOf(
+          poller.waitFor(stubSerial(1), commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 30_000, onMissedLook: (failure) => told.push(failure.code) }),
+        );
+        const read = client.batchGetStatuses.bind(client);
+        // One poll: the clock brings it on; it has ended when its next one is set beside the waiter's deadline.
+        const look = async () => {
+          await clock.advance(2000);
+          while (clock.pending < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+        };
+        client.batchGetStatuses = () => Promise.reject(new RobotApiError({ kind: "timeout", message: "slow" }));
+        await look();
+        await look();
+        client.batchGetStatuses = read;
+        await look();
+        client.batchGetStatuses = () => Promise.reject(new TypeError("a bug"));
+        await look();
+        await look();
+        assert.deepEqual(told, ["TIMEOUT", "INTERNAL_ERROR"], "once per run of failures, none for a good read");
+        await clock.advance(30_000);
+        assert.equal((await waiting).code, "NOT_CONFIRMED", "the waiter kept waiting until its deadline");
+      } finally {
+        client.close();
+        await stub.server.stop();
+      }
     });
   });
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { RobotStatus } from "../../src/api/schemas";
 import { handleRobotInput } from "../../src/nodes/robot-input";
+import type { RobotConfigNode } from "../../src/nodes/types";
 import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor, useRecordingServerAndNodeRed } from "../support/node-red";
 
 interface ProbeDef extends NodeDef {
@@ -122,6 +123,25 @@ describe("robot-config", function () {
     helper.getNode("probe").receive({ payload: "second" });
     assert.deepEqual((await output).payload, STATUS);
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "IDLE" });
+  });
+
+  it("the editor's pickers call a bug in a lookup INTERNAL_ERROR and log it, while a cloud's refusal stays CLOUD_ERROR", async () => {
+    stub.server.reply({ status: 404, body: { code: 5, message: "no such robot" } });
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")]));
+    const refused = await helper.request().get("/robot-fleet/config/config/robots/SN-1/maps");
+    assert.equal(refused.status, 502);
+    assert.equal((refused.body as { error: { code: string } }).error.code, "CLOUD_ERROR");
+    // A stand-in for a bug in a lookup: the client throws what it never throws.
+    const config = helper.getNode("config") as unknown as RobotConfigNode;
+    assert.ok("client" in config.robot);
+    config.robot.client.listAllRobots = () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'robots')"));
+    const buggy = await helper.request().get("/robot-fleet/config/config/test");
+    assert.equal(buggy.status, 500);
+    const { code, message } = (buggy.body as { error: { code: string; message: string } }).error;
+    assert.equal(code, "INTERNAL_ERROR");
+    assert.match(message, /a bug in node-red-contrib-robot-fleet, not a fault of the cloud: TypeError: Cannot read properties/);
+    const logged = (helper.log().args as unknown[][]).map((args) => JSON.stringify(args[0]));
+    assert.ok(logged.some((line) => line.includes("editor lookup: a bug in node-red-contrib-robot-fleet")), logged.join("\n"));
   });
 
   it("aborts in-flight requests and clears the status when the flow stops", async () => {

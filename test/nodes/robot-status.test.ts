@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import type { Node } from "node-red";
 import robotStatus from "../../src/nodes/robot-status";
+import type { RobotConfigNode } from "../../src/nodes/types";
 
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
@@ -64,6 +65,22 @@ describe("robot-status", function () {
       const { output } = await outcomeOf("fleet-node", { payload: "go" });
       assert.equal((output?.payload as { serialNumber: string }).serialNumber, "GS-S-000101");
       assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "IDLE 96%" });
+    });
+
+    it("reads a bug inside the package as a bug: a thrown non-Error reaches the Catch node as INTERNAL_ERROR, not as bad input", async () => {
+      await load({ operation: "fleetStatus", fleetOutput: "all", serialNumbers: "GS-S-000101" });
+      // A stand-in for a bug: the account's client throws a string where it promises a RobotApiError.
+      const config = helper.getNode("config") as unknown as RobotConfigNode;
+      assert.ok("client" in config.robot);
+      config.robot.client.batchGetStatuses = () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the bug this test stands in for
+        throw "not an error";
+      };
+      const { output, caught } = await outcomeOf("fleet-node", { payload: "go" });
+      assert.equal(output, undefined);
+      const error = caught?.error as { code: string; message: string };
+      assert.equal(error.code, "INTERNAL_ERROR");
+      assert.match(error.message, /a bug in node-red-contrib-robot-fleet, not a fault of the cloud: a thrown string \(not an error\)/);
     });
 
     it("fleetStatus, one message per robot: every robot of the account when none are named, msg.topic its serial, each its own object", async () => {

@@ -10,7 +10,7 @@
  * holder goes on polling, the others go on standing by.
  */
 import type { WatchLease } from "../shared-account";
-import type { RobotState } from "../watcher-state";
+import type { WatchedState } from "../watcher-state";
 import type { RedisLink } from "./redis-link";
 
 /** Renews the lease if this instance holds it, or writes it back if it vanished; 1 when it holds it after. */
@@ -63,17 +63,17 @@ export class RedisWatchLease implements WatchLease {
     }
   }
 
-  async loadStates(): Promise<RobotState[] | undefined> {
+  async loadStates(): Promise<WatchedState[] | undefined> {
     try {
       const text = await this.link.client.get(this.statesKey);
       const states: unknown = text ? JSON.parse(text) : undefined;
-      return Array.isArray(states) ? (states as RobotState[]) : undefined;
+      return Array.isArray(states) ? (states as WatchedState[]) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  async saveStates(states: RobotState[]): Promise<void> {
+  async saveStates(states: WatchedState[]): Promise<void> {
     if (!this.link.ready) return;
     await this.link.client.set(this.statesKey, JSON.stringify(states), "PX", STATES_KEEP_MS);
   }

@@ -1,0 +1,87 @@
+/**
+ * The one reader of a robot's status (B1, the S-line batch or the v1 batch:
+ * docs/cloud-api.md). The watcher, the confirmation poller, the fleet map,
+ * the node status texts and the editor's pickers all read a status through
+ * it, so that they never disagree on what a status says. Pure: no calls.
+ */
+
+export interface MapPosition {
+  x: number;
+  y: number;
+  angle: number;
+}
+
+/** What a status says that the package acts on; what a status lacks stays undefined. */
+export interface StatusReading {
+  /** Its own field, or the v1 status' `name` (robots/<sn>). */
+  serialNumber?: string;
+  displayName?: string;
+  online?: boolean;
+  taskState?: string;
+  charging?: boolean;
+  /** Battery charge in percent (B1 powerPercentage, v1 soc). */
+  battery?: number;
+  /** emergencyStop.enabled, the only form the cloud gives (docs/cloud-api.md). */
+  emergencyStop?: boolean;
+  localizationState?: string;
+  /** Name of the task the robot runs (B1 currentTask, v1 executingTask). */
+  taskName?: string;
+  /** The navigation the status reports, where it reports one (the simulator's B1 does). */
+  navigation?: { state?: string; position?: string };
+  remoteControl?: boolean;
+  /** The map the robot is on (localizationInfo.map.id). */
+  mapId?: string;
+  /** Where on it: pixels of the map image, rows from the bottom edge, angle in degrees (docs/cloud-api.md). */
+  position?: MapPosition;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+function flag(value: unknown): boolean | undefined {
+  return typeof value === "boolean" ? value : undefined;
+}
+
+/** A number, or a number the cloud sent as a string (int64 values come as strings: docs/cloud-api.md). */
+export function numberOf(value: unknown): number | undefined {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
+}
+
+/** A status's serial number: its own field, or the v1 status' `name` (robots/<sn>). */
+export function serialNumberOf(status: Record<string, unknown>): string | undefined {
+  const name = text(status.name);
+  return text(status.serialNumber) ?? (name?.startsWith("robots/") ? text(name.slice("robots/".length)) : undefined);
+}
+
+/** Everything the package reads of a status. */
+export function readStatus(status: Record<string, unknown>): StatusReading {
+  const battery = record(status.battery);
+  const localization = record(status.localizationInfo);
+  const task = record(status.executingTask) ?? record(status.currentTask);
+  const navigation = record(status.navigation);
+  const reading: StatusReading = {
+    serialNumber: serialNumberOf(status),
+    displayName: text(status.displayName),
+    online: flag(status.online),
+    taskState: text(status.taskState),
+    charging: flag(battery?.charging),
+    battery: numberOf(battery?.powerPercentage ?? battery?.soc),
+    emergencyStop: flag(record(status.emergencyStop)?.enabled),
+    localizationState: text(localization?.localizationState),
+    taskName: text(task?.name),
+    remoteControl: flag(record(status.remoteControl)?.enabled),
+  };
+  if (navigation) reading.navigation = { state: text(navigation.state), position: text(navigation.position) };
+  const mapId = text(record(localization?.map)?.id);
+  if (mapId !== undefined) reading.mapId = mapId;
+  const position = record(localization?.mapPosition);
+  const [x, y, angle] = [numberOf(position?.x), numberOf(position?.y), numberOf(position?.angle)];
+  if (x !== undefined && y !== undefined) reading.position = { x, y, angle: angle ?? 0 };
+  return reading;
+}

@@ -1,0 +1,71 @@
+/**
+ * One reading of a robot status for every reader: the watcher's state, the
+ * confirmation poller's reasons, the fleet map's markers and the node status
+ * text all say the same of the same status (docs/cloud-api.md: B1 and v1).
+ */
+import assert from "node:assert/strict";
+import { readStatus, serialNumberOf } from "../../src/api/status-reader";
+import { watchedStateOf } from "../../src/api/watcher-state";
+import { placeRobots } from "../../src/nodes/fleet-map";
+import { robotStatusText } from "../../src/nodes/status-text";
+
+/** A status on map floor-1 at (10, 20), with `fields` over it. */
+function onFloor(fields: Record<string, unknown>): Record<string, unknown> {
+  return { serialNumber: "GS-S-000101", online: true, taskState: "IDLE", localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: 10, y: 20, angle: 0 } }, ...fields };
+}
+
+function markerOf(status: Record<string, unknown>): string | undefined {
+  const { placed, unplaced } = placeRobots([status], "floor-1", 100);
+  return [...placed, ...unplaced][0]?.state;
+}
+
+describe("api: the robot status reader", function () {
+  it("reads the emergency stop as emergencyStop.enabled only, the one form the cloud gives; the watcher and the map agree on every form", function () {
+    const forms: Array<[unknown, boolean | undefined]> = [
+      [{ enabled: true }, true],
+      [{ enabled: false }, false],
+      // Not what the cloud sends: neither reader takes it for a pressed stop (the map once did, the watcher not).
+      [true, undefined],
+      [{ enabled: "true" }, undefined],
+      [undefined, undefined],
+    ];
+    for (const [emergencyStop, pressed] of forms) {
+      const status = onFloor({ emergencyStop });
+      const what = JSON.stringify(emergencyStop);
+      assert.equal(readStatus(status).emergencyStop, pressed, what);
+      assert.equal(watchedStateOf(status).emergencyStop, pressed, `the watcher on ${what}`);
+      assert.equal(markerOf(status) === "emergencyStop", pressed === true, `the map on ${what}`);
+    }
+  });
+
+  it("takes a serial number from serialNumber or a v1 name robots/<sn>, and from nothing else, for the watcher and the map alike", function () {
+    assert.equal(serialNumberOf({ serialNumber: "GS-S-1", name: "robots/GS-S-2" }), "GS-S-1");
+    assert.equal(serialNumberOf({ name: "robots/GS-X-7" }), "GS-X-7");
+    for (const status of [{ name: "GS-X-7" }, { name: "robots/" }, { serialNumber: "  " }, { serialNumber: 101 }]) {
+      assert.equal(serialNumberOf(status), undefined, JSON.stringify(status));
+      assert.equal(watchedStateOf(status).serialNumber, "", `the watcher on ${JSON.stringify(status)}`);
+      assert.equal(markerOf(onFloor({ serialNumber: undefined, ...status })), undefined, `the map leaves out ${JSON.stringify(status)}`);
+    }
+  });
+
+  it("reads the battery from B1's powerPercentage or v1's soc, numbers sent as strings too, the same for the watcher and the status text", function () {
+    const t = (key: string) => key;
+    for (const [battery, percent] of [
+      [{ powerPercentage: 64 }, 64],
+      [{ powerPercentage: "64.4" }, 64.4],
+      [{ soc: "42" }, 42],
+      [{ powerPercentage: "" }, undefined],
+      [{ powerPercentage: "full" }, undefined],
+    ] as const) {
+      const status = { taskState: "IDLE", battery };
+      assert.equal(watchedStateOf(status).battery, percent, JSON.stringify(battery));
+      assert.equal(robotStatusText(status, t), percent === undefined ? "IDLE" : `IDLE ${Math.round(percent)}%`, JSON.stringify(battery));
+    }
+  });
+
+  it("places a robot by the position the watcher reads, rows turned to count from the top", function () {
+    const status = onFloor({ localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: "903", y: 26, angle: "-92.7" } } });
+    assert.deepEqual(watchedStateOf(status).position, { x: 903, y: 26, angle: -92.7 });
+    assert.deepEqual(placeRobots([status], "floor-1", 100).placed[0], { serialNumber: "GS-S-000101", name: "GS-S-000101", x: 903, y: 74, angle: -92.7, state: "idle" });
+  });
+});
