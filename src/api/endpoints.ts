@@ -187,7 +187,7 @@ export const ENDPOINTS = {
     method: "GET",
     path: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
     request: s.TaskReportsRequest,
-    query: { page: "one", pageSize: "one" },
+    query: { page: "one", pageSize: "one", startTimeUtcFloor: "one", startTimeUtcUpper: "one" },
     serialNumberOf: (request) => request.serialNumber,
     response: s.TaskReportList,
   }),

@@ -291,11 +291,27 @@ export type BatchRobotStatus = z.output<typeof BatchRobotStatus>;
 export const BatchSRobotStatus = z.looseObject({ robotStatus: z.array(RobotStatus).default([]) });
 export type BatchSRobotStatus = z.output<typeof BatchSRobotStatus>;
 
-/** GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task reports, newest first. */
+/**
+ * A moment as the task reports endpoint's time window takes it: ISO 8601 in
+ * UTC (docs/cloud-api.md); a Date or epoch milliseconds are written so,
+ * without fractions of a second.
+ */
+const utcTime = z
+  .union([z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z"), z.number().int().min(0), z.date()], {
+    error: "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z, or epoch milliseconds",
+  })
+  .transform((value) => (typeof value === "string" ? value : new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z")));
+
+/**
+ * GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task
+ * reports, newest first, optionally only those that started in a window.
+ */
 export const TaskReportsRequest = z.strictObject({
   serialNumber: SerialNumber,
   page: page.default(1),
   pageSize: wholeNumber(1, MAX_PAGE_SIZE).default(10),
+  startTimeUtcFloor: utcTime.optional(),
+  startTimeUtcUpper: utcTime.optional(),
 });
 export type TaskReportsRequest = z.input<typeof TaskReportsRequest>;
 
@@ -313,6 +329,14 @@ export type TaskReport = z.output<typeof TaskReport>;
 
 export const TaskReportList = z.looseObject({ robotTaskReports: z.array(TaskReport).default([]), total: int64.optional() });
 export type TaskReportList = z.output<typeof TaskReportList>;
+
+/** POST /openapi-server/v1/api/task/report/map-images/query: the coverage images of one report. */
+export const TaskReportImagesRequest = z.strictObject({ robotSn: SerialNumber, taskReportId: idString });
+export type TaskReportImagesRequest = z.input<typeof TaskReportImagesRequest>;
+
+/** Absolute URLs of the report's images, fetched without the bearer token like map images. */
+export const TaskReportImages = z.looseObject({ data: z.array(z.string()).default([]) });
+export type TaskReportImages = z.output<typeof TaskReportImages>;
 
 /**
  * GET /openapi/v2alpha1/robots/<sn>/map?mapId=..&mapName=..&mapVersion=..: a
