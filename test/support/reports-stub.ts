@@ -12,7 +12,7 @@ import { RecordingServer, type RecordedRequest, type ScriptedReply } from "./rec
 const OBJECT_PREFIX = "/objects/coverage/";
 const IMAGES_PATH = "/openapi-server/v1/api/task/report/map-images/query";
 
-/** A small PNG whose size says which report it shows (width = report number + 1). */
+/** A small PNG whose size says which report it shows (width = the length of its id + 1). */
 export function coveragePng(width: number): Buffer {
   const png = new PNG({ width, height: 2 });
   png.data.fill(200);
@@ -80,7 +80,7 @@ export class ReportsStub {
     const url = new URL(request.path, "http://stub");
     if (url.pathname.startsWith(OBJECT_PREFIX)) {
       if (request.headers.authorization !== undefined) this.imageRequestsWithToken++;
-      const width = Number(/(\d+)\.png$/.exec(url.pathname)?.[1] ?? 0) + 1;
+      const width = decodeURIComponent(url.pathname.slice(OBJECT_PREFIX.length)).replace(/\.png$/, "").length + 1;
       return { body: coveragePng(width), headers: { "Content-Type": "image/png" } };
     }
     if (request.headers.authorization === undefined) return { status: 401, body: { code: 16, message: "no token" } };
