@@ -15,10 +15,13 @@
  * BENCH_SHARED_S=180      the shared-account soak (3 Node-RED processes, Redis, 200 robots)
  * BENCH_SKIP_SHARED=1     skips it
  *
+ * The task reports part runs alone too: node dist/test/bench/reports.js
+ *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
 import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
+import { printReportsCost } from "./reports";
 import { printSharedWatch } from "./shared-watch";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
@@ -255,6 +258,7 @@ async function main(): Promise<void> {
   printPacing(pacing);
   printFootprint();
   printFleetMapCost();
+  await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
   if (!SKIP_SHARED) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
