@@ -113,10 +113,12 @@ export class ReportsKeeper {
       )
       .finally(() => {
         this.sweeping = undefined;
+        // A sweep cut short by the close changed nothing worth writing after it.
+        if (this.closed) return;
         if (this.book.prune(Date.now(), this.settings.keepMs)) this.indexDays();
         // Where each robot's sweep ended is state too: a restart goes on from there.
         this.mirror.changed();
-        if (!this.closed) this.timer = setTimeout(() => this.onTimer?.(), this.settings.everyMs);
+        this.timer = setTimeout(() => this.onTimer?.(), this.settings.everyMs);
       });
     return this.sweeping;
   }
