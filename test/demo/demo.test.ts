@@ -98,7 +98,7 @@ describe("demo (npm start)", function () {
   it("runs Node-RED with the six node types loaded from the installed package", async () => {
     const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
-    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-site-task", "robot-status"]);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-reports", "robot-site-task", "robot-status"]);
     for (const set of ours) {
       assert.equal(set.err, undefined);
       assert.equal(set.enabled, true);
@@ -110,7 +110,7 @@ describe("demo (npm start)", function () {
     const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
     assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
     const types = new Set(flows.map((node) => node.type));
-    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status", "robot-events"]) assert.ok(types.has(type), type);
+    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status", "robot-events", "robot-reports"]) assert.ok(types.has(type), type);
     // What Import > Examples lists for this package: one entry per file in examples/.
     const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
     const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
