@@ -212,6 +212,8 @@ describe("demo (npm start)", function () {
       "command-inject-move-forward": [{ debug: "command-debug", contains: '"direction":"forward"' }],
       "command-inject-turn-left": [{ debug: "command-debug", contains: '"direction":"left"' }],
       "command-inject-remote-stop": [{ debug: "command-debug", contains: '"rawCommandType":"remote_control_stop"' }],
+      // Today's table per floor: the request as read beside the rows (none yet after a reset: the seeded reports are older).
+      "reports-today": [{ debug: "reports-table-debug", contains: '"kpi":{"from":"' }],
       "iot-test-spill": [
         { debug: "iot-command-debug", contains: '"state":"WAITING"' },
         { debug: "iot-status-debug", contains: "RUNNING" },
