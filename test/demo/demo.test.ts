@@ -95,7 +95,7 @@ describe("demo (npm start)", function () {
     assert.equal(await demo.stop(), 0, `the demo stops cleanly on Ctrl-C:\n${demo.output()}`);
   });
 
-  it("runs Node-RED with the six node types loaded from the installed package", async () => {
+  it("runs Node-RED with the package's node types loaded from the installed package", async () => {
     const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
     assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-reports", "robot-site-task", "robot-status"]);

@@ -161,11 +161,17 @@ describe("robot-reports: every report once, and the fleet's figures", function (
     const { out, figures, caught } = await deploy();
     await waitFor(() => caught.length === 1, 5000, "the failed first sweep");
     assert.match(String((caught[0]!.error as { message: string }).message), new RegExp(`1 of 1 robots.*${LOBBY}`));
+    assert.equal(caught[0]!.topic, "sweep", "the timer's sweep names itself to the Catch node");
+    // A sweep asked for by a message fails through that message (done(err)), keeping its properties.
+    helper.getNode("reports").receive({ payload: "sweep", topic: "mine" });
+    await waitFor(() => caught.length === 2, 5000, "the asked-for sweep's error");
+    assert.equal(caught[1]!.topic, "mine");
+    assert.match(String((caught[1]!.error as { message: string }).message), /listTaskReports: the reports of 1 of 1 robots/);
     send(push.event);
     await waitFor(() => out.length === 1, 3000, "the pushed report");
     stub.failing.delete(LOBBY);
     send("sweep");
-    await waitFor(() => sweepsDone() === 2, 5000, "the sweep");
+    await waitFor(() => sweepsDone() === 3, 5000, "the sweep");
     await pause(100);
     assert.equal(out.length, 1, "pushed and swept: one report");
     assert.equal((out[0]!.payload as { startTimeIso: string }).startTimeIso, new Date(startMs).toISOString());
