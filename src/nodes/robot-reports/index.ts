@@ -123,7 +123,9 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
     if (summary.failures.length === 0) return undefined;
     const first = summary.failures[0]!;
     const cause = first.error instanceof RobotApiError ? first.error : undefined;
-    const names = summary.failures.map((failure) => failure.serialNumber).join(", ");
+    // A fleet's worth of names would bury the reason: the first ten, and how many more.
+    const listed = summary.failures.slice(0, 10).map((failure) => failure.serialNumber);
+    const names = listed.join(", ") + (summary.failures.length > listed.length ? ` and ${summary.failures.length - listed.length} more` : "");
     return new RobotApiError({
       kind: cause?.kind ?? "network",
       operation: "listTaskReports",

@@ -107,7 +107,10 @@ export class ReportsKeeper {
           sweptUntil: this.book.sweptUntil,
           robotNames: this.book.robotNames,
           seen: (report) => this.book.has(report.reportKey),
-          found,
+          // Nothing of a closed node reaches the flows that replace it.
+          found: (report) => {
+            if (!this.closed) found(report);
+          },
           options: { signal: this.lifetime.signal },
         }),
       )
