@@ -13,7 +13,7 @@ import { editorTables } from "../src/nodes/editor-tables";
 const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
 const LANGUAGES = ["en-US", "zh-CN"];
-const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events"];
+const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
 
@@ -104,6 +104,7 @@ describe("message catalogues", () => {
       "robot-site-task": ["robot-site-task.ts", "status-text.ts"],
       "robot-status": ["robot-status.ts", "status-text.ts", "config-node.ts"],
       "robot-events": ["robot-events.ts"],
+      "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "config-node.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

@@ -291,10 +291,21 @@ export type BatchRobotStatus = z.output<typeof BatchRobotStatus>;
 export const BatchSRobotStatus = z.looseObject({ robotStatus: z.array(RobotStatus).default([]) });
 export type BatchSRobotStatus = z.output<typeof BatchSRobotStatus>;
 
-/** An ISO 8601 time in UTC, as the task reports' time window takes it. */
-const utcTime = z.iso.datetime({ error: "must be an ISO 8601 time in UTC, e.g. 2026-11-20T00:00:00Z" });
+/**
+ * A moment as the task reports endpoint's time window takes it: ISO 8601 in
+ * UTC (docs/cloud-api.md); a Date or epoch milliseconds are written so,
+ * without fractions of a second.
+ */
+const utcTime = z
+  .union([z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z"), z.number().int().min(0), z.date()], {
+    error: "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z, or epoch milliseconds",
+  })
+  .transform((value) => (typeof value === "string" ? value : new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z")));
 
-/** GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task reports, newest first. */
+/**
+ * GET /openapi/v2alpha1/robots/<sn>/taskReports: one page of a robot's task
+ * reports, newest first, optionally only those that started in a window.
+ */
 export const TaskReportsRequest = z.strictObject({
   serialNumber: SerialNumber,
   page: page.default(1),

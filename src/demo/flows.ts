@@ -45,6 +45,8 @@ export const DEMO_CONFIG_ID = "demo-robot-cloud";
 /** The app id the demo's simulator pushes with, and its robot-events nodes expect. */
 export const DEMO_PUSH_APP_ID = "demo-push-app";
 
+const DEFAULT_PUSH_PATH = "/robot-events";
+
 /** Nodes on a canvas have coordinates or wires; config nodes have neither and stay global. */
 function isCanvasNode(node: FlowNode): boolean {
   return "wires" in node || "x" in node;
@@ -70,7 +72,7 @@ export function buildDemoFlows(
         if (node.type === "comment") Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
         if (node.type === "robot-events") {
           credentials[node.id] = { appId: DEMO_PUSH_APP_ID };
-          pushPaths.push(typeof node.path === "string" ? node.path : "/robot-events");
+          pushPaths.push(typeof node.path === "string" ? node.path : DEFAULT_PUSH_PATH);
         }
         flows.push(placed);
         continue;
@@ -88,6 +90,9 @@ export function buildDemoFlows(
       configs.set(config.id, config);
     }
   }
+  // The cloud pushes to one registered URL: the default path's receiver (incident-alerts), which passes
+  // its task reports on to cleaning-reports; another example's own receiver is for importing it alone.
+  pushPaths.sort((a, b) => Number(b === DEFAULT_PUSH_PATH) - Number(a === DEFAULT_PUSH_PATH));
   return { flows: [...flows, ...configs.values()], credentials, pushPaths };
 }
 

@@ -7,9 +7,11 @@
  */
 type ClientModule = typeof import("../api/client");
 type PushReceiverModule = typeof import("../api/push-receiver");
+type ReportImagesModule = typeof import("../api/reports/images");
 
 let loaded: ClientModule | undefined;
 let pushReceiverLoaded: PushReceiverModule | undefined;
+let reportImagesLoaded: ReportImagesModule | undefined;
 
 export function clientModule(): ClientModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
@@ -20,4 +22,10 @@ export function clientModule(): ClientModule {
 export function pushReceiverModule(): PushReceiverModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
   return (pushReceiverLoaded ??= require("../api/push-receiver") as PushReceiverModule);
+}
+
+/** Coverage images of task reports (robot-reports), loaded with the first image asked for: it holds the endpoint's schemas. */
+export function reportImagesModule(): ReportImagesModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
+  return (reportImagesLoaded ??= require("../api/reports/images") as ReportImagesModule);
 }

@@ -12,6 +12,7 @@ import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } 
 import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/events";
 import { MAP_OPERATIONS } from "./tables/maps";
+import { REPORTS_LIMITS } from "./tables/reports";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 
@@ -47,6 +48,7 @@ export function editorTables() {
       lines: [...STATUS_LINES],
       watchLimits: WATCH_LIMITS,
     },
+    reports: { limits: REPORTS_LIMITS },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }

@@ -221,9 +221,9 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
   listTaskReports: {
     method: "GET",
     template: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
-    // The time window in ISO 8601 UTC, its colons percent-encoded.
-    wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10&startTimeUtcFloor=2026-11-20T00%3A00%3A00Z&startTimeUtcUpper=2026-11-21T00%3A00%3A00.500Z`,
-    input: { serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-20T00:00:00Z", startTimeUtcUpper: "2026-11-21T00:00:00.500Z" },
+    // The time window in UTC; epoch milliseconds are written as ISO 8601 without fractions.
+    wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10&startTimeUtcFloor=2026-11-01T00%3A00%3A00Z&startTimeUtcUpper=2026-11-02T06%3A30%3A00Z`,
+    input: { serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-01T00:00:00Z", startTimeUtcUpper: Date.UTC(2026, 10, 2, 6, 30) },
     body: undefined,
     answer: TASK_REPORTS,
     result: TASK_REPORTS,

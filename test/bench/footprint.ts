@@ -58,7 +58,7 @@ export function coldRequireMs(files: string[]): number {
 }
 
 export function printFootprint(): void {
-  const nodes = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events"].map((name) => path.join(ROOT, "nodes", `${name}.js`));
+  const nodes = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"].map((name) => path.join(ROOT, "nodes", `${name}.js`));
   const dependencies = dependencyBytes();
   const dependencyTotal = [...dependencies.values()].reduce((sum, bytes) => sum + bytes, 0);
   const kB = (bytes: number) => `${Math.round(bytes / 1024)} kB`;

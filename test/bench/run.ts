@@ -16,10 +16,13 @@
  * BENCH_SHARED_S=180      the shared-account soak (3 Node-RED processes, Redis, 200 robots)
  * BENCH_SKIP_SHARED=1     skips it
  *
+ * The task reports part runs alone too: node dist/test/bench/reports.js
+ *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
 import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
+import { printReportsCost } from "./reports";
 import { printSharedWatch } from "./shared-watch";
 import { StatusReads, measureStatusAge, printStatusAge, type StatusAgeResult } from "./status-age";
 import os from "node:os";
@@ -173,7 +176,7 @@ async function runPacing(runtime: BenchRuntime, counts: { requests: number; rate
 }
 
 /** The parts `npm run bench -- <part> ...` may name. */
-const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "shared"] as const;
+const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "reports", "shared"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsToRun(): (part: Part) => boolean {
@@ -294,6 +297,7 @@ async function main(): Promise<void> {
   printStatusAge(statusAge);
   if (runs("footprint")) printFootprint();
   if (runs("fleet-map")) printFleetMapCost();
+  if (runs("reports")) await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
   if (!SKIP_SHARED && runs("shared")) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");

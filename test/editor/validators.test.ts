@@ -21,7 +21,9 @@ import { readRedisSettings } from "../../src/nodes/robot-config";
 import { serialNumberList } from "../../src/nodes/robot-status";
 import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
 import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/tables/events";
+import { REPORTS_LIMITS } from "../../src/nodes/tables/reports";
 import { WATCH_LIMITS } from "../../src/nodes/tables/status";
+import { dayFormatter } from "../../src/api/reports/kpi";
 import { useEditor, type FlowNode } from "../support/editor";
 
 // Node-RED's own reading of a msg property's path, as the runtime applies it to a TypedInput's value.
@@ -37,10 +39,10 @@ declare const RED: {
   editor: { validateNode(node: object): void };
 };
 
-const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events"] as const;
+const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"] as const;
 type NodeType = (typeof TYPES)[number];
 /** The nodes that talk to one robot through a robot-config: a serial number and a config to use. */
-const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const satisfies readonly NodeType[];
+const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-reports"] as const satisfies readonly NodeType[];
 
 /** One value of one property, with what else the node holds, and whether the runtime accepts it. */
 interface Case {
@@ -190,6 +192,14 @@ function cases(): Case[] {
   // robot-events: each setting by the runtime's own reader (missing or empty is the default path or every level).
   add("robot-events", "path", ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"], (value) => eventsPathOf(value) !== undefined);
   add("robot-events", "minLevel", [...MIN_LEVELS, undefined, "H8"], (value) => minLevelOf(value) !== undefined);
+
+  // robot-reports: its robots, its minutes and days, and its time zone (which Intl must know, here and in the browser).
+  add("robot-reports", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) => accepts(() => serialNumberList(String(value))));
+  for (const name of Object.keys(REPORTS_LIMITS) as Array<keyof typeof REPORTS_LIMITS>) {
+    const { min, max } = REPORTS_LIMITS[name];
+    add("robot-reports", name, rangeValues(min, max), (value) => accepts(() => readNumberSetting(value, name, REPORTS_LIMITS[name])));
+  }
+  add("robot-reports", "timeZone", ["", "UTC", "Europe/Berlin", "Asia/Shanghai", "Mars/Olympus", "Berlin"], (value) => accepts(() => dayFormatter(String(value))));
   return all;
 }
 
@@ -203,6 +213,7 @@ function validBase(): Record<NodeType, Record<string, unknown>> {
     "robot-maps": { mapId: "map-1" },
     "robot-status": {},
     "robot-events": {},
+    "robot-reports": {},
   };
 }
 

@@ -1,0 +1,117 @@
+/**
+ * What a task report says, read the same way whichever way it came: swept
+ * from the task reports endpoint (times as RFC 3339 strings) or pushed
+ * (epoch milliseconds, and the serial number beside the report rather than in
+ * it). Unknown fields are kept; the figures a flow and the KPI rows need are
+ * added beside them.
+ */
+import { withTaskReading, type TaskReportReading } from "../task-outcomes";
+
+/** One map a report covered (from its subTasks): the area cleaned there, and the planned area when the cloud gives one. */
+export interface CoveredMap {
+  mapId: string;
+  mapName: string;
+  areaCleaned: number;
+  areaPlanned?: number;
+}
+
+/** A report as output 1 sends it: the cloud's fields, then what is read from them. */
+export type ReadReport = Record<string, unknown> &
+  TaskReportReading & {
+    serialNumber: string;
+    /** The report's identity across shapes and sweeps (see reportIdentity). */
+    reportKey: string;
+    /** cleaned / planned area, 0-1, when the planned area is known. */
+    coverage?: number;
+    /** m² per hour recomputed from the cleaned area and the duration; the cloud's own figure is cloudEfficiency. */
+    efficiency?: number;
+    cloudEfficiency?: number;
+    maps: CoveredMap[];
+    startTimeIso?: string;
+    endTimeIso?: string;
+  };
+
+/**
+ * A time as the cloud gives it: epoch milliseconds (a number or a string of
+ * digits) or an RFC 3339 string. 0, empty and unreadable times are undefined.
+ */
+export function timeOf(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  const text = value.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** A figure the cloud may send as a number or a string of one (int64 fields); anything else is undefined. */
+export function figureOf(value: unknown): number | undefined {
+  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  return Number.isFinite(number) ? number : undefined;
+}
+
+/**
+ * The identity of a report: its robot and its id (the same report in two
+ * overlapping windows, or pushed and swept, has the same id). A report with
+ * no id is known by its robot and start time.
+ */
+export function reportIdentity(serialNumber: string, report: Record<string, unknown>): string {
+  const id = report.id;
+  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id))) return `${serialNumber}/${String(id).trim()}`;
+  return `${serialNumber}/start:${timeOf(report.startTime) ?? "unknown"}`;
+}
+
+function mapsOf(subTasks: unknown): CoveredMap[] {
+  if (!Array.isArray(subTasks)) return [];
+  const maps = new Map<string, CoveredMap>();
+  for (const subTask of subTasks as unknown[]) {
+    if (typeof subTask !== "object" || subTask === null) continue;
+    const fields = subTask as Record<string, unknown>;
+    const mapId = typeof fields.mapId === "string" || typeof fields.mapId === "number" ? String(fields.mapId) : "";
+    const mapName = typeof fields.mapName === "string" ? fields.mapName : "";
+    if (mapId === "" && mapName === "") continue;
+    // Two sub-tasks on one map (two areas of a floor) are one map with their areas added up.
+    const key = mapId || `name:${mapName}`;
+    const known = maps.get(key) ?? { mapId, mapName, areaCleaned: 0 };
+    known.areaCleaned += figureOf(fields.actualCleaningAreaSquareMeter) ?? 0;
+    const planned = figureOf(fields.plannedCleaningAreaSquareMeter);
+    if (planned !== undefined) known.areaPlanned = (known.areaPlanned ?? 0) + planned;
+    maps.set(key, known);
+  }
+  return [...maps.values()];
+}
+
+/**
+ * Reads one report. `serialNumber` is the robot it was read for (a sweep) or
+ * pushed with; the report's own robotSerialNumber is used when none is given.
+ * Returns undefined when neither names a robot.
+ */
+export function readReport(report: Record<string, unknown>, serialNumber?: string): ReadReport | undefined {
+  const robot = serialNumber ?? (typeof report.robotSerialNumber === "string" ? report.robotSerialNumber : undefined);
+  if (!robot) return undefined;
+  const cleaned = figureOf(report.actualCleaningAreaSquareMeter);
+  const planned = figureOf(report.plannedCleaningAreaSquareMeter);
+  const seconds = figureOf(report.durationSeconds);
+  const completion = figureOf(report.completionPercentage);
+  const cloudEfficiency = figureOf(report.efficiencySquareMeterPerHour);
+  const start = timeOf(report.startTime);
+  const end = timeOf(report.endTime);
+  const coverage = cleaned !== undefined && planned !== undefined && planned > 0 ? Math.min(1, cleaned / planned) : completion;
+  const efficiency = cleaned !== undefined && seconds !== undefined && seconds > 0 ? cleaned / (seconds / 3600) : undefined;
+  return {
+    ...withTaskReading(report),
+    serialNumber: robot,
+    reportKey: reportIdentity(robot, report),
+    ...(coverage === undefined ? {} : { coverage: round(coverage, 4) }),
+    ...(efficiency === undefined ? {} : { efficiency: round(efficiency, 1) }),
+    ...(cloudEfficiency === undefined ? {} : { cloudEfficiency }),
+    maps: mapsOf(report.subTasks),
+    ...(start === undefined ? {} : { startTimeIso: new Date(start).toISOString() }),
+    ...(end === undefined ? {} : { endTimeIso: new Date(end).toISOString() }),
+  };
+}
+
+/** Rounds to `digits` decimals, for figures people read (the sums behind them are not rounded). */
+export function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}

@@ -1,0 +1,227 @@
+/**
+ * robot-reports: every task report of the account's robots, sent on once,
+ * and the fleet's figures from them. It sweeps the task reports endpoint
+ * every few minutes and takes pushed reports in (robot-events' second
+ * output); output 1 gets each report once ever, output 2 the figures of its
+ * day after each new one, and the answers to requests (a table of figures, a
+ * report's coverage image).
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import { RobotApiError, invalidInput } from "../../api/errors";
+import { readNumberSetting } from "../../api/number-settings";
+import { DAY_MS } from "../../api/reports/book";
+import { dayFormatter, readKpiRequest } from "../../api/reports/kpi";
+import { readReport, type ReadReport } from "../../api/reports/reading";
+import type { SweepSummary } from "../../api/reports/sweep";
+import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/rules";
+import { reportImagesModule } from "../api";
+import { configProblemStatus, lookUpConfig } from "../config-node";
+import { translator } from "../i18n";
+import { isPlainObject, plainData } from "../plain-data";
+import { serialNumberList } from "../robot-status";
+import { REPORTS_LIMITS } from "../tables/reports";
+import { ReportsKeeper, type ReportsSettings } from "./keeper";
+import { ReportsStatus } from "./status";
+
+export interface RobotReportsProperties extends NodeDef {
+  robot: string;
+  /** Serial numbers, separated by commas, spaces or new lines; empty: every robot of the account. */
+  serialNumbers?: string;
+  every?: string | number;
+  since?: string | number;
+  keep?: string | number;
+  timeZone?: string;
+}
+
+type Send = (msg: NodeMessage | (NodeMessage | NodeMessage[] | null)[]) => void;
+type Done = (err?: Error) => void;
+
+export function reportsSettingsOf(config: RobotReportsProperties): ReportsSettings {
+  const timeZone = typeof config.timeZone === "string" && config.timeZone.trim() !== "" ? config.timeZone.trim() : undefined;
+  // Checked here, so a zone the runtime does not know is a setting error at deploy.
+  dayFormatter(timeZone);
+  return {
+    serialNumbers: serialNumberList(config.serialNumbers),
+    everyMs: readNumberSetting(config.every, "every", REPORTS_LIMITS.every) * 60_000,
+    sinceMs: readNumberSetting(config.since, "since", REPORTS_LIMITS.since) * DAY_MS,
+    keepMs: readNumberSetting(config.keep, "keep", REPORTS_LIMITS.keep) * DAY_MS,
+    timeZone,
+  };
+}
+
+/**
+ * The report a message brings, when it brings one: robot-events' task report
+ * event (msg.payload, the report with serialNumber beside its fields), or a
+ * push body as the cloud posts it ({payload: {serialNumber, taskReport}}).
+ */
+export function pushedReportOf(payload: unknown): ReadReport | undefined {
+  if (!isPlainObject(payload)) return undefined;
+  let report: Record<string, unknown> | undefined;
+  let serialNumber: unknown;
+  let field = "payload.serialNumber";
+  if (isPlainObject(payload.payload) && isPlainObject(payload.payload.taskReport)) {
+    report = payload.payload.taskReport;
+    serialNumber = payload.payload.serialNumber;
+    field = "payload.payload.serialNumber";
+  } else if (isPlainObject(payload.taskReport)) {
+    report = payload.taskReport;
+    serialNumber = payload.serialNumber;
+  } else if ("taskEndStatus" in payload || "robotSerialNumber" in payload || ("id" in payload && "startTime" in payload)) {
+    report = payload;
+    serialNumber = payload.serialNumber ?? payload.robotSerialNumber;
+  }
+  if (!report) return undefined;
+  if (typeof serialNumber !== "string" || !SERIAL_NUMBER_PATTERN.test(serialNumber)) throw invalidInput(field, `the report's robot: ${SERIAL_NUMBER_RULE}`);
+  return readReport(report, serialNumber);
+}
+
+function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties): void {
+  const t = translator(RED, "robot-reports");
+  let settings: ReportsSettings;
+  try {
+    settings = reportsSettingsOf(config);
+  } catch (error) {
+    // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
+    const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
+    return refuseEverything(node, { fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) }, problem);
+  }
+  const { client, problem } = lookUpConfig(RED, config.robot);
+  if (problem) return refuseEverything(node, configProblemStatus(problem, t), problem);
+
+  const keeper = new ReportsKeeper(node, client, settings);
+  const status = new ReportsStatus(node, t);
+
+  /** Sends a report on once: output 1 the report, output 2 its day's figures when it counts in the history. */
+  const take = (report: ReadReport, send: Send, msg?: NodeMessageInFlow): boolean => {
+    const { fresh, kept } = keeper.admit(report);
+    if (!fresh) return false;
+    const out: NodeMessage = msg ?? {};
+    out.topic = report.serialNumber;
+    out.payload = report;
+    const figures = kept ? { topic: report.serialNumber, payload: keeper.figuresOf(kept) } : null;
+    send([out, figures]);
+    status.sent++;
+    return true;
+  };
+
+  const sweep = (send: Send): Promise<SweepSummary> => {
+    status.sweeping();
+    return keeper.sweep((report) => take(report, send)).then(
+      (summary) => {
+        status.swept(summary);
+        return summary;
+      },
+      (error: unknown) => {
+        status.failed(error);
+        throw error;
+      },
+    );
+  };
+
+  /** A sweep's failed robots as one error naming them (the reports found for the others were sent). */
+  const failureOf = (summary: SweepSummary): RobotApiError | undefined => {
+    if (summary.failures.length === 0) return undefined;
+    const first = summary.failures[0]!;
+    const cause = first.error instanceof RobotApiError ? first.error : undefined;
+    // A fleet's worth of names would bury the reason: the first ten, and how many more.
+    const listed = summary.failures.slice(0, 10).map((failure) => failure.serialNumber);
+    const names = listed.join(", ") + (summary.failures.length > listed.length ? ` and ${summary.failures.length - listed.length} more` : "");
+    return new RobotApiError({
+      kind: cause?.kind ?? "network",
+      operation: "listTaskReports",
+      message: `listTaskReports: the reports of ${summary.failures.length} of ${summary.robots} robots could not be read (${names}): ${first.error instanceof Error ? first.error.message : String(first.error)}; they are asked for again at the next sweep`,
+      ...(cause?.status === undefined ? {} : { status: cause.status }),
+    });
+  };
+
+  keeper.onTimer = () => {
+    sweep((msg) => node.send(msg)).then(
+      (summary) => {
+        const failure = failureOf(summary);
+        if (failure) node.error(failure, { topic: "sweep", payload: { failedRobots: summary.failures.map((each) => each.serialNumber) } });
+      },
+      (error: unknown) => {
+        if (!isAbort(error)) node.error(error, { topic: "sweep", payload: {} });
+      },
+    );
+  };
+  status.reading();
+  void keeper.ready.then(() => keeper.onTimer?.());
+
+  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
+    handle(msg, send).then(
+      () => done(),
+      (error: unknown) => {
+        if (!isAbort(error)) done(error instanceof Error ? error : invalidInput("", String(error)));
+      },
+    );
+  });
+
+  async function handle(msg: NodeMessageInFlow, send: Send): Promise<void> {
+    // Only an object can be a request or a report; anything else (an inject's timestamp, a Buffer) asks for a sweep.
+    const payload = isPlainObject(msg.payload) ? plainData(msg.payload, "payload") : undefined;
+    await keeper.ready;
+    if (isPlainObject(payload) && payload.kpi !== undefined) {
+      const request = readKpiRequest(payload.kpi, keeper.today());
+      const out = msg as NodeMessageInFlow & { kpi: unknown };
+      out.kpi = request;
+      out.payload = keeper.table(request);
+      send([null, out]);
+      return;
+    }
+    if (isPlainObject(payload) && payload.image !== undefined) {
+      send([null, await imageMessage(msg, payload)]);
+      return;
+    }
+    const pushed = pushedReportOf(payload);
+    if (pushed) {
+      take(pushed, send, msg);
+      status.draw();
+      return;
+    }
+    const failure = failureOf(await sweep(send));
+    if (failure) throw failure;
+  }
+
+  /** msg.payload = {image: reportId, serialNumber?}: the report's coverage PNG. */
+  async function imageMessage(msg: NodeMessageInFlow, payload: Record<string, unknown>): Promise<NodeMessage> {
+    const reportId = payload.image;
+    if ((typeof reportId !== "string" || reportId.trim() === "") && typeof reportId !== "number") throw invalidInput("payload.image", "must be the id of a task report");
+    const given = payload.serialNumber;
+    if (given !== undefined && (typeof given !== "string" || !SERIAL_NUMBER_PATTERN.test(given))) throw invalidInput("payload.serialNumber", SERIAL_NUMBER_RULE);
+    const kept = keeper.book.findReport(String(reportId), given);
+    if (!kept && given === undefined) {
+      throw invalidInput("payload.image", `no report ${String(reportId)} in this node's history: give payload.serialNumber too, to ask the cloud for it`);
+    }
+    const image = await reportImagesModule().taskReportImage(client!, kept ?? { serialNumber: given!, reportId: String(reportId) }, keeper.callOptions);
+    const out = msg as NodeMessageInFlow & { contentType: string; report: unknown };
+    out.topic = kept?.serialNumber ?? given!;
+    out.payload = image.data;
+    out.contentType = image.contentType;
+    out.report = { reportId: String(reportId), serialNumber: out.topic, url: image.url };
+    return out;
+  }
+
+  node.on("close", (_removed: boolean, done: () => void) => {
+    status.close();
+    keeper.close().then(done, done);
+  });
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof RobotApiError && error.kind === "aborted";
+}
+
+/** A node that cannot work: it shows why and refuses every message with it. */
+function refuseEverything(node: Node, shown: Parameters<Node["status"]>[0], problem: RobotApiError): void {
+  node.status(shown);
+  node.error(problem);
+  node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
+}
+
+export default function registerRobotReports(RED: NodeAPI): void {
+  RED.nodes.registerType("robot-reports", function RobotReportsNode(this: Node, config: RobotReportsProperties) {
+    RED.nodes.createNode(this, config);
+    setUpReports(RED, this, config);
+  });
+}

@@ -1,0 +1,158 @@
+/**
+ * The state behind a robot-reports node and what it does with it: the book
+ * of seen reports and history (kept per account and node in the package's
+ * memory, copied to the node's context), the day index the figures are read
+ * from, and the sweeps on a timer. The node (index.ts) turns messages into
+ * calls of this and its results into messages.
+ */
+import type { Node } from "node-red";
+import { keptForAccount } from "../../api/account-memory";
+import type { RobotClient } from "../../api/client";
+import { ReportBook, DAY_MS } from "../../api/reports/book";
+import { dayFormatter, kpiRows, type KeptReport, type KpiRequest, type KpiRow } from "../../api/reports/kpi";
+import type { ReadReport } from "../../api/reports/reading";
+import { sweepFleet, type SweepSummary } from "../../api/reports/sweep";
+import { ContextMirror } from "../context-mirror";
+
+export interface ReportsSettings {
+  serialNumbers: string[];
+  everyMs: number;
+  sinceMs: number;
+  keepMs: number;
+  /** An IANA zone, or undefined for the runtime's. */
+  timeZone: string | undefined;
+}
+
+/** The figures of one day after a new report: for its robot and for each map it covered. */
+export interface DayFigures {
+  day: string;
+  robot: KpiRow | undefined;
+  maps: KpiRow[];
+}
+
+/** Where the node's context holds the copy of its book. */
+export const CONTEXT_KEY = "robotReports";
+
+export class ReportsKeeper {
+  readonly book: ReportBook;
+  readonly dayOf: (ms: number) => string;
+  private readonly mirror: ContextMirror;
+  private readonly byDay = new Map<string, Set<KeptReport>>();
+  /** Resolves once the node's context was read into the book: nothing is sent before. */
+  readonly ready: Promise<void>;
+  private sweeping: Promise<SweepSummary> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly lifetime = new AbortController();
+
+  constructor(
+    node: Node,
+    private readonly client: RobotClient,
+    private readonly settings: ReportsSettings,
+  ) {
+    this.dayOf = dayFormatter(settings.timeZone);
+    // Per account and node: a second robot-reports node of the account sends every report too.
+    this.book = keptForAccount(client.accountKey, `robot-reports/${node.id}`, () => new ReportBook());
+    this.mirror = new ContextMirror(node, CONTEXT_KEY, () => this.book.snapshot());
+    this.ready = (this.book.restored ? Promise.resolve() : this.mirror.read().then((stored) => this.book.restore(stored))).then(() => {
+      this.book.restored = true;
+      this.book.prune(Date.now(), settings.keepMs);
+      this.indexDays();
+    });
+  }
+
+  /** Takes a report in: true when it is new (then it is remembered and written to context). */
+  admit(report: ReadReport): { fresh: boolean; kept?: KeptReport } {
+    const admission = this.book.admit(report, Date.now(), this.settings.keepMs);
+    if (!admission.fresh) return { fresh: false };
+    if (admission.kept) this.addToDay(admission.kept);
+    this.mirror.changed();
+    return { fresh: true, ...(admission.kept ? { kept: admission.kept } : {}) };
+  }
+
+  /** The figures of a kept report's day, for its robot and each of its maps. */
+  figuresOf(kept: KeptReport): DayFigures {
+    const day = this.dayOf(kept.startMs);
+    const reports = [...(this.byDay.get(day) ?? [])];
+    const request = { from: day, to: day };
+    const robot = kpiRows(reports.filter((report) => report.serialNumber === kept.serialNumber), { ...request, by: "robot" }, this.dayOf, this.book.robotNames)[0];
+    const mapIds = new Set(kept.maps.length ? kept.maps.map((map) => map.mapId) : [""]);
+    const maps = kpiRows(reports, { ...request, by: "map" }, this.dayOf).filter((row) => "mapId" in row && mapIds.has(row.mapId));
+    return { day, robot, maps };
+  }
+
+  table(request: KpiRequest): KpiRow[] {
+    return kpiRows(this.book.reports(), request, this.dayOf, this.book.robotNames);
+  }
+
+  today(): string {
+    return this.dayOf(Date.now());
+  }
+
+  /**
+   * Sweeps now, or joins the sweep under way. `found` gets each report the
+   * sweep lists (new or not: the caller admits it).
+   */
+  sweep(found: (report: ReadReport) => void): Promise<SweepSummary> {
+    if (this.sweeping) return this.sweeping;
+    clearTimeout(this.timer);
+    const now = Date.now();
+    this.sweeping = this.ready
+      .then(() =>
+        sweepFleet(this.client, {
+          serialNumbers: this.settings.serialNumbers,
+          nowMs: now,
+          sinceMs: this.settings.sinceMs,
+          keepMs: this.settings.keepMs,
+          sweptUntil: this.book.sweptUntil,
+          robotNames: this.book.robotNames,
+          seen: (report) => this.book.has(report.reportKey),
+          // Nothing of a closed node reaches the flows that replace it.
+          found: (report) => {
+            if (!this.closed) found(report);
+          },
+          options: { signal: this.lifetime.signal },
+        }),
+      )
+      .finally(() => {
+        this.sweeping = undefined;
+        // A sweep cut short by the close changed nothing worth writing after it.
+        if (this.closed) return;
+        if (this.book.prune(Date.now(), this.settings.keepMs)) this.indexDays();
+        // Where each robot's sweep ended is state too: a restart goes on from there.
+        this.mirror.changed();
+        this.timer = setTimeout(() => this.onTimer?.(), this.settings.everyMs);
+      });
+    return this.sweeping;
+  }
+
+  /** For the node's other calls (an image): withdrawn when the node closes. */
+  get callOptions(): { signal: AbortSignal } {
+    return { signal: this.lifetime.signal };
+  }
+
+  /** What the timer does (the node sweeps and reports what it found). */
+  onTimer: (() => void) | undefined;
+
+  /** Stops sweeping and waits for the context copy to be written. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.lifetime.abort();
+    await this.mirror.flush();
+  }
+
+  private addToDay(kept: KeptReport): void {
+    const day = this.dayOf(kept.startMs);
+    let reports = this.byDay.get(day);
+    if (!reports) this.byDay.set(day, (reports = new Set()));
+    reports.add(kept);
+  }
+
+  private indexDays(): void {
+    this.byDay.clear();
+    for (const report of this.book.reports()) this.addToDay(report);
+  }
+}
+
+export { DAY_MS };

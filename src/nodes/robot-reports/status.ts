@@ -1,0 +1,57 @@
+/** The status under a robot-reports node: what it is doing, how many reports it sent, when it last swept. */
+import type { Node } from "node-red";
+import { RobotApiError } from "../../api/errors";
+import type { SweepSummary } from "../../api/reports/sweep";
+import type { Translate } from "../i18n";
+import { shorten } from "../status-text";
+
+/** "14:05" in the runtime's time zone. */
+function clock(date: Date): string {
+  return date.toTimeString().slice(0, 5);
+}
+
+export class ReportsStatus {
+  /** Reports sent on since the node started. */
+  sent = 0;
+  private last: { text: string; fill: "green" | "yellow" | "red" } | undefined;
+
+  constructor(
+    private readonly node: Node,
+    private readonly t: Translate,
+  ) {}
+
+  reading(): void {
+    this.node.status({ fill: "blue", shape: "ring", text: this.t("status.reading") });
+  }
+
+  sweeping(): void {
+    this.node.status({ fill: "blue", shape: "dot", text: this.t("status.sweeping", { sent: this.sent }) });
+  }
+
+  swept(summary: SweepSummary): void {
+    const time = clock(new Date());
+    if (summary.failures.length > 0) {
+      this.last = { fill: "yellow", text: this.t("status.partly", { failed: summary.failures.length, robots: summary.robots, time }) };
+    } else {
+      this.last = { fill: "green", text: this.t("status.swept", { robots: summary.robots, time }) };
+    }
+    this.draw();
+  }
+
+  failed(error: unknown): void {
+    if (error instanceof RobotApiError && error.kind === "aborted") return;
+    this.last = { fill: "red", text: this.t("status.sweepFailed", { code: error instanceof RobotApiError ? error.code : "ERROR" }) };
+    this.draw();
+  }
+
+  /** The last sweep's outcome, and the count of reports sent. */
+  draw(): void {
+    const sent = this.t("status.sent", { count: this.sent });
+    const text = this.last ? `${sent}, ${this.last.text}` : sent;
+    this.node.status({ fill: this.last?.fill ?? "green", shape: this.last?.fill === "green" || !this.last ? "dot" : "ring", text: shorten(text, 48) });
+  }
+
+  close(): void {
+    this.node.status({});
+  }
+}
