@@ -13,6 +13,7 @@ import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/events";
 import { MAP_OPERATIONS } from "./tables/maps";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
+import { MQTT_DEFAULTS, MQTT_LIMITS } from "./tables/mqtt";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 
 export function editorTables() {
@@ -47,6 +48,7 @@ export function editorTables() {
       lines: [...STATUS_LINES],
       watchLimits: WATCH_LIMITS,
     },
+    mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }
