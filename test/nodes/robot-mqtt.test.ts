@@ -10,6 +10,10 @@
 import assert from "node:assert/strict";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { alarmsOfAccount } from "../../src/api/open-alarms";
+import { readPush } from "../../src/api/pushes";
+import type { RobotConfigNode } from "../../src/nodes/types";
+import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
 import { flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
@@ -188,6 +192,27 @@ describe("robot-mqtt", function () {
     assert.ok(ROBOTS.every((serial) => client.on(`${BASE}/${serial}/state`, afterChange).length > 0), "every state again");
   });
 
+  it("shows an alarm of the account at H4 or above as a problem and an error, and its recovery", async () => {
+    await broker.start();
+    await deploy();
+    const client = await homeAssistant();
+    await allDiscovered(client);
+    const { client: account } = (helper.getNode("config") as unknown as RobotConfigNode).robot as { client: { accountKey: string } };
+    const alarms = alarmsOfAccount(account.accountKey);
+    const incident = (raised: boolean) => {
+      const push = readPush({ appId: "a", payload: { serialNumber: "GS-S-000102", content: { incidentId: "77", incidentStatus: raised ? 1 : 0, incidentLevel: "H5", incidentName: "Lidar blocked", startTime: 1764000000000 } } });
+      assert.equal(push.kind, "incident");
+      return push.event;
+    };
+    alarms.record(incident(true));
+    await waitFor(() => client.json(`${BASE}/GS-S-000102/attributes`).alarm === "H5 Lidar blocked", 10_000, "the alarm shown");
+    assert.equal(client.json(`${BASE}/GS-S-000102/attributes`).problem, true);
+    assert.equal(client.json(`${BASE}/GS-S-000102/state`).state, "error");
+    alarms.record(incident(false));
+    await waitFor(() => client.json(`${BASE}/GS-S-000102/attributes`).alarm === "none", 10_000, "the alarm recovered");
+    assert.equal(client.json(`${BASE}/GS-S-000102/state`).state, "idle");
+  });
+
   it("does not lose the deploy's discovery to a broker that accepts connections late", async () => {
     await deploy();
     await waitFor(() => (helper.getNode("bridge") as unknown as { hasPolledOnce?: boolean }) !== undefined, 1000);
@@ -211,6 +236,42 @@ describe("robot-mqtt", function () {
     await waitFor(() => client.last.has(configTopic("GS-S-000101")), 10_000, "the robot still published");
     await waitFor(() => !client.last.has(configTopic("GS-S-000102")) && !client.last.has(configTopic("GS-S-000201")), 10_000, "the others' configs removed");
     assert.equal(client.last.has(`${BASE}/GS-S-000102/state`), false, "and their retained state");
+  });
+});
+
+describe("robot-mqtt, a serial number that cannot be a topic level", function () {
+  this.timeout(60_000);
+  let stub: FleetStub;
+  let broker: Mosquitto;
+  before(async () => {
+    stub = await new FleetStub(2).start();
+    const odd = structuredClone(stub.statuses.values().next().value!);
+    odd.serialNumber = "GS/S+1";
+    stub.statuses.set(odd.serialNumber, odd);
+    broker = await reserveMosquitto();
+    await broker.start();
+    helper.settings({ mqttReconnectTime: 300 });
+  });
+  after(async () => {
+    await broker.stop();
+    await stub.server.stop();
+  });
+  useNodeRed();
+
+  it("is skipped with one warning, and the other robots are published", async () => {
+    const ha = await HomeAssistantClient.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    try {
+      await loadFlow([robotMqtt, mqttNodes], flowWith(stub.url, bridgeFlow(broker.port)));
+      const good = [...stub.statuses.keys()].filter((serial) => !serial.includes("/"));
+      await waitFor(() => good.every((serial) => ha.last.has(configTopic(serial))), 20_000, "the other robots' configs");
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      const warnings = (helper.getNode("bridge") as unknown as { warn: { args: unknown[][] } }).warn.args.map((args) => String(args[0]));
+      assert.deepEqual(warnings.filter((text) => text.includes("GS/S+1")), ['robot "GS/S+1" is not published: its serial number holds an MQTT wildcard (+ or #)'], "once, though polled twice");
+      assert.ok([...ha.last.keys()].every((topic) => !topic.includes("GS/S") && !topic.includes("GS_S_1")), "nothing of it published");
+      assert.ok(stub.batchRequests().every((request) => !request.names.includes("GS/S+1")), "nor asked about");
+    } finally {
+      await ha.end();
+    }
   });
 });
 

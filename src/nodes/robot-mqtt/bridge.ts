@@ -16,6 +16,7 @@ import { robotViewOf, type RobotView } from "../../api/mqtt/robot-view";
 import { readIncomingTopic, robotTopics, topicLevelProblem, type TopicRoots } from "../../api/mqtt/topics";
 import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watcher";
 import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watcher-state";
+import { SERIAL_NUMBER_PATTERN } from "../../api/rules";
 import { ContextMirror } from "../context-mirror";
 import type { Translate } from "../i18n";
 import { carryOut } from "./commands";
@@ -43,13 +44,20 @@ class StatusReader extends FleetWatcher {
     private readonly account: RobotClient,
     private readonly names: readonly string[],
     private readonly signal: AbortSignal,
+    /** A listed robot that cannot be published (nor asked about: the batch status takes serial numbers of letters, digits, - and _). */
+    private readonly unpublishable: (serialNumber: string, problem: string) => void,
   ) {
     super(account, { serialNumbers: names, line: "s", thresholds: DEFAULT_BATTERY_THRESHOLDS, callOptions: { signal } });
   }
 
   override async poll(): Promise<{ updates: RobotUpdate[]; summary: PollSummary }> {
     const options = { signal: this.signal };
-    const names = this.names.length > 0 ? this.names : (await this.account.listAllRobots(options)).map((robot) => robot.serialNumber);
+    const listed = this.names.length > 0 ? this.names : (await this.account.listAllRobots(options)).map((robot) => robot.serialNumber);
+    const names = listed.filter((serial) => {
+      const problem = topicLevelProblem(serial) ?? (SERIAL_NUMBER_PATTERN.test(serial) ? undefined : "is not letters, digits, - and _");
+      if (problem) this.unpublishable(serial, problem);
+      return problem === undefined;
+    });
     const statuses = names.length === 0 ? [] : ((await this.account.batchGetStatuses(names, { ...options, line: "s" })) as Record<string, unknown>[]);
     const updates = statuses.map((status) => {
       const view = robotViewOf(status);
@@ -93,7 +101,7 @@ export class MqttBridge {
     const alarms = alarmsOfAccount(client.accountKey);
     this.stopAlarms = alarms.onChange((change) => this.republishRobot(change.alarm.serialNumber));
     const lease = client.sharing?.watchLease(node.id, settings.intervalMs);
-    const reader = new StatusReader(client, settings.serialNumbers, this.lifetime.signal);
+    const reader = new StatusReader(client, settings.serialNumbers, this.lifetime.signal, (serial, problem) => this.skip(serial, problem));
     this.loop = new WatchLoop(reader, settings.intervalMs, {
       polled: (updates, summary) => this.polled(updates, summary),
       failing: (error, streak) => this.showStatus("red", "ring", streak > 1 ? t("status.pollsFailed", { count: streak, code: error.code }) : t("status.pollFailed", { code: error.code })),
@@ -199,10 +207,7 @@ export class MqttBridge {
       const view = robotViewOf(update.status);
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
-        if (!this.skipped.has(view.serialNumber)) {
-          this.skipped.add(view.serialNumber);
-          this.node.warn(`robot ${JSON.stringify(view.serialNumber)} is not published: its serial number ${problem}, so it cannot be a topic level`);
-        }
+        this.skip(view.serialNumber, problem);
         continue;
       }
       seen.add(view.serialNumber);
@@ -230,6 +235,13 @@ export class MqttBridge {
     if (added || messages.some((message) => message.payload === "" && message.retain)) this.mirror.changed();
     this.send(this.published.changed(messages));
     this.showPolled();
+  }
+
+  /** Once per robot: its serial number cannot be a topic level (or asked about); the others go on. */
+  private skip(serialNumber: string, problem: string): void {
+    if (this.skipped.has(serialNumber)) return;
+    this.skipped.add(serialNumber);
+    this.node.warn(`robot ${JSON.stringify(serialNumber)} is not published: its serial number ${problem}`);
   }
 
   private messagesOf(view: RobotView): MqttMessage[] {
