@@ -108,12 +108,12 @@ export function deviceConfigProblems(config: Record<string, unknown>, exists: (t
         break;
       }
       case "sensor":
-        if (component.device_class !== undefined && !SENSOR_DEVICE_CLASSES.includes(JSON.stringify(component.device_class))) problems.push(`${where}: sensor device_class ${JSON.stringify(component.device_class)}`);
+        if (component.device_class !== undefined && !SENSOR_DEVICE_CLASSES.includes(component.device_class as string)) problems.push(`${where}: sensor device_class ${JSON.stringify(component.device_class)}`);
         if (component.device_class === "battery" && component.unit_of_measurement !== "%") problems.push(`${where}: a battery sensor is in %`);
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
         break;
       case "binary_sensor":
-        if (component.device_class !== undefined && !BINARY_SENSOR_DEVICE_CLASSES.includes(JSON.stringify(component.device_class))) problems.push(`${where}: binary_sensor device_class ${JSON.stringify(component.device_class)}`);
+        if (component.device_class !== undefined && !BINARY_SENSOR_DEVICE_CLASSES.includes(component.device_class as string)) problems.push(`${where}: binary_sensor device_class ${JSON.stringify(component.device_class)}`);
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
         break;
     }

@@ -19,6 +19,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { reapOnExit } from "./child-reaper";
+import { freePort } from "./redis-server";
 
 const MOSQUITTO = process.env.MOSQUITTO ?? (fs.existsSync("/usr/sbin/mosquitto") ? "/usr/sbin/mosquitto" : "mosquitto");
 const SETPRIV = "/usr/bin/setpriv";
@@ -33,17 +34,6 @@ export interface Mosquitto {
   start(): Promise<void>;
   /** SIGTERM; resolves once it has exited and its temp dir is removed. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {
