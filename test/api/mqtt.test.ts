@@ -1,6 +1,6 @@
 /** The MQTT bridge's pure parts, apart from Node-RED and a broker: topics, the vacuum's state, payloads, changes, commands. */
 import assert from "node:assert/strict";
-import { chooseStartTask, executableTasksOf, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
+import { chooseStartTask, executableTasksOf, mayOvertakePending, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
 import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
 import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
 import { attributesOf, cleaningModeOfFanSpeed, fanSpeedLabel, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
@@ -195,6 +195,14 @@ describe("mqtt bridge: commands", () => {
     assert.throws(() => readStartTasks("Floor 1"), /not "map = task"/);
     assert.deepEqual(withRobotDefaults({ command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } }, view, "尘推"), { command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door", map: "Floor 1" } });
     assert.deepEqual(withRobotDefaults({ command: "START_TASK", parameters: { taskName: "Lobby" } }, view, "尘推"), { command: "START_TASK", parameters: { taskName: "Lobby", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 } });
+  });
+
+  it("lets stops, pauses and fan speeds overtake a command under way, not a second start", () => {
+    assert.deepEqual(["start", "return_to_base", "pause", "stop"].map((text) => mayOvertakePending("command", text)), [false, false, true, true]);
+    assert.equal(mayOvertakePending("sendCommand", '{"command": "STOP_NAVIGATE"}'), true);
+    assert.equal(mayOvertakePending("sendCommand", '{"command": "CROSS_NAVIGATE", "position": "x"}'), false);
+    assert.equal(mayOvertakePending("sendCommand", '{"area": "Kitchen"}'), false);
+    assert.equal(mayOvertakePending("fanSpeed", "尘推"), true);
   });
 
   it("warns at most once a minute per kind", () => {

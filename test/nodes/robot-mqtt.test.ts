@@ -126,6 +126,17 @@ describe("robot-mqtt", function () {
     await waitFor(() => client.json(`${BASE}/GS-S-000101/state`).state === "cleaning", 15_000, "state cleaning");
     assert.equal(client.json(`${BASE}/GS-S-000101/state`).fan_speed, "尘推 – dust mop");
 
+    // A second start while one waits for the robot is refused; a stop would not be.
+    const started = client.received.length;
+    await client.publish(`${BASE}/GS-S-000102/command`, "start");
+    await client.publish(`${BASE}/GS-S-000102/command`, "start");
+    await waitFor(() => client.on(`${BASE}/GS-S-000102/result`, started).length === 2, 20_000, "both starts answered");
+    const answers = client.on(`${BASE}/GS-S-000102/result`, started).map((message) => JSON.parse(message.payload) as { ok: boolean; reason: string });
+    assert.match(answers[0]!.reason, /still under way/, "the second start, answered at once");
+    assert.deepEqual(answers[1]!.ok, true, answers[1]!.reason);
+    assert.equal(simulator.state.commands("GS-S-000102").filter((resource) => /START_TASK/i.test(JSON.stringify(resource))).length, 1, "one START_TASK sent");
+    assert.equal((await command(client, "GS-S-000102", "command", "stop")).ok, true);
+
     result = await command(client, "GS-S-000101", "command", "pause");
     assert.deepEqual([result.command, result.ok], ["PAUSE_TASK", true], String(result.reason));
     assert.equal(robot().taskState, "PAUSED");

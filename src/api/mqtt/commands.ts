@@ -4,7 +4,7 @@
  * form or a robot-job job), or a problem that names what is wrong. And which
  * of the cloud's commands a vacuum command becomes for the robot's state now.
  */
-import { COMMAND_TYPES, isCommandType, type CommandType } from "../commands";
+import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../commands";
 import { CHARGING_POINT, type RobotView } from "./robot-view";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */
@@ -208,4 +208,20 @@ export class WarningGate {
     this.lastAt.set(kind, at);
     return true;
   }
+}
+
+/**
+ * Whether a message may be carried out while another command for the same
+ * robot is still under way: one that stops motion (pause, stop, and the
+ * cloud's stop commands) and a fan speed (no call) may; a second start while
+ * the first waits would only send the robot the same command twice.
+ */
+export function mayOvertakePending(input: "command" | "fanSpeed" | "sendCommand", text: string): boolean {
+  if (input === "fanSpeed") return true;
+  if (input === "command") {
+    const read = readVacuumCommand(text);
+    return isProblem(read) || read.command === "pause" || read.command === "stop";
+  }
+  const read = readSendCommand(text);
+  return isProblem(read) || (read.form === "compact" && MOTION_STOPPING_COMMANDS.has(read.command));
 }

@@ -9,7 +9,7 @@ import type { RobotClient } from "../../api/client";
 import { keptForAccount } from "../../api/account-memory";
 import { alarmsOfAccount } from "../../api/open-alarms";
 import { RobotApiError } from "../../api/errors";
-import { isProblem, payloadText, WarningGate, type ProblemKind } from "../../api/mqtt/commands";
+import { isProblem, mayOvertakePending, payloadText, WarningGate, type ProblemKind } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
 import { bridgeAvailabilityMessage, PublishedPayloads, removalMessages, robotMessages, type MqttMessage } from "../../api/mqtt/publication";
 import { robotViewOf, type RobotView } from "../../api/mqtt/robot-view";
@@ -85,6 +85,8 @@ export class MqttBridge {
   private polledOnce = false;
   private closed = false;
   private pendingCommands = 0;
+  /** Commands under way per robot: a second start waits for nothing, it is refused (see mayOvertakePending). */
+  private readonly pendingByRobot = new Map<string, number>();
   private stopAlarms: () => void;
   last: PollSummary | undefined;
 
@@ -158,7 +160,13 @@ export class MqttBridge {
   }
 
   private async command(serialNumber: string, input: "command" | "fanSpeed" | "sendCommand", text: string): Promise<void> {
+    if ((this.pendingByRobot.get(serialNumber) ?? 0) > 0 && !mayOvertakePending(input, text)) {
+      const asked = input === "command" ? text.trim().slice(0, 40) : "send_command";
+      this.publishResult(serialNumber, { command: asked, ok: false, reason: "another command for this robot is still under way (stop and pause are always carried out)" });
+      return;
+    }
     this.pendingCommands++;
+    this.pendingByRobot.set(serialNumber, (this.pendingByRobot.get(serialNumber) ?? 0) + 1);
     try {
       const outcome = await carryOut(input, text, {
         client: this.client,
@@ -180,6 +188,9 @@ export class MqttBridge {
       this.publishResult(serialNumber, { command: input, ok: false, reason });
     } finally {
       this.pendingCommands--;
+      const left = (this.pendingByRobot.get(serialNumber) ?? 1) - 1;
+      if (left > 0) this.pendingByRobot.set(serialNumber, left);
+      else this.pendingByRobot.delete(serialNumber);
     }
   }
 
