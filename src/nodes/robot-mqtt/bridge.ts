@@ -85,6 +85,8 @@ export class MqttBridge {
   private polledOnce = false;
   private closed = false;
   private pendingCommands = 0;
+  /** Whether this process publishes: on a shared account one instance does, and answers the commands; the others stand by. */
+  private watching = true;
   /** Commands under way per robot: a second start waits for nothing, it is refused (see mayOvertakePending). */
   private readonly pendingByRobot = new Map<string, number>();
   private stopAlarms: () => void;
@@ -110,9 +112,11 @@ export class MqttBridge {
       failed: (error) => node.error(error, { topic: "poll", payload: { failedPolls: 1 } }),
       recovered: (failures) => node.warn(`polls work again after ${failures} failed poll${failures === 1 ? "" : "s"}`),
       watching: (watching) => {
+        this.watching = watching;
         if (!watching) this.showStatus("blue", "ring", t("status.standingBy"));
       },
     }, undefined, lease);
+    this.watching = lease === undefined;
   }
 
   async start(): Promise<void> {
@@ -128,6 +132,8 @@ export class MqttBridge {
 
   /** A message from mqtt in: never throws, whatever it holds. */
   receive(msg: { topic?: unknown; payload?: unknown }): void {
+    // The instance that publishes answers too: a standby copy would answer a robot it has not read as unknown.
+    if (!this.watching) return;
     const incoming = readIncomingTopic(this.settings.roots, msg.topic);
     if (!this.echoed) {
       // The broker passes messages both ways now: what was published before may have been dropped, so all of it again.

@@ -67,6 +67,7 @@ function setUpRobotMqtt(RED: NodeAPI, node: Node, config: RobotMqttProperties): 
   const refuse = (problem: RobotApiError, status: { fill: "red"; shape: "ring"; text: string }) => {
     node.status(status);
     node.error(problem);
+    // Reported once at deploy: each message from mqtt in failing again would flood a Catch node.
     node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: () => void) => done());
   };
   let settings: BridgeSettings;
