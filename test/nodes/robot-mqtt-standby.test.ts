@@ -1,12 +1,14 @@
 /**
- * The MQTT bridge on an account shared by several Node-RED instances: the
- * instance holding the watch publishes and answers commands; one standing by
- * publishes nothing and answers nothing (it has read no robot), until it takes
- * the watch over. Driven with a lease the test holds or withholds, against
- * the simulator, without Node-RED (a recording stand-in for the node).
+ * The MQTT bridge's state beyond one deploy, without Node-RED (a recording
+ * stand-in for the node, its context a store the test keeps), against the
+ * simulator: on an account shared by several instances the one holding the
+ * watch publishes and answers, one standing by does neither until it takes
+ * over; after a restart (the package's memory gone, the context store kept) a
+ * robot published before and gone since is still removed.
  */
 import assert from "node:assert/strict";
 import type { Node } from "node-red";
+import { forgetAccountMemory } from "../../src/api/account-memory";
 import { RobotClient } from "../../src/api/client";
 import type { WatchLease } from "../../src/api/shared-account";
 import { MqttBridge } from "../../src/nodes/robot-mqtt/bridge";
@@ -16,8 +18,7 @@ import { waitFor } from "../support/node-red";
 type Sent = { topic: string; payload: string };
 
 /** What the bridge uses of a node: send, warn, status, context; each send recorded. */
-function recordingNode(sent: Sent[]): Node {
-  const store = new Map<string, unknown>();
+function recordingNode(sent: Sent[], store = new Map<string, unknown>()): Node {
   return {
     id: "bridge",
     send: (messages: [Sent[]]) => sent.push(...messages[0]),
@@ -71,5 +72,31 @@ describe("robot-mqtt on a shared account", function () {
       await bridge.close(false);
       client.close();
     }
+  });
+
+  it("removes, after a restart, a robot published before it and gone since: the context store remembers it", async () => {
+    const store = new Map<string, unknown>();
+    const roots = { prefix: "homeassistant", base: "robot-fleet" };
+    const run = async (serialNumbers: string[], until: (sent: Sent[]) => boolean) => {
+      const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN } });
+      const sent: Sent[] = [];
+      const bridge = new MqttBridge(recordingNode(sent, store), client, { roots, intervalMs: 5000, serialNumbers, startTasks: new Map(), origin: { name: "test" } }, (key) => key);
+      try {
+        await bridge.start();
+        await waitFor(() => until(sent), 5000, "the first poll's messages");
+      } finally {
+        await bridge.close(false);
+        client.close();
+      }
+      return sent;
+    };
+    const config = (serial: string) => `homeassistant/device/robot_fleet_${serial}/config`;
+    await run([], (sent) => sent.some((message) => message.topic === config("GS-S-000201")));
+    assert.deepEqual([...(store.get("robotMqttDevices") as string[])].sort(), ["GS-S-000101", "GS-S-000102", "GS-S-000201"]);
+    // A restart: the process (and the package's memory) is new, the context store is not.
+    forgetAccountMemory();
+    const sent = await run(["GS-S-000101"], (messages) => messages.some((message) => message.topic === config("GS-S-000201")));
+    assert.deepEqual(sent.filter((message) => message.topic === config("GS-S-000201") || message.topic === config("GS-S-000102")).map((message) => message.payload), ["", ""], "both removed with an empty payload");
+    assert.deepEqual(store.get("robotMqttDevices"), ["GS-S-000101"]);
   });
 });

@@ -123,7 +123,10 @@ export class MqttBridge {
     this.showStatus("blue", "ring", this.t("status.firstPoll"));
     // A store that outlived a restart knows robots published before it: one that left meanwhile is removed at the first poll.
     const stored = await this.mirror.read();
-    if (Array.isArray(stored)) for (const serial of stored) if (typeof serial === "string") this.devices.add(serial);
+    const storedSerials = Array.isArray(stored) ? stored.filter((serial): serial is string => typeof serial === "string") : [];
+    for (const serial of storedSerials) this.devices.add(serial);
+    // A new node (or a new store) learns what the account's memory already knew.
+    if (this.devices.size > storedSerials.length) this.mirror.changed();
     if (this.closed) return;
     this.send([bridgeAvailabilityMessage(this.settings.roots, true)]);
     this.echoTimer = setInterval(() => this.send([bridgeAvailabilityMessage(this.settings.roots, true)]), UNTIL_ECHO_MS);
