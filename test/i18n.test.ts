@@ -13,7 +13,7 @@ import { editorTables } from "../src/nodes/editor-tables";
 const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
 const LANGUAGES = ["en-US", "zh-CN"];
-const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"];
+const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports", "robot-mqtt"];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
 
@@ -105,6 +105,7 @@ describe("message catalogues", () => {
       "robot-status": ["robot-status.ts", "status-text.ts", "config-node.ts"],
       "robot-events": ["robot-events.ts"],
       "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "config-node.ts"],
+      "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "config-node.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");
@@ -113,6 +114,7 @@ describe("message catalogues", () => {
       // Keys built from a value: the dropped-message reasons and the counted nouns.
       if (name === "robot-fleet") keys.add("status.skipped").add("status.replaced");
       if (name === "robot-status") for (const noun of ["robot", "report"]) keys.add(`status.one_${noun}`).add(`status.${noun}s`);
+      if (name === "robot-mqtt") keys.add("status.one_robot").add("status.robots");
       assert.ok(keys.size > 3, `${file} asks for keys`);
       const known = keysOf(name);
       for (const key of keys) assert.ok(known.has(`${name}.${key}`), `${name}.${key} (asked by ${file})`);

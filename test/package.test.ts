@@ -52,7 +52,7 @@ describe("package", function () {
     // axios, hpagent, proxy-from-env, zod; cors (robot-events, as core's http in); ioredis and
     // rate-limiter-flexible (a shared account only, loaded only then).
     assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 7, "at most 7 dependencies");
-    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-reports", "robot-site-task", "robot-status"]);
+    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
   });
 
   for (const type of nodeTypes) {

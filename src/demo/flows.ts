@@ -97,11 +97,13 @@ export function buildDemoFlows(
 }
 
 /**
- * The second instance's copy: the same flows, but the spill sensor's tab
- * disabled. Both instances would receive each MQTT message and start the
+ * The second instance's copy: the same flows, but the spill sensor's and the
+ * MQTT bridge's tabs disabled. Both instances would receive each MQTT message and start the
  * robot twice; sharing the account does not change what a flow sends (in
  * production, an MQTT shared subscription gives each message to one).
  */
 export function secondInstanceFlows(flows: readonly FlowNode[]): FlowNode[] {
-  return flows.map((node) => (node.type === "tab" && node.label === "iot-spill-sensor-cleaning" ? { ...node, disabled: true } : node));
+  // The MQTT bridge too: both copies would carry out each command from Home Assistant.
+  const onePerBroker = new Set(["iot-spill-sensor-cleaning", "home-assistant"]);
+  return flows.map((node) => (node.type === "tab" && onePerBroker.has(String(node.label)) ? { ...node, disabled: true } : node));
 }

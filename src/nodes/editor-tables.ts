@@ -14,6 +14,7 @@ import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/e
 import { MAP_OPERATIONS } from "./tables/maps";
 import { REPORTS_LIMITS } from "./tables/reports";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
+import { MQTT_DEFAULTS, MQTT_LIMITS } from "./tables/mqtt";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./tables/status";
 
 export function editorTables() {
@@ -49,6 +50,7 @@ export function editorTables() {
       watchLimits: WATCH_LIMITS,
     },
     reports: { limits: REPORTS_LIMITS },
+    mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }

@@ -131,6 +131,22 @@ describe("demo (npm start)", function () {
     assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING", demo.output());
   });
 
+  it("shows the simulator's robots in the demo's broker as Home Assistant discovers them (the home-assistant example)", async () => {
+    const client = await mqtt.connectAsync(demo.urls.mqtt);
+    const configs = new Map<string, Record<string, unknown>>();
+    client.on("message", (topic, payload) => {
+      if (topic.endsWith("/config") && payload.length > 0) configs.set(topic, JSON.parse(payload.toString("utf8")) as Record<string, unknown>);
+    });
+    try {
+      await client.subscribeAsync("homeassistant/device/+/config", { qos: 1 });
+      for (let waited = 0; waited < 20_000 && configs.size < 3; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      const names = [...configs.values()].map((config) => (config.device as { name: string }).name).sort();
+      assert.deepEqual(names, ["Kitchen scrubber", "Lobby scrubber", "Warehouse sweeper"], demo.output());
+    } finally {
+      await client.endAsync();
+    }
+  });
+
   it("keeps the console to what matters: no line per successful simulator request, a line for a failed one", async () => {
     assert.ok(await robots.getRobotStatus({ serialNumber: "GS-S-000101" }));
     const refused = await fetch(`${demo.urls.simulator}/openapi/v2alpha1/s/robots/GS-S-000101/status`, { headers: { Authorization: "Bearer not-a-token" } });

@@ -38,8 +38,8 @@ declare const $: (selector: string) => { val(): unknown; is(state: string): bool
 const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
-/** Every node of the palette: the robot nodes and robot-events, which has no robot and no input. */
-const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-reports"] as const;
+/** Every node of the palette: the robot nodes, robot-events, which has no robot and no input, the reports and the MQTT bridge. */
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-reports", "robot-mqtt"] as const;
 /** The palette labels, which also title each node's help. */
 const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
@@ -48,6 +48,7 @@ const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-status": "fleet status",
   "robot-events": "robot events",
   "robot-reports": "reports",
+  "robot-mqtt": "mqtt bridge",
 };
 /** The headings of each node's help: robot-events has no input, and properties instead. */
 const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
@@ -57,6 +58,7 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
   "robot-status": ["Inputs", "Outputs", "Details"],
   "robot-events": ["Properties", "Outputs", "Details"],
   "robot-reports": ["Inputs", "Outputs", "Details"],
+  "robot-mqtt": ["Inputs", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -77,6 +79,7 @@ const flow: FlowNode[] = [
   { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
   { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], [], []] },
   { id: "reports", type: "robot-reports", z: TAB, robot: CONFIG, name: "", serialNumber: "", serialNumberType: "str", serialNumbers: "", every: 15, since: 7, keep: 90, timeZone: "", x: 200, y: 480, wires: [[], []] },
+  { id: "bridge", type: "robot-mqtt", z: TAB, robot: CONFIG, name: "", interval: 10, serialNumbers: "", prefix: "homeassistant", base: "robot-fleet", startTasks: "", x: 200, y: 480, wires: [[]] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -106,7 +109,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists command, site task, maps, fleet status, robot events and reports under the robot fleet category, each label on one line clear of its port", async () => {
+  it("lists command, site task, maps, fleet status, robot events, reports and mqtt bridge under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -130,6 +133,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         { type: "robot-events", label: "robot events", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
         { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-mqtt", label: "mqtt bridge", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
       ],
@@ -207,6 +211,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-status": "fleet status",
       "robot-events": "/robot-events",
       "robot-reports": "reports",
+      "robot-mqtt": "mqtt bridge",
     });
   });
 
@@ -408,6 +413,21 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     assert.equal(outcome.added.length, 1, `one robot-config for both examples: ${outcome.added.join(", ")}`);
     assert.equal(outcome.conflict, "import_conflict");
     assert.deepEqual(outcome.users.filter((id) => id !== CONFIG).sort(), [outcome.added[0]]);
+  });
+
+  it("opens the mqtt bridge's dialog with its settings, and marks a base topic with a wildcard", async () => {
+    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), "bridge");
+    await page.waitForSelector("#node-input-base", { state: "visible" });
+    assert.equal(await page.inputValue("#node-input-prefix"), "homeassistant");
+    assert.equal(await page.inputValue("#node-input-base"), "robot-fleet");
+    assert.equal(await page.inputValue("#node-input-interval"), "10");
+    assert.ok(await page.isVisible("#node-input-startTasks"));
+    await page.fill("#node-input-base", "robot-fleet/#");
+    await page.locator("#node-input-base").blur();
+    await page.waitForFunction(() => document.querySelector("#node-input-base")?.classList.contains("input-error"));
+    await page.screenshot({ path: "/tmp/editor-robot-mqtt-dialog.png" });
+    await page.click("#node-dialog-cancel");
+    await page.waitForSelector("#node-input-base", { state: "detached" });
   });
 
   it("raised no script error in the page", () => {

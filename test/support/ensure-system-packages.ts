@@ -2,7 +2,8 @@
  * Run before the tests (npm's pretest): some tests need programs npm cannot
  * install. The editor tests drive Debian's Chromium (with a CJK font for the
  * Chinese in the screenshots); the tests of several Node-RED instances sharing
- * one account start Debian's redis-server (test/support/redis-server.ts). On a
+ * one account start Debian's redis-server (test/support/redis-server.ts), the MQTT
+ * bridge's tests Debian's mosquitto (test/support/mosquitto.ts). On a
  * Debian machine where we are root the missing ones are installed here, so
  * `npm install && npm test` is the whole set-up; anywhere else the message says
  * what to install.
@@ -16,6 +17,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc";
 /** What test/support/redis-server.ts runs: REDIS_SERVER, or redis-server on the PATH. */
 const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
+/** What test/support/mosquitto.ts runs: MOSQUITTO, or Debian's mosquitto (in /usr/sbin, not always on a user's PATH). */
+const MOSQUITTO = process.env.MOSQUITTO ?? (fs.existsSync("/usr/sbin/mosquitto") ? "/usr/sbin/mosquitto" : "mosquitto");
 
 interface Need {
   /** Debian's package. */
@@ -56,6 +59,12 @@ function main(): void {
       present: onPath(REDIS_SERVER),
       neededBy: "The tests of several Node-RED instances sharing one account",
       advice: `need ${REDIS_SERVER}. Install Redis (Debian/Ubuntu: sudo apt-get install redis-server) or point REDIS_SERVER at a redis-server.`,
+    },
+    {
+      pkg: "mosquitto",
+      present: onPath(MOSQUITTO),
+      neededBy: "The tests of the MQTT bridge (robot-mqtt)",
+      advice: `need ${MOSQUITTO}. Install Mosquitto (Debian/Ubuntu: sudo apt-get install mosquitto) or point MOSQUITTO at a mosquitto.`,
     },
   ];
   const missing = needs.filter((need) => !need.present);

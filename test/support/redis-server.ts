@@ -134,7 +134,8 @@ export function pingRedis(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A loopback port the OS has just handed out (and taken back): for a server a test starts as a child process. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);

@@ -1,0 +1,41 @@
+(function () {
+  var fleet = RED.plugins.getPlugin("robot-fleet-editor");
+  fleet.expandTemplate("robot-mqtt");
+  var mqtt = fleet.tables().mqtt;
+
+  /** A base topic or discovery prefix: levels without wildcards, none empty (the runtime's checkTopicRoot). */
+  function topicRoot(v) {
+    var text = String(v || "").trim();
+    if (text === "") return true;
+    return !/[+#]/.test(text) && text.split("/").every(function (level) { return level !== ""; });
+  }
+
+  fleet.registerRobotNode("robot-mqtt", {
+    color: "#d8bfd8",
+    defaults: {
+      interval: { value: mqtt.limits.interval.default, validate: fleet.numberValidator("interval", mqtt.limits.interval) },
+      serialNumbers: {
+        value: "",
+        validate: fleet.reasoned(function (v) {
+          var bad = String(v || "").split(/[\s,;]+/).filter(function (n) { return n && fleet.serialNumberProblem(n) !== true; });
+          return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
+        }),
+      },
+      prefix: { value: mqtt.defaults.prefix, validate: topicRoot },
+      base: { value: mqtt.defaults.base, validate: topicRoot },
+      startTasks: {
+        value: "",
+        validate: function (v) {
+          return String(v || "").split(/\r?\n/).every(function (line) {
+            var at = line.indexOf("=");
+            return line.trim() === "" || (at > 0 && line.slice(at + 1).trim() !== "");
+          });
+        },
+      },
+    },
+    label: function () { return this.name || this._("robot-mqtt.paletteLabel"); },
+    oneditprepare: function () {
+      fleet.pickers.serialNumberList("serialNumbers");
+    },
+  });
+})();

@@ -1,0 +1,125 @@
+/**
+ * Home Assistant's discovery config of one robot (pure), as one device
+ * config (`<prefix>/device/<object_id>/config`, Home Assistant 2024.11 and
+ * later) rather than one config per entity: a robot is one retained message
+ * instead of six (200 robots: 200 messages, not 1200), it appears and
+ * disappears whole (one empty payload removes the device and every entity),
+ * and its entities can never be half updated.
+ */
+import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
+import { fanSpeedLabel, type RobotView } from "./robot-view";
+
+/** Who publishes the configs (Home Assistant's `origin`, required in a device config). */
+export interface Origin {
+  name: string;
+  sw_version?: string;
+  support_url?: string;
+}
+
+/** The vacuum's features: what the bridge carries out (fan_speed only for a robot with cleaning modes). */
+export const VACUUM_FEATURES = ["start", "pause", "stop", "return_home", "status", "send_command"] as const;
+
+type Component = Record<string, unknown> & { platform: string; unique_id: string };
+
+export interface DeviceConfig {
+  device: Record<string, unknown>;
+  origin: Origin;
+  components: Record<string, Component>;
+}
+
+/** The device config of one robot: a vacuum, battery, online, problem, alarm and task. */
+export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origin): DeviceConfig {
+  const topics = robotTopics(roots, view.serialNumber);
+  const id = deviceObjectId(view.serialNumber);
+  const bridge = bridgeAvailabilityTopic(roots);
+  // The robot's entities are available while the bridge runs and the robot is online.
+  const robotAvailable = { availability: [{ topic: bridge }, { topic: topics.availability }], availability_mode: "all" };
+  const fromAttributes = (template: string) => ({ state_topic: topics.attributes, value_template: template });
+  const device: Record<string, unknown> = {
+    identifiers: [view.serialNumber],
+    name: view.displayName ?? view.serialNumber,
+    serial_number: view.serialNumber,
+  };
+  if (view.manufacturer) device.manufacturer = view.manufacturer;
+  if (view.model) device.model = view.model;
+  if (view.softwareVersion) device.sw_version = view.softwareVersion;
+
+  const features: string[] = [...VACUUM_FEATURES];
+  const vacuum: Component = {
+    platform: "vacuum",
+    unique_id: `${id}_vacuum`,
+    // null: the entity is called by the device's name.
+    name: null,
+    state_topic: topics.state,
+    command_topic: topics.command,
+    send_command_topic: topics.sendCommand,
+    json_attributes_topic: topics.attributes,
+    supported_features: features,
+    ...robotAvailable,
+  };
+  if (view.cleaningModes.length > 0) {
+    features.push("fan_speed");
+    vacuum.set_fan_speed_topic = topics.fanSpeed;
+    vacuum.fan_speed_list = view.cleaningModes.map(fanSpeedLabel);
+  }
+  return {
+    device,
+    origin,
+    components: {
+      vacuum,
+      battery: {
+        platform: "sensor",
+        unique_id: `${id}_battery`,
+        name: "Battery",
+        device_class: "battery",
+        unit_of_measurement: "%",
+        state_class: "measurement",
+        ...fromAttributes("{{ value_json.battery }}"),
+        ...robotAvailable,
+      },
+      online: {
+        platform: "binary_sensor",
+        unique_id: `${id}_online`,
+        name: "Online",
+        device_class: "connectivity",
+        state_topic: topics.availability,
+        payload_on: "online",
+        payload_off: "offline",
+        // Only the bridge: an offline robot reads off, not unavailable.
+        availability_topic: bridge,
+      },
+      problem: {
+        platform: "binary_sensor",
+        unique_id: `${id}_problem`,
+        name: "Problem",
+        device_class: "problem",
+        ...fromAttributes("{{ 'ON' if value_json.problem else 'OFF' }}"),
+        json_attributes_topic: topics.attributes,
+        json_attributes_template: "{{ {'problems': value_json.problems} | tojson }}",
+        ...robotAvailable,
+      },
+      alarm: {
+        platform: "sensor",
+        unique_id: `${id}_alarm`,
+        name: "Alarm",
+        icon: "mdi:alert-circle-outline",
+        ...fromAttributes("{{ value_json.alarm }}"),
+        ...robotAvailable,
+      },
+      task: {
+        platform: "sensor",
+        unique_id: `${id}_task`,
+        name: "Task",
+        icon: "mdi:broom",
+        ...fromAttributes("{{ value_json.task }}"),
+        ...robotAvailable,
+      },
+    },
+  };
+}
+
+/** The unique ids a robot's entities get: for tests and the help's table. */
+export function uniqueIdsOf(serialNumber: string): string[] {
+  const id = deviceObjectId(serialNumber);
+  return ["vacuum", "battery", "online", "problem", "alarm", "task"].map((entity) => `${id}_${entity}`);
+}

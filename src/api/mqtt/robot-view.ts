@@ -1,0 +1,183 @@
+/**
+ * What the bridge shows of one robot (pure): the parts of its status Home
+ * Assistant's entities read, the vacuum's state from them, the cleaning modes
+ * as fan speeds, and the problem and alarm sensors.
+ */
+import { cleaningKindOf, type CleaningKind } from "../cleaning-modes";
+import type { OpenAlarm } from "../open-alarms";
+import { robotStateOf, type MapPosition, type RobotState } from "../watcher-state";
+
+/** Home Assistant's MQTT vacuum states (state schema). */
+export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;
+export type VacuumState = (typeof VACUUM_STATES)[number];
+
+/** An alarm at this level or above makes a problem (and the vacuum's state error). */
+export const PROBLEM_ALARM_RANK = 4;
+
+/** The navigation point robots charge at (docs/cloud-api.md). */
+export const CHARGING_POINT = "charging";
+
+export interface TaskOfRobot {
+  name: string;
+  /** Percent done, where the status says. */
+  progress?: number;
+  /** The cleaning mode it runs with, where the status says. */
+  cleaningMode?: string;
+}
+
+/** The device and state of one robot, read from any of the cloud's status shapes. */
+export interface RobotView {
+  serialNumber: string;
+  displayName?: string;
+  model?: string;
+  softwareVersion?: string;
+  manufacturer?: string;
+  state: RobotState;
+  mapName?: string;
+  /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
+  cleaningModes: string[];
+  task?: TaskOfRobot;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function percent(value: unknown): number | undefined {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof number === "number" && Number.isFinite(number) ? Math.max(0, Math.min(100, number)) : undefined;
+}
+
+export function robotViewOf(status: Record<string, unknown>): RobotView {
+  const state = robotStateOf(status);
+  const device = record(status.device);
+  const localization = record(status.localizationInfo);
+  const task = record(status.executingTask) ?? record(status.currentTask);
+  const modes = Array.isArray(status.cleanModes) ? status.cleanModes : [];
+  const view: RobotView = {
+    serialNumber: state.serialNumber,
+    displayName: state.displayName,
+    model: text(device?.model) ?? text(status.modelTypeCode),
+    softwareVersion: text(device?.softwareVersion) ?? text(device?.firmwareVersion) ?? text(status.softwareVersion),
+    manufacturer: text(device?.manufacturer),
+    state,
+    mapName: text(record(localization?.map)?.name) ?? text(record(status.position)?.mapName),
+    cleaningModes: modes.map((mode) => text(record(mode)?.name) ?? text(mode)).filter((name): name is string => name !== undefined),
+  };
+  const taskName = text(task?.name);
+  if (taskName !== undefined) {
+    view.task = { name: taskName };
+    const progress = percent(task?.progress ?? task?.completionPercentage);
+    if (progress !== undefined) view.task.progress = progress;
+    const mode = text(task?.cleaningMode);
+    if (mode !== undefined) view.task.cleaningMode = mode;
+  }
+  return view;
+}
+
+/** English words for the kinds a mode name says, as the editor's pickers show them. */
+const KIND_WORDS: Record<CleaningKind, string> = {
+  scrub: "scrub",
+  dustMop: "dust mop",
+  polish: "polish",
+  vacuum: "vacuum",
+  sweep: "sweep",
+  disinfect: "disinfect",
+};
+
+/** A cleaning mode as a fan speed: its name, and its meaning where the name says one ("尘推 – dust mop"). */
+export function fanSpeedLabel(mode: string): string {
+  const kind = cleaningKindOf(mode);
+  return kind ? `${mode} – ${KIND_WORDS[kind]}` : mode;
+}
+
+/** The cleaning mode a fan speed stands for: its label or the mode's own name; undefined when the robot has no such mode. */
+export function cleaningModeOfFanSpeed(view: RobotView, fanSpeed: string): string | undefined {
+  const wanted = fanSpeed.trim();
+  return view.cleaningModes.find((mode) => mode === wanted || fanSpeedLabel(mode) === wanted);
+}
+
+/** Why the robot needs a person, in words (emergency stop, lost, an alarm at H4 or above); empty when nothing. */
+export function problemsOf(state: RobotState, alarm: OpenAlarm | undefined): string[] {
+  const problems: string[] = [];
+  if (state.emergencyStop === true) problems.push("emergency stop");
+  if (state.localizationState === "LOST") problems.push("lost");
+  if (alarm && (alarm.level?.rank ?? 7) >= PROBLEM_ALARM_RANK) problems.push(`alarm ${alarmText(alarm)}`);
+  return problems;
+}
+
+/** "H5 Lidar blocked": the level and name of an alarm, as the alarm sensor shows it. */
+export function alarmText(alarm: OpenAlarm | undefined): string {
+  if (!alarm) return "none";
+  const words = [alarm.level?.code ?? "H?", alarm.name ?? alarm.code ?? alarm.incidentId].join(" ");
+  return words.slice(0, 200);
+}
+
+/**
+ * The vacuum's state, first match wins:
+ * emergency stop, LOST or an alarm at H4+ -> error; task RUNNING -> cleaning;
+ * task PAUSED -> paused; navigating to "charging" -> returning (paused there:
+ * paused); charging -> docked; anything else (idle, a navigation elsewhere,
+ * arrived) -> idle.
+ */
+export function vacuumStateOf(state: RobotState, alarm: OpenAlarm | undefined): VacuumState {
+  if (problemsOf(state, alarm).length > 0) return "error";
+  if (state.taskState === "RUNNING") return "cleaning";
+  if (state.taskState === "PAUSED") return "paused";
+  const navigation = state.navigation;
+  if (navigation?.position === CHARGING_POINT && navigation.state === "NAVIGATING") return "returning";
+  if (navigation?.position === CHARGING_POINT && navigation.state === "PAUSED") return "paused";
+  if (state.charging === true) return "docked";
+  return "idle";
+}
+
+/** "All of Floor 1 (40 %)", or "none": the task sensor. */
+export function taskText(task: TaskOfRobot | undefined): string {
+  if (!task) return "none";
+  const name = task.name.slice(0, 200);
+  return task.progress === undefined ? name : `${name} (${Math.round(task.progress)} %)`;
+}
+
+export interface Attributes {
+  online: boolean;
+  battery: number | null;
+  charging: boolean | null;
+  task_state: string | null;
+  map: string | null;
+  position: MapPosition | null;
+  navigation: string | null;
+  task: string;
+  progress: number | null;
+  emergency_stop: boolean | null;
+  localization: string | null;
+  problem: boolean;
+  problems: string[];
+  alarm: string;
+}
+
+/** The JSON attributes every sensor reads its value from (and the vacuum shows as its attributes). */
+export function attributesOf(view: RobotView, alarm: OpenAlarm | undefined): Attributes {
+  const { state } = view;
+  const problems = problemsOf(state, alarm);
+  const navigation = state.navigation?.state ? `${state.navigation.state}${state.navigation.position ? ` ${state.navigation.position}` : ""}` : null;
+  return {
+    online: state.online === true,
+    battery: state.battery ?? null,
+    charging: state.charging ?? null,
+    task_state: state.taskState ?? null,
+    map: view.mapName ?? null,
+    position: state.position ?? null,
+    navigation,
+    task: taskText(view.task),
+    progress: view.task?.progress ?? null,
+    emergency_stop: state.emergencyStop ?? null,
+    localization: state.localizationState ?? null,
+    problem: problems.length > 0,
+    problems,
+    alarm: alarmText(alarm),
+  };
+}

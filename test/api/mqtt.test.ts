@@ -1,0 +1,219 @@
+/** The MQTT bridge's pure parts, apart from Node-RED and a broker: topics, the vacuum's state, payloads, changes, commands. */
+import assert from "node:assert/strict";
+import { chooseStartTask, executableTasksOf, mayOvertakePending, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
+import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
+import { attributesOf, cleaningModeOfFanSpeed, fanSpeedLabel, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
+import { checkTopicRoot, discoveryIdOf, readIncomingTopic, robotTopics, topicLevelProblem } from "../../src/api/mqtt/topics";
+import type { OpenAlarm } from "../../src/api/open-alarms";
+import type { RobotState } from "../../src/api/watcher-state";
+
+const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
+const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
+
+function status(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    serialNumber: "GS-S-000101",
+    displayName: "Lobby scrubber",
+    online: true,
+    taskState: "IDLE",
+    battery: { charging: false, powerPercentage: 80 },
+    emergencyStop: { enabled: false },
+    localizationInfo: { localizationState: "NORMAL", map: { id: "m1", name: "Floor 1" }, mapPosition: { x: 10, y: 20, angle: 90 } },
+    cleanModes: [{ name: "__middle_cleaning" }, { name: "尘推" }],
+    device: { model: "S-line S50", firmwareVersion: "3.8.2" },
+    ...extra,
+  };
+}
+
+const alarm = (rank: number, name = "Lidar blocked"): OpenAlarm => ({ serialNumber: "GS-S-000101", incidentId: "1", level: { code: `H${rank}`, rank }, name, raisedAt: "2026-01-01T00:00:00Z" });
+
+describe("mqtt bridge: topics", () => {
+  it("keeps only the characters Home Assistant allows in ids, the serial number whole in the device", () => {
+    assert.equal(discoveryIdOf("GS-S-000101"), "GS-S-000101");
+    assert.equal(discoveryIdOf("GS.S 1:ä"), "GS_S_1__");
+    const config = deviceConfigOf(robotViewOf(status({ serialNumber: "GS.S 1" })), ROOTS, ORIGIN);
+    assert.deepEqual(config.device.identifiers, ["GS.S 1"]);
+    assert.equal(config.device.serial_number, "GS.S 1");
+    for (const component of Object.values(config.components)) assert.match(component.unique_id, /^[a-zA-Z0-9_-]+$/);
+  });
+
+  it("refuses a serial number that cannot be a topic level, and a bad base or prefix", () => {
+    for (const bad of ["", "a+b", "a#", "a/b"]) assert.ok(topicLevelProblem(bad), JSON.stringify(bad));
+    assert.equal(topicLevelProblem("GS-S-000101"), undefined);
+    assert.equal(checkTopicRoot("", "base", "robot-fleet"), "robot-fleet");
+    assert.equal(checkTopicRoot("site/a", "base", "x"), "site/a");
+    for (const bad of ["a/#", "+", "/a", "a/", "a//b"]) assert.throws(() => checkTopicRoot(bad, "base", "x"), /base/);
+  });
+
+  it("reads an incoming topic: the bridge's own, the birth, a command, anything else", () => {
+    const topics = robotTopics(ROOTS, "R1");
+    for (const own of [topics.state, topics.availability, topics.attributes, topics.result, "robot-fleet/availability"]) assert.deepEqual(readIncomingTopic(ROOTS, own), { kind: "own" });
+    assert.deepEqual(readIncomingTopic(ROOTS, "homeassistant/status"), { kind: "birth" });
+    assert.deepEqual(readIncomingTopic(ROOTS, topics.command), { kind: "input", input: "command", serialNumber: "R1" });
+    assert.deepEqual(readIncomingTopic(ROOTS, topics.fanSpeed), { kind: "input", input: "fanSpeed", serialNumber: "R1" });
+    assert.deepEqual(readIncomingTopic(ROOTS, topics.sendCommand), { kind: "input", input: "sendCommand", serialNumber: "R1" });
+    assert.deepEqual(readIncomingTopic(ROOTS, "robot-fleet/R1/launch"), { kind: "unknown", serialNumber: "R1" });
+    assert.deepEqual(readIncomingTopic(ROOTS, "robot-fleet/R1/a/b"), { kind: "unknown", serialNumber: "R1" });
+    assert.deepEqual(readIncomingTopic(ROOTS, "elsewhere/R1/command"), { kind: "unknown" });
+    assert.deepEqual(readIncomingTopic(ROOTS, 42), { kind: "unknown" });
+  });
+});
+
+describe("mqtt bridge: the vacuum's state", () => {
+  const state = (extra: Partial<RobotState>): RobotState => ({ serialNumber: "R1", online: true, taskState: "IDLE", charging: false, emergencyStop: false, localizationState: "NORMAL", ...extra });
+  const cases: Array<[string, Partial<RobotState>, OpenAlarm | undefined, string]> = [
+    ["emergency stop", { emergencyStop: true, taskState: "RUNNING" }, undefined, "error"],
+    ["lost", { localizationState: "LOST", charging: true }, undefined, "error"],
+    ["an alarm at H4", { taskState: "RUNNING" }, alarm(4), "error"],
+    ["an alarm at H3 is no problem", { taskState: "RUNNING" }, alarm(3), "cleaning"],
+    ["running", { taskState: "RUNNING" }, undefined, "cleaning"],
+    ["paused", { taskState: "PAUSED" }, undefined, "paused"],
+    ["navigating to the charger", { navigation: { state: "NAVIGATING", position: "charging" } }, undefined, "returning"],
+    ["paused on the way to the charger", { navigation: { state: "PAUSED", position: "charging" } }, undefined, "paused"],
+    ["navigating elsewhere", { navigation: { state: "NAVIGATING", position: "Kitchen door" } }, undefined, "idle"],
+    ["charging", { charging: true, navigation: { state: "ARRIVED", position: "charging" } }, undefined, "docked"],
+    ["idle", {}, undefined, "idle"],
+  ];
+  for (const [name, extra, open, expected] of cases) {
+    it(`${name}: ${expected}`, () => assert.equal(vacuumStateOf(state(extra), open), expected));
+  }
+
+  it("shows the problem and alarm sensors' words, and the task with its progress", () => {
+    const view = robotViewOf(status({ emergencyStop: { enabled: true }, currentTask: { name: "All of Floor 1", progress: 40.4, cleaningMode: "尘推" } }));
+    const attributes = attributesOf(view, alarm(5));
+    assert.deepEqual(attributes.problems, ["emergency stop", "alarm H5 Lidar blocked"]);
+    assert.equal(attributes.alarm, "H5 Lidar blocked");
+    assert.equal(attributes.task, "All of Floor 1 (40 %)");
+    assert.equal(attributesOf(robotViewOf(status()), undefined).alarm, "none");
+  });
+
+  it("names a cleaning mode with its meaning, and reads either back", () => {
+    assert.equal(fanSpeedLabel("尘推"), "尘推 – dust mop");
+    assert.equal(fanSpeedLabel("__middle_cleaning"), "__middle_cleaning");
+    const view = robotViewOf(status());
+    assert.equal(cleaningModeOfFanSpeed(view, "尘推 – dust mop"), "尘推");
+    assert.equal(cleaningModeOfFanSpeed(view, "__middle_cleaning"), "__middle_cleaning");
+    assert.equal(cleaningModeOfFanSpeed(view, "turbo"), undefined);
+  });
+});
+
+describe("mqtt bridge: what is published", () => {
+  it("a device config with six entities, discovery first, then availability, state and attributes", () => {
+    const messages = robotMessages(robotViewOf(status()), undefined, undefined, ROOTS, ORIGIN);
+    assert.deepEqual(messages.map((message) => message.topic), [
+      "homeassistant/device/robot_fleet_GS-S-000101/config",
+      "robot-fleet/GS-S-000101/availability",
+      "robot-fleet/GS-S-000101/state",
+      "robot-fleet/GS-S-000101/attributes",
+    ]);
+    assert.ok(messages.every((message) => message.retain));
+    const config = JSON.parse(messages[0]!.payload) as ReturnType<typeof deviceConfigOf>;
+    assert.deepEqual(Object.keys(config.components), ["vacuum", "battery", "online", "problem", "alarm", "task"]);
+    assert.deepEqual(Object.values(config.components).map((component) => component.unique_id), uniqueIdsOf("GS-S-000101"));
+    assert.deepEqual(config.device, { identifiers: ["GS-S-000101"], name: "Lobby scrubber", serial_number: "GS-S-000101", model: "S-line S50", sw_version: "3.8.2" });
+    assert.deepEqual(config.components.vacuum!.fan_speed_list, ["__middle_cleaning", "尘推 – dust mop"]);
+    assert.equal(config.components.online!.availability_topic, "robot-fleet/availability", "an offline robot reads off, not unavailable");
+    assert.equal(messages[1]!.payload, "online");
+    assert.deepEqual(JSON.parse(messages[2]!.payload), { state: "idle" });
+  });
+
+  it("a robot with no cleaning modes has no fan speed", () => {
+    const vacuum = deviceConfigOf(robotViewOf(status({ cleanModes: [] })), ROOTS, ORIGIN).components.vacuum!;
+    assert.ok(!(vacuum.supported_features as string[]).includes("fan_speed"));
+    assert.equal(vacuum.fan_speed_list, undefined);
+  });
+
+  it("only what changed since the last publish, everything after forget(); a removal is retained and empty", () => {
+    const published = new PublishedPayloads();
+    const first = robotMessages(robotViewOf(status()), undefined, undefined, ROOTS, ORIGIN);
+    assert.equal(published.changed(first).length, 4);
+    assert.equal(published.changed(first).length, 0);
+    const charged = robotMessages(robotViewOf(status({ battery: { charging: false, powerPercentage: 79 } })), undefined, undefined, ROOTS, ORIGIN);
+    assert.deepEqual(published.changed(charged).map((message) => message.topic), ["robot-fleet/GS-S-000101/attributes"]);
+    published.forget();
+    assert.equal(published.changed(charged).length, 4);
+    const removal = removalMessages("GS-S-000101", ROOTS);
+    assert.ok(removal.every((message) => message.payload === "" && message.retain));
+    assert.equal(removal[0]!.topic, "homeassistant/device/robot_fleet_GS-S-000101/config");
+  });
+});
+
+describe("mqtt bridge: commands", () => {
+  it("reads the vacuum's commands and refuses others by name", () => {
+    assert.deepEqual(readVacuumCommand(" Start "), { command: "start" });
+    assert.deepEqual(readVacuumCommand("return_to_base"), { command: "return_to_base" });
+    assert.equal((readVacuumCommand("locate") as { problem: string }).problem, "command");
+  });
+
+  it("reads send_command: the compact form, a bare command name, a job, and names what is wrong", () => {
+    assert.deepEqual(readSendCommand('{"command": "cross_navigate", "position": "Kitchen door"}'), { form: "compact", command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } });
+    assert.deepEqual(readSendCommand("stop_task"), { form: "compact", command: "STOP_TASK", parameters: {} });
+    assert.deepEqual(readSendCommand('{"area": "Kitchen"}'), { form: "job", job: { area: "Kitchen" } });
+    assert.equal((readSendCommand("{oops") as { problem: string }).problem, "json");
+    assert.equal((readSendCommand("[1]") as { problem: string }).problem, "command");
+    assert.equal((readSendCommand('"x"') as { problem: string }).problem, "command");
+    assert.equal((readSendCommand("{[]") as { problem: string }).problem, "json");
+    assert.match((readSendCommand('{"command": 5}') as { reason: string }).reason, /command must be one of/);
+    assert.match((readSendCommand('{"position": "x"}') as { reason: string }).reason, /needs "command"/);
+  });
+
+  it("measures a payload as text, a Buffer or the JSON of what mqtt in parsed; over 64 KiB is refused", () => {
+    assert.deepEqual(payloadText("start"), { text: "start" });
+    assert.deepEqual(payloadText(Buffer.from("stop")), { text: "stop" });
+    assert.deepEqual(payloadText({ command: "STOP_TASK" }), { text: '{"command":"STOP_TASK"}' });
+    assert.equal((payloadText("x".repeat(MAX_PAYLOAD_BYTES + 1)) as { problem: string }).problem, "size");
+    assert.equal((payloadText({ big: "x".repeat(MAX_PAYLOAD_BYTES) }) as { problem: string }).problem, "size");
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    assert.equal((payloadText(cycle) as { problem: string }).problem, "payload");
+    assert.equal((payloadText(undefined) as { problem: string }).problem, "payload");
+  });
+
+  it("plans each vacuum command from the robot's state", () => {
+    const view = (extra: Record<string, unknown> = {}) => robotViewOf(status(extra));
+    const task = { name: "All of Floor 1", mapId: "m1", mapName: "Floor 1" };
+    assert.deepEqual(planVacuumCommand("start", view({ taskState: "PAUSED" })), { command: "RESUME_TASK", parameters: {} });
+    assert.deepEqual(planVacuumCommand("start", view(), { task, cleaningMode: "尘推" }), {
+      command: "START_TASK",
+      parameters: { taskName: "All of Floor 1", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 },
+    });
+    assert.deepEqual(planVacuumCommand("pause", view({ taskState: "RUNNING" })), { command: "PAUSE_TASK", parameters: {} });
+    assert.deepEqual(planVacuumCommand("pause", view({ navigation: { state: "NAVIGATING", position: "charging" } })), { command: "PAUSE_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
+    assert.deepEqual(planVacuumCommand("stop", view({ navigation: { state: "PAUSED", position: "charging" } })), { command: "STOP_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
+    assert.deepEqual(planVacuumCommand("stop", view({ taskState: "RUNNING" })), { command: "STOP_TASK", parameters: {} });
+    assert.deepEqual(planVacuumCommand("return_to_base", view()), { command: "CROSS_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
+  });
+
+  it("starts the task set for the map, else the first on the robot's map; fills a compact command's map and mode", () => {
+    const view = robotViewOf(status());
+    const tasks = executableTasksOf({ executableTasks: [{ name: "All of Floor 2", map: { id: "m2", name: "Floor 2" } }, { name: "All of Floor 1", map: { id: "m1", name: "Floor 1" } }, { name: "Lobby", map: { id: "m1", name: "Floor 1" } }, { bad: true }] });
+    assert.equal(tasks.length, 3);
+    assert.deepEqual(chooseStartTask(view, tasks, new Map()), { name: "All of Floor 1", mapId: "m1", mapName: "Floor 1" });
+    assert.deepEqual(chooseStartTask(view, tasks, readStartTasks("Floor 1 = Lobby\nFloor 2=All of Floor 2")), { name: "Lobby", mapId: "m1", mapName: "Floor 1" });
+    assert.equal((chooseStartTask(view, tasks.slice(0, 1), new Map()) as { problem: string }).problem, "command");
+    assert.throws(() => readStartTasks("Floor 1"), /not "map = task"/);
+    assert.deepEqual(withRobotDefaults({ command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } }, view, "尘推"), { command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door", map: "Floor 1" } });
+    assert.deepEqual(withRobotDefaults({ command: "START_TASK", parameters: { taskName: "Lobby" } }, view, "尘推"), { command: "START_TASK", parameters: { taskName: "Lobby", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 } });
+  });
+
+  it("lets stops, pauses and fan speeds overtake a command under way, not a second start", () => {
+    assert.deepEqual(["start", "return_to_base", "pause", "stop"].map((text) => mayOvertakePending("command", text)), [false, false, true, true]);
+    assert.equal(mayOvertakePending("sendCommand", '{"command": "STOP_NAVIGATE"}'), true);
+    assert.equal(mayOvertakePending("sendCommand", '{"command": "CROSS_NAVIGATE", "position": "x"}'), false);
+    assert.equal(mayOvertakePending("sendCommand", '{"area": "Kitchen"}'), false);
+    assert.equal(mayOvertakePending("fanSpeed", "尘推"), true);
+  });
+
+  it("warns at most once a minute per kind", () => {
+    let now = 0;
+    const gate = new WarningGate(60_000, () => now);
+    assert.equal(gate.allows("json"), true);
+    assert.equal(gate.allows("json"), false);
+    assert.equal(gate.allows("size"), true);
+    now = 59_999;
+    assert.equal(gate.allows("json"), false);
+    now = 60_000;
+    assert.equal(gate.allows("json"), true);
+  });
+});
