@@ -29,6 +29,15 @@ function whyNotShown(lastStatus: Record<string, unknown> | undefined): string {
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
 
+/** The interval new pollers take: tests that follow many jobs to their end shorten it. */
+export const POLL_SETTINGS = { intervalMs: CONFIRM_POLL_INTERVAL_MS };
+
+/** Someone following robots (jobs): their statuses, every poll, for as long as it observes. */
+interface Observer {
+  robots(): Iterable<string>;
+  onStatuses(statuses: Record<string, unknown>[]): void;
+}
+
 /** What "the robot shows it" means for one command: a test of its state, and the word msg.confirmation reports. */
 export interface ConfirmationRule {
   /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet. */
@@ -74,6 +83,7 @@ export class ConfirmationPoller {
   private readonly aborts = new AbortGroups<Waiter>((waiters) => {
     for (const waiter of waiters) waiter.reject(abortedError(waiter.operation));
   });
+  private readonly observers = new Set<Observer>();
   private timer: unknown;
   private polling = false;
 
@@ -127,6 +137,18 @@ export class ConfirmationPoller {
     });
   }
 
+  /**
+   * Reads `robots()` with every poll (in the same batches as the robots waited
+   * for) and hands the statuses to `onStatuses`, until the returned function
+   * is called: jobs follow their robots through the account's one poll.
+   */
+  observe(robots: () => Iterable<string>, onStatuses: (statuses: Record<string, unknown>[]) => void): () => void {
+    const observer: Observer = { robots, onStatuses };
+    this.observers.add(observer);
+    this.schedule();
+    return () => this.observers.delete(observer);
+  }
+
   /** Robots with a command waiting, for tests and status. */
   get watching(): number {
     return this.waiters.size;
@@ -150,7 +172,7 @@ export class ConfirmationPoller {
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.polling || this.waiters.size === 0) return;
+    if (this.timer !== undefined || this.polling || (this.waiters.size === 0 && this.observers.size === 0)) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       void this.poll();
@@ -159,9 +181,10 @@ export class ConfirmationPoller {
 
   private async poll(): Promise<void> {
     this.polling = true;
-    const serialNumbers = [...this.waiters.keys()];
+    const wanted = new Set(this.waiters.keys());
+    for (const observer of this.observers) for (const serialNumber of observer.robots()) wanted.add(serialNumber);
     try {
-      const statuses = await this.readStatuses(serialNumbers);
+      const statuses = wanted.size === 0 ? [] : await this.readStatuses([...wanted]);
       const now = this.clock.now();
       for (const status of statuses) {
         const state = robotStateOf(status);
@@ -169,6 +192,13 @@ export class ConfirmationPoller {
           waiter.lastStatus = status;
           const shown = waiter.rule.confirmedBy(state);
           if (shown !== undefined) waiter.resolve({ state: shown, seconds: Math.round((now - waiter.started) / 100) / 10, status });
+        }
+      }
+      for (const observer of [...this.observers]) {
+        try {
+          observer.onStatuses(statuses);
+        } catch {
+          // One observer's failure is its own: the others and the waiters still get their statuses.
         }
       }
     } catch (error) {
@@ -189,6 +219,6 @@ const pollers = new WeakMap<RobotClient, ConfirmationPoller>();
 /** The confirmation poller of a client's account (made on first use). */
 export function confirmationPollerOf(client: RobotClient): ConfirmationPoller {
   let poller = pollers.get(client);
-  if (!poller) pollers.set(client, (poller = new ConfirmationPoller(client)));
+  if (!poller) pollers.set(client, (poller = new ConfirmationPoller(client, POLL_SETTINGS.intervalMs)));
   return poller;
 }
