@@ -85,7 +85,7 @@ describe("install", function () {
         const ours = sets.filter((set) => set.module === "node-red-contrib-robot-fleet");
         assert.deepEqual(ours.map((set) => set.err ?? "").filter(Boolean), []);
         assert.ok(ours.length > 0 && ours.every((set) => set.enabled));
-        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-site-task", "robot-status"]);
+        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-site-task", "robot-status"]);
         const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{ module: string; plugins: Array<{ id: string }> }>;
         assert.deepEqual(plugins.filter((set) => set.module === "node-red-contrib-robot-fleet").flatMap((set) => set.plugins.map((plugin) => plugin.id)), ["robot-fleet-editor"]);
         const chinese = (await (await fetch(new URL("nodes/messages?lng=zh-CN", nodeRed.url), json)).json()) as Record<string, { "robot-command"?: { paletteLabel?: string } }>;

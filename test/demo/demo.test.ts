@@ -142,7 +142,8 @@ describe("demo (npm start)", function () {
   });
 
   it("starts a cleaning run when the example's inject is pressed through the admin API", async () => {
-    const serialNumber = "GS-S-000101";
+    // The job goes to the free robot nearest to the kitchen door: the kitchen scrubber stands there.
+    const serialNumber = "GS-S-000102";
     assert.notEqual((await robots.getRobotStatus({ serialNumber })).taskState, "RUNNING");
     const response = await fetch(`${demo.urls.editor}/inject/iot-test-spill`, { method: "POST" });
     assert.equal(response.status, 200);
@@ -213,8 +214,8 @@ describe("demo (npm start)", function () {
       "command-inject-turn-left": [{ debug: "command-debug", contains: '"direction":"left"' }],
       "command-inject-remote-stop": [{ debug: "command-debug", contains: '"rawCommandType":"remote_control_stop"' }],
       "iot-test-spill": [
-        { debug: "iot-command-debug", contains: '"state":"WAITING"' },
-        { debug: "iot-status-debug", contains: "RUNNING" },
+        { debug: "iot-progress-debug", contains: '"event":"assigned"' },
+        { debug: "iot-progress-debug", contains: '"event":"started"' },
       ],
     };
     const ERROR_DEBUG_NODES = new Set(["sitetask-debug-errors", "maps-debug-errors", "iot-error-debug", "command-debug-errors"]);

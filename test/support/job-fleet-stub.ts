@@ -94,7 +94,7 @@ export class JobFleetStub extends FleetStub {
   }
 
   private command(serialNumber: string, body: Record<string, unknown>): ScriptedReply {
-    const status = this.statuses.get(serialNumber);
+    const status: JobStatus | undefined = this.statuses.get(serialNumber);
     if (!status) return { status: 404, body: { code: 5, message: "Robot not found." } };
     const type = String(body.remoteTaskCommandType ?? body.remoteNavigationCommandType ?? body.remoteControlCommandType);
     const busy = status.taskState === "RUNNING" || status.navigation?.state === "NAVIGATING";
