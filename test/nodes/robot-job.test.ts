@@ -175,6 +175,33 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(stub.startCommands(R1).length, 0);
   });
 
+  it("a redeploy in the middle of running and waiting jobs: the new node follows them on, each ends once, no robot is stopped or sent twice", async () => {
+    await start(3);
+    stub.runReads = undefined;
+    for (let job = 0; job < 5; job++) send({ task: `Task ${job}`, map: "Floor 1", jobId: `job-${job}` }, { topic: `sensor-${job}` });
+    await waitFor(() => [R1, R2, R3].every((robot) => stub.statuses.get(robot)!.taskState === "RUNNING"), 10_000, "three jobs running");
+    // Let the three be confirmed running; two wait for a robot.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const flow = flowWith(stub.url, [jobNode({ name: "after the deploy" }), ...outputsAndCatch("job"), { id: "progress", type: "helper" }]);
+    await helper.setFlows(flow, "full", { config: { token: TEST_TOKEN } });
+    const ends = collectMessages("out") as Msg[];
+    const caught = collectMessages("caught");
+    for (const robot of [R1, R2, R3]) stub.finish(robot);
+    await waitFor(() => stub.startCommands(R1).length + stub.startCommands(R2).length + stub.startCommands(R3).length === 5, 10_000, "the two waiting jobs started");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const robot of [R1, R2, R3]) if (stub.statuses.get(robot)!.taskState === "RUNNING") stub.finish(robot);
+    await waitFor(() => ends.length === 5, 20_000, "five ends");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+    assert.deepEqual(ends.map((msg) => msg.jobId).sort(), ["job-0", "job-1", "job-2", "job-3", "job-4"]);
+    assert.ok(ends.every((msg) => msg.payload.outcome === "completed"), JSON.stringify(ends.map((msg) => msg.payload.outcome)));
+    assert.ok(ends.every((msg) => msg.topic === `sensor-${String(msg.jobId).slice(4)}`), "the end keeps the job's topic");
+    for (const robot of [R1, R2, R3]) {
+      const commands = stub.commands.get(robot) ?? [];
+      assert.ok(commands.every((command) => command.type === "START_TASK" && !command.whileBusy), `${robot}: ${JSON.stringify(commands)}`);
+    }
+  });
+
   it("200 jobs over 20 robots with refusals: each ends once, none lost, no robot sent two jobs at once", async function () {
     this.timeout(120_000);
     const { ends, caught } = await start(20, { waitUpTo: 600, tries: 20 });
