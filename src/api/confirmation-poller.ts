@@ -179,6 +179,16 @@ export class ConfirmationPoller {
     }, this.intervalMs);
   }
 
+  private tellObservers(statuses: Record<string, unknown>[]): void {
+    for (const observer of [...this.observers]) {
+      try {
+        observer.onStatuses(statuses);
+      } catch {
+        // One observer's failure is its own: the others still get their statuses.
+      }
+    }
+  }
+
   private async poll(): Promise<void> {
     this.polling = true;
     const wanted = new Set(this.waiters.keys());
@@ -194,19 +204,15 @@ export class ConfirmationPoller {
           if (shown !== undefined) waiter.resolve({ state: shown, seconds: Math.round((now - waiter.started) / 100) / 10, status });
         }
       }
-      for (const observer of [...this.observers]) {
-        try {
-          observer.onStatuses(statuses);
-        } catch {
-          // One observer's failure is its own: the others and the waiters still get their statuses.
-        }
-      }
+      this.tellObservers(statuses);
     } catch (error) {
       // The client was closed: every waiter ends as aborted, like the calls of its nodes.
       if (error instanceof RobotApiError && error.kind === "aborted") {
         for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(error);
+      } else {
+        // Any other failure is a missed look: the waiters keep waiting until their deadline, observers see no status (their clocks still run).
+        this.tellObservers([]);
       }
-      // Any other failure is a missed look: the waiters keep waiting until their deadline.
     } finally {
       this.polling = false;
       this.schedule();

@@ -15,7 +15,7 @@ import { stubSerial } from "../support/fleet-stub";
 import { HttpNodeServer } from "../support/http-node";
 import { JobFleetStub } from "../support/job-fleet-stub";
 import { rawRequest } from "../support/raw-http";
-import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 
 const [R1, R2, R3, R4] = [1, 2, 3, 4].map(stubSerial) as [string, string, string, string];
 type Msg = Record<string, unknown> & { payload: Record<string, unknown> };
@@ -69,6 +69,8 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(stub.startCommands(R2).length, 1);
     for (const other of [R1, R3, R4]) assert.equal(stub.startCommands(other).length, 0, other);
     assert.deepEqual(events(progress).slice(0, 2), ["assigned", "started"]);
+    const reported = progress.find((msg) => msg.payload.event === "progress");
+    assert.equal(reported?.payload.progress, 0.5, "the status's executingTask.progress");
     assert.ok(progress.every((msg) => msg.jobId === end.jobId));
   });
 
@@ -86,6 +88,31 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.deepEqual(events(progress), ["waiting"]);
     assert.equal(ends.length, 0);
     assert.equal(stub.server.requests.filter((request) => request.method === "POST").length, 0, "nothing was sent");
+  });
+
+  it("a navigation job ends on arrival at its point; with the cloud down a job ends with NO_ROBOT", async () => {
+    const { ends, caught } = await start(2);
+    const statuses = recordStatuses("job");
+    stub.place(R2, 600, 310);
+    send({ goto: "Kitchen door", map: "Floor 1", near: { x: 600, y: 300 } });
+    await waitFor(() => ends.length === 1, 10_000, "the arrival");
+    assert.equal(ends[0]!.payload.serialNumber, R2);
+    assert.equal(ends[0]!.payload.outcome, "completed");
+    assert.deepEqual(stub.commands.get(R2)?.map((command) => command.type), ["CROSS_NAVIGATE"]);
+    assert.ok(statuses.some((status) => status.text === "1 running"), JSON.stringify(statuses));
+    assert.deepEqual(statuses.at(-1), { fill: "grey", shape: "ring", text: "no job" });
+
+    stub.failure = { status: 503, body: { code: 14, message: "down" } };
+    send({ task: "Kitchen", map: "Floor 1", robots: [R1], waitUpTo: 0.3 });
+    await waitFor(() => caught.length === 1, 10_000, "NO_ROBOT");
+    // Its last status said idle, so it was tried: the cloud's refusal is its reason.
+    const reasons = (caught[0]!.error as { cause: { robots: Record<string, string> } }).cause.robots;
+    assert.deepEqual(Object.keys(reasons), [R1]);
+    assert.match(reasons[R1]!, /^refused: .*503|^refused: .*down/);
+    // A robot never read while every read fails: the job's time still runs out.
+    send({ task: "Kitchen", map: "Floor 1", robots: ["GS-S-999999"], waitUpTo: 0.3 });
+    await waitFor(() => caught.length === 2, 10_000, "the second NO_ROBOT");
+    assert.deepEqual((caught[1]!.error as { cause: { robots: unknown } }).cause.robots, { "GS-S-999999": "no status yet" });
   });
 
   it("sets aside a robot that refuses and one that does not show the start, and starts the next", async () => {
@@ -169,6 +196,9 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     stub.place(R2, 900, 300);
     const push = { appId: "app-1", payload: { serialNumber: R1, content: { incidentId: "i-1", incidentLevel: "H6", incidentName: "Brush motor stalled", incidentStatus: 1, startTime: Date.now() } } };
     assert.equal((await rawRequest(http.url, "POST", "/job-events", { body: push })).status, 200);
+    // The account's open alarms are copied to robot-events' context (for a store that outlives a restart).
+    await waitFor(() => Array.isArray(helper.getNode("events").context().get("robot-events.alarms")), 2000, "the alarms in context");
+    assert.deepEqual((helper.getNode("events").context().get("robot-events.alarms") as { serialNumber: string; name: string }[]).map((alarm) => [alarm.serialNumber, alarm.name]), [[R1, "Brush motor stalled"]]);
     send({ task: "Kitchen", map: "Floor 1", near: "Kitchen door" });
     await waitFor(() => ends.length === 1, 20_000, "the job's end");
     assert.equal(ends[0]!.payload.serialNumber, R2);

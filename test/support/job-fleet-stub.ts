@@ -70,6 +70,7 @@ export class JobFleetStub extends FleetStub {
   }
 
   protected override answer(request: RecordedRequest): ScriptedReply {
+    if (this.failure) return this.failure;
     const url = new URL(request.path, "http://stub");
     const command = /^\/v1alpha1\/robots\/([^/]+)\/commands$/.exec(url.pathname);
     if (request.method === "POST" && command) return this.command(decodeURIComponent(command[1]!), request.body as Record<string, unknown>);

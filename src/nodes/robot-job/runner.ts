@@ -26,6 +26,8 @@ const CLAIM_MS = 60_000;
 const RENEW_CLAIM_EVERY_MS = 15_000;
 /** The account's robot list is read again after this long, for jobs that may use every robot. */
 const FLEET_LIST_MS = 60_000;
+/** How long past waitUpTo a job waits for its robots to be read at all before it ends. */
+const UNREAD_GRACE_MS = 30_000;
 
 const NAVIGATION_UNDER_WAY = new Set(["NAVIGATING", "ARRIVED", "PAUSED"]);
 
@@ -165,7 +167,11 @@ export class JobRunner {
 
   private dispatch(job: JobRecord, now: number): void {
     const candidates = this.candidatesOf(job);
-    if (!candidates || !this.looked.has(job.jobId)) return;
+    if (!candidates || !this.looked.has(job.jobId)) {
+      // The account's robots could not be listed (or read) at all: the job still ends, a little after its time.
+      if (now >= job.createdAt + job.settings.waitUpToMs + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", "the account's robots could not be read", { robots: {} }));
+      return;
+    }
     const choice = chooseRobot({
       work: job.work,
       near: job.settings.near,
