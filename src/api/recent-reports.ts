@@ -18,6 +18,21 @@ export function reportTimeOf(report: Record<string, unknown>, field: "startTime"
   return undefined;
 }
 
+/** A report's clock and the package's may differ by this much. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** Of `reports`, the one that ended last among those of a task started at or after `sinceMs` (clock skew allowed). */
+export function newestReportSince(reports: readonly Record<string, unknown>[], sinceMs: number): Record<string, unknown> | undefined {
+  let newest: Record<string, unknown> | undefined;
+  let newestEnd = -Infinity;
+  for (const report of reports) {
+    const started = reportTimeOf(report, "startTime") ?? reportTimeOf(report, "endTime");
+    const ended = reportTimeOf(report, "endTime") ?? started ?? -Infinity;
+    if (started !== undefined && started >= sinceMs - CLOCK_SKEW_MS && ended >= newestEnd) [newest, newestEnd] = [report, ended];
+  }
+  return newest;
+}
+
 export class RecentReports {
   private readonly byRobot = new Map<string, Record<string, unknown>[]>();
 
@@ -30,15 +45,9 @@ export class RecentReports {
     if (this.byRobot.size > ROBOTS_WITH_REPORTS) this.byRobot.delete(this.byRobot.keys().next().value!);
   }
 
-  /** The newest report of the robot for a task started at or after `sinceMs` (a minute of clock skew allowed). */
-  find(serialNumber: string, sinceMs: number, skewMs = 60_000): Record<string, unknown> | undefined {
-    const list = this.byRobot.get(serialNumber) ?? [];
-    for (let index = list.length - 1; index >= 0; index--) {
-      const report = list[index]!;
-      const started = reportTimeOf(report, "startTime") ?? reportTimeOf(report, "endTime");
-      if (started !== undefined && started >= sinceMs - skewMs) return report;
-    }
-    return undefined;
+  /** The newest pushed report of the robot for a task started at or after `sinceMs`. */
+  find(serialNumber: string, sinceMs: number): Record<string, unknown> | undefined {
+    return newestReportSince(this.byRobot.get(serialNumber) ?? [], sinceMs);
   }
 }
 

@@ -205,6 +205,23 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(stub.startCommands(R1).length, 0);
   });
 
+  it("takes a task's report from robot-events on the account when it was pushed, and its outcome from it", async () => {
+    const events = { id: "events", type: "robot-events", robot: "config", path: "/job-reports", minLevel: "", wires: [[], []] };
+    const { ends } = await start(1, {}, [events], { config: { token: TEST_TOKEN }, events: { appId: "app-1" } });
+    stub.runReads = undefined;
+    send({ task: "Kitchen", map: "Floor 1" });
+    await waitFor(() => stub.statuses.get(R1)!.taskState === "RUNNING", 10_000, "the task running");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const report = { id: "pushed-1", displayName: "Kitchen", taskEndStatus: 2, cleaningMode: "洗地", startTime: Date.now(), endTime: Date.now() + 1 };
+    const answer = await rawRequest(http.url, "POST", "/job-reports", { body: { appId: "app-1", payload: { serialNumber: R1, taskReport: report } } });
+    assert.equal(answer.status, 200);
+    stub.finish(R1, 0);
+    await waitFor(() => ends.length === 1, 10_000, "the job's end");
+    assert.equal(ends[0]!.payload.outcome, "error", "from the pushed report, not the listed one");
+    const got = ends[0]!.payload.report as { id: string; outcome: string; cleaningKind: string };
+    assert.deepEqual([got.id, got.outcome, got.cleaningKind], ["pushed-1", "error", "scrub"]);
+  });
+
   it("a redeploy in the middle of running and waiting jobs: the new node follows them on, each ends once, no robot is stopped or sent twice", async () => {
     await start(3);
     stub.runReads = undefined;

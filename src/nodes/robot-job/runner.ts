@@ -15,7 +15,7 @@ import { chooseRobot, robotFactsOf, type RobotFacts } from "../../api/jobs/dispa
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
 import { areaIdOf, areaTaskBody, cleaningModeFor, mapNameFor, navigateBody, startTaskBody, stopBody } from "../../api/jobs/start-requests";
 import type { AccountAlarms } from "../../api/open-alarms";
-import { reportTimeOf, type RecentReports } from "../../api/recent-reports";
+import { newestReportSince, type RecentReports } from "../../api/recent-reports";
 import type { RobotOperationName } from "../../api/endpoints";
 import { withTaskReading } from "../../api/task-outcomes";
 import { clientModule } from "../api";
@@ -342,9 +342,7 @@ export class JobRunner {
     if (pushed) return pushed;
     try {
       const answer = (await this.client.call("listTaskReports", { serialNumber: job.serialNumber!, page: 1, pageSize: 10 }, { signal: this.lifetime.signal })) as { robotTaskReports: Record<string, unknown>[] };
-      const found = answer.robotTaskReports
-        .filter((report) => (reportTimeOf(report, "startTime") ?? reportTimeOf(report, "endTime") ?? 0) >= since - 60_000)
-        .sort((a, b) => (reportTimeOf(b, "endTime") ?? 0) - (reportTimeOf(a, "endTime") ?? 0))[0];
+      const found = newestReportSince(answer.robotTaskReports, since);
       return found ? withTaskReading(found) : undefined;
     } catch {
       return undefined;
