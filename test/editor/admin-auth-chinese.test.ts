@@ -106,7 +106,7 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes): Record<string, string> =>
         Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type") ?? "", (node as HTMLElement).innerText.trim()])),
       );
-      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件" });
+      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件", "robot-job": "作业" });
     });
 
     it("shows a Chinese dialog whose robot list fills through the logged-in session", async () => {

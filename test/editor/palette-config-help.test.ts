@@ -39,7 +39,7 @@ const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
 /** Every node of the palette: the robot nodes and robot-events, which has no robot and no input. */
-const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events"] as const;
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job"] as const;
 /** The palette labels, which also title each node's help. */
 const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
@@ -47,6 +47,7 @@ const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-maps": "maps",
   "robot-status": "fleet status",
   "robot-events": "robot events",
+  "robot-job": "job",
 };
 /** The headings of each node's help: robot-events has no input, and properties instead. */
 const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
@@ -55,6 +56,7 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
   "robot-maps": ["Inputs", "Outputs", "Details"],
   "robot-status": ["Inputs", "Outputs", "Details"],
   "robot-events": ["Properties", "Outputs", "Details"],
+  "robot-job": ["Inputs", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -74,6 +76,7 @@ const flow: FlowNode[] = [
   { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
   { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
   { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], []] },
+  { id: "job", type: "robot-job", z: TAB, robot: CONFIG, name: "", work: "area", map: "Floor 1", target: "Kitchen", mode: "", minBattery: "", waitUpTo: "", tries: "", confirmTimeout: "", x: 200, y: 480, wires: [[], []] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -103,7 +106,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists command, site task, maps, fleet status and robot events under the robot fleet category, each label on one line clear of its port", async () => {
+  it("lists command, site task, maps, fleet status, robot events and job under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -125,6 +128,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       [
         { type: "robot-command", label: "command", fits: true, category: "robot fleet", shown: true },
         { type: "robot-events", label: "robot events", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-job", label: "job", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
@@ -202,6 +206,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-maps": "list maps",
       "robot-status": "fleet status",
       "robot-events": "/robot-events",
+      "robot-job": "job",
     });
   });
 
