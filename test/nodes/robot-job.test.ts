@@ -249,6 +249,24 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     }
   });
 
+  it("a job node deleted with a job under way lets its robot go without stopping it", async () => {
+    await start(1);
+    stub.runReads = undefined;
+    send({ task: "Kitchen", map: "Floor 1", jobId: "orphan" });
+    await waitFor(() => stub.statuses.get(R1)!.taskState === "RUNNING", 10_000, "the job running");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const replacement = { ...jobNode(), id: "job-2" };
+    await helper.setFlows(flowWith(stub.url, [replacement, ...outputsAndCatch("job-2"), { id: "progress", type: "helper" }]), "full", { config: { token: TEST_TOKEN } });
+    const ends = collectMessages("out") as Msg[];
+    stub.finish(R1);
+    stub.runReads = 2;
+    helper.getNode("job-2").receive({ payload: { task: "Lobby", map: "Floor 1", jobId: "next" } });
+    await waitFor(() => ends.length === 1, 10_000, "the new node's job on the robot let go");
+    assert.equal(ends[0]!.jobId, "next");
+    assert.equal(ends[0]!.payload.serialNumber, R1);
+    assert.deepEqual(stub.commands.get(R1)?.map((command) => command.type), ["START_TASK", "START_TASK"], "no stop");
+  });
+
   it("200 jobs over 20 robots with refusals: each ends once, none lost, no robot sent two jobs at once", async function () {
     this.timeout(120_000);
     const { ends, caught } = await start(20, { waitUpTo: 600, tries: 20 });

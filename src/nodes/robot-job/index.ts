@@ -14,7 +14,7 @@ import { alarmsOfAccount } from "../../api/open-alarms";
 import { reportsOfAccount } from "../../api/recent-reports";
 import { configProblemStatus, lookUpConfig } from "../config-node";
 import { ContextMirror } from "../context-mirror";
-import { translator } from "../i18n";
+import { SHARED_CATALOGUE, translator } from "../i18n";
 import { readMessage } from "../plain-data";
 import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
 import { JobError, type JobEnd, type JobProgress, type JobSink } from "./job-end";
@@ -42,7 +42,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
   const t = translator(RED, "robot-job");
   const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) {
-    node.status(configProblemStatus(problem, t));
+    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
     node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
     return;
   }
@@ -134,10 +134,22 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     });
   });
 
-  node.on("close", (_removed: boolean, done: () => void) => {
+  node.on("close", (removed: boolean, done: () => void) => {
     closed = true;
     runner?.close();
+    const underWay = book.ofNode(node.id);
+    if (removed) {
+      // Deleted or disabled: nobody follows its jobs any more. Their robots are let go (and go on working), nothing is stopped.
+      for (const job of underWay) {
+        book.remove(job);
+        if (job.serialNumber !== undefined) client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
+      }
+      if (underWay.length > 0) node.log(`removed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: no longer followed, no robot stopped`);
+    } else if (underWay.length > 0) {
+      node.log(`closed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: the node that replaces it follows them`);
+    }
     // The jobs stay in the account's memory for the node that replaces this one; the context copy is written first.
+    mirror.changed();
     void mirror.flush().then(() => done());
   });
 }

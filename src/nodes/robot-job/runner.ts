@@ -353,7 +353,12 @@ export class JobRunner {
     const claims = this.client.sharing?.robotClaims;
     if (!claims || job.serialNumber === undefined || now - (this.claimRenewed.get(job.jobId) ?? 0) < RENEW_CLAIM_EVERY_MS) return;
     this.claimRenewed.set(job.jobId, now);
-    void claims.claim(job.serialNumber, job.jobId, CLAIM_MS).catch(() => undefined);
+    const serialNumber = job.serialNumber;
+    // Extended while it is the job's; taken again if it lapsed (Redis was away).
+    void claims
+      .renew(serialNumber, job.jobId, CLAIM_MS)
+      .then((kept) => kept || claims.claim(serialNumber, job.jobId, CLAIM_MS))
+      .catch(() => undefined);
   }
 
   /** Whether the job is still this runner's to act on (not ended, node not closed). */
