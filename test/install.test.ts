@@ -48,10 +48,11 @@ function runtimePackages(): string[] {
 }
 
 // 0.3 adds the fleet map, the simulator's floor plans and pushes, the editor scripts in resources/,
-// robot-events and the shared account (275 kB packed, 964 kB unpacked); a bound a stray image or
+// robot-events and the shared account (275 kB packed, 964 kB unpacked); robot-job, its help and the
+// account's jobs and reports bring it to 312 kB packed, 1093 kB unpacked; a bound a stray image or
 // fixture would break.
-const MAX_PACKED_BYTES = 300 * 1024;
-const MAX_UNPACKED_BYTES = 1100 * 1024;
+const MAX_PACKED_BYTES = 340 * 1024;
+const MAX_UNPACKED_BYTES = 1200 * 1024;
 
 describe("install", function () {
   this.timeout(300_000);
