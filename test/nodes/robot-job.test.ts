@@ -171,6 +171,18 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(ends[1]!.payload.serialNumber, other);
   });
 
+  it("a job cancelled while its start is on the way, which the robot then refuses, stops nothing", async () => {
+    const { ends } = await start(1);
+    stub.refusing.add(R1);
+    stub.commandDelayMs = 500;
+    send({ task: "Kitchen", map: "Floor 1", jobId: "short-lived" });
+    await waitFor(() => stub.startCommands(R1).length === 1, 10_000, "the start on its way");
+    send({ cancel: "short-lived" });
+    await waitFor(() => ends.length === 1, 10_000, "the cancelled job's end");
+    assert.equal(ends[0]!.payload.outcome, "cancelled");
+    assert.deepEqual(stub.commands.get(R1)?.map((command) => command.type), ["START_TASK"], "the robot that refused is not stopped");
+  });
+
   it("refuses bad input naming the field, and a cancel of an unknown job, sending nothing", async () => {
     const { caught } = await start(1);
     send({ task: "Kitchen" });

@@ -31,6 +31,8 @@ export class JobFleetStub extends FleetStub {
   readonly refusing = new Set<string>();
   /** Robots that accept a start and never show it. */
   readonly ignoring = new Set<string>();
+  /** How long the answer to a start command takes. */
+  commandDelayMs = 0;
   /** Status reads a task stays running; undefined: until finish(). */
   runReads: number | undefined = 2;
   private readonly readsLeft = new Map<string, number>();
@@ -111,7 +113,7 @@ export class JobFleetStub extends FleetStub {
       if (status.navigation) status.navigation.state = "STOPPED";
       return accepted;
     }
-    if (this.refusing.has(serialNumber)) return { status: 400, body: { code: 9, message: "The robot is busy." } };
+    if (this.refusing.has(serialNumber)) return { status: 400, body: { code: 9, message: "The robot is busy." }, delayMs: this.commandDelayMs };
     if (this.ignoring.has(serialNumber)) return accepted;
     const parameter = body.commandParameter as { startTaskParameter?: { task: { name: string } }; startNavigationParameter?: { position: string } };
     if (type === "START_TASK") {

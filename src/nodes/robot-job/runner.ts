@@ -55,7 +55,7 @@ export class JobRunner {
   private readonly busy = new Set<string>();
   private readonly claimRenewed = new Map<string, number>();
   /** A start command on its way: a cancel sends its stop only after it, so the stop cannot overtake it in the queue. */
-  private readonly startSends = new Map<string, Promise<unknown>>();
+  private readonly startSends = new Map<string, Promise<void>>();
   private fleet: { serialNumbers: string[]; at: number } | undefined;
   private listing: Promise<void> | undefined;
 
@@ -96,11 +96,15 @@ export class JobRunner {
   async cancel(jobId: string): Promise<void> {
     const job = this.book.jobs.get(jobId);
     if (!job || job.nodeId !== this.nodeId) throw invalidInput("payload.cancel", `no job "${jobId}" of this node is under way`);
-    const robot = job.phase === "waiting" || (job.phase === "starting" && job.sentAt === undefined) ? undefined : job.serialNumber;
+    let robot = job.phase === "waiting" || (job.phase === "starting" && job.sentAt === undefined) ? undefined : job.serialNumber;
     this.busy.add(jobId);
     let stopFailure: string | undefined;
     if (robot !== undefined) {
-      await this.startSends.get(jobId)?.catch(() => undefined);
+      await this.startSends.get(jobId);
+      // A robot that refused the start meanwhile is not this job's: its work (maybe another's) is not stopped.
+      if (job.phase === "waiting" || job.serialNumber !== robot) robot = undefined;
+    }
+    if (robot !== undefined) {
       try {
         await this.send("submitCommand", stopBody(robot, job.work));
       } catch (error) {
@@ -211,6 +215,7 @@ export class JobRunner {
     job.robotName = facts.displayName;
     this.busy.add(job.jobId);
     this.sink.changed();
+    let handled: () => void = () => undefined;
     try {
       const claims = this.client.sharing?.robotClaims;
       if (claims && !(await claims.claim(serialNumber, job.jobId, CLAIM_MS).catch(() => false))) {
@@ -225,14 +230,17 @@ export class JobRunner {
       job.taskName = taskName;
       job.sentAt = Date.now();
       this.sink.changed();
-      const sending = this.send(operation, body);
-      this.startSends.set(job.jobId, sending);
-      await sending.finally(() => this.startSends.delete(job.jobId));
+      // Settles once the answer is handled (a refusal set aside): a cancel waits for that, not for the bare answer.
+      this.startSends.set(job.jobId, new Promise<void>((resolve) => (handled = resolve)));
+      await this.send(operation, body);
     } catch (error) {
       if (!this.current(job)) return;
       if (job.sentAt === undefined && error instanceof RobotApiError && error.kind === "aborted") return;
       this.setAside(job, `refused: ${error instanceof Error ? error.message : String(error)}`);
       return;
+    } finally {
+      this.startSends.delete(job.jobId);
+      handled();
     }
     if (this.current(job)) await this.confirmStart(job);
   }
