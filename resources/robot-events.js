@@ -27,6 +27,8 @@
         }),
       },
       minLevel: { value: "", validate: fleet.choiceValidator(events.minLevels, "") },
+      // Optional: the account whose open alarms and task reports this node records (robot-job, fleetMap).
+      robot: { value: "", type: "robot-config", required: false },
     },
     credentials: { appId: { type: "password" } },
     paletteLabel: function () { return this._("robot-events.paletteLabel"); },

@@ -13,7 +13,7 @@ import { editorTables } from "../src/nodes/editor-tables";
 const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
 const LANGUAGES = ["en-US", "zh-CN"];
-const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports", "robot-mqtt"];
+const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports", "robot-mqtt", "robot-job"];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
 
@@ -86,6 +86,7 @@ describe("message catalogues", () => {
     for (const value of tables.status.operations) asked.add(`robot-status.operations.${value}`).add(`robot-status.labels.${value}`);
     for (const value of tables.status.lines) asked.add(`robot-status.lines.${value}`);
     for (const value of tables.status.fleetOutputs) asked.add(`robot-status.fleetOutputs.${value}`);
+    for (const value of tables.job.works) asked.add(`robot-job.work.${value || "fromMessage"}`);
     for (const level of tables.events.minLevels) if (level !== "") asked.add(`robot-events.levels.${level}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
     for (const name of Object.keys(tables.accountSettings)) for (const part of ["label", "unit", "hint"]) asked.add(`robot-config.limits.${name}.${part}`);
@@ -106,6 +107,7 @@ describe("message catalogues", () => {
       "robot-events": ["robot-events.ts"],
       "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "config-node.ts"],
       "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "config-node.ts"],
+      "robot-job": ["robot-job/index.ts", "robot-job/status.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

@@ -48,9 +48,9 @@ function runtimePackages(): string[] {
 }
 
 // 0.3 adds the fleet map, the simulator's floor plans and pushes, the editor scripts in resources/,
-// robot-events and the shared account (275 kB packed, 964 kB unpacked); 0.4's robot-reports with its
-// example, help and the task report modules brings it to 312 kB and 1092 kB, the MQTT bridge adds about
-// 25 kB packed, 90 kB unpacked. A bound a stray image or fixture would break.
+// robot-events and the shared account (275 kB packed, 964 kB unpacked); 0.4's robot-job, robot-reports
+// and robot-mqtt with their examples, help and the account's jobs, reports and alarms bring it to
+// about 360 kB packed. A bound a stray image or fixture would break.
 const MAX_PACKED_BYTES = 340 * 1024;
 const MAX_UNPACKED_BYTES = 1200 * 1024;
 
@@ -86,7 +86,7 @@ describe("install", function () {
         const ours = sets.filter((set) => set.module === "node-red-contrib-robot-fleet");
         assert.deepEqual(ours.map((set) => set.err ?? "").filter(Boolean), []);
         assert.ok(ours.length > 0 && ours.every((set) => set.enabled));
-        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
+        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
         const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{ module: string; plugins: Array<{ id: string }> }>;
         assert.deepEqual(plugins.filter((set) => set.module === "node-red-contrib-robot-fleet").flatMap((set) => set.plugins.map((plugin) => plugin.id)), ["robot-fleet-editor"]);
         const chinese = (await (await fetch(new URL("nodes/messages?lng=zh-CN", nodeRed.url), json)).json()) as Record<string, { "robot-command"?: { paletteLabel?: string } }>;

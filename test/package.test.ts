@@ -52,7 +52,7 @@ describe("package", function () {
     // axios, hpagent, proxy-from-env, zod; cors (robot-events, as core's http in); ioredis and
     // rate-limiter-flexible (a shared account only, loaded only then).
     assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 7, "at most 7 dependencies");
-    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
+    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
   });
 
   for (const type of nodeTypes) {
@@ -81,7 +81,7 @@ describe("package", function () {
 
   it("holds no inline script in any editor file: every editor script is a file in resources/, which the linter checks", () => {
     const editorFiles = fs.readdirSync(path.join(root, "nodes")).filter((file) => file.endsWith(".html"));
-    assert.equal(editorFiles.length, 8, editorFiles.join(", "));
+    assert.equal(editorFiles.length, 10, editorFiles.join(", "));
     for (const file of editorFiles) {
       const html = fs.readFileSync(path.join(root, "nodes", file), "utf8");
       for (const tag of html.matchAll(/<script\b[^>]*>/g)) {

@@ -57,3 +57,28 @@ export function cleaningModeMeaningOf(mode: unknown): { kind: CleaningKind } | {
   const words = typeof mode === "string" ? WORDS_OF_NAME.get(mode.trim().replace(/^__/, "")) : undefined;
   return words ? { words } : undefined;
 }
+
+/** The English words of each meaning: the runtime's own (Home Assistant's fan speeds); the editor reads its catalogs. */
+const ENGLISH: Record<CleaningKind | CleaningModeWords, string> = {
+  scrub: "scrub",
+  dustMop: "dust mop",
+  polish: "polish",
+  vacuum: "vacuum",
+  sweep: "sweep",
+  disinfect: "disinfect",
+  lightIntensity: "light intensity",
+  mediumIntensity: "medium intensity",
+  heavyIntensity: "heavy intensity",
+  carpet: "carpet",
+  test: "test",
+  washing: "washing",
+  sweeping: "sweeping",
+};
+
+/** A mode as a person reads it in English, as the editor's pickers show it: "尘推 – dust mop", "middle_cleaning – medium intensity". */
+export function readableCleaningMode(mode: string): string {
+  const meaning = cleaningModeMeaningOf(mode);
+  const name = mode.trim().replace(/^__/, "");
+  if (!meaning) return name;
+  return `${name} – ${ENGLISH["kind" in meaning ? meaning.kind : meaning.words]}`;
+}

@@ -14,6 +14,15 @@ import { readStatus, type StatusReading } from "./status-reader";
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
 
+/** The interval new pollers take: tests that follow many jobs to their end shorten it. */
+export const POLL_SETTINGS = { intervalMs: CONFIRM_POLL_INTERVAL_MS };
+
+/** Someone following robots (jobs): their statuses, every poll, for as long as it observes. */
+interface Observer {
+  robots(): Iterable<string>;
+  onStatuses(statuses: Record<string, unknown>[]): void;
+}
+
 /** What "the robot shows it" means for one command: a test of its state, and the word msg.confirmation reports. */
 export interface ConfirmationRule {
   /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet. */
@@ -69,6 +78,7 @@ export class ConfirmationPoller {
   private readonly aborts = new AbortGroups<Waiter>((waiters) => {
     for (const waiter of waiters) waiter.reject(abortedError(waiter.operation));
   });
+  private readonly observers = new Set<Observer>();
   private timer: unknown;
   private polling = false;
 
@@ -131,6 +141,18 @@ export class ConfirmationPoller {
     });
   }
 
+  /**
+   * Reads `robots()` with every poll (in the same batches as the robots waited
+   * for) and hands the statuses to `onStatuses`, until the returned function
+   * is called: jobs follow their robots through the account's one poll.
+   */
+  observe(robots: () => Iterable<string>, onStatuses: (statuses: Record<string, unknown>[]) => void): () => void {
+    const observer: Observer = { robots, onStatuses };
+    this.observers.add(observer);
+    this.schedule();
+    return () => this.observers.delete(observer);
+  }
+
   /** Robots with a command waiting, for tests and status. */
   get watching(): number {
     return this.waiters.size;
@@ -154,18 +176,29 @@ export class ConfirmationPoller {
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.polling || this.waiters.size === 0) return;
+    if (this.timer !== undefined || this.polling || (this.waiters.size === 0 && this.observers.size === 0)) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       void this.poll();
     }, this.intervalMs);
   }
 
+  private tellObservers(statuses: Record<string, unknown>[]): void {
+    for (const observer of [...this.observers]) {
+      try {
+        observer.onStatuses(statuses);
+      } catch {
+        // One observer's failure is its own: the others still get their statuses.
+      }
+    }
+  }
+
   private async poll(): Promise<void> {
     this.polling = true;
-    const serialNumbers = [...this.waiters.keys()];
+    const wanted = new Set(this.waiters.keys());
+    for (const observer of this.observers) for (const serialNumber of observer.robots()) wanted.add(serialNumber);
     try {
-      const statuses = await this.readStatuses(serialNumbers);
+      const statuses = wanted.size === 0 ? [] : await this.readStatuses([...wanted]);
       const now = this.clock.now();
       for (const set of this.waiters.values()) for (const waiter of set) waiter.missing = false;
       for (const status of statuses) {
@@ -177,13 +210,16 @@ export class ConfirmationPoller {
           if (shown !== undefined) waiter.resolve({ state: shown, seconds: Math.round((now - waiter.started) / 100) / 10, status });
         }
       }
+      this.tellObservers(statuses);
     } catch (error) {
       const failure = internalError(error, "confirm");
       // The client was closed: every waiter ends as aborted, like the calls of its nodes.
       if (failure.kind === "aborted") {
         for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.reject(failure);
       } else {
-        // Any other failure is a missed look: the waiters keep waiting until their deadline, and are told once.
+        // Any other failure is a missed look: the waiters keep waiting until their deadline, and are told once;
+        // observers see no status (their clocks still run).
+        this.tellObservers([]);
         for (const set of [...this.waiters.values()]) {
           for (const waiter of set) {
             if (waiter.missing) continue;
@@ -204,6 +240,6 @@ const pollers = new WeakMap<RobotClient, ConfirmationPoller>();
 /** The confirmation poller of a client's account (made on first use). */
 export function confirmationPollerOf(client: RobotClient): ConfirmationPoller {
   let poller = pollers.get(client);
-  if (!poller) pollers.set(client, (poller = new ConfirmationPoller(client)));
+  if (!poller) pollers.set(client, (poller = new ConfirmationPoller(client, POLL_SETTINGS.intervalMs)));
   return poller;
 }

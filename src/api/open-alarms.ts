@@ -48,7 +48,8 @@ export class AccountAlarms {
   /** What an incident push changes: an alarm raised or recovered; undefined when it changes nothing. */
   record(event: IncidentEvent, now: Date = new Date()): AlarmChange | undefined {
     const rank = event.level?.rank;
-    if (rank !== undefined && rank < FIRST_ALARM_RANK) return undefined;
+    // An incident without an id cannot be matched to its recovery: it is sent on, not kept open.
+    if ((rank !== undefined && rank < FIRST_ALARM_RANK) || event.incidentId === undefined) return undefined;
     const incidentId = String(event.incidentId);
     const key = keyOf(event.serialNumber, incidentId);
     if (!event.raised) {

@@ -58,11 +58,21 @@ export interface StatusShare {
   publish(statuses: readonly Record<string, unknown>[]): void;
 }
 
+/** Robots claimed by jobs, for every process: a robot is claimed before a job is sent to it. */
+export interface RobotClaims {
+  /** True when the robot is now this job's (free, or already claimed by it) for `forMs`; false when another job has it. */
+  claim(serialNumber: string, jobId: string, forMs: number): Promise<boolean>;
+  /** Extends the job's claim; false when it no longer holds it. */
+  renew(serialNumber: string, jobId: string, forMs: number): Promise<boolean>;
+  release(serialNumber: string, jobId: string): void;
+}
+
 export interface AccountSharing {
   gate: AccountGate;
   statuses: StatusShare;
   /** Only with client credentials: a fixed token has nothing to share. */
   token?: SharedTokenStore;
   watchLease(nodeId: string, intervalMs: number): WatchLease;
+  robotClaims?: RobotClaims;
   close(): void;
 }

@@ -157,9 +157,9 @@ async function main(): Promise<void> {
     MQTT broker       mqtt://127.0.0.1:${mqttPort}
 
   Publish a sensor message to start a cleaning run:
-    npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"robot":"GS-S-000101"}'
-  The debug sidebar of the iot-spill-sensor-cleaning tab shows the command accepted and,
-  a few seconds later, the robot RUNNING. Every other tab has an inject per operation.
+    npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"map":"Floor 1","near":"Kitchen door"}'
+  The debug sidebar of the iot-spill-sensor-cleaning tab shows the job's progress (the robot
+  nearest to the kitchen door assigned, then started) and, when it is done, its end. Every other tab has an inject per operation.
 
   The simulator pushes incidents and task reports to ${pushUrl ?? "(no robot-events node)"}. Raise one:
     curl -X POST ${simulator.url}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'

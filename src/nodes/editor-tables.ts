@@ -11,6 +11,7 @@ import { BASE_URL_RULES, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_R
 import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } from "./tables/command";
 import { CONFIRM_TIMEOUT, SEND_WHEN } from "./tables/confirm";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "./tables/events";
+import { JOB_MIN_BATTERY, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS } from "./tables/job";
 import { MAP_OPERATIONS } from "./tables/maps";
 import { REPORTS_LIMITS } from "./tables/reports";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "./tables/site-task";
@@ -51,6 +52,7 @@ export function editorTables() {
     },
     reports: { limits: REPORTS_LIMITS },
     mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS },
+    job: { works: ["", ...WORK_KINDS], minBattery: JOB_MIN_BATTERY, waitUpTo: JOB_WAIT_UP_TO, tries: JOB_TRIES },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }

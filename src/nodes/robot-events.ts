@@ -12,13 +12,19 @@ import type { PushReceiver } from "../api/push-receiver";
 import type { IncidentLevel } from "../api/incident-levels";
 import type { Push } from "../api/pushes";
 import { RobotApiError, internalError } from "../api/errors";
+import { alarmsOfAccount } from "../api/open-alarms";
+import { reportsOfAccount } from "../api/recent-reports";
 import { pushReceiverModule } from "./api";
+import { lookUpConfig } from "./config-node";
+import { ContextMirror } from "./context-mirror";
 import { translator, type Translate } from "./i18n";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
 import { EVENTS_PATH_RULE, MAX_PUSH_BYTES, eventsPathOf, minLevelOf } from "./tables/events";
 
 export interface RobotEventsProperties extends NodeDef {
   path: string;
+  /** Optional robot-config: its account then knows the open alarms and task reports this node receives. */
+  robot?: string;
   /** "" sends every incident; "H4" sends H4 and above. */
   minLevel: string;
 }
@@ -161,6 +167,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
         if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
         // Answered before any flow runs: the sender is not kept waiting by what the flow does.
         answer(res, 200, { ok: true });
+        if (receipt.push) account?.(receipt.push);
         if (receipt.push) node.send(messagesOf(receipt.push, receipt.openAlarmsOfRobot, t));
         status.changed();
       })
@@ -178,6 +185,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     const cors = require("cors") as (options: unknown) => Parameters<typeof addRoute>[3];
     middleware.unshift(cors(settings.httpNodeCors));
   }
+  const account = recordForAccount(RED, node, config.robot);
   const removeRoute = addRoute(app, path, middleware, receive);
   status.draw();
   if (noAppId !== undefined) node.error(settingProblem("appId", noAppId));
@@ -190,6 +198,25 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     node.status({});
     done();
   });
+}
+
+/**
+ * With a robot-config, what the pushes tell goes to its account: incidents
+ * become the account's open alarms (mirrored to this node's context and read
+ * back at start), task reports the account's recent reports (for robot-job).
+ */
+function recordForAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined): ((push: Push) => void) | undefined {
+  if (!configNodeId) return undefined;
+  const { client } = lookUpConfig(RED, configNodeId);
+  if (!client) return undefined;
+  const alarms = alarmsOfAccount(client.accountKey);
+  const reports = reportsOfAccount(client.accountKey);
+  const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
+  void mirror.read().then((stored) => alarms.restore(stored));
+  return (push) => {
+    if (push.kind === "taskReport") return reports.record(push.event.serialNumber, push.event);
+    if (push.kind === "incident" && alarms.record(push.event)) mirror.changed();
+  };
 }
 
 export default function registerRobotEvents(RED: NodeAPI): void {

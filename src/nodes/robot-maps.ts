@@ -6,6 +6,7 @@
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../api/client";
+import { alarmsOfAccount } from "../api/open-alarms";
 import { invalidInput } from "../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../api/schemas";
 import { translator, type Translate } from "./i18n";
@@ -74,6 +75,18 @@ export function drawFleetMap(source: FleetMapSource, t: Translate, alarms: Reado
     robots: placed,
     unplaced,
   };
+}
+
+/** The account's open alarms as fleetMap's rings: the most severe per robot, "H6 Brush motor stalled". */
+export function accountAlarmsOf(accountKey: string): Map<string, string> {
+  const rings = new Map<string, string>();
+  const open = alarmsOfAccount(accountKey);
+  for (const { serialNumber } of open.list()) {
+    if (rings.has(serialNumber)) continue;
+    const alarm = open.highestOf(serialNumber)!;
+    rings.set(serialNumber, [alarm.level?.code, alarm.name ?? alarm.code].filter((part) => part !== undefined).join(" "));
+  }
+  return rings;
 }
 
 /**
@@ -156,7 +169,8 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
     if (operation === "fleetMap") {
       const request = await fleetMapRequest(call, payload, robotSn);
-      const alarms = alarmsOf(call.input.alarms);
+      // Without msg.alarms, the account's open alarms (from a robot-events node linked to it) ring the robots.
+      const alarms = call.input.alarms === undefined ? accountAlarmsOf(client.accountKey) : alarmsOf(call.input.alarms);
       return drawFleetMap(await fleetMapSource(client, request, options), t, alarms);
     }
     const mapId = await mapIdFor(call, payload, operation);

@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { chooseStartTask, executableTasksOf, mayOvertakePending, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
 import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
 import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
-import { attributesOf, cleaningModeOfFanSpeed, fanSpeedLabel, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
+import { readableCleaningMode } from "../../src/api/cleaning-modes";
+import { attributesOf, cleaningModeOfFanSpeed, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
 import { checkTopicRoot, discoveryIdOf, readIncomingTopic, robotTopics, topicLevelProblem } from "../../src/api/mqtt/topics";
 import type { OpenAlarm } from "../../src/api/open-alarms";
-import type { RobotState } from "../../src/api/watcher-state";
+import type { WatchedState } from "../../src/api/watcher-state";
 
 const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
 const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
@@ -61,8 +62,8 @@ describe("mqtt bridge: topics", () => {
 });
 
 describe("mqtt bridge: the vacuum's state", () => {
-  const state = (extra: Partial<RobotState>): RobotState => ({ serialNumber: "R1", online: true, taskState: "IDLE", charging: false, emergencyStop: false, localizationState: "NORMAL", ...extra });
-  const cases: Array<[string, Partial<RobotState>, OpenAlarm | undefined, string]> = [
+  const state = (extra: Partial<WatchedState>): WatchedState => ({ serialNumber: "R1", online: true, taskState: "IDLE", charging: false, emergencyStop: false, localizationState: "NORMAL", ...extra });
+  const cases: Array<[string, Partial<WatchedState>, OpenAlarm | undefined, string]> = [
     ["emergency stop", { emergencyStop: true, taskState: "RUNNING" }, undefined, "error"],
     ["lost", { localizationState: "LOST", charging: true }, undefined, "error"],
     ["an alarm at H4", { taskState: "RUNNING" }, alarm(4), "error"],
@@ -89,8 +90,8 @@ describe("mqtt bridge: the vacuum's state", () => {
   });
 
   it("names a cleaning mode with its meaning, and reads either back", () => {
-    assert.equal(fanSpeedLabel("尘推"), "尘推 – dust mop");
-    assert.equal(fanSpeedLabel("__middle_cleaning"), "__middle_cleaning");
+    assert.equal(readableCleaningMode("尘推"), "尘推 – dust mop");
+    assert.equal(readableCleaningMode("__middle_cleaning"), "middle_cleaning – medium intensity");
     const view = robotViewOf(status());
     assert.equal(cleaningModeOfFanSpeed(view, "尘推 – dust mop"), "尘推");
     assert.equal(cleaningModeOfFanSpeed(view, "__middle_cleaning"), "__middle_cleaning");
@@ -112,7 +113,7 @@ describe("mqtt bridge: what is published", () => {
     assert.deepEqual(Object.keys(config.components), ["vacuum", "battery", "online", "problem", "alarm", "task"]);
     assert.deepEqual(Object.values(config.components).map((component) => component.unique_id), uniqueIdsOf("GS-S-000101"));
     assert.deepEqual(config.device, { identifiers: ["GS-S-000101"], name: "Lobby scrubber", serial_number: "GS-S-000101", model: "S-line S50", sw_version: "3.8.2" });
-    assert.deepEqual(config.components.vacuum!.fan_speed_list, ["__middle_cleaning", "尘推 – dust mop"]);
+    assert.deepEqual(config.components.vacuum!.fan_speed_list, ["middle_cleaning – medium intensity", "尘推 – dust mop"]);
     assert.equal(config.components.online!.availability_topic, "robot-fleet/availability", "an offline robot reads off, not unavailable");
     assert.equal(messages[1]!.payload, "online");
     assert.deepEqual(JSON.parse(messages[2]!.payload), { state: "idle" });

@@ -106,7 +106,7 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes): Record<string, string> =>
         Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type") ?? "", (node as HTMLElement).innerText.trim()])),
       );
-      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件", "robot-reports": "清洁报告", "robot-mqtt": "MQTT 桥接" });
+      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件", "robot-reports": "清洁报告", "robot-mqtt": "MQTT 桥接", "robot-job": "作业" });
       // The palette's category heading is the editor's language too.
       assert.equal(await page.innerText("#red-ui-palette-header-robot_fleet span"), "机器人车队");
     });

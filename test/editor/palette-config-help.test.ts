@@ -38,8 +38,8 @@ declare const $: (selector: string) => { val(): unknown; is(state: string): bool
 const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
-/** Every node of the palette: the robot nodes, robot-events, which has no robot and no input, the reports and the MQTT bridge. */
-const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-reports", "robot-mqtt"] as const;
+/** Every node of the palette: the robot nodes, robot-events, which has no robot and no input, the jobs, the reports and the MQTT bridge. */
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job", "robot-reports", "robot-mqtt"] as const;
 /** The palette labels, which also title each node's help. */
 const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
@@ -49,6 +49,7 @@ const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-events": "robot events",
   "robot-reports": "reports",
   "robot-mqtt": "mqtt bridge",
+  "robot-job": "job",
 };
 /** The headings of each node's help: robot-events has no input, and properties instead. */
 const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
@@ -59,6 +60,7 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
   "robot-events": ["Properties", "Outputs", "Details"],
   "robot-reports": ["Inputs", "Outputs", "Details"],
   "robot-mqtt": ["Inputs", "Outputs", "Details"],
+  "robot-job": ["Inputs", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -80,6 +82,7 @@ const flow: FlowNode[] = [
   { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], [], []] },
   { id: "reports", type: "robot-reports", z: TAB, robot: CONFIG, name: "", serialNumber: "", serialNumberType: "str", serialNumbers: "", every: 15, since: 7, keep: 90, timeZone: "", x: 200, y: 480, wires: [[], []] },
   { id: "bridge", type: "robot-mqtt", z: TAB, robot: CONFIG, name: "", interval: 10, serialNumbers: "", prefix: "homeassistant", base: "robot-fleet", startTasks: "", x: 200, y: 480, wires: [[]] },
+  { id: "job", type: "robot-job", z: TAB, robot: CONFIG, name: "", work: "area", map: "Floor 1", target: "Kitchen", mode: "", minBattery: "", waitUpTo: "", tries: "", confirmTimeout: "", x: 200, y: 560, wires: [[], []] },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -109,7 +112,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists command, site task, maps, fleet status, robot events, reports and mqtt bridge under the robot fleet category, each label on one line clear of its port", async () => {
+  it("lists command, site task, maps, fleet status, robot events, job, reports and mqtt bridge under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -131,6 +134,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       [
         { type: "robot-command", label: "command", fits: true, category: "robot fleet", shown: true },
         { type: "robot-events", label: "robot events", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-job", label: "job", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
         { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
         { type: "robot-mqtt", label: "mqtt bridge", fits: true, category: "robot fleet", shown: true },
@@ -212,6 +216,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-events": "/robot-events",
       "robot-reports": "reports",
       "robot-mqtt": "mqtt bridge",
+      "robot-job": "job",
     });
   });
 

@@ -7,9 +7,12 @@
  * robots on another map left out, and bad input refused before any call.
  */
 import assert from "node:assert/strict";
+import { forgetAccountMemory } from "../../src/api/account-memory";
+import { alarmsOfAccount } from "../../src/api/open-alarms";
+import { readPush, type IncidentEvent } from "../../src/api/pushes";
 import robotMaps from "../../src/nodes/robot-maps";
 import { Canvas } from "../../src/simulator/png";
-import { flowWith, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, expectInvalidInput } from "../support/node-red";
+import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, expectInvalidInput } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 
@@ -197,6 +200,25 @@ describe("robot-maps: fleetMap", function () {
     assert.match(svg, /data-serial-number="GS-S-000112"[^>]*>.*?<circle class="alarm-ring"/, "the alarm ring goes with the fanned marker");
     assert.match(svg, /<g class="robot robot-navigating" data-serial-number="GS-S-000113" data-state="navigating"[^>]*><title>Robot 113 \(GS-S-000113\): to charger<\/title>/);
     assert.equal((output!.robots as Array<{ serialNumber: string; destination?: string }>).find((robot) => robot.serialNumber === "GS-S-000113")!.destination, "charging");
+  });
+
+  it("without msg.alarms rings the robots with an open alarm of the account (from a robot-events node linked to it)", async () => {
+    await load();
+    const { client } = (helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot;
+    const alarms = alarmsOfAccount(client.accountKey);
+    try {
+      const raise = (serialNumber: string, incidentId: string, level: string, name: string) =>
+        alarms.record((readPush({ appId: "a", payload: { serialNumber, content: { incidentId, incidentStatus: 1, incidentLevel: level, incidentName: name, startTime: 1764000000000 } } }) as { event: IncidentEvent }).event);
+      raise("GS-S-000103", "i-1", "H3", "Side brush worn");
+      raise("GS-S-000103", "i-2", "H6", "Brush motor fault");
+      const { output } = await outcomeOf("maps", { statuses: CORNERS });
+      const ringed = (output!.robots as Array<{ serialNumber: string; alarm?: string }>).filter((robot) => robot.alarm !== undefined).map((robot) => [robot.serialNumber, robot.alarm]);
+      assert.deepEqual(ringed, [["GS-S-000103", "H6 Brush motor fault"]], "the most severe of the robot's open alarms");
+      const given = await outcomeOf("maps", { statuses: CORNERS, alarms: [] });
+      assert.equal((given.output!.robots as Array<{ alarm?: string }>).filter((robot) => robot.alarm !== undefined).length, 0, "msg.alarms, when given, is the flow's word");
+    } finally {
+      forgetAccountMemory();
+    }
   });
 
   it("refuses msg.alarms that is neither {serialNumber: text} nor a list of serial numbers, before any call", async () => {

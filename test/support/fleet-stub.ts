@@ -72,7 +72,7 @@ export class FleetStub {
       .map((request) => ({ names: namesOf(request), at: request.at }));
   }
 
-  private answer(request: RecordedRequest): ScriptedReply {
+  protected answer(request: RecordedRequest): ScriptedReply {
     if (this.failure) return this.failure;
     const url = new URL(request.path, "http://stub");
     if (request.method === "GET" && url.pathname === "/v1alpha1/robots") {

@@ -6,8 +6,9 @@
  * disappears whole (one empty payload removes the device and every entity),
  * and its entities can never be half updated.
  */
+import { readableCleaningMode } from "../cleaning-modes";
 import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
-import { fanSpeedLabel, type RobotView } from "./robot-view";
+import { type RobotView } from "./robot-view";
 
 /** Who publishes the configs (Home Assistant's `origin`, required in a device config). */
 export interface Origin {
@@ -60,7 +61,7 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
   if (view.cleaningModes.length > 0) {
     features.push("fan_speed");
     vacuum.set_fan_speed_topic = topics.fanSpeed;
-    vacuum.fan_speed_list = view.cleaningModes.map(fanSpeedLabel);
+    vacuum.fan_speed_list = view.cleaningModes.map(readableCleaningMode);
   }
   return {
     device,

@@ -3,9 +3,10 @@
  * availability and attributes as MQTT messages, and what changed since the
  * last publish, so a steady fleet costs only its changes.
  */
+import { readableCleaningMode } from "../cleaning-modes";
 import type { OpenAlarm } from "../open-alarms";
 import { deviceConfigOf, type Origin } from "./discovery";
-import { attributesOf, fanSpeedLabel, vacuumStateOf, type RobotView } from "./robot-view";
+import { attributesOf, vacuumStateOf, type RobotView } from "./robot-view";
 import { bridgeAvailabilityTopic, robotTopics, type TopicRoots } from "./topics";
 
 /** A message for Node-RED's mqtt out node. */
@@ -19,7 +20,7 @@ export interface MqttMessage {
 /** The vacuum's state JSON as Home Assistant's MQTT vacuum reads it. */
 export function vacuumStatePayload(view: RobotView, alarm: OpenAlarm | undefined, chosenMode: string | undefined): Record<string, unknown> {
   const mode = chosenMode ?? view.task?.cleaningMode;
-  return { state: vacuumStateOf(view.state, alarm), ...(mode === undefined ? {} : { fan_speed: fanSpeedLabel(mode) }) };
+  return { state: vacuumStateOf(view.state, alarm), ...(mode === undefined ? {} : { fan_speed: readableCleaningMode(mode) }) };
 }
 
 /** Discovery first (Home Assistant subscribes to a new entity's topics when it reads its config), then its values. */

@@ -3,9 +3,10 @@
  * Assistant's entities read, the vacuum's state from them, the cleaning modes
  * as fan speeds, and the problem and alarm sensors.
  */
-import { cleaningKindOf, type CleaningKind } from "../cleaning-modes";
+import { readableCleaningMode } from "../cleaning-modes";
 import type { OpenAlarm } from "../open-alarms";
-import { robotStateOf, type MapPosition, type RobotState } from "../watcher-state";
+import type { MapPosition } from "../status-reader";
+import { watchedStateOf, type WatchedState } from "../watcher-state";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
 export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;
@@ -32,7 +33,7 @@ export interface RobotView {
   model?: string;
   softwareVersion?: string;
   manufacturer?: string;
-  state: RobotState;
+  state: WatchedState;
   mapName?: string;
   /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
   cleaningModes: string[];
@@ -53,7 +54,7 @@ function percent(value: unknown): number | undefined {
 }
 
 export function robotViewOf(status: Record<string, unknown>): RobotView {
-  const state = robotStateOf(status);
+  const state = watchedStateOf(status);
   const device = record(status.device);
   const localization = record(status.localizationInfo);
   const task = record(status.executingTask) ?? record(status.currentTask);
@@ -79,30 +80,14 @@ export function robotViewOf(status: Record<string, unknown>): RobotView {
   return view;
 }
 
-/** English words for the kinds a mode name says, as the editor's pickers show them. */
-const KIND_WORDS: Record<CleaningKind, string> = {
-  scrub: "scrub",
-  dustMop: "dust mop",
-  polish: "polish",
-  vacuum: "vacuum",
-  sweep: "sweep",
-  disinfect: "disinfect",
-};
-
-/** A cleaning mode as a fan speed: its name, and its meaning where the name says one ("尘推 – dust mop"). */
-export function fanSpeedLabel(mode: string): string {
-  const kind = cleaningKindOf(mode);
-  return kind ? `${mode} – ${KIND_WORDS[kind]}` : mode;
-}
-
 /** The cleaning mode a fan speed stands for: its label or the mode's own name; undefined when the robot has no such mode. */
 export function cleaningModeOfFanSpeed(view: RobotView, fanSpeed: string): string | undefined {
   const wanted = fanSpeed.trim();
-  return view.cleaningModes.find((mode) => mode === wanted || fanSpeedLabel(mode) === wanted);
+  return view.cleaningModes.find((mode) => mode === wanted || readableCleaningMode(mode) === wanted);
 }
 
 /** Why the robot needs a person, in words (emergency stop, lost, an alarm at H4 or above); empty when nothing. */
-export function problemsOf(state: RobotState, alarm: OpenAlarm | undefined): string[] {
+export function problemsOf(state: WatchedState, alarm: OpenAlarm | undefined): string[] {
   const problems: string[] = [];
   if (state.emergencyStop === true) problems.push("emergency stop");
   if (state.localizationState === "LOST") problems.push("lost");
@@ -124,7 +109,7 @@ export function alarmText(alarm: OpenAlarm | undefined): string {
  * paused); charging -> docked; anything else (idle, a navigation elsewhere,
  * arrived) -> idle.
  */
-export function vacuumStateOf(state: RobotState, alarm: OpenAlarm | undefined): VacuumState {
+export function vacuumStateOf(state: WatchedState, alarm: OpenAlarm | undefined): VacuumState {
   if (problemsOf(state, alarm).length > 0) return "error";
   if (state.taskState === "RUNNING") return "cleaning";
   if (state.taskState === "PAUSED") return "paused";

@@ -8,6 +8,7 @@ import { RedisLink, type RedisLinkOptions } from "./redis-link";
 import { SharedRate } from "./shared-rate";
 import { SharedStatuses } from "./shared-statuses";
 import { SharedToken } from "./shared-token";
+import { RedisRobotClaims } from "./robot-claims";
 import { RedisWatchLease } from "./watch-lease";
 
 export interface ShareAccountOptions extends RedisLinkOptions {
@@ -25,6 +26,7 @@ export function shareAccount(options: ShareAccountOptions): AccountSharing {
     statuses: new SharedStatuses(link),
     ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
     watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
+    robotClaims: new RedisRobotClaims(link),
     close: () => link.close(),
   };
 }

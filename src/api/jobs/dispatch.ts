@@ -1,0 +1,209 @@
+/**
+ * Which robot a job goes to, and for every other robot why not: a pure
+ * function of the robots' last statuses, the work, the holds of other jobs,
+ * the account's open alarms and the job's settings. No calls, no Node-RED.
+ */
+import { watchedStateOf } from "../watcher-state";
+
+/** The work of a job, on one map (name or id, as statuses and the map list give it). */
+export type JobWork =
+  | { kind: "task"; task: string; map: string }
+  | { kind: "area"; area: string; map: string }
+  | { kind: "goto"; point: string; map: string };
+
+/** A pixel point on the map, rows from the bottom as mapPosition; or a navigation point's name. */
+export type NearSpec = string | { x: number; y: number };
+
+/** What a robot's last status says that dispatching needs. */
+export interface RobotFacts {
+  serialNumber: string;
+  displayName?: string;
+  online?: boolean;
+  taskState?: string;
+  navigationState?: string;
+  /** Where the navigation goes or arrived (navigation.position). */
+  navigationPosition?: string;
+  /** The running task's progress, 0-1, where the status gives it (executingTask.progress). */
+  progress?: number;
+  battery?: number;
+  emergencyStop?: boolean;
+  localizationState?: string;
+  mapId?: string;
+  mapName?: string;
+  position?: { x: number; y: number };
+  /** The navigation points of the map the robot is on, with their pixel positions. */
+  navigationPoints: { name: string; x: number; y: number }[];
+  /** Tasks the robot can run, where its status lists them (the v1 status does). */
+  executableTasks?: { name: string; mapId?: string; mapName?: string }[];
+  /** Cleaning modes as the status names them ("__" prefix and all). */
+  cleanModes: string[];
+}
+
+/** An alarm that keeps a robot from work: H4 and above. */
+export interface BlockingAlarm {
+  code?: string;
+  name?: string;
+  rank: number;
+}
+
+export interface DispatchInput {
+  work: JobWork;
+  near?: NearSpec;
+  minBattery: number;
+  /** The robots the job may use, in no particular order. */
+  candidates: readonly string[];
+  /** Last status of each robot, by serial number (a robot not read yet is absent). */
+  facts: ReadonlyMap<string, RobotFacts>;
+  /** The job holding a robot, if another job does. */
+  heldByOther(serialNumber: string): boolean;
+  /** The robot's most severe open alarm, if any. */
+  alarmOf(serialNumber: string): BlockingAlarm | undefined;
+  /** Robots this job already tried, with the refusal. */
+  setAside: Readonly<Record<string, string>>;
+}
+
+export interface DispatchChoice {
+  /** The robot to send, when one is eligible. */
+  chosen?: string;
+  /** Every other candidate and why it is not eligible (an eligible robot not chosen: "eligible"). */
+  reasons: Record<string, string>;
+}
+
+/** An alarm counts from this rank (H4). */
+export const BLOCKING_ALARM_RANK = 4;
+const BUSY_TASK_STATES = new Set(["RUNNING", "PAUSED", "OTHER"]);
+const BUSY_NAVIGATION_STATES = new Set(["NAVIGATING", "RUNNING", "PAUSED"]);
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined);
+function numberOf(value: unknown): number | undefined {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
+}
+
+/** The facts of a status of any of the cloud's shapes (B1, the S-line batch, the v1 batch). */
+export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
+  const state = watchedStateOf(status);
+  const localization = record(status.localizationInfo);
+  const map = record(localization?.map);
+  const points = record(status.navigationPoints)?.naviPoints;
+  const navigationPoints = (Array.isArray(points) ? points : []).flatMap((point: unknown) => {
+    const entry = record(point);
+    const [name, x, y] = [text(entry?.naviPointName), numberOf(entry?.navPointGridX), numberOf(entry?.navPointGridY)];
+    return name !== undefined && x !== undefined && y !== undefined ? [{ name, x, y }] : [];
+  });
+  const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : undefined;
+  const modes = Array.isArray(status.cleanModes) ? status.cleanModes : [];
+  return {
+    serialNumber: state.serialNumber,
+    ...(state.displayName !== undefined ? { displayName: state.displayName } : {}),
+    online: state.online,
+    taskState: state.taskState,
+    navigationState: state.navigation?.state,
+    navigationPosition: state.navigation?.position,
+    progress: numberOf(record(status.executingTask ?? status.currentTask)?.progress),
+    battery: state.battery,
+    emergencyStop: state.emergencyStop,
+    localizationState: state.localizationState,
+    mapId: state.mapId,
+    mapName: text(map?.name) ?? text(record(status.position)?.mapName),
+    ...(state.position ? { position: { x: state.position.x, y: state.position.y } } : {}),
+    navigationPoints,
+    ...(tasks
+      ? {
+          executableTasks: tasks.flatMap((task: unknown) => {
+            const entry = record(task);
+            const name = text(entry?.name);
+            const taskMap = record(entry?.map);
+            return name === undefined ? [] : [{ name, mapId: text(taskMap?.id), mapName: text(taskMap?.name) }];
+          }),
+        }
+      : {}),
+    cleanModes: modes.flatMap((mode: unknown) => {
+      const name = typeof mode === "string" ? mode : text(record(mode)?.name);
+      return name === undefined ? [] : [name];
+    }),
+  };
+}
+
+/** Whether the robot is on the job's map (given by name or id). */
+export function isOnMap(facts: RobotFacts, map: string): boolean {
+  return facts.mapName === map || facts.mapId === map;
+}
+
+/** Whether the robot is doing something: a task running or paused, or a navigation under way. */
+export function isBusy(facts: RobotFacts): boolean {
+  return (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) || (facts.navigationState !== undefined && BUSY_NAVIGATION_STATES.has(facts.navigationState));
+}
+
+/** The words for an alarm that keeps a robot from work: "alarm H6 Brush motor stalled". */
+export function alarmReason(alarm: BlockingAlarm): string {
+  const label = alarm.name ?? alarm.code;
+  return `alarm H${alarm.rank}${label ? ` ${label}` : ""}`;
+}
+
+/** Why this robot may not take the job, or undefined when it may. */
+export function reasonNotEligible(serialNumber: string, input: DispatchInput): string | undefined {
+  const refused = input.setAside[serialNumber];
+  if (refused !== undefined) return refused;
+  const facts = input.facts.get(serialNumber);
+  if (!facts) return "no status yet";
+  if (facts.online !== true) return "offline";
+  if (!isOnMap(facts, input.work.map)) return "other map";
+  if (facts.localizationState === "LOST") return "lost";
+  if (facts.emergencyStop === true) return "emergency stop";
+  const alarm = input.alarmOf(serialNumber);
+  if (alarm && alarm.rank >= BLOCKING_ALARM_RANK) return alarmReason(alarm);
+  if (isBusy(facts)) return "busy";
+  if (input.heldByOther(serialNumber)) return "held by another job";
+  if (facts.battery === undefined || facts.battery < input.minBattery) return `battery ${facts.battery === undefined ? "unknown" : Math.round(facts.battery)} %`;
+  if (input.work.kind === "task" && facts.executableTasks) {
+    const { task, map } = input.work;
+    const runnable = facts.executableTasks.some((entry) => entry.name === task && ((entry.mapId === undefined && entry.mapName === undefined) || entry.mapId === map || entry.mapName === map));
+    if (!runnable) return "task not executable there";
+  }
+  return undefined;
+}
+
+/** The point `near` stands for on this robot's map, or undefined when the robot's status does not place it. */
+function nearPoint(near: NearSpec, facts: RobotFacts): { x: number; y: number } | undefined {
+  if (typeof near !== "string") return near;
+  return facts.navigationPoints.find((point) => point.name === near);
+}
+
+/** Distance in map pixels from the robot to `near`; Infinity when either cannot be placed. */
+export function distanceTo(near: NearSpec, facts: RobotFacts): number {
+  const point = nearPoint(near, facts);
+  if (!point || !facts.position) return Infinity;
+  return Math.hypot(facts.position.x - point.x, facts.position.y - point.y);
+}
+
+/**
+ * The choice: among eligible robots the nearest to `near` (robots that cannot
+ * be placed come after those that can), else the highest battery; ties by
+ * serial number.
+ */
+export function chooseRobot(input: DispatchInput): DispatchChoice {
+  const reasons: Record<string, string> = {};
+  const eligible: RobotFacts[] = [];
+  for (const serialNumber of new Set(input.candidates)) {
+    const reason = reasonNotEligible(serialNumber, input);
+    if (reason === undefined) eligible.push(input.facts.get(serialNumber)!);
+    else reasons[serialNumber] = reason;
+  }
+  const near = input.near;
+  eligible.sort((a, b) => {
+    if (near !== undefined) {
+      const [da, db] = [distanceTo(near, a), distanceTo(near, b)];
+      if (da !== db) return da < db ? -1 : 1;
+    }
+    const [ba, bb] = [a.battery ?? 0, b.battery ?? 0];
+    if (ba !== bb) return bb - ba;
+    return a.serialNumber < b.serialNumber ? -1 : a.serialNumber > b.serialNumber ? 1 : 0;
+  });
+  const [first, ...others] = eligible;
+  for (const other of others) reasons[other.serialNumber] = "eligible";
+  return first ? { chosen: first.serialNumber, reasons } : { reasons };
+}

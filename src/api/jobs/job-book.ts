@@ -1,0 +1,175 @@
+/**
+ * The account's jobs and the robots they hold, kept for the life of the
+ * process (account-memory.ts): a redeploy re-creates the job nodes, and each
+ * finds its jobs here and follows them on. Also the job's life as plain
+ * steps (what a status means for a started job), so the node only gathers,
+ * calls and sends. No Node-RED, no calls.
+ */
+import { keptForAccount } from "../account-memory";
+import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
+
+export type JobPhase = "waiting" | "starting" | "running";
+export type JobOutcome = "completed" | "stoppedByHand" | "error" | "failedToStart" | "cancelled" | "unknown";
+
+export interface JobSettings {
+  near?: NearSpec;
+  /** Serial numbers allowed; absent: every robot of the account. */
+  robots?: string[];
+  minBattery: number;
+  waitUpToMs: number;
+  mode?: string;
+  name?: string;
+  tries: number;
+  confirmTimeoutMs: number;
+}
+
+export interface JobAttempt {
+  serialNumber: string;
+  result: string;
+}
+
+/** One job, as plain JSON (it is written to node context as it is). */
+export interface JobRecord {
+  jobId: string;
+  /** The job node it belongs to (the same id after a redeploy). */
+  nodeId: string;
+  work: JobWork;
+  settings: JobSettings;
+  phase: JobPhase;
+  /** When the job was asked for (epoch ms): waitUpTo counts from here. */
+  createdAt: number;
+  serialNumber?: string;
+  robotName?: string;
+  /** When the start command was sent (epoch ms): its confirmation counts from here. */
+  sentAt?: number;
+  /** The name the robot shows the task under, for the confirmation and the report. */
+  taskName?: string;
+  startedAt?: string;
+  attempts: JobAttempt[];
+  /** Robots this job will not try again, with why. */
+  setAside: Record<string, string>;
+  /** The last progress sent (0-1), so each change is sent once. */
+  progress?: number;
+  /** msg.topic of the message that asked for the job, for the end sent after a redeploy. */
+  topic?: unknown;
+}
+
+export interface JobResult {
+  jobId: string;
+  serialNumber?: string;
+  robotName?: string;
+  work: JobWork & { name?: string };
+  outcome: JobOutcome;
+  startedAt?: string;
+  endedAt: string;
+  durationSeconds?: number;
+  attempts: JobAttempt[];
+  report?: Record<string, unknown>;
+}
+
+/** Whatever the cloud reported at the end of a task, read for the job's outcome. */
+const REPORT_OUTCOMES: Record<string, JobOutcome> = {
+  normal: "completed",
+  stoppedByHand: "stoppedByHand",
+  error: "error",
+  failedToStart: "failedToStart",
+  unknown: "unknown",
+};
+
+export function outcomeOfReport(report: { outcome?: unknown } | undefined): JobOutcome {
+  return typeof report?.outcome === "string" ? (REPORT_OUTCOMES[report.outcome] ?? "unknown") : "unknown";
+}
+
+/**
+ * What a status of its robot means for a running job: still under way, or
+ * ended and how. A task ends when the robot is neither running nor paused;
+ * a navigation when it arrived at the point (or was stopped).
+ */
+export function runningJobEnd(job: Pick<JobRecord, "work">, facts: RobotFacts): { ended: false } | { ended: true; outcome?: JobOutcome } {
+  if (job.work.kind === "goto") {
+    if (facts.navigationState === "ARRIVED" && facts.navigationPosition === job.work.point) return { ended: true, outcome: "completed" };
+    if (facts.navigationState === "STOPPED") return { ended: true, outcome: "stoppedByHand" };
+    return { ended: false };
+  }
+  // The outcome of a task comes from its report.
+  return isBusy(facts) ? { ended: false } : { ended: true };
+}
+
+/** The message payload of a job's end. */
+export function jobResult(job: JobRecord, outcome: JobOutcome, endedAt: Date, report?: Record<string, unknown>): JobResult {
+  const started = job.startedAt ? Date.parse(job.startedAt) : undefined;
+  return {
+    jobId: job.jobId,
+    ...(job.serialNumber !== undefined && job.phase !== "waiting" ? { serialNumber: job.serialNumber } : {}),
+    ...(job.robotName !== undefined && job.phase !== "waiting" ? { robotName: job.robotName } : {}),
+    work: { ...job.work, ...(job.settings.name !== undefined ? { name: job.settings.name } : {}) },
+    outcome,
+    ...(job.startedAt ? { startedAt: job.startedAt } : {}),
+    endedAt: endedAt.toISOString(),
+    ...(started !== undefined ? { durationSeconds: Math.round((endedAt.getTime() - started) / 100) / 10 } : {}),
+    attempts: job.attempts.map((attempt) => ({ ...attempt })),
+    ...(report ? { report } : {}),
+  };
+}
+
+export class AccountJobs {
+  readonly jobs = new Map<string, JobRecord>();
+  /** Robot -> the job holding it. */
+  private readonly holds = new Map<string, string>();
+  /** The account's robots' last facts, shared by every job node of the account. */
+  readonly facts = new Map<string, RobotFacts>();
+
+  /** Holds the robot for the job; false when another job holds it. */
+  hold(serialNumber: string, jobId: string): boolean {
+    const holder = this.holds.get(serialNumber);
+    if (holder !== undefined && holder !== jobId) return false;
+    this.holds.set(serialNumber, jobId);
+    return true;
+  }
+
+  release(serialNumber: string, jobId: string): void {
+    if (this.holds.get(serialNumber) === jobId) this.holds.delete(serialNumber);
+  }
+
+  holderOf(serialNumber: string): string | undefined {
+    return this.holds.get(serialNumber);
+  }
+
+  /** The jobs of one node, oldest first. */
+  ofNode(nodeId: string): JobRecord[] {
+    return [...this.jobs.values()].filter((job) => job.nodeId === nodeId).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  add(job: JobRecord): void {
+    this.jobs.set(job.jobId, job);
+    if (job.phase !== "waiting" && job.serialNumber !== undefined) this.hold(job.serialNumber, job.jobId);
+  }
+
+  remove(job: JobRecord): void {
+    this.jobs.delete(job.jobId);
+    if (job.serialNumber !== undefined) this.release(job.serialNumber, job.jobId);
+  }
+
+  /** A node's jobs as plain JSON, for its context. */
+  toPlain(nodeId: string): JobRecord[] {
+    return structuredClone(this.ofNode(nodeId));
+  }
+
+  /** Takes back jobs from a node's context (after a restart): those not known already, with their holds. */
+  restore(nodeId: string, plain: unknown): number {
+    if (!Array.isArray(plain)) return 0;
+    let restored = 0;
+    for (const entry of plain as Partial<JobRecord>[]) {
+      if (typeof entry?.jobId !== "string" || entry.nodeId !== nodeId || this.jobs.has(entry.jobId)) continue;
+      if (typeof entry.work !== "object" || typeof entry.settings !== "object" || typeof entry.phase !== "string") continue;
+      this.add({ ...(entry as JobRecord), attempts: entry.attempts ?? [], setAside: entry.setAside ?? {} });
+      restored++;
+    }
+    return restored;
+  }
+}
+
+/** The jobs of the account `accountKey` in this process. */
+export function jobsOfAccount(accountKey: string): AccountJobs {
+  return keptForAccount(accountKey, "jobs", () => new AccountJobs());
+}

@@ -1,0 +1,38 @@
+/**
+ * Robots claimed by jobs across the Node-RED instances sharing an account: a
+ * key per robot holding the job's id, set only when free (SET NX PX) and
+ * renewed while the job runs, so two instances never send one robot two
+ * jobs, and a claim of an instance that died lapses by itself. The job's id,
+ * not the instance's, is the owner: a redeploy keeps the job and its claim.
+ */
+import type { RobotClaims } from "../shared-account";
+import type { RedisLink } from "./redis-link";
+
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0`;
+
+export class RedisRobotClaims implements RobotClaims {
+  constructor(private readonly link: RedisLink) {}
+
+  private keyOf(serialNumber: string): string {
+    return this.link.key("job-claim", serialNumber);
+  }
+
+  async claim(serialNumber: string, jobId: string, forMs: number): Promise<boolean> {
+    await this.link.joined;
+    const key = this.keyOf(serialNumber);
+    if ((await this.link.client.set(key, jobId, "PX", Math.ceil(forMs), "NX")) === "OK") return true;
+    // The job's own claim (followed again after a redeploy) is its own still.
+    return (await this.link.client.get(key)) === jobId;
+  }
+
+  async renew(serialNumber: string, jobId: string, forMs: number): Promise<boolean> {
+    return (await this.link.client.eval(RENEW, 1, this.keyOf(serialNumber), jobId, String(Math.ceil(forMs)))) === 1;
+  }
+
+  release(serialNumber: string, jobId: string): void {
+    void this.link.client.eval(RELEASE, 1, this.keyOf(serialNumber), jobId).catch(() => undefined);
+  }
+}

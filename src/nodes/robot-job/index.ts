@@ -1,0 +1,162 @@
+/**
+ * robot-job: a message asks for work on a map (a task, an area, a navigation
+ * point); the node sends the robot the dispatch policy chooses, tries another
+ * when one refuses, waits for one to come free, and follows the job to its
+ * end: output 1 once per job (or one catchable error), output 2 its progress.
+ * The jobs live in the account's memory and in the node's context, so a
+ * redeploy or restart follows them on and never stops a robot.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { RobotClient } from "../../api/client";
+import { RobotApiError, invalidInput } from "../../api/errors";
+import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
+import { alarmsOfAccount } from "../../api/open-alarms";
+import { reportsOfAccount } from "../../api/recent-reports";
+import { configProblemStatus, lookUpConfig } from "../config-node";
+import { ContextMirror } from "../context-mirror";
+import { SHARED_CATALOGUE, translator } from "../i18n";
+import { readMessage } from "../plain-data";
+import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
+import { JobError, type JobEnd, type JobProgress, type JobSink } from "./job-end";
+import { JobRunner } from "./runner";
+import { jobStatus } from "./status";
+
+export interface RobotJobProperties extends NodeDef, RobotJobSettings {
+  robot: string;
+}
+
+/** The context key the node's jobs are copied to. */
+export const JOBS_CONTEXT_KEY = "robot-job.jobs";
+
+type Send = (msg: NodeMessage | (NodeMessage | null)[]) => void;
+type Done = (err?: Error) => void;
+
+/** The message that asked for a job, while this deploy of the node holds it. */
+interface Asked {
+  msg: NodeMessageInFlow;
+  send: Send;
+  done: Done;
+}
+
+function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): void {
+  const t = translator(RED, "robot-job");
+  const { client, problem } = lookUpConfig(RED, config.robot);
+  if (problem) {
+    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
+    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
+    return;
+  }
+  let defaults: NodeDefaults | RobotApiError;
+  try {
+    defaults = readNodeDefaults(config);
+  } catch (error) {
+    defaults = error as RobotApiError;
+  }
+  const book: AccountJobs = jobsOfAccount(client.accountKey);
+  const asked = new Map<string, Asked>();
+  const mirror = new ContextMirror(node, JOBS_CONTEXT_KEY, () => book.toPlain(node.id));
+  let runner: JobRunner | undefined;
+  let closed = false;
+
+  const sink: JobSink = {
+    ended: (job, end) => endJob(job, end),
+    progress: (job, progress) => sendProgress(job, progress),
+    changed: () => {
+      mirror.changed();
+      if (runner) node.status(jobStatus(runner.counts, t));
+    },
+  };
+
+  function endJob(job: JobRecord, end: JobEnd): void {
+    const holder = asked.get(job.jobId);
+    asked.delete(job.jobId);
+    const msg = (holder?.msg ?? { topic: job.topic }) as NodeMessage & Record<string, unknown>;
+    msg.jobId = job.jobId;
+    if (end instanceof JobError) {
+      if (holder) holder.done(end);
+      // Followed on after a redeploy: the message that asked is gone, the error is still catchable.
+      else node.error(end, msg);
+      return;
+    }
+    msg.payload = end;
+    if (holder) {
+      holder.send([msg, null]);
+      holder.done();
+    } else node.send([msg, null]);
+  }
+
+  function sendProgress(job: JobRecord, progress: JobProgress): void {
+    const topic = asked.get(job.jobId)?.msg.topic ?? job.topic;
+    node.send([null, { topic, jobId: job.jobId, payload: { jobId: job.jobId, ...(job.settings.name ? { name: job.settings.name } : {}), ...progress } } as NodeMessage]);
+  }
+
+  const started = startRunner(client);
+  function startRunner(account: RobotClient): Promise<void> {
+    // Jobs of this node from before a restart (a persistent context store) join those the process kept.
+    return mirror.read().then((stored) => {
+      book.restore(node.id, stored);
+      if (closed) return;
+      runner = new JobRunner(node.id, account, book, alarmsOfAccount(account.accountKey), reportsOfAccount(account.accountKey), sink);
+      runner.start();
+    });
+  }
+
+  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
+    void started.then(async () => {
+      if (!runner) return;
+      try {
+        if (defaults instanceof RobotApiError) throw defaults;
+        const { payload } = readMessage(msg, []);
+        const mine = (jobId: string) => book.jobs.get(jobId)?.nodeId === node.id;
+        const request = readJobRequest(payload, config, defaults, (jobId) => book.jobs.has(jobId), mine);
+        if ("cancel" in request) {
+          await runner.cancel(request.cancel);
+          done();
+          return;
+        }
+        (msg as Record<string, unknown>).jobId = request.jobId;
+        asked.set(request.jobId, { msg, send, done });
+        runner.add({
+          jobId: request.jobId,
+          nodeId: node.id,
+          work: request.work,
+          settings: request.settings,
+          phase: "waiting",
+          createdAt: Date.now(),
+          attempts: [],
+          setAside: {},
+          ...(typeof msg.topic === "string" ? { topic: msg.topic } : {}),
+        });
+      } catch (error) {
+        node.status({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
+        done(error instanceof Error ? error : invalidInput("", String(error)));
+      }
+    });
+  });
+
+  node.on("close", (removed: boolean, done: () => void) => {
+    closed = true;
+    runner?.close();
+    const underWay = book.ofNode(node.id);
+    if (removed) {
+      // Deleted or disabled: nobody follows its jobs any more. Their robots are let go (and go on working), nothing is stopped.
+      for (const job of underWay) {
+        book.remove(job);
+        if (job.serialNumber !== undefined) client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
+      }
+      if (underWay.length > 0) node.log(`removed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: no longer followed, no robot stopped`);
+    } else if (underWay.length > 0) {
+      node.log(`closed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: the node that replaces it follows them`);
+    }
+    // The jobs stay in the account's memory for the node that replaces this one; the context copy is written first.
+    mirror.changed();
+    void mirror.flush().then(() => done());
+  });
+}
+
+export default function registerRobotJob(RED: NodeAPI): void {
+  RED.nodes.registerType("robot-job", function RobotJob(this: Node, config: RobotJobProperties) {
+    RED.nodes.createNode(this, config);
+    setUpRobotJob(RED, this, config);
+  });
+}

@@ -1,0 +1,43 @@
+/** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
+import type { JobRecord, JobResult } from "../../api/jobs/job-book";
+
+/**
+ * A job that could not be done (NO_ROBOT): Node-RED copies `code` and `cause`
+ * onto msg.error for a Catch node, so a flow finds each robot's reason at
+ * msg.error.cause.robots.
+ */
+export class JobError extends Error {
+  override readonly name = "JobError";
+  constructor(
+    readonly code: string,
+    message: string,
+    details: { robots: Record<string, string> },
+  ) {
+    super(`${code}: ${message}`);
+    const text = Object.entries(details.robots)
+      .map(([serialNumber, reason]) => `${serialNumber}: ${reason}`)
+      .join(", ");
+    // The debug sidebar shows a cause without a Catch node as text: the reasons, not [object Object].
+    const cause = { code, ...details };
+    Object.defineProperty(cause, "toString", { value: () => text, enumerable: false });
+    Object.defineProperty(this, "cause", { value: cause, enumerable: false, writable: true, configurable: true });
+  }
+}
+
+export type JobEnd = (JobResult & { stopFailure?: string }) | JobError;
+
+export interface JobProgress {
+  event: "assigned" | "started" | "progress" | "retrying" | "waiting";
+  serialNumber?: string;
+  robotName?: string;
+  progress?: number;
+  refusal?: string;
+  reasons?: Record<string, string>;
+}
+
+export interface JobSink {
+  ended(job: JobRecord, end: JobEnd): void;
+  progress(job: JobRecord, progress: JobProgress): void;
+  /** The node's jobs changed (added, started, ended): its status and its context copy follow. */
+  changed(): void;
+}

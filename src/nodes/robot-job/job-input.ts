@@ -1,0 +1,108 @@
+/**
+ * What a message asks of robot-job: a job (its work from msg.payload or the
+ * node's settings, its options from msg.payload or the node's defaults), or
+ * the cancelling of one. Bad input is an INVALID_INPUT error naming the field.
+ */
+import { randomUUID } from "node:crypto";
+import { invalidInput } from "../../api/errors";
+import type { JobWork, NearSpec } from "../../api/jobs/dispatch";
+import type { JobSettings } from "../../api/jobs/job-book";
+import { isEmptySetting, numberProblem, readNumberSetting, type NumberSetting } from "../../api/number-settings";
+import { isPlainObject } from "../plain-data";
+import { confirmTimeoutMs } from "../confirm";
+import { JOB_MIN_BATTERY, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "../tables/job";
+
+export interface RobotJobSettings {
+  minBattery?: string | number;
+  waitUpTo?: string | number;
+  tries?: string | number;
+  confirmTimeout?: string | number;
+  /** "" when the message gives the work. */
+  work?: string;
+  map?: string;
+  /** The task, area or navigation point the node's work names. */
+  target?: string;
+  mode?: string;
+}
+
+export type JobRequest = { cancel: string } | { jobId: string; work: JobWork; settings: JobSettings };
+
+/** The node's defaults, read once at deploy (a bad one is every message's error). */
+export interface NodeDefaults {
+  minBattery: number;
+  waitUpToMs: number;
+  tries: number;
+  confirmTimeoutMs: number;
+}
+
+export function readNodeDefaults(config: RobotJobSettings): NodeDefaults {
+  return {
+    minBattery: readNumberSetting(config.minBattery, "minBattery", JOB_MIN_BATTERY),
+    waitUpToMs: readNumberSetting(config.waitUpTo, "waitUpTo", JOB_WAIT_UP_TO) * 1000,
+    tries: readNumberSetting(config.tries, "tries", JOB_TRIES),
+    confirmTimeoutMs: confirmTimeoutMs(config.confirmTimeout),
+  };
+}
+
+function nonEmptyText(value: unknown, field: string): string {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value !== "string" || value.trim() === "") throw invalidInput(field, `must be a non-empty text (got ${JSON.stringify(value) ?? String(value)})`);
+  return value.trim();
+}
+
+function numberIn(value: unknown, field: string, setting: NumberSetting): number {
+  const problem = typeof value === "number" ? numberProblem(value, setting) : "must be a number";
+  if (problem) throw invalidInput(field, problem);
+  return value as number;
+}
+
+function nearOf(value: unknown): NearSpec {
+  if (typeof value === "string" && value.trim() !== "") return value.trim();
+  if (isPlainObject(value) && typeof value.x === "number" && typeof value.y === "number" && Number.isFinite(value.x) && Number.isFinite(value.y)) return { x: value.x, y: value.y };
+  throw invalidInput("payload.near", 'must be a navigation point name or {"x", "y"} in map pixels');
+}
+
+function robotsOf(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) throw invalidInput("payload.robots", "must be a non-empty list of serial numbers");
+  return value.map((entry, index) => nonEmptyText(entry, `payload.robots.${index}`));
+}
+
+/** The request a message makes. `known(jobId)` says whether the account has that job; `mine(jobId)` whether this node does. */
+export function readJobRequest(payload: unknown, config: RobotJobSettings, defaults: NodeDefaults, known: (jobId: string) => boolean, mine: (jobId: string) => boolean): JobRequest {
+  const given = isPlainObject(payload) ? payload : {};
+  if (given.cancel !== undefined) {
+    const jobId = nonEmptyText(given.cancel, "payload.cancel");
+    if (!mine(jobId)) throw invalidInput("payload.cancel", `no job "${jobId}" of this node is under way`);
+    return { cancel: jobId };
+  }
+  const kinds = WORK_KINDS.filter((kind) => given[kind] !== undefined);
+  if (kinds.length > 1) throw invalidInput(`payload.${kinds[1]}`, `give one of task, area or goto, not ${kinds.join(" and ")}`);
+  let kind: WorkKind;
+  let target: string;
+  if (kinds.length === 1) {
+    kind = kinds[0]!;
+    target = nonEmptyText(given[kind], `payload.${kind}`);
+  } else {
+    if (!(WORK_KINDS as readonly string[]).includes(config.work ?? "")) throw invalidInput("payload.task", "no work: give task, area or goto in msg.payload, or set the work in the node");
+    kind = config.work as WorkKind;
+    target = nonEmptyText(config.target, "target");
+  }
+  const map = given.map !== undefined ? nonEmptyText(given.map, "payload.map") : isEmptySetting(config.map) ? undefined : nonEmptyText(config.map, "map");
+  if (map === undefined) throw invalidInput("payload.map", "no map: give it in msg.payload.map or set it in the node");
+  const work: JobWork = kind === "task" ? { kind, task: target, map } : kind === "area" ? { kind, area: target, map } : { kind, point: target, map };
+
+  const settings: JobSettings = {
+    minBattery: given.minBattery !== undefined ? numberIn(given.minBattery, "payload.minBattery", JOB_MIN_BATTERY) : defaults.minBattery,
+    waitUpToMs: given.waitUpTo !== undefined ? numberIn(given.waitUpTo, "payload.waitUpTo", JOB_WAIT_UP_TO) * 1000 : defaults.waitUpToMs,
+    tries: defaults.tries,
+    confirmTimeoutMs: defaults.confirmTimeoutMs,
+  };
+  if (given.near !== undefined) settings.near = nearOf(given.near);
+  if (given.robots !== undefined) settings.robots = robotsOf(given.robots);
+  if (given.mode !== undefined) settings.mode = nonEmptyText(given.mode, "payload.mode");
+  else if (!isEmptySetting(config.mode)) settings.mode = String(config.mode).trim();
+  if (given.name !== undefined) settings.name = nonEmptyText(given.name, "payload.name");
+  const jobId = given.jobId !== undefined ? nonEmptyText(given.jobId, "payload.jobId") : randomUUID();
+  if (known(jobId)) throw invalidInput("payload.jobId", `a job "${jobId}" is already under way`);
+  return { jobId, work, settings };
+}

@@ -1,0 +1,129 @@
+/**
+ * A fleet stub robots can be sent jobs on: the robots stand on Floor 1 at
+ * positions the test sets, take START_TASK, CROSS_NAVIGATE and the stops,
+ * refuse or ignore starts where the test says, run a task for a number of
+ * status reads (or until the test finishes it) and file its task report.
+ * Every command is recorded per robot, with whether the robot was busy then.
+ */
+import { FleetStub, stubSerial, type StubStatus } from "./fleet-stub";
+import type { RecordedRequest, ScriptedReply } from "./recording-server";
+
+export const STUB_MAP = { id: "map-floor-1", name: "Floor 1" };
+export const KITCHEN_DOOR = { name: "Kitchen door", x: 600, y: 300 };
+
+type JobStatus = StubStatus & {
+  localizationInfo: { localizationState: string; map?: { id: string; name: string }; mapPosition?: { x: number; y: number; angle: number } };
+  navigationPoints?: unknown;
+  cleanModes?: unknown;
+  executingTask?: { name: string; progress: number };
+};
+
+export interface ReceivedCommand {
+  type: string;
+  /** The robot was running a task or navigating when it came: a second job sent to a busy robot. */
+  whileBusy: boolean;
+}
+
+export class JobFleetStub extends FleetStub {
+  /** Commands per robot, in arrival order. */
+  readonly commands = new Map<string, ReceivedCommand[]>();
+  /** Robots that answer a start with an error. */
+  readonly refusing = new Set<string>();
+  /** Robots that accept a start and never show it. */
+  readonly ignoring = new Set<string>();
+  /** How long the answer to a start command takes. */
+  commandDelayMs = 0;
+  /** Status reads a task stays running; undefined: until finish(). */
+  runReads: number | undefined = 2;
+  private readonly readsLeft = new Map<string, number>();
+  private readonly reports = new Map<string, Record<string, unknown>[]>();
+
+  constructor(robots: number) {
+    super(robots);
+    for (let index = 1; index <= robots; index++) {
+      this.update(stubSerial(index), (status) => {
+        const s = status as JobStatus;
+        s.localizationInfo = { localizationState: "NORMAL", map: { ...STUB_MAP }, mapPosition: { x: 100 * index, y: 100, angle: 0 } };
+        s.navigationPoints = { naviPoints: [{ naviPointName: KITCHEN_DOOR.name, navPointGridX: KITCHEN_DOOR.x, navPointGridY: KITCHEN_DOOR.y }] };
+        s.cleanModes = [{ name: "__middle_cleaning" }];
+      });
+    }
+  }
+
+  /** Puts the robot at (x, y) of its map. */
+  place(serialNumber: string, x: number, y: number): void {
+    this.update(serialNumber, (status) => ((status as JobStatus).localizationInfo.mapPosition = { x, y, angle: 0 }));
+  }
+
+  /** Ends the robot's task as it would (back to IDLE, a report filed with this end status). */
+  finish(serialNumber: string, taskEndStatus = 0): void {
+    const status = this.statuses.get(serialNumber) as JobStatus;
+    const name = status.currentTask?.name ?? "task";
+    status.taskState = "IDLE";
+    delete status.currentTask;
+    delete status.executingTask;
+    const list = this.reports.get(serialNumber) ?? [];
+    list.push({ id: `${serialNumber}-${list.length + 1}`, displayName: name, robotSerialNumber: serialNumber, taskEndStatus, cleaningMode: "middle_cleaning", startTime: new Date(Date.now() - 1000).toISOString(), endTime: new Date().toISOString() });
+    this.reports.set(serialNumber, list);
+  }
+
+  startCommands(serialNumber: string): ReceivedCommand[] {
+    return (this.commands.get(serialNumber) ?? []).filter((command) => command.type === "START_TASK" || command.type === "CROSS_NAVIGATE");
+  }
+
+  protected override answer(request: RecordedRequest): ScriptedReply {
+    if (this.failure) return this.failure;
+    const url = new URL(request.path, "http://stub");
+    const command = /^\/v1alpha1\/robots\/([^/]+)\/commands$/.exec(url.pathname);
+    if (request.method === "POST" && command) return this.command(decodeURIComponent(command[1]!), request.body as Record<string, unknown>);
+    const reports = /^\/openapi\/v2alpha1\/robots\/([^/]+)\/taskReports$/.exec(url.pathname);
+    if (reports) return { body: { robotTaskReports: [...(this.reports.get(decodeURIComponent(reports[1]!)) ?? [])].reverse() } };
+    const reply = super.answer(request);
+    if (url.pathname.includes("status:batchGet")) this.afterRead(reply);
+    return reply;
+  }
+
+  /** A running task counts down its reads and ends. */
+  private afterRead(reply: ScriptedReply): void {
+    const body = reply.body as { robotStatus?: StubStatus[] };
+    for (const read of body.robotStatus ?? []) {
+      const left = this.readsLeft.get(read.serialNumber);
+      if (left === undefined || this.runReads === undefined) continue;
+      if (left <= 1) {
+        this.readsLeft.delete(read.serialNumber);
+        this.finish(read.serialNumber);
+      } else this.readsLeft.set(read.serialNumber, left - 1);
+    }
+  }
+
+  private command(serialNumber: string, body: Record<string, unknown>): ScriptedReply {
+    const status: JobStatus | undefined = this.statuses.get(serialNumber);
+    if (!status) return { status: 404, body: { code: 5, message: "Robot not found." } };
+    const type = String(body.remoteTaskCommandType ?? body.remoteNavigationCommandType ?? body.remoteControlCommandType);
+    const busy = status.taskState === "RUNNING" || status.navigation?.state === "NAVIGATING";
+    const list = this.commands.get(serialNumber) ?? [];
+    list.push({ type, whileBusy: busy && (type === "START_TASK" || type === "CROSS_NAVIGATE") });
+    this.commands.set(serialNumber, list);
+    const accepted = { body: { name: `robots/${serialNumber}/commands/${list.length}`, state: "WAITING", serialNumber, rawCommandType: type.toLowerCase() } };
+    if (type === "STOP_TASK") {
+      this.finish(serialNumber, 1);
+      return accepted;
+    }
+    if (type === "STOP_NAVIGATE") {
+      if (status.navigation) status.navigation.state = "STOPPED";
+      return accepted;
+    }
+    if (this.refusing.has(serialNumber)) return { status: 400, body: { code: 9, message: "The robot is busy." }, delayMs: this.commandDelayMs };
+    if (this.ignoring.has(serialNumber)) return accepted;
+    const parameter = body.commandParameter as { startTaskParameter?: { task: { name: string } }; startNavigationParameter?: { position: string } };
+    if (type === "START_TASK") {
+      const name = parameter.startTaskParameter!.task.name;
+      status.taskState = "RUNNING";
+      status.currentTask = { name };
+      status.executingTask = { name, progress: 0.5 };
+      if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
+    }
+    if (type === "CROSS_NAVIGATE") status.navigation = { state: "ARRIVED", position: parameter.startNavigationParameter!.position };
+    return accepted;
+  }
+}
