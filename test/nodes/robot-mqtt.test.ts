@@ -154,8 +154,13 @@ describe("robot-mqtt", function () {
     assert.equal(simulator.state.robot("GS-S-000102")!.battery.charging, true);
     await waitFor(() => client.json(`${BASE}/GS-S-000102/state`).state === "docked", 15_000, "docked again");
 
+    // A job for this robot: the area as robot-job would start it (a temporary task named after the area).
     result = await command(client, "GS-S-000201", "send_command", JSON.stringify({ area: "Aisle 1" }));
-    assert.deepEqual(result, { command: "job", ok: false, reason: "jobs need robot-job" });
+    assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
+    assert.equal(simulator.state.status("GS-S-000201")!.taskState, "RUNNING");
+    result = await command(client, "GS-S-000201", "send_command", JSON.stringify({ area: "Aisle 9" }));
+    assert.deepEqual([result.command, result.ok], ["job", false]);
+    assert.match(String(result.reason), /is cleaning Aisle 1: pause or stop it first/, "a busy robot is refused before anything is sent");
     assert.ok(client.on(`${BASE}/GS-S-000101/result`).every((message) => !message.retain), "results are not retained");
   });
 

@@ -80,8 +80,8 @@ export function readSendCommand(text: string): SendCommandRequest | Problem {
     delete parameters.command;
     return { form: "compact", command: named, parameters };
   }
-  if ("area" in object) return { form: "job", job: object };
-  return { problem: "command", reason: 'a send_command payload needs "command" (a robot command) or "area" (a job)' };
+  if ("area" in object || "task" in object || "goto" in object) return { form: "job", job: object };
+  return { problem: "command", reason: 'a send_command payload needs "command" (a robot command), or "area", "task" or "goto" (a job)' };
 }
 
 /** A cloud command with its flat parameters (robot-command's field names: taskName, map, position, cleaningMode, ...). */

@@ -8,12 +8,12 @@
  * ends once, through `sink.ended`.
  */
 import type { RobotClient } from "../../api/client";
-import { commandConfirmationRule, tempTaskConfirmationRule } from "../../api/confirmation";
-import { confirmationPollerOf, type ConfirmationRule } from "../../api/confirmation-poller";
+import { confirmationPollerOf } from "../../api/confirmation-poller";
 import { RobotApiError, invalidInput } from "../../api/errors";
-import { chooseRobot, robotFactsOf, type RobotFacts } from "../../api/jobs/dispatch";
+import { chooseRobot, robotFactsOf } from "../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
-import { areaIdOf, areaTaskBody, cleaningModeFor, mapNameFor, navigateBody, startTaskBody, stopBody } from "../../api/jobs/start-requests";
+import { startRequestFor, startedRule } from "../../api/jobs/job-start";
+import { stopBody } from "../../api/jobs/start-requests";
 import type { AccountAlarms } from "../../api/open-alarms";
 import { newestReportSince, type RecentReports } from "../../api/recent-reports";
 import type { RobotOperationName } from "../../api/endpoints";
@@ -28,21 +28,6 @@ const RENEW_CLAIM_EVERY_MS = 15_000;
 const FLEET_LIST_MS = 60_000;
 /** How long past waitUpTo a job waits for its robots to be read at all before it ends. */
 const UNREAD_GRACE_MS = 30_000;
-
-const NAVIGATION_UNDER_WAY = new Set(["NAVIGATING", "ARRIVED", "PAUSED"]);
-
-/** What shows a job started: its task running, or a navigation to its point under way (or already arrived: a short way). */
-function startedRule(job: JobRecord): ConfirmationRule {
-  const { work } = job;
-  if (work.kind === "goto") {
-    return {
-      expects: `navigation to "${work.point}" under way`,
-      confirmedBy: (state) => (state.navigation?.position === work.point && NAVIGATION_UNDER_WAY.has(state.navigation.state ?? "") ? state.navigation.state : undefined),
-    };
-  }
-  if (work.kind === "area") return tempTaskConfirmationRule(job.taskName);
-  return commandConfirmationRule(startTaskBody(job.serialNumber!, work.task, work.map, undefined))!;
-}
 
 export class JobRunner {
   private stopObserving: (() => void) | undefined;
@@ -224,7 +209,7 @@ export class JobRunner {
         return;
       }
       this.claimRenewed.set(job.jobId, Date.now());
-      const { operation, body, taskName } = await this.startRequest(job, facts);
+      const { operation, body, taskName } = await startRequestFor(this.client, job.work, facts, job.settings, { signal: this.lifetime.signal });
       if (!this.current(job)) return;
       this.sink.progress(job, { event: "assigned", serialNumber, robotName: job.robotName });
       job.taskName = taskName;
@@ -245,27 +230,6 @@ export class JobRunner {
     if (this.current(job)) await this.confirmStart(job);
   }
 
-  /** What starts the job on this robot; an area not on the robot's map is the robot's refusal. */
-  private async startRequest(job: JobRecord, facts: RobotFacts): Promise<{ operation: RobotOperationName; body: Record<string, unknown>; taskName?: string }> {
-    const serialNumber = facts.serialNumber;
-    const mapName = mapNameFor(job.work, facts);
-    const mode = cleaningModeFor(job.settings.mode, facts);
-    switch (job.work.kind) {
-      case "task":
-        return { operation: "submitCommand", body: startTaskBody(serialNumber, job.work.task, mapName, mode), taskName: job.work.task };
-      case "goto":
-        return { operation: "submitCommand", body: navigateBody(serialNumber, mapName, job.work.point) };
-      case "area": {
-        const mapId = facts.mapId ?? job.work.map;
-        const found = (await this.client.call("getSubareas", { mapId, robotSn: serialNumber }, { signal: this.lifetime.signal })) as { subareas: { partitions: { id: number; name: string }[] } };
-        const areaId = areaIdOf(job.work.area, found.subareas.partitions);
-        if (areaId === undefined) throw invalidInput("payload.area", `no area "${job.work.area}" on map ${mapName} of robot ${serialNumber}`);
-        const taskName = job.settings.name ?? job.work.area;
-        return { operation: "sendTempTask", body: areaTaskBody(serialNumber, taskName, mode, mapName, mapId, areaId), taskName };
-      }
-    }
-  }
-
   private send(operation: RobotOperationName, body: Record<string, unknown>): Promise<unknown> {
     return this.client.send(clientModule().prepareCall(operation, body as never), { signal: this.lifetime.signal });
   }
@@ -274,7 +238,7 @@ export class JobRunner {
   private async confirmStart(job: JobRecord): Promise<void> {
     const serialNumber = job.serialNumber!;
     this.busy.add(job.jobId);
-    const started = startedRule(job);
+    const started = startedRule(job.work, serialNumber, job.taskName);
     const timeoutMs = Math.max(1, job.settings.confirmTimeoutMs - (Date.now() - (job.sentAt ?? Date.now())));
     try {
       await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal: this.lifetime.signal, operation: "robot-job" });

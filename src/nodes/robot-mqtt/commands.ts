@@ -83,7 +83,7 @@ export async function carryOut(input: InputKind, text: string, context: CommandC
     case "sendCommand": {
       const read = readSendCommand(text);
       if (isProblem(read)) return refused(asked, read);
-      if (read.form === "job") return { result: await startJob(context.client, view.serialNumber, read.job, context.signal) };
+      if (read.form === "job") return { result: await startJob(context.client, view.serialNumber, read.job, context.signal, context.confirmTimeoutMs) };
       const takes = fieldsOf(read.command);
       const unknown = Object.keys(read.parameters).find((key) => !(takes as string[]).includes(key));
       if (unknown !== undefined) {

@@ -1,9 +1,20 @@
 /**
- * Jobs from send_command (`{"area": "Kitchen"}`): robot-job runs them. Until
- * it is part of the package, a job ends in a result saying so; this one
- * function is where robot-job's dispatch is wired in.
+ * A job from send_command for the robot of the topic (`{"area": "Kitchen"}`,
+ * `{"task": ...}`, `{"goto": ...}`, each with optional `map`, `mode`,
+ * `name`): started on that robot as robot-job starts its work (the same
+ * request and the same sign that it started), through the account's queue,
+ * and answered once it shows or is refused. Choosing among robots is
+ * robot-job's: here the topic names the robot.
  */
 import type { RobotClient } from "../../api/client";
+import { confirmationPollerOf } from "../../api/confirmation-poller";
+import { RobotApiError } from "../../api/errors";
+import { robotFactsOf, type JobWork } from "../../api/jobs/dispatch";
+import { startRequestFor, startedRule } from "../../api/jobs/job-start";
+import { refusalOf, refusalText } from "../../api/robot-actions";
+import { readStatus } from "../../api/status-reader";
+import { CONFIRM_TIMEOUT } from "../tables/confirm";
+import { clientModule } from "../api";
 
 export interface BridgeResult {
   command: string;
@@ -11,6 +22,32 @@ export interface BridgeResult {
   reason: string;
 }
 
-export type JobStarter = (client: RobotClient, serialNumber: string, job: Record<string, unknown>, signal: AbortSignal) => Promise<BridgeResult>;
+const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
 
-export const startJob: JobStarter = () => Promise.resolve({ command: "job", ok: false, reason: "jobs need robot-job" });
+/** The job's work on the robot's map (`map` when given), or what is wrong with it. */
+function workOf(job: Record<string, unknown>, robotMap: string | undefined): JobWork | string {
+  const map = text(job.map) ?? robotMap;
+  if (map === undefined) return "the robot is on no map: name one in map";
+  if ("area" in job) return text(job.area) ? { kind: "area", area: text(job.area)!, map } : "area must be an area's name or id";
+  if ("task" in job) return text(job.task) ? { kind: "task", task: text(job.task)!, map } : "task must be a task's name";
+  return text(job.goto) ? { kind: "goto", point: text(job.goto)!, map } : "goto must be a navigation point's name";
+}
+
+export async function startJob(client: RobotClient, serialNumber: string, job: Record<string, unknown>, signal: AbortSignal, confirmTimeoutMs = CONFIRM_TIMEOUT.default * 1000): Promise<BridgeResult> {
+  const result = (ok: boolean, reason: string): BridgeResult => ({ command: "job", ok, reason });
+  try {
+    const [status] = (await client.batchGetStatuses([serialNumber], { line: "s", signal })) as Record<string, unknown>[];
+    if (!status) return result(false, `no status of robot ${serialNumber} was read`);
+    const facts = robotFactsOf(status);
+    const work = workOf(job, facts.mapName ?? facts.mapId);
+    if (typeof work === "string") return result(false, work);
+    const refusal = refusalOf(work.kind === "goto" ? "goTo" : "startTask", readStatus(status));
+    if (refusal) return result(false, `robot ${serialNumber} ${refusalText(refusal)}`);
+    const request = await startRequestFor(client, work, facts, { mode: text(job.mode), name: text(job.name) }, { signal });
+    await client.send(clientModule().prepareCall(request.operation, request.body as never), { signal });
+    const confirmed = await confirmationPollerOf(client).waitFor(serialNumber, startedRule(work, serialNumber, request.taskName), { timeoutMs: confirmTimeoutMs, signal, operation: "job" });
+    return result(true, `${confirmed.state} after ${Math.round(confirmed.seconds)} s`);
+  } catch (error) {
+    return result(false, error instanceof RobotApiError ? `${error.code}: ${error.message}` : String(error));
+  }
+}

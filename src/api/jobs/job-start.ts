@@ -1,0 +1,60 @@
+/**
+ * Starting a job's work on one robot: the request that starts it (an area is
+ * looked up among the map's areas first) and what shows it started. robot-job
+ * uses both for the robot it chose; the MQTT bridge for the robot a topic names.
+ */
+import type { CallOptions, RobotClient } from "../client";
+import { commandConfirmationRule, tempTaskConfirmationRule } from "../confirmation";
+import type { ConfirmationRule } from "../confirmation-poller";
+import type { RobotOperationName } from "../endpoints";
+import { invalidInput } from "../errors";
+import type { JobWork, RobotFacts } from "./dispatch";
+import { areaIdOf, areaTaskBody, cleaningModeFor, mapNameFor, navigateBody, startTaskBody } from "./start-requests";
+
+export interface StartRequest {
+  operation: RobotOperationName;
+  body: Record<string, unknown>;
+  /** The task's name as the robot will show it (task and area work). */
+  taskName?: string;
+}
+
+const NAVIGATION_UNDER_WAY = new Set(["NAVIGATING", "ARRIVED", "PAUSED"]);
+
+/** What starts `work` on the robot `facts` describe; an area not on the robot's map is bad input naming payload.area. */
+export async function startRequestFor(
+  client: RobotClient,
+  work: JobWork,
+  facts: RobotFacts,
+  settings: { mode?: string; name?: string },
+  options: CallOptions = {},
+): Promise<StartRequest> {
+  const serialNumber = facts.serialNumber;
+  const mapName = mapNameFor(work, facts);
+  const mode = cleaningModeFor(settings.mode, facts);
+  switch (work.kind) {
+    case "task":
+      return { operation: "submitCommand", body: startTaskBody(serialNumber, work.task, mapName, mode), taskName: work.task };
+    case "goto":
+      return { operation: "submitCommand", body: navigateBody(serialNumber, mapName, work.point) };
+    case "area": {
+      const mapId = facts.mapId ?? work.map;
+      const found = (await client.call("getSubareas", { mapId, robotSn: serialNumber }, options)) as { subareas: { partitions: { id: number; name: string }[] } };
+      const areaId = areaIdOf(work.area, found.subareas.partitions);
+      if (areaId === undefined) throw invalidInput("payload.area", `no area "${work.area}" on map ${mapName} of robot ${serialNumber}`);
+      const taskName = settings.name ?? work.area;
+      return { operation: "sendTempTask", body: areaTaskBody(serialNumber, taskName, mode, mapName, mapId, areaId), taskName };
+    }
+  }
+}
+
+/** What shows the work started: its task running, or a navigation to its point under way (or already arrived: a short way). */
+export function startedRule(work: JobWork, serialNumber: string, taskName: string | undefined): ConfirmationRule {
+  if (work.kind === "goto") {
+    return {
+      expects: `navigation to "${work.point}" under way`,
+      confirmedBy: (state) => (state.navigation?.position === work.point && NAVIGATION_UNDER_WAY.has(state.navigation.state ?? "") ? state.navigation.state : undefined),
+    };
+  }
+  if (work.kind === "area") return tempTaskConfirmationRule(taskName);
+  return commandConfirmationRule(startTaskBody(serialNumber, work.task, work.map, undefined))!;
+}
