@@ -22,6 +22,12 @@ describe("pushes: decoders", () => {
     for (const bad of ["H8", 8, -1, "", "high", null, undefined, 4.5]) assert.equal(incidentLevelOf(bad), undefined, String(bad));
   });
 
+  it("reads level 0 and \"0\" as H0 (0 is a level, not a missing one), in a push too", () => {
+    for (const zero of [0, "0", " 0 ", "h0"]) assert.deepEqual(incidentLevelOf(zero), { code: "H0", rank: 0, meaning: "event notification, not an alarm" }, JSON.stringify(zero));
+    const push = readPush(incident("z", 1, { incidentLevel: 0 }));
+    assert.equal(push.kind === "incident" && push.event.level?.code, "H0");
+  });
+
   it("reads taskEndStatus -1..3 as numbers or strings; anything else is unknown", () => {
     assert.deepEqual([-1, 0, 1, 2, 3].map(taskOutcomeOf), ["unknown", "normal", "stoppedByHand", "error", "failedToStart"]);
     assert.deepEqual(["0", " 2 ", 4, "x", undefined, {}, "constructor"].map(taskOutcomeOf), ["normal", "error", "unknown", "unknown", "unknown", "unknown", "unknown"]);
@@ -70,6 +76,18 @@ describe("pushes: the receiver", () => {
     const above = receiver.receive(incident("high", 1, { incidentLevel: "H5" }));
     assert.equal(above.status === 200 && above.openAlarmsOfRobot, 1);
     assert.equal(receiver.openAlarmCount, 1);
+  });
+
+  it("sends on an H0 given as 0 or \"0\" but counts it as no alarm, and drops it below a minimum of 1", () => {
+    const receiver = new PushReceiver({ appId: APP_ID });
+    for (const [id, level] of [["n", 0], ["s", "0"]] as const) {
+      const receipt = receiver.receive(incident(id, 1, { incidentLevel: level }));
+      assert.equal(receipt.status === 200 && receipt.push?.kind === "incident" && receipt.push.event.level?.rank, 0, `level ${JSON.stringify(level)}`);
+      assert.equal(receipt.status === 200 && receipt.openAlarmsOfRobot, 0, `level ${JSON.stringify(level)}`);
+    }
+    assert.equal(receiver.openAlarmCount, 0);
+    const filtered = new PushReceiver({ appId: APP_ID, minLevelRank: 1 });
+    assert.deepEqual(filtered.receive(incident("n", 1, { incidentLevel: 0 })), { status: 200, belowMinimum: true });
   });
 
   it("counts a re-raised alarm once", () => {
