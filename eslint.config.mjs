@@ -45,4 +45,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "commonjs", globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" } },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
   },
+  {
+    // StrykerJS's settings (npm run mutate): a plain ES module.
+    files: ["stryker.config.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "module", globals: { URL: "readonly" } },
+  },
 );
