@@ -10,6 +10,7 @@ import { z } from "zod";
 import { COMMAND_BODIES, SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY } from "../support/fixtures";
 import { ENDPOINTS, OPERATION_NAMES, type OperationName, type RobotOperationName } from "../../src/api/endpoints";
 import { describeIssues, isRobotApiError } from "../../src/api/errors";
+import { prepareCall } from "../../src/api/prepare";
 import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
 import { useClientOnRecordingServer } from "../support/client-on-server";
 
@@ -148,7 +149,7 @@ describe("api: a wrong type in any field of any request is refused, naming the f
         assert.ok(isRobotApiError(refusal), `${operation}.${field} given a ${given}: ${String(refusal)}`);
         assert.equal(refusal.kind, "invalid_input", `${operation}.${field} given a ${given}`);
         assert.equal(refusal.field, field, `${operation}.${field} given a ${given}: ${refusal.message}`);
-        assert.ok(refusal.message.startsWith(`${field}: `), refusal.message);
+        assert.match(refusal.message.slice(field.length), /^: \S/, `${refusal.message}: the field, then what is wrong with it`);
       }
       assert.equal(context.server.requests.length, 0);
     });
@@ -158,7 +159,87 @@ describe("api: a wrong type in any field of any request is refused, naming the f
     for (const { field, given, input } of wrongTypeCases("grantToken")) {
       const parsed = ENDPOINTS.grantToken.request.safeParse(input);
       assert.equal(parsed.success, false, `${field} given a ${given} was accepted`);
-      assert.equal(describeIssues(parsed.error).field, field, `${field} given a ${given}`);
+      const { field: named, message } = describeIssues(parsed.error);
+      assert.equal(named, field, `${field} given a ${given}`);
+      assert.match(message.slice(field.length), /^: \S/, `${message}: the field, then what is wrong with it`);
     }
+  });
+});
+
+/** What prepareCall (the one validation of a call) says of `input`, or "accepted". */
+function verdictOf(operation: RobotOperationName, input: unknown): string {
+  try {
+    prepareCall(operation, input);
+    return "accepted";
+  } catch (error) {
+    assert.ok(isRobotApiError(error), String(error));
+    return error.message;
+  }
+}
+
+const RULE = "must be 1-128 letters, digits, '-' or '_'";
+
+/** [operation, field, value, what the user is told]: the words are the interface, so each is written out. */
+const WORDING: [RobotOperationName, string, unknown, string][] = [
+  ["getRobotStatus", "serialNumber", 7, "serialNumber: must be a string"],
+  ["getRobotStatus", "serialNumber", "", "serialNumber: is not set: give the robot's serial number in the message or the node"],
+  ["getRobotStatus", "serialNumber", "GS/1", `serialNumber: ${RULE}`],
+  ["getCommand", "commandId", 7, "commandId: must be a string"],
+  ["getCommand", "commandId", "", "commandId: is not set: give the id of the command (the last part of its name)"],
+  ["getCommand", "commandId", "a/b", `commandId: ${RULE} (a UUID such as the end of the command's name)`],
+  ["getSubareas", "mapId", 7, "mapId: must be a string"],
+  ["getSubareas", "mapId", "  ", "mapId: must not be empty"],
+  ["createTempSiteTask", "loopCount", "1", "loopCount: must be a number"],
+  ["createTempSiteTask", "loopCount", 1.5, "loopCount: must be a whole number"],
+  ["createTempSiteTask", "loopCount", -1, "loopCount: must be 0 or more"],
+  ["createTempSiteTask", "floors", [], "floors: must list at least one floor"],
+  ["createTempSiteTask", "tasks", [], "tasks: must list at least one task"],
+  ["createTempSiteTask", "floors.0.area.id", true, "floors.0.area.id: must be a string or a whole number"],
+  ["createTempSiteTask", "floors.0.area.id", 4, "accepted"],
+  ["sendTempTask", "tempTaskCommand.loop", "yes", 'tempTaskCommand.loop: must be true, false, "true" or "false"'],
+  ["sendTempTask", "tempTaskCommand.loop", "true", "accepted"],
+  ["sendTempTask", "tempTaskCommand.loopCount", "x1", "tempTaskCommand.loopCount: must hold a whole number"],
+  ["sendTempTask", "tempTaskCommand.loopCount", "1x", "tempTaskCommand.loopCount: must hold a whole number"],
+  ["sendTempTask", "tempTaskCommand.loopCount", true, "tempTaskCommand.loopCount: must be a whole number or a string holding one"],
+  ["sendTempTask", "tempTaskCommand.loopCount", "12", "accepted"],
+  ["submitCommand", "commandParameter.startTaskParameter.task.loop", "true", "commandParameter.startTaskParameter.task.loop: must be true or false"],
+  ["listRobots", "page", "x", "page: must be a whole number from 1 to 1000000"],
+  ["listRobots", "page", 0, "page: must be a whole number from 1 to 1000000"],
+  ["listRobots", "page", "1x", "page: must be a whole number from 1 to 1000000"],
+  ["listRobots", "page", "x1", "page: must be a whole number from 1 to 1000000"],
+  ["listRobots", "page", "12", "accepted"],
+  ["listRobots", "pageSize", 1000, "accepted"],
+  ["listRobots", "pageSize", 1001, "pageSize: must be a whole number from 1 to 1000"],
+  ["batchGetRobotStatus", "names", "GS-1", "names: must be a list of serial numbers"],
+  ["batchGetRobotStatus", "names", [], "names: must name at least one robot"],
+  ["batchGetRobotStatus", "names", Array.from({ length: 12 }, (_, i) => `GS-${i}`), "names: must name at most 11 robots per request (batchGetStatuses splits longer lists)"],
+];
+
+const sampleOf = (operation: RobotOperationName) => SAMPLES[operation][0]!;
+const FAMILIES = "remoteTaskCommandType, remoteNavigationCommandType, remoteControlCommandType";
+
+describe("api: what a refused request tells the user, word for word", function () {
+  for (const [operation, field, value, expected] of WORDING) {
+    it(`${operation}.${field} = ${JSON.stringify(value).slice(0, 40)}`, function () {
+      assert.equal(verdictOf(operation, withField(sampleOf(operation), field, value)), expected);
+    });
+  }
+
+  it("a command names its one family and the parameter that command takes, and only that", function () {
+    const command = (fields: Record<string, unknown>) => verdictOf("submitCommand", { serialNumber: SN, ...fields });
+    assert.equal(command({}), `input: exactly one of ${FAMILIES} is required`);
+    assert.equal(
+      command({ remoteTaskCommandType: "PAUSE_TASK", remoteControlCommandType: "REMOTE_CONTROL_STOP" }),
+      `remoteControlCommandType: only one of ${FAMILIES} may be given (got remoteTaskCommandType and remoteControlCommandType)`,
+    );
+    assert.equal(command({ remoteTaskCommandType: "START_TASK" }), "commandParameter.startTaskParameter: is required for START_TASK");
+    assert.equal(
+      command({ remoteTaskCommandType: "PAUSE_TASK", commandParameter: { startNavigationParameter: { map: "a", position: "b" } } }),
+      "commandParameter.startNavigationParameter: is not allowed for PAUSE_TASK; commandParameter: must be omitted for PAUSE_TASK",
+    );
+    assert.equal(
+      command({ remoteControlCommandType: "REMOTE_CONTROL_MOVE", commandParameter: { controlMovingParameter: { direction: "UP" } } }),
+      "commandParameter.controlMovingParameter.direction: must be one of FORWARD, BACKWARD, LEFT, RIGHT",
+    );
   });
 });
