@@ -25,6 +25,7 @@ export default {
     // The tests that exercise those modules, straight from the TypeScript through tsx (as test:unit does).
     spec: [
       "test/api/engine.test.ts",
+      "test/api/engine-gate.test.ts",
       "test/api/retries.test.ts",
       "test/api/fleet.test.ts",
       "test/api/request-fields.test.ts",
