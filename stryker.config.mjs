@@ -29,6 +29,7 @@ export default {
       "test/api/retries.test.ts",
       "test/api/fleet.test.ts",
       "test/api/request-fields.test.ts",
+      "test/api/answer-fields.test.ts",
       "test/api/endpoints.test.ts",
       "test/api/paths.test.ts",
       "test/api/errors.test.ts",

@@ -135,7 +135,7 @@ describe("pushes: the receiver", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
     const report = (taskReport: Record<string, unknown>) => ({ appId: APP_ID, payload: { serialNumber: "R1", taskReport } });
     const first = receiver.receive(report({ id: "r-1" }));
-    assert.equal(first.status === 200 && first.push?.kind, "taskReport");
+    assert.deepEqual(first, { status: 200, push: readPush(report({ id: "r-1" })) }, "sent on, with no alarm count");
     assert.deepEqual(receiver.receive(report({ id: "r-1" })), { status: 200, repeated: true });
     assert.ok(sentOn(receiver.receive(report({ id: "r-2" }))), "another report of the same robot");
     assert.ok(sentOn(receiver.receive(report({ taskId: 7 }))));
