@@ -3,7 +3,7 @@
 // StrykerJS 10 needs Node.js 22 or later; the script runs it on one fetched from the registry, as `npm run compat` does.
 import { fileURLToPath } from "node:url";
 
-const MOCHA_12_SHIM = fileURLToPath(new URL("scripts/stryker-mocha12.js", import.meta.url));
+const MOCHA_HELPERS_HOOK = fileURLToPath(new URL("scripts/stryker-mocha-helpers.js", import.meta.url));
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -38,7 +38,7 @@ export default {
     ],
     require: ["tsx/cjs"],
   },
-  testRunnerNodeArgs: ["--require", MOCHA_12_SHIM],
+  testRunnerNodeArgs: ["--require", MOCHA_HELPERS_HOOK],
   coverageAnalysis: "perTest",
   // Two cores shared with other work.
   concurrency: 2,
