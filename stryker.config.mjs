@@ -26,6 +26,7 @@ export default {
     spec: [
       "test/api/engine.test.ts",
       "test/api/engine-gate.test.ts",
+      "test/api/engine-edges.test.ts",
       "test/api/retries.test.ts",
       "test/api/fleet.test.ts",
       "test/api/request-fields.test.ts",
