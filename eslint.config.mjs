@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "eslint.config.mjs"] },
+  { ignores: ["dist/**", "node_modules/**", "eslint.config.mjs", ".stryker-tmp/**", "reports/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -44,5 +44,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "commonjs", globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" } },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
+    // StrykerJS's settings (npm run mutate): a plain ES module.
+    files: ["stryker.config.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "module", globals: { URL: "readonly" } },
   },
 );

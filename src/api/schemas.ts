@@ -231,7 +231,7 @@ export type MapList = z.output<typeof MapList>;
 function wholeNumber(min: number, max: number) {
   const problem = `must be a whole number from ${min} to ${max}`;
   return z
-    .union([z.number().int(), z.string().regex(/^\d{1,10}$/)], { error: problem })
+    .union([z.number().int(), z.string().regex(/^\d{1,10}$/, problem)], { error: problem })
     .transform((value) => Number(value))
     .refine((value) => value >= min && value <= max, problem);
 }

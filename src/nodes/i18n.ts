@@ -15,8 +15,8 @@ export const SHARED_CATALOGUE = "robot-fleet";
 
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
-/** nodes/locales/, from dist/src/nodes/ where this file runs. */
-const LOCALES = path.resolve(__dirname, "../../../nodes/locales");
+/** nodes/locales/, from dist/src/nodes/ where this file runs (or src/nodes/, when the tests run the sources through tsx). */
+const LOCALES = path.resolve(__dirname, __filename.endsWith(".ts") ? "../.." : "../../..", "nodes/locales");
 const english = new Map<string, Record<string, unknown>>();
 
 function englishText(catalogue: string, key: string): string | undefined {

@@ -23,7 +23,8 @@ const envelope8: ScriptedReply = { body: { code: 8, msg: "RESOURCE_EXHAUSTED", d
 
 describe("api: retries", function () {
   const stub = useRecordingServer();
-  const clientWith = (retry: RetryOptions, timeoutMs = 2000) =>
+  // Generous: an answer must never look like a timeout because a loaded machine was slow to read it.
+  const clientWith = (retry: RetryOptions, timeoutMs = 10_000) =>
     new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry });
 
 
@@ -85,11 +86,11 @@ describe("api: retries", function () {
     stub.server.reply({ status: 429, body: {}, headers: { "Retry-After": "1" } }, { body: { code: 0, msg: "SUCCESS", data: MAPS } });
     const client = clientWith({ maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 });
     const result = client.listMaps({ robotSn: SN });
-    while (stub.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(client.engine.pausedForMs() > 500, "still paused after 50 ms: the 5 ms cap no longer applies");
     assert.deepEqual(await result, MAPS);
     assert.equal(stub.server.requests.length, 2);
+    // A lower bound only (a loaded machine makes the gap longer, never shorter): cut to 5 ms, it would be a few ms.
+    const gapMs = stub.server.requests[1]!.at - stub.server.requests[0]!.at;
+    assert.ok(gapMs >= 950, `the retry came ${gapMs.toFixed(0)} ms after the 429 asking for 1 s`);
   });
 
   it("a Retry-After given as an HTTP date is honoured (a past date: retry now)", async function () {
@@ -109,18 +110,19 @@ describe("api: retries", function () {
   });
 
   describe("never re-sent: the robot may already have the command", function () {
-    const cases: { name: string; reply: ScriptedReply; kind: string }[] = [
+    const cases: { name: string; reply: ScriptedReply; kind: string; timeoutMs?: number }[] = [
       { name: "HTTP 500", reply: { status: 500, body: { code: 13, message: "internal" } }, kind: "http" },
       { name: "HTTP 503", reply: { status: 503, body: "unavailable" }, kind: "http" },
       { name: "envelope-like code 13 under HTTP 200", reply: { body: { code: 13, message: "internal" } }, kind: "envelope" },
-      { name: "a timeout", reply: { body: RESOURCE, delayMs: 1000 }, kind: "timeout" },
+      // The answer comes 2 s after the 200 ms timeout: both timers run in this process, so load cannot reorder them.
+      { name: "a timeout", reply: { body: RESOURCE, delayMs: 2000 }, kind: "timeout", timeoutMs: 200 },
       { name: "a dropped connection", reply: { drop: true }, kind: "network" },
       { name: "a malformed answer", reply: { body: "not json" }, kind: "bad_response" },
     ];
-    for (const { name, reply, kind } of cases) {
+    for (const { name, reply, kind, timeoutMs } of cases) {
       it(`submitCommand after ${name}: exactly one request`, async function () {
         stub.server.respondWith(() => reply);
-        const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }, 50).submitCommand(COMMAND));
+        const error = await failureOf(clientWith({ maxRetries: 3, baseDelayMs: 1 }, timeoutMs).submitCommand(COMMAND));
         assert.equal(error.kind, kind);
         assert.equal(stub.server.requests.length, 1);
       });

@@ -38,7 +38,8 @@ function assertNoSecret(error: RobotApiError): void {
 }
 
 describe("api: secrets never appear in errors", function () {
-  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 50, retry: { maxRetries: 1, baseDelayMs: 1 } });
+  // Generous: an answer must never look like a timeout because a loaded machine was slow to read it.
+  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 10_000, retry: { maxRetries: 1, baseDelayMs: 1 } });
 
   const echoes: { name: string; reply: ScriptedReply; kind: string }[] = [
     { name: "401 echoing the token in message", reply: { status: 401, body: { code: 16, message: `token ${TOKEN} has expired` } }, kind: "http" },
@@ -72,17 +73,19 @@ describe("api: secrets never appear in errors", function () {
     assertNoSecret(error);
   });
 
-  const transport: { name: string; reply: ScriptedReply; kind: string }[] = [
+  const transport: { name: string; reply: ScriptedReply; kind: string; timeoutMs?: number }[] = [
     { name: "dropped connection", reply: { drop: true }, kind: "network" },
-    { name: "timeout", reply: { body: {}, delayMs: 1000 }, kind: "timeout" },
+    // The answer comes 2 s after the 200 ms timeout: both timers run in this process, so load cannot reorder them.
+    { name: "timeout", reply: { body: {}, delayMs: 2000 }, kind: "timeout", timeoutMs: 200 },
     { name: "non-JSON 200", reply: { body: `<p>${TOKEN}</p>` }, kind: "bad_response" },
     { name: "answer failing the schema", reply: { body: { code: 0, msg: "SUCCESS", data: [{ mapId: TOKEN, mapName: 1 }] } }, kind: "bad_response" },
   ];
-  for (const { name, reply, kind } of transport) {
+  for (const { name, reply, kind, timeoutMs } of transport) {
     it(`${name}`, async function () {
       // Every attempt gets the same answer: a read is sent again after a dropped connection.
       stub.server.respondWith(() => reply);
-      const error = await failureOf(stub.client.listMaps({ robotSn: SN }));
+      const client = timeoutMs ? new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry: { maxRetries: 1, baseDelayMs: 1 } }) : stub.client;
+      const error = await failureOf(client.listMaps({ robotSn: SN })).finally(() => client !== stub.client && client.close());
       assert.equal(error.kind, kind);
       assertNoSecret(error);
     });

@@ -124,6 +124,19 @@ describe("api: one account shared through Redis by several instances", function 
     await until(`${count} instances connected`, async () => (await redis.zcard(keyOf({ identity }, "instances"))) >= count);
   }
 
+  it("keys: an instance's presence lands under the account's fixed hash of base URL and client id, one per cloud", async function () {
+    // sha256("<base URL>\n<client id>"), first 32 hex digits, computed once by hand (also in account-keys.test.ts).
+    const expected = {
+      "https://openapi.gs-robot.com": "58766c79f85e05db1e55165d17848369",
+      "https://staging.openapi.example": "4431d5ecdfb30bd3dd6df529df039221",
+    };
+    for (const baseUrl of Object.keys(expected)) share({ identity: "client-prod-7", baseUrl });
+    for (const [baseUrl, hash] of Object.entries(expected)) {
+      await until(`${baseUrl}'s presence`, async () => (await reader.zcard(`${prefix}:${hash}:instances`)) === 1);
+    }
+    assert.deepEqual((await reader.keys(`${prefix}:*`)).sort(), Object.values(expected).map((hash) => `${prefix}:${hash}:instances`).sort());
+  });
+
   it("rate: three instances at the account's 25/s, 3 x 60 calls at once: no second at the server holds more than 25, each call answered once", async function () {
     const identity = "tok-rate-25";
     stub.server.respondWith((request) => ({ body: statusOf(request), delayMs: 5 + Math.floor(Math.random() * 30) }));

@@ -32,9 +32,9 @@ import {
   loadExampleFlow,
 } from "../support/node-red";
 import { SERIAL, robotCommandNode, COMMAND_BODIES, NAVIGATION } from "../support/fixtures";
+import { PACKAGE_ROOT } from "../support/child-node";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment");
-const ROOT = path.resolve(__dirname, "../../..");
 
 type Msg = Record<string, unknown>;
 
@@ -598,7 +598,7 @@ describe("robot-command", function () {
   });
 
   describe("the example flow", () => {
-    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/robot-command.json"), "utf8")) as FlowNode[];
+    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "examples/robot-command.json"), "utf8")) as FlowNode[];
     let simulator: RunningSimulator;
     let example: { outputs: Msg[]; caught: Msg[] };
 

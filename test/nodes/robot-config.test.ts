@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { RobotStatus } from "../../src/api/schemas";
+import * as settings from "../../src/api/account-settings";
 import { handleRobotInput } from "../../src/nodes/robot-input";
 import type { RobotConfigNode } from "../../src/nodes/types";
 import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor, useRecordingServerAndNodeRed } from "../support/node-red";
@@ -162,12 +163,8 @@ describe("robot-config", function () {
 
 describe("robot-config: the per-account limits (as the dialog and its help describe them)", function () {
   const stub = useRecordingServerAndNodeRed();
-  type Settings = typeof import("../../src/api/account-settings");
-  type SettingName = import("../../src/api/account-settings").AccountSettingName;
-  let settings: Settings;
-  before(async () => {
-    settings = await import("../../src/api/account-settings");
-  });
+  type Settings = typeof settings;
+  type SettingName = settings.AccountSettingName;
 
   /** Every status node `id` showed since its flow was loaded, the one set at deploy included (the helper spies on Node.prototype.status). */
   function statusesSinceLoad(id: string): unknown[] {

@@ -29,9 +29,9 @@ import {
   loadExampleFlow,
 } from "../support/node-red";
 import { robotMapsNode, SERIAL, MAP_ID } from "../support/fixtures";
+import { PACKAGE_ROOT } from "../support/child-node";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "change", "split");
-const ROOT = path.resolve(__dirname, "../../..");
 
 const LIST_PATH = "/openapi/v1/map/robotMap/list";
 const SUBAREAS_PATH = "/openapi/v1/map/subareas/get";
@@ -242,7 +242,7 @@ describe("robot-maps", function () {
   itKeepsTheMessageAndHidesTheToken("maps", () => load({ operation: "listMaps" }));
 
   describe("the example flow", () => {
-    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/robot-maps.json"), "utf8")) as FlowNode[];
+    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "examples/robot-maps.json"), "utf8")) as FlowNode[];
 
     /** Like the simulator: maps of GS-S-000101, sub-areas per map, code 3 for an unknown map. */
     function exampleCloud(request: RecordedRequest): ScriptedReply {

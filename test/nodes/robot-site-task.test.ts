@@ -33,9 +33,9 @@ import {
   loadExampleFlow,
 } from "../support/node-red";
 import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID, robotSiteTaskNode } from "../support/fixtures";
+import { PACKAGE_ROOT } from "../support/child-node";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "function");
-const ROOT = path.resolve(__dirname, "../../..");
 
 
 const STATUS_ANSWER = {
@@ -456,14 +456,14 @@ describe("robot-site-task", function () {
   });
 
   it("every field that builds a body has its dialog row", () => {
-    const html = fs.readFileSync(path.resolve(__dirname, "../../../nodes/robot-site-task.html"), "utf8");
+    const html = fs.readFileSync(path.join(PACKAGE_ROOT, "nodes/robot-site-task.html"), "utf8");
     // The plugin draws each row named in data-robot-fleet-rows as form-row robot-site-task-row-<field>.
     const rows = [...html.matchAll(/data-robot-fleet-rows="([^"]+)"/g)].flatMap((match) => match[1]!.split(/\s+/).map((entry) => entry.split(":")[0]));
     for (const field of new Set(Object.values(DIALOG_FIELDS_OF).flat())) assert.ok(rows.includes(field), `the dialog has ${field}`);
   });
 
   describe("the example flow", () => {
-    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/robot-site-task.json"), "utf8")) as FlowNode[];
+    const EXAMPLE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "examples/robot-site-task.json"), "utf8")) as FlowNode[];
 
     /** A plausible cloud: GS-S-000101 is on a site with one map of two areas; GS-S-000201 is on no site. */
     function exampleCloud(request: RecordedRequest): ScriptedReply {

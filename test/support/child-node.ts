@@ -7,6 +7,8 @@ import path from "node:path";
 
 const FROM_SOURCE = __filename.endsWith(".ts");
 const ROOT = path.resolve(__dirname, FROM_SOURCE ? "../.." : "../../..");
+/** The package's root directory (examples/, nodes/), from source or compiled alike. */
+export const PACKAGE_ROOT = ROOT;
 
 /** The file of a module of src/ ("api/client") that this test run uses. */
 export function srcFile(srcModule: string): string {
