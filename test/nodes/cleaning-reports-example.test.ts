@@ -13,10 +13,11 @@ import robotReports from "../../src/nodes/robot-reports";
 import { TEST_TOKEN, collectMessages, coreNodes, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { LOBBY, pushedEvent, reportAt } from "../support/report-fixtures";
 import { ReportsStub } from "../support/reports-stub";
+import { PACKAGE_ROOT } from "../support/child-node";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
 const CORE = ["function/10-switch.js", "common/60-link.js", "common/21-debug.js", "storage/10-file.js"].map((file) => require(`@node-red/nodes/core/${file}`) as never);
-const EXAMPLE = path.resolve(__dirname, "../../..", "examples", "cleaning-reports.json");
+const EXAMPLE = path.join(PACKAGE_ROOT, "examples", "cleaning-reports.json");
 const CHART_TAB = "reports-ui-tab";
 
 describe("example cleaning-reports: each report a CSV line, and today's table per floor", function () {

@@ -11,8 +11,9 @@ import { forgetAccountMemory } from "../../src/api/account-memory";
 import robotJob from "../../src/nodes/robot-job";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { collectMessages, coreNodes, helper, loadExampleFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { PACKAGE_ROOT } from "../support/child-node";
 
-const EXAMPLE = JSON.parse(fs.readFileSync(path.join(__dirname, "../../../examples/iot-spill-sensor-cleaning.json"), "utf8")) as FlowNode[];
+const EXAMPLE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "examples/iot-spill-sensor-cleaning.json"), "utf8")) as FlowNode[];
 
 describe("robot-job: the spill sensor example", function () {
   this.timeout(30_000);

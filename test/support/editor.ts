@@ -17,9 +17,10 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startEmbeddedNodeRed } from "../../src/demo/embedded";
+import { PACKAGE_ROOT } from "./child-node";
 
 /** The repository root (this file is compiled to dist/test/support/). */
-export const packageRoot = path.resolve(__dirname, "../../..");
+export const packageRoot = PACKAGE_ROOT;
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Flags that keep Chromium off the network and away from first-run screens. */
 export const CHROMIUM_ARGS = [
