@@ -1,5 +1,5 @@
 // Mutation testing of src/api's policy modules: `npm run mutate` (not in CI, not in npm test).
-// One module at a time while working on it: `npm run mutate -- --mutate src/api/pushes.ts`.
+// One module at a time while working on it: `npm run mutate -- --mutate src/api/pushes/pushes.ts`.
 // StrykerJS 10 needs Node.js 22 or later; the script runs it on one fetched from the registry, as `npm run compat` does.
 import { fileURLToPath } from "node:url";
 
@@ -9,12 +9,12 @@ const MOCHA_HELPERS_HOOK = fileURLToPath(new URL("scripts/stryker-mocha-helpers.
 export default {
   testRunner: "mocha",
   mutate: [
-    "src/api/engine.ts",
-    "src/api/engine-settings.ts",
-    "src/api/schemas.ts",
-    "src/api/pushes.ts",
-    "src/api/push-receiver.ts",
-    "src/api/incident-levels.ts",
+    "src/api/engine/engine.ts",
+    "src/api/settings/call-settings.ts",
+    "src/api/cloud/schemas.ts",
+    "src/api/pushes/pushes.ts",
+    "src/api/pushes/push-receiver.ts",
+    "src/api/cloud/incident-levels.ts",
     // Only the account's keys of the Redis link (accountKeyOf and key()): the rest of the link talks to
     // a real Redis, whose tests (test:redis) take too long to run once per mutant on a shared machine.
     "src/api/sharing/redis-link.ts:29-32",

@@ -1,2 +1,2 @@
-// Node-RED loads the file listed in package.json; the node is compiled from src/nodes/robot-maps.ts.
-module.exports = require("../dist/src/nodes/robot-maps").default;
+// Node-RED loads the file listed in package.json; the node is compiled from src/nodes/robot-maps/robot-maps.ts.
+module.exports = require("../dist/src/nodes/robot-maps/robot-maps").default;

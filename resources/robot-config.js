@@ -1,6 +1,6 @@
 (function () {
   var fleet = RED.plugins.getPlugin("robot-fleet-editor");
-  /** The account's settings, in the runtime's order, with their bounds and defaults (src/api/account-settings.ts). */
+  /** The account's settings, in the runtime's order, with their bounds and defaults (src/api/settings/input-rules.ts). */
   var SETTINGS = fleet.tables().accountSettings;
   var LIMITS = Object.keys(SETTINGS);
   /** How each limit looks; its words are in the robot-config catalogue (limits.<name>.label, unit, hint). */

@@ -12,7 +12,7 @@
   }
 
   /**
-   * The runtime's tables (src/nodes/editor-tables.ts). robot-config sends them
+   * The runtime's tables (src/nodes/robot-config/editor-tables.ts). robot-config sends them
    * with the editor's settings; without them the runtime did not load
    * robot-config, and no dialog of the package can be drawn.
    */
@@ -78,7 +78,7 @@
   }
 
   /**
-   * The rule of src/api/number-settings.ts (numberProblem) in the editor's
+   * The rule of src/api/settings/input-rules.ts (numberProblem) in the editor's
    * language: the problem with a typed number, or undefined. `range` is a
    * NumberRange of the runtime's tables.
    */

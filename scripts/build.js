@@ -13,7 +13,7 @@ try {
   tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
 } catch {
   // A source clone installed straight into Node-RED (npm install /path/to/clone) has no dev dependencies.
-  if (fs.existsSync(path.join(root, "dist", "src", "nodes", "robot-command.js"))) process.exit(0);
+  if (fs.existsSync(path.join(root, "dist", "src", "nodes", "robot-command", "robot-command.js"))) process.exit(0);
   console.error(
     `node-red-contrib-robot-fleet: this source clone is not built; run "npm install" in ${root} first (it builds the nodes), or install the published package or a packed tarball (npm pack).`,
   );

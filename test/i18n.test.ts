@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { CLEANING_KINDS } from "../src/api/cleaning-modes";
-import { editorTables } from "../src/nodes/editor-tables";
+import { CLEANING_KINDS } from "../src/api/cloud/cleaning-modes";
+import { editorTables } from "../src/nodes/robot-config/editor-tables";
 
 const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
@@ -100,13 +100,13 @@ describe("message catalogues", () => {
   it("holds every status key the runtime asks for", () => {
     // status-text.ts and config-node.ts translate with the catalogue of the node that calls them: each must hold their keys.
     const sources: Record<string, string[]> = {
-      "robot-fleet": ["node-status-view.ts", "config-node.ts"],
-      "robot-maps": ["robot-maps.ts"],
-      "robot-site-task": ["robot-site-task.ts", "status-text.ts"],
-      "robot-status": ["robot-status.ts", "status-text.ts", "config-node.ts"],
-      "robot-events": ["robot-events.ts"],
-      "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "config-node.ts"],
-      "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "config-node.ts"],
+      "robot-fleet": ["shared/node-status-view.ts", "shared/config-node.ts"],
+      "robot-maps": ["robot-maps/robot-maps.ts"],
+      "robot-site-task": ["robot-site-task/robot-site-task.ts", "shared/status-text.ts"],
+      "robot-status": ["robot-status/robot-status.ts", "shared/status-text.ts", "shared/config-node.ts"],
+      "robot-events": ["robot-events/robot-events.ts"],
+      "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "shared/config-node.ts"],
+      "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "shared/config-node.ts"],
       "robot-job": ["robot-job/index.ts", "robot-job/status.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {

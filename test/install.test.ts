@@ -130,7 +130,7 @@ describe("install", function () {
         const { RobotClient, RobotApiError } = require("node-red-contrib-robot-fleet");
         const { startSimulator } = require("node-red-contrib-robot-fleet/simulator");
         let deep;
-        try { require("node-red-contrib-robot-fleet/dist/src/api/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
+        try { require("node-red-contrib-robot-fleet/dist/src/api/engine/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
         console.log([typeof RobotClient, typeof RobotApiError, typeof startSimulator, deep].join(" "));`;
       assert.equal(execFileSync(process.execPath, ["-e", script], { cwd: userDir, encoding: "utf8" }).trim(), "function function function ERR_PACKAGE_PATH_NOT_EXPORTED");
       const bin = spawnSync(path.join(userDir, "node_modules", ".bin", "robot-cloud-simulator"), ["--help"], { encoding: "utf8" });
@@ -146,7 +146,7 @@ describe("install", function () {
       const installed = npm(["install", "--omit=dev", "--offline", `git+file://${packageRoot}#${head}`], userDir);
       assert.equal(installed.status, 0, installed.stderr);
       const installedRoot = path.join(userDir, "node_modules", "node-red-contrib-robot-fleet");
-      assert.ok(fs.existsSync(path.join(installedRoot, "dist", "src", "nodes", "robot-command.js")), "prepare built the nodes");
+      assert.ok(fs.existsSync(path.join(installedRoot, "dist", "src", "nodes", "robot-command", "robot-command.js")), "prepare built the nodes");
       assert.ok(!fs.existsSync(path.join(installedRoot, "dist", "test")), "only what the files list allows was kept");
       await expectNodeRedLoadsThePackage(userDir);
     });

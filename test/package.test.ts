@@ -132,7 +132,7 @@ describe("package", function () {
       if (/no_proxy/i.test(code)) handWritten.push(`${where} reads no_proxy`);
     }
     assert.deepEqual(handWritten, []);
-    const http = fs.readFileSync(path.join(root, "dist", "src", "api", "http.js"), "utf8");
+    const http = fs.readFileSync(path.join(root, "dist", "src", "api", "http", "http.js"), "utf8");
     for (const library of ["axios", "hpagent", "proxy-from-env"]) assert.match(http, new RegExp(`require\\("${library}"\\)`), `the client's HTTP layer uses ${library}`);
   });
 
@@ -187,7 +187,7 @@ describe("package", function () {
       const api = require("${pkg.name}");
       const simulator = require("${pkg.name}/simulator");
       let deep;
-      try { require("${pkg.name}/dist/src/api/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
+      try { require("${pkg.name}/dist/src/api/engine/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
       console.log(JSON.stringify({ values: Object.keys(api), startSimulator: typeof simulator.startSimulator, deep, manifest: require("${pkg.name}/package.json").name }));`;
     const reached = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8" })) as { values: string[]; startSimulator: string; deep: string; manifest: string };
     assert.deepEqual(reached.values.filter((name) => !PUBLIC_NAMES.includes(name)), [], "every value exported at run time is a listed name");

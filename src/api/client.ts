@@ -4,31 +4,29 @@
  * request engine (pool, pacing, queue, pause, retries); every failure is a
  * RobotApiError.
  */
-import { readAnswer } from "./answers";
-import { REAL_CLOCK } from "./clock";
-import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./auth";
-import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } from "./downloads";
-import { RequestEngine } from "./engine";
-import { ResendRequest } from "./engine-calls";
-import { SHARED_CALL_CLASSES, isSharedCallClass } from "./call-classes";
-import type { EngineSettings } from "./engine-settings";
-import { ENDPOINTS, type RequestOf, type ResultOf, type RobotOperationName } from "./endpoints";
+import { readAnswer } from "./http/answers";
+import { REAL_CLOCK } from "./engine/clock";
+import { ClientCredentialsTokenSource, StaticTokenSource, type ClientCredentials, type TokenSource } from "./account/auth";
+import { MapDownloads, checkDownloadUri, type DownloadOptions, type MapImage } from "./http/downloads";
+import { RequestEngine } from "./engine/engine";
+import { ResendRequest, type EngineSettings, type CallOptions, type RetryOptions } from "./settings/call-settings";
+import { SHARED_CALL_CLASSES, isSharedCallClass } from "./settings/call-settings";
+import { ENDPOINTS, type RequestOf, type ResultOf, type RobotOperationName } from "./cloud/endpoints";
 import { RobotApiError, invalidInput } from "./errors";
-import { HttpRoute, proxyFor, type WireAnswer } from "./http";
-import type { CallOptions, RetryOptions } from "./options";
-import { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
-import { redactorOf, type Redact } from "./redaction";
-import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./rules";
-import { STATUS_BATCH_SIZE } from "./schemas";
-import type { AccountSharing } from "./shared-account";
-import { accountKeyOf } from "./account-memory";
-import { abortFailure, wireFailure } from "./wire-failures";
+import { HttpRoute, proxyFor, type WireAnswer } from "./http/http";
+import { normaliseBaseUrl, prepareCall, type PreparedCall } from "./http/prepare";
+import { redactorOf, type Redact } from "./http/redaction";
+import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./settings/input-rules";
+import { STATUS_BATCH_SIZE } from "./cloud/schemas";
+import type { AccountSharing } from "./account/shared-account";
+import { accountKeyOf } from "./account/account-memory";
+import { abortFailure, wireFailure } from "./http/wire-failures";
 
 // What the client's callers in this package use with it; the package's public names are index.ts's.
-export { CALL_CLASS_SHARES, SHARED_CALL_CLASSES, type CallClass, type SharedCallClass } from "./call-classes";
-export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./downloads";
-export type { CallOptions, RetryOptions } from "./options";
-export { normaliseBaseUrl, prepareCall, type PreparedCall } from "./prepare";
+export { CALL_CLASS_SHARES, SHARED_CALL_CLASSES, type CallClass, type SharedCallClass } from "./settings/call-settings";
+export { checkDownloadUri, DEFAULT_MAX_IMAGE_BYTES, DOWNLOAD_CONNECTIONS, type DownloadOptions, type MapImage } from "./http/downloads";
+export type { CallOptions, RetryOptions } from "./settings/call-settings";
+export { normaliseBaseUrl, prepareCall, type PreparedCall } from "./http/prepare";
 export { BASE_URL_RULES, DEFAULT_BASE_URL };
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Answers larger than this are refused rather than buffered (an edge box has little memory). */

@@ -1,4 +1,4 @@
-import type { ActionRefusal } from "./robot-actions";
+import type { ActionRefusal } from "./watching/robot-actions";
 import type { z } from "zod";
 
 /**

@@ -8,9 +8,9 @@
  * `node-red-contrib-robot-fleet/simulator`.
  */
 export { RobotClient, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, type RobotClientOptions, type ListAllRobotsOptions, type BatchStatusOptions } from "./client";
-export type { ClientCredentials } from "./auth";
-export type { CallOptions, RetryOptions } from "./options";
-export type { DownloadOptions, MapImage } from "./downloads";
+export type { ClientCredentials } from "./account/auth";
+export type { CallOptions, RetryOptions } from "./settings/call-settings";
+export type { DownloadOptions, MapImage } from "./http/downloads";
 export { RobotApiError, isRobotApiError, API_CODES, API_CODE_NAMES, type RobotApiErrorKind, type RobotApiErrorDetails } from "./errors";
 export {
   ENDPOINTS,
@@ -22,11 +22,11 @@ export {
   type RobotOperationName,
   type RequestOf,
   type ResultOf,
-} from "./endpoints";
-export { COMMANDS, COMMAND_TYPES, COMMAND_FAMILIES, MOVE_DIRECTIONS, isCommandType, commandTypeOf, type CommandType, type CommandFamily, type MoveDirection } from "./commands";
-export * as schemas from "./schemas";
+} from "./cloud/endpoints";
+export { COMMANDS, COMMAND_TYPES, COMMAND_FAMILIES, MOVE_DIRECTIONS, isCommandType, commandTypeOf, type CommandType, type CommandFamily, type MoveDirection } from "./cloud/commands";
+export * as schemas from "./cloud/schemas";
 // What robot-status, robot-events and the coming report and MQTT nodes send, read as the nodes read it.
-export { readStatus, type StatusReading, type MapPosition } from "./status-reader";
-export { INCIDENT_LEVELS, incidentLevelOf, type IncidentLevel, type IncidentLevelCode } from "./incident-levels";
-export { TASK_OUTCOMES, taskOutcomeOf, withTaskReading, type TaskOutcome, type TaskReportReading } from "./task-outcomes";
-export { CLEANING_KINDS, cleaningKindOf, type CleaningKind } from "./cleaning-modes";
+export { readStatus, type StatusReading, type MapPosition } from "./watching/status-reader";
+export { INCIDENT_LEVELS, incidentLevelOf, type IncidentLevel, type IncidentLevelCode } from "./cloud/incident-levels";
+export { TASK_OUTCOMES, taskOutcomeOf, withTaskReading, type TaskOutcome, type TaskReportReading } from "./cloud/task-outcomes";
+export { CLEANING_KINDS, cleaningKindOf, type CleaningKind } from "./cloud/cleaning-modes";

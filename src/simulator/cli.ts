@@ -5,12 +5,12 @@
  * put in a robot-config node; Ctrl-C (or SIGTERM) stops it.
  */
 import { parseArgs } from "node:util";
-import { numberProblem, type NumberRange } from "../api/number-settings";
-import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./fleet";
-import { REALISTIC_TIMING, type Timing } from "./timing";
-import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults";
-import { PushTargetSchema, type PushTarget } from "./pushes";
-import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server";
+import { numberProblem, type NumberRange } from "../api/settings/input-rules";
+import { demoFleet, grownFleet, DEMO_CLIENT, MAX_FLEET_ROBOTS } from "./world/fleet";
+import { REALISTIC_TIMING, type Timing } from "./world/timing";
+import { FAULT_FLAGS, FaultsUpdate, type Faults } from "./faults/faults";
+import { PushTargetSchema, type PushTarget } from "./pushes/pushes";
+import { CONTROL_PREFIX, DEFAULT_RATE_LIMIT, OBJECT_PREFIX, startSimulator, type RateLimit, type SimulatorOptions } from "./server/server";
 
 export const DEFAULT_CLI_PORT = 18080;
 
@@ -83,7 +83,7 @@ export class CliUsageError extends Error {}
 
 export type CliCommand = { help: true } | { help: false; options: SimulatorOptions };
 
-/** A number option within its range, by the rule every setting of the package follows (src/api/number-settings.ts). */
+/** A number option within its range, by the rule every setting of the package follows (src/api/settings/input-rules.ts). */
 function numberOption(name: string, raw: string | undefined, range: NumberRange): number | undefined {
   if (raw === undefined) return undefined;
   const problem = numberProblem(raw, range);

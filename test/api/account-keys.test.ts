@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { createServer, type AddressInfo } from "node:net";
-import { accountKeyOf } from "../../src/api/account-memory";
+import { accountKeyOf } from "../../src/api/account/account-memory";
 import { RedisLink } from "../../src/api/sharing/redis-link";
 
 const PRODUCTION = "https://openapi.gs-robot.com";

@@ -7,8 +7,8 @@
  * readAnswer, which the client reads every answer with (no socket needed).
  */
 import assert from "node:assert/strict";
-import { readAnswer } from "../../src/api/answers";
-import { ENDPOINTS, type Endpoint, type OperationName } from "../../src/api/endpoints";
+import { readAnswer } from "../../src/api/http/answers";
+import { ENDPOINTS, type Endpoint, type OperationName } from "../../src/api/cloud/endpoints";
 import { isRobotApiError } from "../../src/api/errors";
 import { MAP_ID, SERIAL as SN } from "../support/fixtures";
 import { assertSamplesCover, wrongTypesOf, type JsonType } from "../support/schema-fields";

@@ -5,9 +5,9 @@
  * grant that is reported and not cached.
  */
 import assert from "node:assert/strict";
-import { ClientCredentialsTokenSource, StaticTokenSource, expiryFromExpiresIn } from "../../src/api/auth";
+import { ClientCredentialsTokenSource, StaticTokenSource, expiryFromExpiresIn } from "../../src/api/account/auth";
 import { RobotClient } from "../../src/api/client";
-import { OPEN_ACCESS_GRANT_TYPE, type TokenAnswer, type TokenRequest } from "../../src/api/schemas";
+import { OPEN_ACCESS_GRANT_TYPE, type TokenAnswer, type TokenRequest } from "../../src/api/cloud/schemas";
 import { useRecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 

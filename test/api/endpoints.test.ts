@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { COMMANDS, COMMAND_TYPES, type CommandType } from "../../src/api/commands";
+import { COMMANDS, COMMAND_TYPES, type CommandType } from "../../src/api/cloud/commands";
 import {
   ENDPOINTS,
   OPERATION_NAMES,
@@ -14,8 +14,8 @@ import {
   type HttpMethod,
   type OperationName,
   type RequestOf,
-} from "../../src/api/endpoints";
-import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+} from "../../src/api/cloud/endpoints";
+import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/cloud/schemas";
 import { type RecordedRequest } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 import { SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY as SITE_TASK, TEMP_TASK_BODY as TEMP_TASK, COMMAND_BODIES } from "../support/fixtures";

@@ -4,9 +4,8 @@
  * before it was aborted, and a call made after close().
  */
 import assert from "node:assert/strict";
-import { RequestEngine } from "../../src/api/engine";
-import type { Attempt } from "../../src/api/engine-calls";
-import type { EngineSettings } from "../../src/api/engine-settings";
+import { RequestEngine } from "../../src/api/engine/engine";
+import type { Attempt, EngineSettings } from "../../src/api/settings/call-settings";
 import { RobotApiError, isRobotApiError } from "../../src/api/errors";
 import { FakeClock, drained } from "../support/fake-clock";
 

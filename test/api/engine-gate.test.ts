@@ -5,10 +5,10 @@
  * "retry in", "paused" and a failing gate each delay the queue, never lose it.
  */
 import assert from "node:assert/strict";
-import { RequestEngine } from "../../src/api/engine";
-import type { Attempt } from "../../src/api/engine-calls";
+import { RequestEngine } from "../../src/api/engine/engine";
+import type { Attempt } from "../../src/api/settings/call-settings";
 import { isRobotApiError } from "../../src/api/errors";
-import type { AccountGate, GateAnswer } from "../../src/api/shared-account";
+import type { AccountGate, GateAnswer } from "../../src/api/account/shared-account";
 import { FakeClock, drained } from "../support/fake-clock";
 
 /** A gate whose every ask waits until the test answers it; it counts the places it gave and got back. */

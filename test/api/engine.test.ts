@@ -5,9 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { RequestEngine } from "../../src/api/engine";
-import { ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type CallTracker, type EngineCallOptions } from "../../src/api/engine-calls";
-import type { EngineSettings } from "../../src/api/engine-settings";
+import { RequestEngine } from "../../src/api/engine/engine";
+import { ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type CallTracker, type EngineCallOptions, type EngineSettings } from "../../src/api/settings/call-settings";
 import { RobotApiError, abortedError } from "../../src/api/errors";
 import { FakeClock, drained } from "../support/fake-clock";
 import { between, pick, seeded, type Rng } from "../support/seeded";

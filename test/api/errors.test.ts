@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import type { RobotOperationName } from "../../src/api/endpoints";
+import type { RobotOperationName } from "../../src/api/cloud/endpoints";
 import { RobotApiError } from "../../src/api/errors";
 
 // The encoding Node-RED applies to what reaches the debug sidebar.

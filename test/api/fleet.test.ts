@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import type { CallTracker } from "../../src/api/engine-calls";
+import type { CallTracker } from "../../src/api/settings/call-settings";
 import { type RecordedRequest } from "../support/recording-server";
 import { failureOf } from "../support/failures";
 import { useClientOnRecordingServer } from "../support/client-on-server";

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { chooseStartTask, executableTasksOf, mayOvertakePending, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
 import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
 import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
-import { readableCleaningMode } from "../../src/api/cleaning-modes";
+import { readableCleaningMode } from "../../src/api/cloud/cleaning-modes";
 import { attributesOf, cleaningModeOfFanSpeed, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
 import { checkTopicRoot, discoveryIdOf, readIncomingTopic, robotTopics, topicLevelProblem } from "../../src/api/mqtt/topics";
-import type { OpenAlarm } from "../../src/api/open-alarms";
-import type { WatchedState } from "../../src/api/watcher-state";
+import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
+import type { WatchedState } from "../../src/api/watching/watcher-state";
 
 const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
 const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };

@@ -1,8 +1,8 @@
 /** The account's open alarms and its memory across node lifetimes, apart from Node-RED. */
 import assert from "node:assert/strict";
-import { accountKeyOf, forgetAccountMemory, keptForAccount } from "../../src/api/account-memory";
-import { AccountAlarms, alarmsOfAccount } from "../../src/api/open-alarms";
-import { readPush, type IncidentEvent } from "../../src/api/pushes";
+import { accountKeyOf, forgetAccountMemory, keptForAccount } from "../../src/api/account/account-memory";
+import { AccountAlarms, alarmsOfAccount } from "../../src/api/pushes/open-alarms";
+import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 
 const incident = (serialNumber: string, incidentId: string, raised: boolean, level: unknown, extra: Record<string, unknown> = {}): IncidentEvent => {
   const push = readPush({

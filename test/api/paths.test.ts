@@ -15,9 +15,9 @@ import {
   type Endpoint,
   type OperationName,
   type RequestOf,
-} from "../../src/api/endpoints";
+} from "../../src/api/cloud/endpoints";
 import { RobotApiError } from "../../src/api/errors";
-import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/cloud/schemas";
 import { RecordingServer, useRecordingServer } from "../support/recording-server";
 
 const TOKEN = "tok-paths-0a0b";

@@ -1,8 +1,8 @@
 /** The confirmation poller's observers (robot-job follows its robots through them), apart from Node-RED. */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { commandConfirmationRule } from "../../src/api/confirmation";
-import { ConfirmationPoller } from "../../src/api/confirmation-poller";
+import { commandConfirmationRule } from "../../src/api/watching/confirmation";
+import { ConfirmationPoller } from "../../src/api/watching/confirmation-poller";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 
 describe("api: observing robots through the confirmation poller", function () {

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { proxyFor } from "../../src/api/http";
+import { proxyFor } from "../../src/api/http/http";
 import { failureOf } from "../support/failures";
 import { ProxyServer } from "../support/proxy-server";
 import { RecordingServer } from "../support/recording-server";

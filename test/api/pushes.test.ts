@@ -1,11 +1,11 @@
 /** The push decoders and the receiver's bookkeeping, apart from HTTP (robot-events tests them over HTTP). */
 import assert from "node:assert/strict";
-import { cleaningModeMeaningOf } from "../../src/api/cleaning-modes";
-import { incidentLevelOf, INCIDENT_LEVEL_CODES } from "../../src/api/incident-levels";
+import { cleaningModeMeaningOf } from "../../src/api/cloud/cleaning-modes";
+import { incidentLevelOf, INCIDENT_LEVEL_CODES } from "../../src/api/cloud/incident-levels";
 import { isRobotApiError } from "../../src/api/errors";
-import { PUSH_MEMORY, PushReceiver } from "../../src/api/push-receiver";
-import { appIdOf, pushTimeMs, readPush } from "../../src/api/pushes";
-import { taskOutcomeOf, withTaskReading } from "../../src/api/task-outcomes";
+import { PUSH_MEMORY, PushReceiver } from "../../src/api/pushes/push-receiver";
+import { appIdOf, pushTimeMs, readPush } from "../../src/api/pushes/pushes";
+import { taskOutcomeOf, withTaskReading } from "../../src/api/cloud/task-outcomes";
 
 const APP_ID = "app-1";
 /** What the receiver sends on for a body, if anything. */

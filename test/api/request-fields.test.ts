@@ -7,10 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { COMMAND_BODIES, SERIAL as SN, MAP_ID, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY } from "../support/fixtures";
-import { ENDPOINTS, OPERATION_NAMES, type OperationName, type RobotOperationName } from "../../src/api/endpoints";
+import { ENDPOINTS, OPERATION_NAMES, type OperationName, type RobotOperationName } from "../../src/api/cloud/endpoints";
 import { describeIssues, isRobotApiError } from "../../src/api/errors";
-import { prepareCall } from "../../src/api/prepare";
-import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+import { prepareCall } from "../../src/api/http/prepare";
+import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/cloud/schemas";
 import { useClientOnRecordingServer } from "../support/client-on-server";
 import { assertSamplesCover, schemaFields, withField, wrongTypesOf, type JsonType } from "../support/schema-fields";
 

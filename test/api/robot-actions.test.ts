@@ -1,7 +1,7 @@
 /** Which actions a robot's state allows, and the words for those it does not: the console's buttons and NOT_CONFIRMED's reason. */
 import assert from "node:assert/strict";
-import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/robot-actions";
-import type { StatusReading } from "../../src/api/status-reader";
+import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/watching/robot-actions";
+import type { StatusReading } from "../../src/api/watching/status-reader";
 
 const robot = (state: Partial<StatusReading>): StatusReading => ({ serialNumber: "R1", online: true, taskState: "IDLE", emergencyStop: false, localizationState: "NORMAL", ...state });
 

@@ -11,12 +11,12 @@
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { RobotClient, type RobotClientOptions } from "../../src/api/client";
-import type { AccountSharing } from "../../src/api/shared-account";
+import type { AccountSharing } from "../../src/api/account/shared-account";
 import { shareAccount } from "../../src/api/sharing";
-import { accountKeyOf } from "../../src/api/account-memory";
-import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
-import { REAL_CLOCK } from "../../src/api/clock";
-import { ConfirmationPoller } from "../../src/api/confirmation-poller";
+import { accountKeyOf } from "../../src/api/account/account-memory";
+import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watching/watcher";
+import { REAL_CLOCK } from "../../src/api/engine/clock";
+import { ConfirmationPoller } from "../../src/api/watching/confirmation-poller";
 import { busiestSecond } from "../support/busiest-second";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { useRecordingServer, type RecordedRequest } from "../support/recording-server";

@@ -4,10 +4,10 @@
  * text all say the same of the same status (docs/cloud-api.md: B1 and v1).
  */
 import assert from "node:assert/strict";
-import { readStatus, serialNumberOf } from "../../src/api/status-reader";
-import { watchedStateOf } from "../../src/api/watcher-state";
-import { placeRobots } from "../../src/nodes/fleet-map";
-import { robotStatusText } from "../../src/nodes/status-text";
+import { readStatus, serialNumberOf } from "../../src/api/watching/status-reader";
+import { watchedStateOf } from "../../src/api/watching/watcher-state";
+import { placeRobots } from "../../src/nodes/robot-maps/fleet-map";
+import { robotStatusText } from "../../src/nodes/shared/status-text";
 
 /** A status on map floor-1 at (10, 20), with `fields` over it. */
 function onFloor(fields: Record<string, unknown>): Record<string, unknown> {

@@ -7,11 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api/confirmation";
+import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api/watching/confirmation";
 import { RobotApiError } from "../../src/api/errors";
-import { ConfirmationPoller } from "../../src/api/confirmation-poller";
-import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watcher";
-import { diffWatchedStates, watchedStateOf, type WatchedState } from "../../src/api/watcher-state";
+import { ConfirmationPoller } from "../../src/api/watching/confirmation-poller";
+import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watching/watcher";
+import { diffWatchedStates, watchedStateOf, type WatchedState } from "../../src/api/watching/watcher-state";
 import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { FakeClock, drained } from "../support/fake-clock";
 import { FleetStub, stubSerial } from "../support/fleet-stub";

@@ -4,8 +4,8 @@
  * is kept), median of several runs in this process.
  */
 import { performance } from "node:perf_hooks";
-import { drawFleetMap } from "../../src/nodes/robot-maps";
-import { Canvas } from "../../src/simulator/png";
+import { drawFleetMap } from "../../src/nodes/robot-maps/robot-maps";
+import { Canvas } from "../../src/simulator/maps/png";
 
 export const FLEET_MAP_ROBOTS = 200;
 export const FLEET_MAP_GOAL_MS = 100;

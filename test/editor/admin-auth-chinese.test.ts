@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
-import { MAP_OPERATIONS } from "../../src/nodes/tables/maps";
+import { MAP_OPERATIONS } from "../../src/nodes/robot-maps/table";
 import { launchChromium, packageRoot, startNodeRed, type FlowNode, type RunningNodeRed } from "../support/editor";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's own dependency, plain CommonJS

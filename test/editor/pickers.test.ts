@@ -12,9 +12,9 @@ import type { Browser, Page } from "playwright-core";
 import { normaliseBaseUrl } from "../../src/api/client";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { DEMO_CONFIG_ID } from "../../src/demo/flows";
-import { confirmTimeoutMs } from "../../src/nodes/confirm";
-import { WATCH_LIMITS } from "../../src/nodes/tables/status";
-import { SerialNumber } from "../../src/api/schemas";
+import { confirmTimeoutMs } from "../../src/nodes/shared/confirm";
+import { WATCH_LIMITS } from "../../src/nodes/robot-status/table";
+import { SerialNumber } from "../../src/api/cloud/schemas";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium, openEditor, packageRoot, type FlowNode, type OpenEditor } from "../support/editor";
 

@@ -8,14 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import {
-  ACCOUNT_SETTINGS,
-  ACCOUNT_SETTING_NAMES,
-  accountSettingProblem,
-  readAccountSettings,
-  type AccountSettingName,
-} from "../../src/api/account-settings";
-import { isEmptySetting } from "../../src/api/number-settings";
+import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem, readAccountSettings, type AccountSettingName, isEmptySetting } from "../../src/api/settings/input-rules";
 import { useEditor, type FlowNode, type OpenEditor } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */

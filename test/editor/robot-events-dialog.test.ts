@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { MIN_LEVELS } from "../../src/nodes/tables/events";
+import { MIN_LEVELS } from "../../src/nodes/robot-events/table";
 import { packageRoot, useEditor, type ExtraSettings, type FlowNode, type OpenEditor, type RunningNodeRed } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */

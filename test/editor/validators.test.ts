@@ -8,21 +8,19 @@
  * fails when a validated property has no refused or no accepted case.
  */
 import assert from "node:assert/strict";
-import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem } from "../../src/api/account-settings";
-import { readNumberSetting } from "../../src/api/number-settings";
-import { COMMAND_TYPES } from "../../src/api/commands";
-import { normaliseBaseUrl, prepareCall } from "../../src/api/prepare";
-import { SERIAL_NUMBER_PATTERN } from "../../src/api/rules";
-import { confirmTimeoutMs } from "../../src/nodes/confirm";
-import { editorTables } from "../../src/nodes/editor-tables";
-import { chooseSetting } from "../../src/nodes/settings";
-import { buildCommandRequest } from "../../src/nodes/robot-command";
-import { readRedisSettings } from "../../src/nodes/robot-config";
-import { serialNumberList } from "../../src/nodes/robot-status";
-import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/tables/command";
-import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/tables/events";
-import { REPORTS_LIMITS } from "../../src/nodes/tables/reports";
-import { WATCH_LIMITS } from "../../src/nodes/tables/status";
+import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem, readNumberSetting, SERIAL_NUMBER_PATTERN } from "../../src/api/settings/input-rules";
+import { COMMAND_TYPES } from "../../src/api/cloud/commands";
+import { normaliseBaseUrl, prepareCall } from "../../src/api/http/prepare";
+import { confirmTimeoutMs } from "../../src/nodes/shared/confirm";
+import { editorTables } from "../../src/nodes/robot-config/editor-tables";
+import { chooseSetting } from "../../src/nodes/shared/settings";
+import { buildCommandRequest } from "../../src/nodes/robot-command/table";
+import { readRedisSettings } from "../../src/nodes/robot-config/robot-config";
+import { serialNumberList } from "../../src/nodes/shared/settings";
+import { FIELD_PATHS, fieldsOf, type ParameterField } from "../../src/nodes/robot-command/table";
+import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/robot-events/table";
+import { REPORTS_LIMITS } from "../../src/nodes/robot-reports/table";
+import { WATCH_LIMITS } from "../../src/nodes/robot-status/table";
 import { dayFormatter } from "../../src/api/reports/kpi";
 import { useEditor, type FlowNode } from "../support/editor";
 

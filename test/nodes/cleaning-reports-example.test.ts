@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { forgetAccountMemory } from "../../src/api/account-memory";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotReports from "../../src/nodes/robot-reports";
 import { TEST_TOKEN, collectMessages, coreNodes, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { LOBBY, pushedEvent, reportAt } from "../support/report-fixtures";

@@ -7,10 +7,10 @@
  * the account's rate, their status reads batched.
  */
 import assert from "node:assert/strict";
-import robotCommand from "../../src/nodes/robot-command";
-import robotSiteTask from "../../src/nodes/robot-site-task";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator, type Timing } from "../../src/simulator";
-import type { Faults } from "../../src/simulator/faults";
+import type { Faults } from "../../src/simulator/faults/faults";
 import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 
 const KITCHEN = "GS-S-000102";

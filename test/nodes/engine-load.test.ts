@@ -11,11 +11,11 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
-import robotCommand from "../../src/nodes/robot-command";
-import robotMaps from "../../src/nodes/robot-maps";
-import robotSiteTask from "../../src/nodes/robot-site-task";
-import type { RobotConfigNode } from "../../src/nodes/types";
-import type { RequestEngine } from "../../src/api/engine";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
+import type { RobotConfigNode } from "../../src/nodes/shared/types";
+import type { RequestEngine } from "../../src/api/engine/engine";
 import { RecordingServer, type RecordedRequest, type ScriptedReply } from "../support/recording-server";
 import {
   collectMessages,

@@ -7,11 +7,11 @@
  * robots on another map left out, and bad input refused before any call.
  */
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account-memory";
-import { alarmsOfAccount } from "../../src/api/open-alarms";
-import { readPush, type IncidentEvent } from "../../src/api/pushes";
-import robotMaps from "../../src/nodes/robot-maps";
-import { Canvas } from "../../src/simulator/png";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
+import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import { Canvas } from "../../src/simulator/maps/png";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, expectInvalidInput } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";

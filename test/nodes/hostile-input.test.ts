@@ -20,9 +20,9 @@
  * sends values built inside a function node (another realm) over a real wire.
  */
 import assert from "node:assert/strict";
-import robotCommand from "../../src/nodes/robot-command";
-import robotMaps from "../../src/nodes/robot-maps";
-import robotSiteTask from "../../src/nodes/robot-site-task";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor, type FlowNode, coreNodes } from "../support/node-red";

@@ -7,9 +7,9 @@
  * mapId with nothing asked for; an expired link is a catchable 403.
  */
 import assert from "node:assert/strict";
-import robotMaps from "../../src/nodes/robot-maps";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
-import { PNG_SIGNATURE } from "../../src/simulator/png";
+import { PNG_SIGNATURE } from "../../src/simulator/maps/png";
 import { flowWith, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";
 import { robotMapsNode } from "../support/fixtures";

@@ -13,9 +13,9 @@
  * and each node that abandoned messages says how many in one info log line.
  */
 import assert from "node:assert/strict";
-import robotCommand from "../../src/nodes/robot-command";
-import robotMaps from "../../src/nodes/robot-maps";
-import robotSiteTask from "../../src/nodes/robot-site-task";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
 import { TEST_TOKEN, flowWith, helper, loadFlow, waitFor, type FlowNode } from "../support/node-red";

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { COMMAND_TYPES } from "../../src/api/commands";
-import robotCommand from "../../src/nodes/robot-command";
+import { COMMAND_TYPES } from "../../src/api/cloud/commands";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {

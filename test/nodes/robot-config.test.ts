@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import type { Node, NodeAPI, NodeDef } from "node-red";
-import type { RobotStatus } from "../../src/api/schemas";
-import * as settings from "../../src/api/account-settings";
-import { handleRobotInput } from "../../src/nodes/robot-input";
-import type { RobotConfigNode } from "../../src/nodes/types";
+import type { RobotStatus } from "../../src/api/cloud/schemas";
+import * as settings from "../../src/api/settings/input-rules";
+import { handleRobotInput } from "../../src/nodes/shared/robot-input";
+import type { RobotConfigNode } from "../../src/nodes/shared/types";
 import { TEST_TOKEN, flowWith, helper, loadFlow, nextMessage, outputsAndCatch, recordStatuses, waitFor, useRecordingServerAndNodeRed } from "../support/node-red";
 
 interface ProbeDef extends NodeDef {

@@ -7,7 +7,7 @@
  * to the node.
  */
 import assert from "node:assert/strict";
-import robotEvents from "../../src/nodes/robot-events";
+import robotEvents from "../../src/nodes/robot-events/robot-events";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { RobotClient } from "../../src/api/client";
 import { HttpNodeServer } from "../support/http-node";

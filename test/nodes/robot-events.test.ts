@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import robotEvents from "../../src/nodes/robot-events";
-import { routesOf, type HttpApp } from "../../src/nodes/push-route";
+import robotEvents from "../../src/nodes/robot-events/robot-events";
+import { routesOf, type HttpApp } from "../../src/nodes/robot-events/push-route";
 import { HttpNodeServer } from "../support/http-node";
 import { TAB, collectMessages, helper, recordStatuses, runtimeEvents, useNodeRed, waitFor } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";

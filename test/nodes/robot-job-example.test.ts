@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { forgetAccountMemory } from "../../src/api/account-memory";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotJob from "../../src/nodes/robot-job";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { collectMessages, coreNodes, helper, loadExampleFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";

@@ -7,9 +7,9 @@
  * account keeps a robot out, and 200 jobs over 20 robots each end once.
  */
 import assert from "node:assert/strict";
-import { POLL_SETTINGS } from "../../src/api/confirmation-poller";
-import { forgetAccountMemory } from "../../src/api/account-memory";
-import robotEvents from "../../src/nodes/robot-events";
+import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
 import { stubSerial } from "../support/fleet-stub";
 import { HttpNodeServer } from "../support/http-node";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import robotMaps from "../../src/nodes/robot-maps";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TEST_TOKEN,

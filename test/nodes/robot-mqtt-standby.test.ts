@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { Node } from "node-red";
-import { forgetAccountMemory } from "../../src/api/account-memory";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { RobotClient } from "../../src/api/client";
-import type { WatchLease } from "../../src/api/shared-account";
+import type { WatchLease } from "../../src/api/account/shared-account";
 import { MqttBridge } from "../../src/nodes/robot-mqtt/bridge";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { waitFor } from "../support/node-red";

@@ -10,9 +10,9 @@
 import assert from "node:assert/strict";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
-import { alarmsOfAccount } from "../../src/api/open-alarms";
-import { readPush } from "../../src/api/pushes";
-import type { RobotConfigNode } from "../../src/nodes/types";
+import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
+import { readPush } from "../../src/api/pushes/pushes";
+import type { RobotConfigNode } from "../../src/nodes/shared/types";
 import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";

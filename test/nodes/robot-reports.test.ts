@@ -5,10 +5,10 @@
  * the token; bad requests refused naming the field.
  */
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account-memory";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { DAY_MS } from "../../src/api/reports/book";
 import { RUNNING_TASK_REACH_MS } from "../../src/api/reports/sweep";
-import { readPush } from "../../src/api/pushes";
+import { readPush } from "../../src/api/pushes/pushes";
 import robotReports from "../../src/nodes/robot-reports";
 import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { HALL, KPI_REPORTS, LOBBY, pushedEvent, reportAt } from "../support/report-fixtures";

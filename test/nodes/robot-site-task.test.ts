@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import robotMaps from "../../src/nodes/robot-maps";
-import robotSiteTask from "../../src/nodes/robot-site-task";
-import { DIALOG_FIELDS_OF } from "../../src/nodes/tables/site-task";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
+import { DIALOG_FIELDS_OF } from "../../src/nodes/robot-site-task/table";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TEST_TOKEN,

@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import type { Node } from "node-red";
-import robotStatus from "../../src/nodes/robot-status";
-import type { RobotConfigNode } from "../../src/nodes/types";
+import robotStatus from "../../src/nodes/robot-status/robot-status";
+import type { RobotConfigNode } from "../../src/nodes/shared/types";
 
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FleetStub, stubSerial } from "../support/fleet-stub";

@@ -12,9 +12,9 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { inspect } from "node:util";
-import robotCommand from "../../src/nodes/robot-command";
-import robotMaps from "../../src/nodes/robot-maps";
-import robotSiteTask from "../../src/nodes/robot-site-task";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
+import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor } from "../support/node-red";
 import { robotCommandNode, robotSiteTaskNode, robotMapsNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 import { LoopbackServer } from "../support/loopback-server";

@@ -8,7 +8,7 @@
  * With a timeout long enough for the grant, every waiter gets its answer.
  */
 import assert from "node:assert/strict";
-import robotCommand from "../../src/nodes/robot-command";
+import robotCommand from "../../src/nodes/robot-command/robot-command";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, waitFor } from "../support/node-red";
 import { robotCommandNode } from "../support/fixtures";
 

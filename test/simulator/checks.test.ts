@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { ENDPOINTS, pathFor } from "../../src/api/endpoints";
-import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+import { ENDPOINTS, pathFor } from "../../src/api/cloud/endpoints";
+import { OPEN_ACCESS_GRANT_TYPE } from "../../src/api/cloud/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { failureOf } from "../support/failures";
 import { rawRequest } from "../support/raw-http";

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { RobotClient } from "../../src/api/client";
 import { RobotApiError } from "../../src/api/errors";
 import { CliUsageError, USAGE, parseCliArgs } from "../../src/simulator/cli";
-import { REALISTIC_TIMING } from "../../src/simulator/timing";
+import { REALISTIC_TIMING } from "../../src/simulator/world/timing";
 import { CHILD_NODE_OPTIONS, srcFile } from "../support/child-node";
 
 const CLI = srcFile("simulator/cli");

@@ -15,10 +15,10 @@ import {
   type Endpoint,
   type OperationName,
   type RequestOf,
-} from "../../src/api/endpoints";
-import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/schemas";
+} from "../../src/api/cloud/endpoints";
+import { Envelope, OPEN_ACCESS_GRANT_TYPE } from "../../src/api/cloud/schemas";
 import { DEMO_CLIENT, DEMO_TOKEN, demoFleet } from "../../src/simulator";
-import { stableId } from "../../src/simulator/values";
+import { stableId } from "../../src/simulator/world/values";
 import { rawRequest } from "../support/raw-http";
 import { useClientOnSimulator } from "../support/client-on-server";
 

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import { ENDPOINTS } from "../../src/api/endpoints";
+import { ENDPOINTS } from "../../src/api/cloud/endpoints";
 import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator } from "../../src/simulator";
-import { officeMaps } from "../../src/simulator/maps";
+import { officeMaps } from "../../src/simulator/maps/maps";
 import { rawRequest } from "../support/raw-http";
 import { failureOf } from "../support/failures";
 import { useClientOnSimulator } from "../support/client-on-server";

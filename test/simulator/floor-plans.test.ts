@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { PNG } from "pngjs";
 import { demoFleet, drawMap, grownFleet, type SimMap } from "../../src/simulator";
-import { distance, grow, intersection, poseAt, route, type Point } from "../../src/simulator/geometry";
-import { AREA_COLOURS, MAP_COLOURS } from "../../src/simulator/map-image";
-import { cleaningRoute, lanesOver, onFloor, wayBetween } from "../../src/simulator/paths";
+import { distance, grow, intersection, poseAt, route, type Point } from "../../src/simulator/maps/geometry";
+import { AREA_COLOURS, MAP_COLOURS } from "../../src/simulator/maps/map-image";
+import { cleaningRoute, lanesOver, onFloor, wayBetween } from "../../src/simulator/maps/paths";
 
 /** Every distinct map of the demo fleet and of a grown one, by id. */
 function allMaps(): SimMap[] {

@@ -6,8 +6,8 @@
  * expired; and the PNG encoder.
  */
 import assert from "node:assert/strict";
-import { AREA_COLOURS, MAP_COLOURS } from "../../src/simulator/map-image";
-import { Canvas, PNG_SIGNATURE, encodePng } from "../../src/simulator/png";
+import { AREA_COLOURS, MAP_COLOURS } from "../../src/simulator/maps/map-image";
+import { Canvas, PNG_SIGNATURE, encodePng } from "../../src/simulator/maps/png";
 import { DEMO_TOKEN, WAREHOUSE_TOKEN, demoFleet, startSimulator } from "../../src/simulator";
 import { decodePng } from "../support/png";
 import { rawRequest } from "../support/raw-http";

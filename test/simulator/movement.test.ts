@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DEMO_TOKEN, demoFleet, grownFleet, mapPositionOf, startSimulator, type RunningSimulator, type SimMap } from "../../src/simulator";
-import { contains, distance, heading, normalizeAngle } from "../../src/simulator/geometry";
-import { onFloor } from "../../src/simulator/paths";
-import type { Timing } from "../../src/simulator/timing";
-import { statusOf } from "../../src/simulator/views";
+import { contains, distance, heading, normalizeAngle } from "../../src/simulator/maps/geometry";
+import { onFloor } from "../../src/simulator/maps/paths";
+import type { Timing } from "../../src/simulator/world/timing";
+import { statusOf } from "../../src/simulator/world/views";
 import { rawRequest } from "../support/raw-http";
 
 const LOBBY = "GS-S-000101";

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import type { CommandRequest } from "../../src/api/schemas";
+import type { CommandRequest } from "../../src/api/cloud/schemas";
 import { CliUsageError, parseCliArgs } from "../../src/simulator/cli";
-import { FaultInjector } from "../../src/simulator/faults";
+import { FaultInjector } from "../../src/simulator/faults/faults";
 import { DEMO_TOKEN, MAX_PUSHES_IN_FLIGHT, NO_FAULTS, TASK_END_STATUS, startSimulator } from "../../src/simulator";
 import { LoopbackServer } from "../support/loopback-server";
 import { RecordingServer } from "../support/recording-server";

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
-import type { Faults } from "../../src/simulator/faults";
-import type { Timing } from "../../src/simulator/timing";
+import type { Faults } from "../../src/simulator/faults/faults";
+import type { Timing } from "../../src/simulator/world/timing";
 import { rawRequest } from "../support/raw-http";
 
 const LOBBY = "GS-S-000101";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
-import type { CommandRequest, TempTaskCommandRequest } from "../../src/api/schemas";
+import type { CommandRequest, TempTaskCommandRequest } from "../../src/api/cloud/schemas";
 import { DEMO_TOKEN, demoFleet, startSimulator } from "../../src/simulator";
 import { failureOf } from "../support/failures";
 import { useClientOnSimulator } from "../support/client-on-server";

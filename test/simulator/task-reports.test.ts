@@ -7,7 +7,7 @@
  * reports.
  */
 import assert from "node:assert/strict";
-import type { CommandRequest } from "../../src/api/schemas";
+import type { CommandRequest } from "../../src/api/cloud/schemas";
 import {
   COVERAGE_COLOUR,
   DEMO_TOKEN,
@@ -17,7 +17,7 @@ import {
   TEMP_TASK_ROBOT_BUSY,
   TEMP_TASK_ROBOT_NOT_READY,
 } from "../../src/simulator";
-import { officeMaps } from "../../src/simulator/maps";
+import { officeMaps } from "../../src/simulator/maps/maps";
 import { failureOf } from "../support/failures";
 import { decodePng } from "../support/png";
 import { START_MS, bodiesOf, control, usePushReceiver, waitFor } from "../support/push-receiver";

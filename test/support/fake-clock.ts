@@ -4,7 +4,7 @@
  * promise callback they cause runs before the next one fires, so an engine
  * policy can be followed to the millisecond without sockets or waiting.
  */
-import type { EngineClock } from "../../src/api/clock";
+import type { EngineClock } from "../../src/api/engine/clock";
 
 /** Resolves once every pending promise callback has run (a macrotask starts only when the microtask queue is empty). */
 export const drained = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -3,9 +3,9 @@
  * each robot type with every setting typed in, and the temporary-task bodies
  * (B3, B4) that the site-task dialog's default fields build.
  */
-import type { CommandType } from "../../src/api/commands";
-import type { RequestOf } from "../../src/api/endpoints";
-import type { CommandRequest } from "../../src/api/schemas";
+import type { CommandType } from "../../src/api/cloud/commands";
+import type { RequestOf } from "../../src/api/cloud/endpoints";
+import type { CommandRequest } from "../../src/api/cloud/schemas";
 import type { FlowNode } from "./node-red";
 
 export const SERIAL = "GS-S-000101";

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import helper from "node-red-node-test-helper";
 import type { Node, NodeMessage } from "node-red";
-import robotConfig from "../../src/nodes/robot-config";
+import robotConfig from "../../src/nodes/robot-config/robot-config";
 import { SERIAL } from "./fixtures";
 import { useRecordingServer, type RecordingServer, type Responder } from "./recording-server";
 

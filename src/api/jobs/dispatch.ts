@@ -3,7 +3,7 @@
  * function of the robots' last statuses, the work, the holds of other jobs,
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
-import { watchedStateOf } from "../watcher-state";
+import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */
 export type JobWork =

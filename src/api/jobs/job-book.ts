@@ -5,7 +5,7 @@
  * steps (what a status means for a started job), so the node only gathers,
  * calls and sends. No Node-RED, no calls.
  */
-import { keptForAccount } from "../account-memory";
+import { keptForAccount } from "../account/account-memory";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
 
 export type JobPhase = "waiting" | "starting" | "running";

@@ -4,9 +4,9 @@
  * uses both for the robot it chose; the MQTT bridge for the robot a topic names.
  */
 import type { CallOptions, RobotClient } from "../client";
-import { commandConfirmationRule, tempTaskConfirmationRule } from "../confirmation";
-import type { ConfirmationRule } from "../confirmation-poller";
-import type { RobotOperationName } from "../endpoints";
+import { commandConfirmationRule, tempTaskConfirmationRule } from "../watching/confirmation";
+import type { ConfirmationRule } from "../watching/confirmation-poller";
+import type { RobotOperationName } from "../cloud/endpoints";
 import { invalidInput } from "../errors";
 import type { JobWork, RobotFacts } from "./dispatch";
 import { areaIdOf, areaTaskBody, cleaningModeFor, mapNameFor, navigateBody, startTaskBody } from "./start-requests";

@@ -4,7 +4,7 @@
  * form or a robot-job job), or a problem that names what is wrong. And which
  * of the cloud's commands a vacuum command becomes for the robot's state now.
  */
-import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../commands";
+import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
 import { CHARGING_POINT, type RobotView } from "./robot-view";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */

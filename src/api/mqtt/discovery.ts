@@ -6,7 +6,7 @@
  * disappears whole (one empty payload removes the device and every entity),
  * and its entities can never be half updated.
  */
-import { readableCleaningMode } from "../cleaning-modes";
+import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
 import { type RobotView } from "./robot-view";
 

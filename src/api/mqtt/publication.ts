@@ -3,8 +3,8 @@
  * availability and attributes as MQTT messages, and what changed since the
  * last publish, so a steady fleet costs only its changes.
  */
-import { readableCleaningMode } from "../cleaning-modes";
-import type { OpenAlarm } from "../open-alarms";
+import { readableCleaningMode } from "../cloud/cleaning-modes";
+import type { OpenAlarm } from "../pushes/open-alarms";
 import { deviceConfigOf, type Origin } from "./discovery";
 import { attributesOf, vacuumStateOf, type RobotView } from "./robot-view";
 import { bridgeAvailabilityTopic, robotTopics, type TopicRoots } from "./topics";

@@ -3,10 +3,10 @@
  * Assistant's entities read, the vacuum's state from them, the cleaning modes
  * as fan speeds, and the problem and alarm sensors.
  */
-import { readableCleaningMode } from "../cleaning-modes";
-import type { OpenAlarm } from "../open-alarms";
-import type { MapPosition } from "../status-reader";
-import { watchedStateOf, type WatchedState } from "../watcher-state";
+import { readableCleaningMode } from "../cloud/cleaning-modes";
+import type { OpenAlarm } from "../pushes/open-alarms";
+import type { MapPosition } from "../watching/status-reader";
+import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
 export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;

@@ -6,7 +6,7 @@
  * share (its area from subTasks).
  */
 import { invalidInput } from "../errors";
-import type { TaskOutcome } from "../task-outcomes";
+import type { TaskOutcome } from "../cloud/task-outcomes";
 import { figureOf, round, type ReadReport } from "./reading";
 
 /** What the history keeps of a report: only what the rows and the coverage image need, as plain JSON. */

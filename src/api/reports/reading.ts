@@ -5,7 +5,7 @@
  * it). Unknown fields are kept; the figures a flow and the KPI rows need are
  * added beside them.
  */
-import { withTaskReading, type TaskReportReading } from "../task-outcomes";
+import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
 
 /** One map a report covered (from its subTasks): the area cleaned there, and the planned area when the cloud gives one. */
 export interface CoveredMap {

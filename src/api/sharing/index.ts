@@ -3,7 +3,7 @@
  * robot-config builds when it has a Redis URL, and nothing loads this module
  * (or ioredis and rate-limiter-flexible) when it has none.
  */
-import type { AccountSharing } from "../shared-account";
+import type { AccountSharing } from "../account/shared-account";
 import { RedisLink, type RedisLinkOptions } from "./redis-link";
 import { SharedRate } from "./shared-rate";
 import { SharedStatuses } from "./shared-statuses";

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis, RedisOptions } from "ioredis";
-import { accountKeyOf } from "../account-memory";
+import { accountKeyOf } from "../account/account-memory";
 
 /** How often an instance says it is there, and after how long without a word it no longer counts. */
 const PRESENCE_EVERY_MS = 5000;

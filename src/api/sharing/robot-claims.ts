@@ -5,7 +5,7 @@
  * jobs, and a claim of an instance that died lapses by itself. The job's id,
  * not the instance's, is the owner: a redeploy keeps the job and its claim.
  */
-import type { RobotClaims } from "../shared-account";
+import type { RobotClaims } from "../account/shared-account";
 import type { RedisLink } from "./redis-link";
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end

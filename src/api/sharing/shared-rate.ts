@@ -10,7 +10,7 @@
  * slots (N divided by the instances last counted).
  */
 import type { RateLimiterMemory as MemoryLimiter, RateLimiterRedis as RedisLimiter, RateLimiterRes as LimiterAnswer } from "rate-limiter-flexible";
-import type { AccountGate, GateAnswer, Permit } from "../shared-account";
+import type { AccountGate, GateAnswer, Permit } from "../account/shared-account";
 import { MAX_RECONNECT_DELAY_MS, type RedisLink } from "./redis-link";
 
 /** Asking again sooner than this after every slot was taken only costs Redis calls. */

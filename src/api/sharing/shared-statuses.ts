@@ -6,7 +6,7 @@
  * processes from reading it at the same moment. Redis failing only means
  * reading for oneself.
  */
-import type { StatusShare } from "../shared-account";
+import type { StatusShare } from "../account/shared-account";
 import type { RedisLink } from "./redis-link";
 
 const KEEP_MS = 60_000;

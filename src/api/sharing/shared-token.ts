@@ -7,7 +7,7 @@
  * Whenever Redis cannot answer, the instance asks the cloud itself.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
-import type { HeldToken, SharedTokenStore } from "../auth";
+import type { HeldToken, SharedTokenStore } from "../account/auth";
 import type { RedisLink } from "./redis-link";
 
 /** A grant that takes longer than this frees the lock for another instance. */

@@ -9,8 +9,8 @@
  * anyone may take it. While Redis cannot be reached nobody changes role: the
  * holder goes on polling, the others go on standing by.
  */
-import type { WatchLease } from "../shared-account";
-import type { WatchedState } from "../watcher-state";
+import type { WatchLease } from "../account/shared-account";
+import type { WatchedState } from "../watching/watcher-state";
 import type { RedisLink } from "./redis-link";
 
 /** Renews the lease if this instance holds it, or writes it back if it vanished; 1 when it holds it after. */

@@ -10,12 +10,12 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "nod
 import type { RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
-import { alarmsOfAccount } from "../../api/open-alarms";
-import { reportsOfAccount } from "../../api/recent-reports";
-import { configProblemStatus, lookUpConfig } from "../config-node";
-import { ContextMirror } from "../context-mirror";
-import { SHARED_CATALOGUE, translator } from "../i18n";
-import { readMessage } from "../plain-data";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { reportsOfAccount } from "../../api/pushes/recent-reports";
+import { configProblemStatus, lookUpConfig } from "../shared/config-node";
+import { ContextMirror } from "../shared/context-mirror";
+import { SHARED_CATALOGUE, translator } from "../shared/i18n";
+import { readMessage } from "../shared/plain-data";
 import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
 import { JobError, type JobEnd, type JobProgress, type JobSink } from "./job-end";
 import { JobRunner } from "./runner";

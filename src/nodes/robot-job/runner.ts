@@ -8,17 +8,17 @@
  * ends once, through `sink.ended`.
  */
 import type { RobotClient } from "../../api/client";
-import { confirmationPollerOf } from "../../api/confirmation-poller";
+import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { chooseRobot, robotFactsOf } from "../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
 import { stopBody } from "../../api/jobs/start-requests";
-import type { AccountAlarms } from "../../api/open-alarms";
-import { newestReportSince, type RecentReports } from "../../api/recent-reports";
-import type { RobotOperationName } from "../../api/endpoints";
-import { withTaskReading } from "../../api/task-outcomes";
-import { clientModule } from "../api";
+import type { AccountAlarms } from "../../api/pushes/open-alarms";
+import { newestReportSince, type RecentReports } from "../../api/pushes/recent-reports";
+import type { RobotOperationName } from "../../api/cloud/endpoints";
+import { withTaskReading } from "../../api/cloud/task-outcomes";
+import { clientModule } from "../shared/api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
 
 /** A robot's claim in Redis lasts this long, and is renewed well before. */

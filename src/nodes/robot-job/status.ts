@@ -1,6 +1,6 @@
 /** The status under a robot-job node: how many of its jobs wait for a robot and how many run. */
 import type { NodeStatus } from "node-red";
-import type { Translate } from "../i18n";
+import type { Translate } from "../shared/i18n";
 
 export function jobStatus(counts: { waiting: number; running: number }, t: Translate): NodeStatus {
   if (counts.waiting === 0 && counts.running === 0) return { fill: "grey", shape: "ring", text: t("status.idle") };

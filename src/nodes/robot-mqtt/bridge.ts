@@ -6,19 +6,19 @@
  */
 import type { Node } from "node-red";
 import type { RobotClient } from "../../api/client";
-import { keptForAccount } from "../../api/account-memory";
-import { alarmsOfAccount } from "../../api/open-alarms";
+import { keptForAccount } from "../../api/account/account-memory";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { RobotApiError } from "../../api/errors";
 import { isProblem, mayOvertakePending, payloadText, WarningGate, type ProblemKind } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
 import { bridgeAvailabilityMessage, PublishedPayloads, removalMessages, robotMessages, type MqttMessage } from "../../api/mqtt/publication";
 import { robotViewOf, type RobotView } from "../../api/mqtt/robot-view";
 import { readIncomingTopic, robotTopics, topicLevelProblem, type TopicRoots } from "../../api/mqtt/topics";
-import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watcher";
-import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watcher-state";
-import { SERIAL_NUMBER_PATTERN } from "../../api/rules";
-import { ContextMirror } from "../context-mirror";
-import type { Translate } from "../i18n";
+import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
+import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watching/watcher-state";
+import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
+import { ContextMirror } from "../shared/context-mirror";
+import type { Translate } from "../shared/i18n";
 import { carryOut } from "./commands";
 import type { BridgeResult } from "./jobs";
 

@@ -5,8 +5,8 @@
  * does, and ends in one result {command, ok, reason}.
  */
 import type { RobotClient } from "../../api/client";
-import { confirmationPollerOf } from "../../api/confirmation-poller";
-import { commandConfirmationRule, type CommandBody } from "../../api/confirmation";
+import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
+import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
 import { RobotApiError } from "../../api/errors";
 import {
   chooseStartTask,
@@ -21,10 +21,10 @@ import {
 } from "../../api/mqtt/commands";
 import { cleaningModeOfFanSpeed, type RobotView } from "../../api/mqtt/robot-view";
 import type { InputKind } from "../../api/mqtt/topics";
-import { clientModule } from "../api";
-import { buildCommandRequest } from "../robot-command";
-import { fieldsOf } from "../tables/command";
-import { CONFIRM_TIMEOUT } from "../tables/confirm";
+import { clientModule } from "../shared/api";
+import { buildCommandRequest } from "../robot-command/table";
+import { fieldsOf } from "../robot-command/table";
+import { CONFIRM_TIMEOUT } from "../shared/confirm-table";
 import { startJob, type BridgeResult } from "./jobs";
 
 export interface CommandContext {

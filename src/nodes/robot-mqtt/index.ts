@@ -12,11 +12,11 @@ import { RobotApiError, invalidInput } from "../../api/errors";
 import { readStartTasks } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
 import { checkTopicRoot } from "../../api/mqtt/topics";
-import { readNumberSetting } from "../../api/number-settings";
-import { configProblemStatus, lookUpConfig } from "../config-node";
-import { MODULE_NAME, translator } from "../i18n";
-import { serialNumberList } from "../robot-status";
-import { MQTT_DEFAULTS, MQTT_LIMITS } from "../tables/mqtt";
+import { readNumberSetting } from "../../api/settings/input-rules";
+import { configProblemStatus, lookUpConfig } from "../shared/config-node";
+import { MODULE_NAME, translator } from "../shared/i18n";
+import { serialNumberList } from "../shared/settings";
+import { MQTT_DEFAULTS, MQTT_LIMITS } from "./table";
 import { MqttBridge, type BridgeSettings } from "./bridge";
 
 export interface RobotMqttProperties extends NodeDef {

@@ -7,14 +7,14 @@
  * robot-job's: here the topic names the robot.
  */
 import type { RobotClient } from "../../api/client";
-import { confirmationPollerOf } from "../../api/confirmation-poller";
+import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
 import { RobotApiError } from "../../api/errors";
 import { robotFactsOf, type JobWork } from "../../api/jobs/dispatch";
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
-import { refusalOf, refusalText } from "../../api/robot-actions";
-import { readStatus } from "../../api/status-reader";
-import { CONFIRM_TIMEOUT } from "../tables/confirm";
-import { clientModule } from "../api";
+import { refusalOf, refusalText } from "../../api/watching/robot-actions";
+import { readStatus } from "../../api/watching/status-reader";
+import { CONFIRM_TIMEOUT } from "../shared/confirm-table";
+import { clientModule } from "../shared/api";
 
 export interface BridgeResult {
   command: string;

@@ -8,18 +8,17 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import { RobotApiError, invalidInput } from "../../api/errors";
-import { readNumberSetting } from "../../api/number-settings";
+import { readNumberSetting, SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { DAY_MS } from "../../api/reports/book";
 import { dayFormatter, readKpiRequest } from "../../api/reports/kpi";
 import { readReport, type ReadReport } from "../../api/reports/reading";
 import type { SweepSummary } from "../../api/reports/sweep";
-import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/rules";
-import { reportImagesModule } from "../api";
-import { configProblemStatus, lookUpConfig } from "../config-node";
-import { translator } from "../i18n";
-import { isPlainObject, plainData } from "../plain-data";
-import { serialNumberList } from "../robot-status";
-import { REPORTS_LIMITS } from "../tables/reports";
+import { reportImagesModule } from "../shared/api";
+import { configProblemStatus, lookUpConfig } from "../shared/config-node";
+import { translator } from "../shared/i18n";
+import { isPlainObject, plainData } from "../shared/plain-data";
+import { serialNumberList } from "../shared/settings";
+import { REPORTS_LIMITS } from "./table";
 import { ReportsKeeper, type ReportsSettings } from "./keeper";
 import { ReportsStatus } from "./status";
 

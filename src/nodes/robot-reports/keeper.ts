@@ -6,13 +6,13 @@
  * calls of this and its results into messages.
  */
 import type { Node } from "node-red";
-import { keptForAccount } from "../../api/account-memory";
+import { keptForAccount } from "../../api/account/account-memory";
 import type { RobotClient } from "../../api/client";
 import { ReportBook, DAY_MS } from "../../api/reports/book";
 import { dayFormatter, kpiRows, type KeptReport, type KpiRequest, type KpiRow } from "../../api/reports/kpi";
 import type { ReadReport } from "../../api/reports/reading";
 import { sweepFleet, type SweepSummary } from "../../api/reports/sweep";
-import { ContextMirror } from "../context-mirror";
+import { ContextMirror } from "../shared/context-mirror";
 
 export interface ReportsSettings {
   serialNumbers: string[];

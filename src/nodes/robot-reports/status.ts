@@ -2,8 +2,8 @@
 import type { Node } from "node-red";
 import { RobotApiError } from "../../api/errors";
 import type { SweepSummary } from "../../api/reports/sweep";
-import type { Translate } from "../i18n";
-import { shorten } from "../status-text";
+import type { Translate } from "../shared/i18n";
+import { shorten } from "../shared/status-text";
 
 /** "14:05" in the runtime's time zone. */
 function clock(date: Date): string {

@@ -1,0 +1,78 @@
+/**
+ * What a client needs from the other processes it shares an account with
+ * (robot-config's "Share with other Node-RED instances"): a place in the
+ * account's rate and its pause before each call, the one token (auth.ts's
+ * SharedTokenStore), and who watches for each watching node. The in-process
+ * client needs none of it; src/api/sharing/ answers it through Redis.
+ */
+import type { SharedTokenStore } from "./auth";
+import type { WatchedState } from "../watching/watcher-state";
+
+/** One call's place in the shared rate, held until the call has reached the server. */
+export interface Permit {
+  /** The call ended (answered, failed or aborted): its place counts from now, then frees. Safe to call twice. */
+  release(): void;
+}
+
+export type GateAnswer =
+  /** Start one call now. */
+  | { permit: Permit }
+  /** Every place is taken: ask again after this long. */
+  | { retryInMs: number }
+  /** Another process was told to slow down: this account waits this long. */
+  | { pausedForMs: number };
+
+/** What a request engine asks before each call of a shared account. */
+export interface AccountGate {
+  ask(): Promise<GateAnswer>;
+  /** The cloud told this process to slow down for `ms`: every process pauses. */
+  pause(ms: number): void;
+}
+
+/** Which process polls for one watching node (the same node id in every copy of the flows). */
+export interface WatchLease {
+  /** How often a process standing by asks again. */
+  readonly checkEveryMs: number;
+  /** Whether this process watches now; it takes the watch when the last holder has been gone long enough. */
+  claim(): Promise<boolean>;
+  /** The states the last watcher left, to diff the next poll from (undefined when there are none). */
+  loadStates(): Promise<WatchedState[] | undefined>;
+  /** Saved after each poll and before its messages go out: a process taking over sends none of them again. */
+  saveStates(states: WatchedState[]): Promise<void>;
+  /** This process stops watching (its node closed): another may take over at once. */
+  release(): void;
+}
+
+/**
+ * Robots' statuses read for command confirmation, shared: a process waiting
+ * for a robot first takes a status another process read lately, and reads
+ * only the robots nobody did and nobody is reading (confirmation polling per
+ * robot per interval across the processes, not per process).
+ */
+export interface StatusShare {
+  /** Statuses of these robots that any process read within `freshMs`, by serial number. */
+  recent(serialNumbers: readonly string[], freshMs: number): Promise<Map<string, Record<string, unknown>>>;
+  /** Of these robots, those this process is to read now (no other process is reading them); the others' reads come through recent(). */
+  claim(serialNumbers: readonly string[], forMs: number): Promise<string[]>;
+  /** Statuses this process just read, for the others. */
+  publish(statuses: readonly Record<string, unknown>[]): void;
+}
+
+/** Robots claimed by jobs, for every process: a robot is claimed before a job is sent to it. */
+export interface RobotClaims {
+  /** True when the robot is now this job's (free, or already claimed by it) for `forMs`; false when another job has it. */
+  claim(serialNumber: string, jobId: string, forMs: number): Promise<boolean>;
+  /** Extends the job's claim; false when it no longer holds it. */
+  renew(serialNumber: string, jobId: string, forMs: number): Promise<boolean>;
+  release(serialNumber: string, jobId: string): void;
+}
+
+export interface AccountSharing {
+  gate: AccountGate;
+  statuses: StatusShare;
+  /** Only with client credentials: a fixed token has nothing to share. */
+  token?: SharedTokenStore;
+  watchLease(nodeId: string, intervalMs: number): WatchLease;
+  robotClaims?: RobotClaims;
+  close(): void;
+}

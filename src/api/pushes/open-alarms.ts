@@ -1,0 +1,143 @@
+/**
+ * The account's open alarms: incidents the cloud pushed as raised and has not
+ * yet pushed as recovered, with who acknowledged them. A robot-events node
+ * linked to the account feeds them; jobs, the fleet map and the MQTT bridge
+ * read them. Only alarms count: H0 (event notification) and H1 (statistics
+ * point) are not, and an incident whose level cannot be read is (a person
+ * should look at what the package cannot place).
+ */
+import { keptForAccount } from "../account/account-memory";
+import type { IncidentEvent } from "./pushes";
+
+/** Alarms kept at most per account; past this the oldest raised is forgotten. */
+export const MAX_OPEN_ALARMS = 10_000;
+const FIRST_ALARM_RANK = 2;
+
+export interface OpenAlarm {
+  serialNumber: string;
+  incidentId: string;
+  /** "H0"-"H7" and 0-7; absent when the cloud's level could not be read. */
+  level?: { code: string; rank: number };
+  /** incidentCode and incidentName as the cloud sent them. */
+  code?: string;
+  name?: string;
+  /** Where the robot was, when the incident says (mapName, navName). */
+  mapName?: string;
+  /** ISO 8601, from the incident's startTime; else when the push arrived. */
+  raisedAt: string;
+  acknowledged?: { by: string; at: string };
+}
+
+export type AlarmChange = { kind: "raised" | "recovered" | "acknowledged"; alarm: OpenAlarm };
+
+/** The rank an alarm counts at when comparing severity: an unreadable level counts as the highest. */
+export function severityOf(alarm: OpenAlarm): number {
+  return alarm.level?.rank ?? 7;
+}
+
+const keyOf = (serialNumber: string, incidentId: string) => `${serialNumber}\u0000${incidentId}`;
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined);
+
+export class AccountAlarms {
+  /** In the order raised: the first is the oldest. */
+  private readonly open = new Map<string, OpenAlarm>();
+  private readonly listeners = new Set<(change: AlarmChange) => void>();
+
+  constructor(private readonly capacity = MAX_OPEN_ALARMS) {}
+
+  /** What an incident push changes: an alarm raised or recovered; undefined when it changes nothing. */
+  record(event: IncidentEvent, now: Date = new Date()): AlarmChange | undefined {
+    const rank = event.level?.rank;
+    // An incident without an id cannot be matched to its recovery: it is sent on, not kept open.
+    if ((rank !== undefined && rank < FIRST_ALARM_RANK) || event.incidentId === undefined) return undefined;
+    const incidentId = String(event.incidentId);
+    const key = keyOf(event.serialNumber, incidentId);
+    if (!event.raised) {
+      const alarm = this.open.get(key);
+      if (!alarm) return undefined;
+      this.open.delete(key);
+      return this.changed({ kind: "recovered", alarm });
+    }
+    const known = this.open.get(key);
+    const alarm: OpenAlarm = {
+      serialNumber: event.serialNumber,
+      incidentId,
+      ...(event.level ? { level: { code: event.level.code, rank: event.level.rank } } : {}),
+      ...optional("code", text(event.incidentCode)),
+      ...optional("name", text(event.incidentName)),
+      ...optional("mapName", text(event.mapName)),
+      raisedAt: event.startTimeIso ?? known?.raisedAt ?? now.toISOString(),
+      ...(known?.acknowledged ? { acknowledged: known.acknowledged } : {}),
+    };
+    // A repeated raise keeps its acknowledgement and its place in the order.
+    if (known) {
+      this.open.set(key, alarm);
+      return undefined;
+    }
+    this.open.set(key, alarm);
+    if (this.open.size > this.capacity) this.open.delete(this.open.keys().next().value!);
+    return this.changed({ kind: "raised", alarm });
+  }
+
+  /** Marks an open alarm as seen by a person; undefined when no such alarm is open. */
+  acknowledge(serialNumber: string, incidentId: string, by: string, now: Date = new Date()): OpenAlarm | undefined {
+    const alarm = this.open.get(keyOf(serialNumber, incidentId));
+    if (!alarm) return undefined;
+    alarm.acknowledged = { by, at: now.toISOString() };
+    this.changed({ kind: "acknowledged", alarm });
+    return alarm;
+  }
+
+  /** Every open alarm, oldest raised first. */
+  list(): OpenAlarm[] {
+    return [...this.open.values()];
+  }
+
+  ofRobot(serialNumber: string): OpenAlarm[] {
+    return this.list().filter((alarm) => alarm.serialNumber === serialNumber);
+  }
+
+  /** The robot's most severe open alarm (the oldest among equals), if it has one. */
+  highestOf(serialNumber: string): OpenAlarm | undefined {
+    let highest: OpenAlarm | undefined;
+    for (const alarm of this.open.values()) {
+      if (alarm.serialNumber === serialNumber && (!highest || severityOf(alarm) > severityOf(highest))) highest = alarm;
+    }
+    return highest;
+  }
+
+  /** Calls `listener` after each change; returns what stops it. */
+  onChange(listener: (change: AlarmChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Plain JSON, for a context store. */
+  toPlain(): OpenAlarm[] {
+    return this.list().map((alarm) => ({ ...alarm }));
+  }
+
+  /** Takes back what toPlain gave (read from a context store), skipping what is not an alarm; alarms already open stay. */
+  restore(plain: unknown): void {
+    if (!Array.isArray(plain)) return;
+    for (const entry of plain as Partial<OpenAlarm>[]) {
+      if (typeof entry?.serialNumber !== "string" || typeof entry.incidentId !== "string" || typeof entry.raisedAt !== "string") continue;
+      const key = keyOf(entry.serialNumber, entry.incidentId);
+      if (!this.open.has(key) && this.open.size < this.capacity) this.open.set(key, { ...(entry as OpenAlarm) });
+    }
+  }
+
+  private changed(change: AlarmChange): AlarmChange {
+    for (const listener of this.listeners) listener(change);
+    return change;
+  }
+}
+
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+/** The open alarms of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */
+export function alarmsOfAccount(accountKey: string): AccountAlarms {
+  return keptForAccount(accountKey, "open alarms", () => new AccountAlarms());
+}

@@ -1,0 +1,191 @@
+/**
+ * What a receiver of the cloud's pushes decides for each body, apart from
+ * HTTP: is the appId right, is the body a push, has it been delivered before
+ * (the sender guarantees nothing and may send one twice), is its level high
+ * enough, and which of the robots' alarms are raised and not yet recovered.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isRobotApiError } from "../errors";
+import { appIdOf, readPush, type Push } from "./pushes";
+
+/** Deliveries remembered for spotting a second one, and open alarms tracked, at most. */
+export const PUSH_MEMORY = 10_000;
+/** H0 (event notification) and H1 (statistics point) are not alarms: they are sent on but not counted as open. */
+const FIRST_ALARM_RANK = 2;
+
+export interface PushReceiverOptions {
+  appId: string;
+  /** Incidents below this level (0-7) are answered and dropped; undefined sends all. */
+  minLevelRank?: number;
+}
+
+export type PushReceipt =
+  | { status: 401; error: string }
+  | { status: 400; error: string; field: string }
+  /** Answered 200; `push` is what to send on, absent for a repeated delivery or a level below the minimum. */
+  | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; openAlarmsOfRobot?: number };
+
+/** The last `capacity` keys, each with a value, oldest forgotten first. */
+class RecentKeys<Value = true> {
+  private readonly keys = new Map<string, Value>();
+  constructor(private readonly capacity: number) {}
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  get(key: string): Value | undefined {
+    return this.keys.get(key);
+  }
+
+  /** Adds the key (or makes it the newest); returns the key forgotten to make room, if any. */
+  add(key: string, value: Value): string | undefined {
+    this.keys.delete(key);
+    this.keys.set(key, value);
+    if (this.keys.size <= this.capacity) return undefined;
+    const oldest = this.keys.keys().next().value!;
+    this.keys.delete(oldest);
+    return oldest;
+  }
+
+  /** True when the key was there. */
+  delete(key: string): boolean {
+    return this.keys.delete(key);
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+}
+
+/** Alarms raised and not recovered, as keys "serial number, incident id", and their count per robot. */
+class OpenAlarms {
+  private readonly alarms: RecentKeys;
+  private readonly perRobot = new Map<string, number>();
+  constructor(capacity: number) {
+    this.alarms = new RecentKeys(capacity);
+  }
+
+  get size(): number {
+    return this.alarms.size;
+  }
+
+  ofRobot(serialNumber: string): number {
+    return this.perRobot.get(serialNumber) ?? 0;
+  }
+
+  raise(serialNumber: string, incidentId: string): void {
+    const key = `${serialNumber}\u0000${incidentId}`;
+    if (this.alarms.delete(key)) this.count(serialNumber, -1);
+    this.count(serialNumber, +1);
+    const forgotten = this.alarms.add(key, true);
+    if (forgotten !== undefined) this.count(forgotten.slice(0, forgotten.indexOf("\u0000")), -1);
+  }
+
+  recover(serialNumber: string, incidentId: string): void {
+    if (this.alarms.delete(`${serialNumber}\u0000${incidentId}`)) this.count(serialNumber, -1);
+  }
+
+  private count(serialNumber: string, by: number): void {
+    const count = (this.perRobot.get(serialNumber) ?? 0) + by;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a count of 0 kept reads as none (ofRobot's ?? 0); deleting it only frees memory
+    if (count > 0) this.perRobot.set(serialNumber, count);
+    else this.perRobot.delete(serialNumber);
+  }
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+export class PushReceiver {
+  private readonly appIdDigest: Buffer;
+  /** The messageIds of the deliveries remembered. */
+  private readonly messageIds: RecentKeys;
+  /** What the deliveries remembered were about (contentKey), each with its messageId ("" for a push that had none). */
+  private readonly contents: RecentKeys<string>;
+  private readonly openAlarms: OpenAlarms;
+
+  constructor(private readonly options: PushReceiverOptions) {
+    this.appIdDigest = digest(options.appId);
+    this.messageIds = new RecentKeys(PUSH_MEMORY);
+    this.contents = new RecentKeys(PUSH_MEMORY);
+    this.openAlarms = new OpenAlarms(PUSH_MEMORY);
+  }
+
+  /** Alarms sent on (H2 and above, or of an unreadable level; at least the minimum level) raised and not yet recovered, since the receiver started. */
+  get openAlarmCount(): number {
+    return this.openAlarms.size;
+  }
+
+  receive(body: unknown): PushReceipt {
+    const appId = appIdOf(body);
+    // Compared as digests of equal length in constant time: the answer's timing tells nothing of the right appId.
+    if (appId === undefined || this.options.appId === "" || !timingSafeEqual(digest(appId), this.appIdDigest)) {
+      return { status: 401, error: appId === undefined ? "appId is missing" : "appId is not this receiver's" };
+    }
+    let push: Push;
+    try {
+      push = readPush(body);
+    } catch (error) {
+      if (!isRobotApiError(error)) throw error;
+      // Stryker disable next-line StringLiteral,LogicalOperator: readPush's refusals always name a field; "body" is the fallback for a change that would not
+      return { status: 400, error: error.message, field: error.field ?? "body" };
+    }
+    if (this.isRepeat(push)) return { status: 200, repeated: true };
+    if (push.kind !== "incident") return { status: 200, push };
+
+    const { event } = push;
+    const rank = event.level?.rank;
+    // Below the minimum is neither sent nor counted: the open alarms are those the flow is told of.
+    if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
+      return { status: 200, belowMinimum: true };
+    }
+    if ((rank === undefined || rank >= FIRST_ALARM_RANK) && event.incidentId !== undefined) {
+      if (event.raised) this.openAlarms.raise(event.serialNumber, String(event.incidentId));
+      else this.openAlarms.recover(event.serialNumber, String(event.incidentId));
+    }
+    return { status: 200, push, openAlarmsOfRobot: this.openAlarms.ofRobot(event.serialNumber) };
+  }
+
+  /**
+   * Whether the push was delivered before, and remembers it. A messageId seen
+   * before is a repeat. So is the same incident (robot, id, status) or report
+   * (robot, id) seen before, unless both deliveries carry messageIds and they
+   * differ (then the service says they are two messages): the same push sent in
+   * the documented envelope and in the newer one, which alone has messageIds, is one.
+   */
+  private isRepeat(push: Push): boolean {
+    const messageId = messageIdOf(push);
+    const content = contentKey(push);
+    if (messageId !== undefined && this.messageIds.has(messageId)) return true;
+    if (content !== undefined && this.contents.has(content)) {
+      const earlier = this.contents.get(content)!;
+      if (earlier === "" || messageId === undefined || earlier === messageId) return true;
+    }
+    if (messageId !== undefined) this.messageIds.add(messageId, true);
+    if (content !== undefined) this.contents.add(content, messageId ?? "");
+    return false;
+  }
+}
+
+/** The newer envelope's messageId, as text; undefined when there is none. */
+function messageIdOf(push: Push): string | undefined {
+  const { messageId } = push.envelope;
+  return (typeof messageId === "string" && messageId.trim() !== "") || typeof messageId === "number" ? String(messageId).trim() : undefined;
+}
+
+/**
+ * What a push is about, the same in every envelope: an incident's robot, id
+ * and status, a report's robot and id. Undefined for a push that names no id
+ * (a scheduling task's shape is not published).
+ */
+function contentKey(push: Push): string | undefined {
+  const { event } = push;
+  const text = (value: unknown) => (typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined;
+  if (push.kind === "incident") {
+    const id = text(push.event.incidentId);
+    return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.raised ? 1 : 0}`;
+  }
+  if (push.kind !== "taskReport") return undefined;
+  const id = text(event.id) ?? text(event.taskId);
+  return id === undefined ? undefined : `report\u0000${event.serialNumber}\u0000${id}`;
+}

@@ -1,0 +1,171 @@
+/**
+ * The pushes of the cloud's Robot Push Service (docs/cloud-api.md, "Pushed
+ * events"), in every shape it is known to send: an incident raised or
+ * recovered, a task report, and a scheduling task's run, in the documented
+ * envelope `{appId, payload {serialNumber, ...}}` or the one of subscriptions
+ * saved since 2025-05-15 (`messageTypeId`, `productId`, `messageId`, ... at the
+ * top level). The service documents no retry, so a push refused is lost: only a
+ * push naming no robot at all is refused here. Times may be epoch
+ * milliseconds, digit strings or ISO 8601 / RFC 3339 text; unknown fields, at
+ * the top and inside, are kept.
+ */
+import { invalidInput } from "../errors";
+import { incidentLevelOf, type IncidentLevel } from "../cloud/incident-levels";
+import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
+
+/** messageTypeId of the newer envelope (docs/cloud-api.md). */
+export const PUSH_MESSAGE_TYPES = { incident: 1, taskReport: 2, schedulingTask: 3 } as const;
+
+/** The times a push's event carries as ISO strings beside the values sent. */
+interface IsoTimes {
+  startTimeIso?: string;
+  endTimeIso?: string;
+}
+
+/** An incident as a flow gets it: the content as sent, with the robot, whether it is raised, its level read, and ISO times. */
+export type IncidentEvent = Record<string, unknown> &
+  IsoTimes & {
+    serialNumber: string;
+    /** Absent when the push names none (such an incident counts no open alarm). */
+    incidentId?: string | number;
+    raised: boolean;
+    /** Absent when the level cannot be read (such an incident is never filtered out). */
+    level?: IncidentLevel;
+  };
+
+export type TaskReportEvent = Record<string, unknown> & TaskReportReading & IsoTimes & { serialNumber: string };
+
+/** A scheduling task's run (messageTypeId 3; its shape is not published), or a push of a kind not known: its payload as sent. */
+export type OtherPushEvent = Record<string, unknown> & IsoTimes & { serialNumber: string };
+
+/** What every push carries besides its event: the top-level fields but the appId, and the payload's fields that are not the event. */
+export type PushEnvelope = Record<string, unknown>;
+
+export type Push =
+  | { kind: "incident"; event: IncidentEvent; envelope: PushEnvelope }
+  | { kind: "taskReport"; event: TaskReportEvent; envelope: PushEnvelope }
+  | { kind: "schedulingTask" | "other"; event: OtherPushEvent; envelope: PushEnvelope };
+
+export type PushKind = Push["kind"];
+
+/** The appId of a body, when it has one; compared before anything else is read. */
+export function appIdOf(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const appId = (body as { appId?: unknown }).appId;
+  return typeof appId === "string" ? appId : undefined;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** ISO 8601 / RFC 3339: a date, optionally a time with any fraction, optionally an offset (none is UTC, as the cloud's times are). */
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * A push time as epoch milliseconds: a number or a digit string is epoch
+ * milliseconds, other text is read as ISO 8601 / RFC 3339. Undefined for
+ * "not yet" (null, 0, missing, empty) and for what cannot be read (kept as sent).
+ */
+export function pushTimeMs(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) : undefined;
+  const iso = ISO_TIME.exec(text);
+  if (!iso) return undefined;
+  const [, date, time = "00:00:00", fraction = "", offset = "Z"] = iso;
+  const seconds = time.length === 5 ? `${time}:00` : time;
+  // Milliseconds at most: Date.parse reads three fraction digits (RFC 3339 times may carry nine).
+  const ms = fraction === "" ? "" : `.${fraction.slice(0, 3).padEnd(3, "0")}`;
+  const zone = offset.toUpperCase() === "Z" ? "Z" : offset.includes(":") ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  const parsed = Date.parse(`${date}T${seconds}${ms}${zone}`);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+function isoTimes(record: Record<string, unknown>): IsoTimes {
+  const iso = (value: unknown) => {
+    const ms = pushTimeMs(value);
+    return ms === undefined ? undefined : new Date(ms).toISOString();
+  };
+  const start = iso(record.startTime);
+  const end = iso(record.endTime);
+  return { ...(start ? { startTimeIso: start } : {}), ...(end ? { endTimeIso: end } : {}) };
+}
+
+/** A serial number as text: a non-empty string (trimmed) or a number. */
+function serialNumberText(value: unknown): string | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+/** The kind: messageTypeId where it names a known one, else which of content and taskReport the payload holds. */
+function kindOf(messageTypeId: unknown, payload: Record<string, unknown>): PushKind {
+  switch (Number(messageTypeId)) {
+    case PUSH_MESSAGE_TYPES.incident:
+      return "incident";
+    case PUSH_MESSAGE_TYPES.taskReport:
+      return "taskReport";
+    case PUSH_MESSAGE_TYPES.schedulingTask:
+      return "schedulingTask";
+  }
+  if (isRecord(payload.content)) return "incident";
+  if (isRecord(payload.taskReport)) return "taskReport";
+  return "other";
+}
+
+/**
+ * Raised for incidentStatus 1, recovered for 0; a status that says neither
+ * reads as raised until an end time is given.
+ */
+function isRaised(content: Record<string, unknown>): boolean {
+  const status = typeof content.incidentStatus === "number" || typeof content.incidentStatus === "string" ? String(content.incidentStatus).trim() : "";
+  if (status === "1") return true;
+  if (status === "0") return false;
+  return pushTimeMs(content.endTime) === undefined;
+}
+
+/**
+ * Reads a push body (the appId is checked before). Throws an invalid_input
+ * RobotApiError only when the body is not an object or names no robot (no
+ * payload.serialNumber, no productId): anything else is a push to pass on.
+ */
+export function readPush(body: unknown): Push {
+  if (!isRecord(body)) throw invalidInput("body", "must be a JSON object");
+  const top = without(body, ["appId", "payload"]);
+  const rawPayload = body.payload;
+  const payload = isRecord(rawPayload) ? rawPayload : {};
+  const serialNumber = serialNumberText(payload.serialNumber) ?? serialNumberText(top.productId);
+  if (serialNumber === undefined) throw invalidInput("payload.serialNumber", "is missing, and so is productId: a push must name its robot");
+  const kind = kindOf(top.messageTypeId, payload);
+  const robot = { serialNumber, ...(payload.modelTypeCode !== undefined ? { modelTypeCode: payload.modelTypeCode } : {}) };
+  const { content, taskReport } = payload;
+  const payloadRest = without(payload, ["serialNumber", "modelTypeCode", "content", "taskReport"]);
+  /** The payload's other fields, and a payload that is not an object as it was sent. */
+  const envelopeWith = (rest: Record<string, unknown>): PushEnvelope => ({
+    ...top,
+    ...(Object.keys(rest).length > 0 ? { payload: rest } : rawPayload !== undefined && !isRecord(rawPayload) ? { payload: rawPayload } : {}),
+  });
+
+  if (kind === "incident" || kind === "taskReport") {
+    const field = kind === "incident" ? content : taskReport;
+    const wrappers = { ...optional("content", content), ...optional("taskReport", taskReport) };
+    // An event without its wrapper (payload.content / payload.taskReport) is the payload itself; what else was sent stays beside.
+    const [record, rest] = isRecord(field) ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }] : [payloadRest, wrappers];
+    if (kind === "taskReport") return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimes(record) }, envelope: envelopeWith(rest) };
+    const level = incidentLevelOf(record.incidentLevel);
+    const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimes(record) };
+    return { kind, event, envelope: envelopeWith(rest) };
+  }
+  const rest = { ...payloadRest, ...optional("content", content), ...optional("taskReport", taskReport) };
+  return { kind, event: { ...rest, ...robot, ...isoTimes(rest) }, envelope: envelopeWith({}) };
+}
+
+/** A copy of `record` without `keys`. */
+function without(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const copy = { ...record };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
+
+function optional(name: string, value: unknown): Record<string, unknown> {
+  return value === undefined ? {} : { [name]: value };
+}

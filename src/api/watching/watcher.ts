@@ -1,0 +1,199 @@
+/**
+ * Watching robots: a fleet watcher that polls through the client and reports
+ * the changes that matter (watcher-state.ts decides which), and the loop that
+ * runs it every interval, one process at a time when the account is shared.
+ * robot-status's watch mode is its user. No Node-RED here.
+ */
+import type { CallOptions, RobotClient } from "../client";
+import { REAL_CLOCK, type EngineClock } from "../engine/clock";
+import { internalError, type RobotApiError } from "../errors";
+import type { WatchLease } from "../account/shared-account";
+import { diffWatchedStates, watchedStateOf, type BatteryThresholds, type Changes, type WatchedState } from "./watcher-state";
+
+// ------------------------------------------------------------ the fleet watcher
+
+/** Polls closer together than this are refused (the account's quota is shared by every flow). */
+export const MIN_WATCH_INTERVAL_MS = 5000;
+export const DEFAULT_WATCH_INTERVAL_MS = 30_000;
+
+export interface FleetWatchSettings {
+  /** Robots to watch; empty: every robot of the account, listed again at each poll. */
+  serialNumbers: readonly string[];
+  /** Which batch status: "v1" (any line, richer) or "s" (S-line, B1's shape). */
+  line: "v1" | "s";
+  thresholds: BatteryThresholds;
+  /** Also report a robot's map and position changing (a live map needs them). */
+  moves?: boolean;
+  /** Signal and tracker of every call the watcher makes. */
+  callOptions?: CallOptions;
+}
+
+/** One robot after a poll: its status as the cloud gave it, and what changed. */
+export interface RobotUpdate {
+  serialNumber: string;
+  status: Record<string, unknown>;
+  state: WatchedState;
+  changes: Changes;
+  /** The robot's first report since watching began. */
+  initial: boolean;
+  /** online went from true to false. */
+  wentOffline: boolean;
+}
+
+export interface PollSummary {
+  /** Robots seen in this poll. */
+  robots: number;
+  online: number;
+  /** Wall-clock time the poll's answers came in. */
+  at: Date;
+}
+
+/**
+ * Keeps the last known state of each robot and turns each poll into the
+ * updates that carry a change. A failed poll changes nothing it knows.
+ */
+export class FleetWatcher {
+  private readonly known = new Map<string, WatchedState>();
+
+  constructor(
+    private readonly client: RobotClient,
+    readonly settings: FleetWatchSettings,
+  ) {}
+
+  /** One poll: the robots' statuses (listing the account's robots first when none are named), diffed against the last. */
+  async poll(): Promise<{ updates: RobotUpdate[]; summary: PollSummary }> {
+    const { serialNumbers, line, thresholds, moves = false, callOptions = {} } = this.settings;
+    // Listing the robots is part of reading their statuses: it keeps the status reads' share of the rate.
+    const names =
+      serialNumbers.length > 0 ? serialNumbers : (await this.client.listAllRobots({ callClass: "status", ...callOptions })).map((robot) => robot.serialNumber);
+    const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
+    const updates: RobotUpdate[] = [];
+    let online = 0;
+    for (const status of statuses as Record<string, unknown>[]) {
+      const state = watchedStateOf(status);
+      if (!state.serialNumber) continue;
+      if (state.online) online++;
+      const previous = this.known.get(state.serialNumber);
+      this.known.set(state.serialNumber, state);
+      const changes = diffWatchedStates(previous, state, thresholds, moves);
+      if (previous !== undefined && Object.keys(changes).length === 0) continue;
+      const wentOffline = previous?.online === true && state.online === false;
+      updates.push({ serialNumber: state.serialNumber, status, state, changes, initial: previous === undefined, wentOffline });
+    }
+    return { updates, summary: { robots: statuses.length, online, at: new Date() } };
+  }
+
+  /** What the watcher knows of each robot (to hand over to another process). */
+  states(): WatchedState[] {
+    return [...this.known.values()];
+  }
+
+  /** Continues from what another watcher knew: its robots are not reported again as new. */
+  restore(states: readonly WatchedState[]): void {
+    this.known.clear();
+    for (const state of states) if (typeof state?.serialNumber === "string") this.known.set(state.serialNumber, state);
+  }
+}
+
+export interface WatchHandlers {
+  /** Each poll's updates (an empty list when nothing changed) and its summary. */
+  polled(updates: RobotUpdate[], summary: PollSummary): void;
+  /** The first failure of a streak of failed polls; later failures of the same streak are only counted. */
+  failed(error: RobotApiError, streak: number): void;
+  /** Every failed poll, with how many failed in a row so far (for a status). */
+  failing?(error: RobotApiError, streak: number): void;
+  /** The first good poll after `failures` failed ones. */
+  recovered(failures: number): void;
+  /** A shared account: this process started (true) or stopped (false) being the one that watches. */
+  watching?(watching: boolean): void;
+}
+
+/**
+ * Runs a watcher's polls one after the other, `intervalMs` apart (from the end
+ * of one to the start of the next: a slow cloud never gets overlapping polls),
+ * until stopped. pollNow() polls at once (an input message) and restarts the
+ * interval. With a `lease` (a shared account), only the process holding it
+ * polls; the others ask for it every lease.checkEveryMs and, taking it over,
+ * continue from the states the last holder saved, so no change is sent twice.
+ */
+export class WatchLoop {
+  private timer: unknown;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private streak = 0;
+  /** Whether this process polls: always without a lease. */
+  private holding: boolean;
+
+  constructor(
+    private readonly watcher: FleetWatcher,
+    private readonly intervalMs: number,
+    private readonly handlers: WatchHandlers,
+    private readonly clock: EngineClock = REAL_CLOCK,
+    private readonly lease?: WatchLease,
+  ) {
+    this.holding = lease === undefined;
+  }
+
+  start(): void {
+    void this.pollNow();
+  }
+
+  /** Polls now unless a poll is under way (then waits for that one); resolves when it ended. */
+  pollNow(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) return this.running;
+    this.clock.clearTimeout(this.timer);
+    this.running = this.once().finally(() => {
+      this.running = undefined;
+      const next = this.holding ? this.intervalMs : this.lease!.checkEveryMs;
+      if (!this.stopped) this.timer = this.clock.setTimeout(() => void this.pollNow(), next);
+    });
+    return this.running;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clock.clearTimeout(this.timer);
+    if (this.holding) this.lease?.release();
+  }
+
+  /** Holds the lease or stands by; taking it over, continues from the states the last holder saved. */
+  private async claimed(lease: WatchLease): Promise<boolean> {
+    const holds = await lease.claim();
+    if (this.stopped || holds === this.holding) return holds && !this.stopped;
+    if (holds) {
+      const states = await lease.loadStates();
+      if (states) this.watcher.restore(states);
+    }
+    this.holding = holds;
+    this.handlers.watching?.(holds);
+    return holds;
+  }
+
+  private async once(): Promise<void> {
+    if (this.lease && !(await this.claimed(this.lease))) return;
+    let outcome: Awaited<ReturnType<FleetWatcher["poll"]>>;
+    try {
+      outcome = await this.watcher.poll();
+    } catch (error) {
+      if (this.stopped) return;
+      // Only the client's calls fail with a RobotApiError; anything else thrown here is a bug of the watcher.
+      const failure = internalError(error, "watch");
+      if (failure.kind === "aborted") return;
+      this.streak++;
+      this.handlers.failing?.(failure, this.streak);
+      if (this.streak === 1) this.handlers.failed(failure, this.streak);
+      return;
+    }
+    if (this.stopped) return;
+    if (this.streak > 0) {
+      const failures = this.streak;
+      this.streak = 0;
+      this.handlers.recovered(failures);
+    }
+    // Saved before the messages go out: a process that takes over after this never sends them again.
+    await this.lease?.saveStates(this.watcher.states()).catch(() => undefined);
+    if (this.stopped) return;
+    this.handlers.polled(outcome.updates, outcome.summary);
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * robot-command: submits one of the eleven commands of Endpoint A. msg.payload
+ * may be the API's request body, a compact {command, ...parameters} object, or
+ * anything else (a sensor reading), in which case the node's command is sent.
+ */
+import type { Node, NodeAPI, NodeDef } from "node-red";
+import { COMMAND_FAMILIES, COMMAND_TYPES, isCommandType, type CommandParameterName, type CommandType } from "../../api/cloud/commands";
+import type { PreparedCall } from "../../api/client";
+import { clientModule } from "../shared/api";
+import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
+import { invalidInput } from "../../api/errors";
+import type { CommandResource } from "../../api/cloud/schemas";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
+import { isPlainObject } from "../shared/plain-data";
+import { REPLACED, SKIPPED, NoOutput } from "../shared/no-output";
+import { handleRobotInput, type RobotCall } from "../shared/robot-input";
+import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
+import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type ParameterField, type ParameterValues } from "./table";
+import { SEND_WHEN } from "../shared/confirm-table";
+
+
+
+/** Fields of the compact payload besides the parameters; `name` is accepted for taskName. */
+const COMPACT_EXTRA_FIELDS = ["command", "serialNumber", "name"] as const;
+const COMPACT_FIELDS = new Set<string>([...COMPACT_EXTRA_FIELDS, ...PARAMETER_FIELDS]);
+
+
+/** What a message ends with: the command resource and, when asked for, its confirmation. */
+export interface Submitted {
+  resource: CommandResource;
+  confirmation?: Confirmation;
+}
+
+export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
+  robot: string;
+  /** One of SEND_WHEN; flows saved before it existed send when accepted. */
+  sendWhen?: string;
+  /** Seconds to wait for the robot to show the command; empty: 120. */
+  confirmTimeout?: string | number;
+  /** One of BURST_POLICIES; flows saved before it existed send every message. */
+  burst?: string;
+  /** One of the eleven command types, or "" to take it from msg.command. */
+  command: string;
+  cleaningMode: string;
+  cleaningModeType?: string;
+  taskName: string;
+  taskNameType?: string;
+  map: string;
+  mapType?: string;
+  /** A checkbox's boolean in flows saved before loop became a TypedInput; "true"/"false" since. */
+  loop: boolean | string;
+  loopType?: string;
+  loopCount: string | number;
+  loopCountType?: string;
+  position: string;
+  positionType?: string;
+  direction: string;
+  directionType?: string;
+}
+
+
+/** The flat field a request path stands for, e.g. commandParameter.startTaskParameter.task.name is taskName. */
+function fieldAtPath(path: readonly PropertyKey[]): ParameterField | "serialNumber" | undefined {
+  if (path.length === 1 && path[0] === "serialNumber") return "serialNumber";
+  if (path[0] !== "commandParameter") return undefined;
+  const parameter = path[1] as CommandParameterName;
+  if (!Object.prototype.hasOwnProperty.call(FIELD_PATHS, parameter)) return undefined;
+  const inner = path.slice(2).join(".");
+  const paths: Partial<Record<ParameterField, readonly string[]>> = FIELD_PATHS[parameter];
+  return PARAMETER_FIELDS.find((field) => paths[field]?.join(".") === inner);
+}
+
+function valueAt(body: unknown, path: readonly PropertyKey[]): unknown {
+  let value = body;
+  for (const key of path) value = isPlainObject(value) ? value[key as string] : undefined;
+  return value;
+}
+
+type PreparedCommand = PreparedCall<"submitCommand">;
+
+/**
+ * Checks a request body with the API's schema (the one check before it is
+ * sent), naming each bad value where the user gave it (payload.map,
+ * msg.serialNumber, the node's map, ...) rather than by its place in the request.
+ */
+function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly PropertyKey[]) => string, needer: string): PreparedCommand {
+  return clientModule().prepareCall("submitCommand", body, {
+    nameOf,
+    restate: (issue, path) => {
+      if (issue.code === "unrecognized_keys") return "is not a field of the request body";
+      if (issue.code === "invalid_type" && valueAt(body, path) === undefined) return `is not set (${needer} needs it)`;
+      return undefined;
+    },
+  });
+}
+
+
+function isSpecBody(payload: unknown): payload is Record<string, unknown> {
+  return isPlainObject(payload) && COMMAND_FAMILIES.some((family) => family in payload);
+}
+
+function isCompactCommand(payload: unknown): payload is Record<string, unknown> {
+  return isPlainObject(payload) && "command" in payload;
+}
+
+/** A command type given as text, in any case ("cross_navigate" is CROSS_NAVIGATE). */
+function commandFrom(value: unknown, field: string): CommandType {
+  const command = typeof value === "string" ? value.trim().toUpperCase() : value;
+  if (!isCommandType(command)) {
+    throw invalidInput(field, `must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(value) ?? String(value)})`);
+  }
+  return command;
+}
+
+/** Directions are upper case on the wire (the cloud echoes them lower case); any case is accepted from users. */
+function normaliseDirection(value: unknown): unknown {
+  return typeof value === "string" ? value.trim().toUpperCase() : value;
+}
+
+/**
+ * Text from env variables (and the dialog) holding a boolean or a whole number
+ * is read as one; anything else is left for the schema to reject by name.
+ */
+function coerce(value: unknown, literal: (typeof LITERAL_TYPE)[ParameterField]): unknown {
+  if (typeof value !== "string") return value;
+  if (literal === "bool" && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === "true";
+  if (literal === "num" && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return value;
+}
+
+/** A robot's messages pending in one node, for its burst policy. */
+interface RobotPending {
+  count: number;
+  /** Withdraws the newest message while it still waits (latest wins); undefined once it was sent. */
+  withdrawWaiting: (() => boolean) | undefined;
+}
+
+function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandProperties): void {
+  const typeOf = (field: ParameterField | "serialNumber"): string | undefined => config[`${field}Type`];
+  const pendingByRobot = new Map<string, RobotPending>();
+
+  /** How a node setting is named in errors: "map", or "map (msg.place)" when it comes from elsewhere. */
+  function settingName(field: ParameterField | "serialNumber"): string {
+    const type = typeOf(field);
+    const literal = field === "serialNumber" ? "str" : LITERAL_TYPE[field];
+    if (!type || type === literal || type === "str") return field;
+    return `${field} (${type}.${String(config[field])})`;
+  }
+
+  /** One of the node's parameter settings, evaluated for this message. */
+  async function setting(call: RobotCall, field: ParameterField): Promise<unknown> {
+    const literal = LITERAL_TYPE[field];
+    const type = typeOf(field) || literal;
+    const raw = config[field];
+    let value: unknown;
+    if (type === literal || type === "str") {
+      // Flows saved before these fields were TypedInputs hold plain values (loop as a checkbox boolean).
+      if (field === "loop") value = isTicked(raw);
+      else if (field === "loopCount") value = raw === undefined || raw === "" ? LOOP_COUNT.default : raw;
+      else value = raw === "" ? undefined : raw;
+    } else {
+      value = await evaluateProperty(RED, node, call.msg, String(raw ?? ""), type, settingName(field));
+    }
+    value = coerce(value, literal);
+    return field === "direction" ? normaliseDirection(value) : value;
+  }
+
+  async function settings(call: RobotCall, fields: readonly ParameterField[]): Promise<ParameterValues> {
+    const values: ParameterValues = {};
+    for (const field of fields) values[field] = await setting(call, field);
+    return values;
+  }
+
+  /** The robot's serial number (payload, then msg.serialNumber, then the node) and how to name it in errors. */
+  async function serialNumberFor(call: RobotCall, fromPayload: unknown): Promise<{ value: unknown; name: string }> {
+    const value = await resolveSerialNumber(RED, node, call, fromPayload, config);
+    if (fromPayload !== undefined) return { value, name: "payload.serialNumber" };
+    if (call.input.serialNumber !== undefined) return { value, name: "msg.serialNumber" };
+    return { value, name: settingName("serialNumber") };
+  }
+
+  /** Form 1: the API's body, checked and sent unchanged (a missing serialNumber is filled in). */
+  async function fromSpecBody(call: RobotCall, payload: Record<string, unknown>): Promise<PreparedCommand> {
+    const serial = await serialNumberFor(call, payload.serialNumber);
+    const body = { ...payload, serialNumber: serial.value };
+    const family = COMMAND_FAMILIES.find((name) => payload[name] !== undefined);
+    // The command's name as given, for the error text only; anything but a string is the schema's to refuse.
+    const named = family ? payload[family] : undefined;
+    const needer = typeof named === "string" ? named : "the command";
+    return checkRequest(body, (path) => (path.length === 1 && path[0] === "serialNumber" ? serial.name : ["payload", ...path].join(".")), needer);
+  }
+
+  /** Form 2: {command, serialNumber?, ...parameters}; a parameter left out comes from the node. */
+  async function fromCompact(call: RobotCall, payload: Record<string, unknown>): Promise<PreparedCommand> {
+    const unknown = Object.keys(payload).find((key) => !COMPACT_FIELDS.has(key));
+    if (unknown !== undefined) {
+      throw invalidInput(`payload.${unknown}`, `is not a field of the compact form (use ${[...COMPACT_FIELDS].join(", ")})`);
+    }
+    const command = commandFrom(payload.command, "payload.command");
+    if (payload.name !== undefined && payload.taskName !== undefined) {
+      throw invalidInput("payload.name", "give the task name as taskName or as name, not both");
+    }
+    const given: ParameterValues = {};
+    for (const field of PARAMETER_FIELDS) if (payload[field] !== undefined) given[field] = payload[field];
+    if (payload.name !== undefined) given.taskName = payload.name;
+    if (given.direction !== undefined) given.direction = normaliseDirection(given.direction);
+
+    const needed = fieldsOf(command);
+    const unused = (Object.keys(given) as ParameterField[]).find((field) => !needed.includes(field));
+    if (unused !== undefined) {
+      const shown = unused === "taskName" && payload.name !== undefined ? "name" : unused;
+      const takes = needed.length ? `it takes ${needed.join(", ")}` : "it takes no parameters";
+      throw invalidInput(`payload.${shown}`, `is not used by ${command} (${takes})`);
+    }
+    const fromNode = needed.filter((field) => given[field] === undefined);
+    const values = { ...(await settings(call, fromNode)), ...given };
+    const serial = await serialNumberFor(call, payload.serialNumber);
+    const nameOf = (path: readonly PropertyKey[]) => {
+      const field = fieldAtPath(path);
+      if (field === "serialNumber") return serial.name;
+      if (field === undefined) return path.join(".");
+      if (field === "taskName" && payload.name !== undefined) return "payload.name";
+      return fromNode.includes(field) ? settingName(field) : `payload.${field}`;
+    };
+    return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
+  }
+
+  /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
+  async function fromSettings(call: RobotCall): Promise<PreparedCommand> {
+    const fromMsg = call.input.command;
+    if (!config.command && (fromMsg === undefined || fromMsg === "")) {
+      throw invalidInput("command", "no command is set in the node, in msg.command or in msg.payload.command");
+    }
+    const command = config.command ? commandFrom(config.command, "command") : commandFrom(fromMsg, "msg.command");
+    const values = await settings(call, fieldsOf(command));
+    // A payload that is not a command (a sensor reading) never names the robot: its serialNumber may be the sensor's.
+    const serial = await serialNumberFor(call, undefined);
+    const nameOf = (path: readonly PropertyKey[]) => {
+      const field = fieldAtPath(path);
+      if (field === "serialNumber") return serial.name;
+      return field === undefined ? path.join(".") : settingName(field);
+    };
+    return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
+  }
+
+  /**
+   * Form 3 with the node's command and every setting it uses typed in: the
+   * request is the same for every message (the sensor-trigger case), so it is
+   * built and checked once and then reused. A failure is not kept: each
+   * message still gets its own error.
+   */
+  const settingsAreFixed =
+    config.command !== "" &&
+    isCommandType(config.command) &&
+    [...fieldsOf(config.command), "serialNumber" as const].every((field) => {
+      const type = typeOf(field);
+      return !type || type === "str" || (field !== "serialNumber" && type === LITERAL_TYPE[field]);
+    });
+  let fixedRequest: Promise<PreparedCommand> | undefined;
+
+  function requestFor(call: RobotCall): Promise<PreparedCommand> {
+    const payload = call.input.payload;
+    if (isSpecBody(payload)) return fromSpecBody(call, payload);
+    if (isCompactCommand(payload)) return fromCompact(call, payload);
+    if (!settingsAreFixed || call.input.serialNumber !== undefined) return fromSettings(call);
+    fixedRequest ??= fromSettings(call).catch((error: unknown) => {
+      fixedRequest = undefined;
+      throw error;
+    });
+    return fixedRequest;
+  }
+
+  const confirmTimeout = configuredConfirmTimeout(config.confirmTimeout);
+
+  /** Sends the command, and when asked waits for the robot to show it. */
+  async function submitAndConfirm(call: RobotCall): Promise<Submitted | NoOutput> {
+    const sendWhen = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN);
+    const timeoutMs = sendWhen === "shown" ? confirmTimeout() : 0;
+    const prepared = await requestFor(call);
+    return submit(call, prepared, async (resource) => {
+      if (sendWhen === "accepted") return { resource };
+      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
+      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+    });
+  }
+
+  /**
+   * Sends the command as the message's burst policy says, or says why it was
+   * not sent. The message stays pending for its robot until `finish` (the
+   * confirmation) ends: "skip" also skips while the robot is being watched.
+   */
+  async function submit(call: RobotCall, prepared: PreparedCommand, finish: (resource: CommandResource) => Promise<Submitted>): Promise<Submitted | NoOutput> {
+    // Flows saved before the setting existed send every message.
+    const policy = chooseSetting(call.input, "burst", config.burst || "all", BURST_POLICIES);
+    if (policy === "all") return finish(await call.client.send(prepared, call.options));
+
+    const robot = prepared.serialNumber!;
+    const earlier = pendingByRobot.get(robot);
+    if (earlier && policy === "skip") return SKIPPED;
+    if (earlier && policy === "latest") earlier.withdrawWaiting?.();
+    const entry: RobotPending = earlier ?? { count: 0, withdrawWaiting: undefined };
+    pendingByRobot.set(robot, entry);
+    entry.count++;
+    let withdrawn = false;
+    let withdrawThis: (() => boolean) | undefined;
+    try {
+      let resource: CommandResource;
+      try {
+        resource = await call.client.send(prepared, {
+          ...call.options,
+          onQueued: (take) => {
+            withdrawThis = () => (withdrawn = take());
+            entry.withdrawWaiting = withdrawThis;
+          },
+          onSend: () => {
+            if (entry.withdrawWaiting === withdrawThis) entry.withdrawWaiting = undefined;
+          },
+        });
+      } catch (error) {
+        if (withdrawn) return REPLACED;
+        throw error;
+      }
+      return await finish(resource);
+    } finally {
+      if (--entry.count === 0 && pendingByRobot.get(robot) === entry) pendingByRobot.delete(robot);
+    }
+  }
+
+  handleRobotInput<Submitted>(RED, node, config.robot, {
+    reads: ["serialNumber", "command", "burst", "sendWhen"],
+    run: submitAndConfirm,
+    // "START_TASK: WAITING": the command the cloud stored and the state it is in; once confirmed, what the robot showed.
+    statusText: ({ resource, confirmation }) => {
+      const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : resource.state;
+      return resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${state}` : state;
+    },
+    output: ({ resource, confirmation }, msg) => messageWithConfirmation(msg, resource, confirmation),
+  });
+}
+
+export default function registerRobotCommand(RED: NodeAPI): void {
+  RED.nodes.registerType(
+    "robot-command",
+    function RobotCommand(this: Node, config: RobotCommandProperties) {
+      RED.nodes.createNode(this, config);
+      setUpRobotCommand(RED, this, config);
+    },
+  );
+}

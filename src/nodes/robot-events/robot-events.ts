@@ -1,0 +1,231 @@
+/**
+ * robot-events: receives what the cloud's Robot Push Service POSTs, like
+ * Node-RED's own http in node: a route on the HTTP server for flows
+ * (httpNodeRoot, with the user's httpNodeMiddleware and httpNodeCors), added on
+ * deploy and removed on close. Each push is answered at once; incidents go to
+ * output 1, task reports to output 2, scheduling tasks (and pushes of a kind
+ * not known) to output 3. No input: the cloud is the only sender.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
+import type { PushReceiver } from "../../api/pushes/push-receiver";
+import type { IncidentLevel } from "../../api/cloud/incident-levels";
+import type { Push } from "../../api/pushes/pushes";
+import { RobotApiError, internalError } from "../../api/errors";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { reportsOfAccount } from "../../api/pushes/recent-reports";
+import { pushReceiverModule } from "../shared/api";
+import { lookUpConfig } from "../shared/config-node";
+import { ContextMirror } from "../shared/context-mirror";
+import { translator, type Translate } from "../shared/i18n";
+import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
+import { EVENTS_PATH_RULE, MAX_PUSH_BYTES, eventsPathOf, minLevelOf } from "./table";
+
+export interface RobotEventsProperties extends NodeDef {
+  path: string;
+  /** Optional robot-config: its account then knows the open alarms and task reports this node receives. */
+  robot?: string;
+  /** "" sends every incident; "H4" sends H4 and above. */
+  minLevel: string;
+}
+interface RobotEventsCredentials {
+  appId?: string;
+}
+
+/** The status is redrawn at most this often: a fleet's pushes can come hundreds a second. */
+const STATUS_INTERVAL_MS = 500;
+/** A refused push is logged the first time, then at most once this often per kind of refusal. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+type Refusal = 400 | 401 | 405 | 413;
+
+function answer(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Output of each kind of push: the two first as they were before the third existed, so flows keep their wiring. */
+const OUTPUT_OF = { incident: 0, taskReport: 1, schedulingTask: 2, other: 2 } as const;
+
+/**
+ * The messages of a push, one output holding it: incidents carry the robot's
+ * count of open alarms after this one, and their level's meaning in the
+ * runtime's language; every message carries `msg.pushType` and, in
+ * `msg.push`, the push's other fields (messageId, messageTypeId, ...; never the appId).
+ */
+function messagesOf(push: Push, openAlarmsOfRobot: number | undefined, t: Translate): Array<NodeMessage | null> {
+  const messages: Array<NodeMessage | null> = [null, null, null];
+  const common = { topic: push.event.serialNumber, pushType: push.kind, push: push.envelope };
+  if (push.kind === "incident") {
+    const { event } = push;
+    const level: IncidentLevel | undefined = event.level;
+    const payload = level ? { ...event, level: { ...level, meaning: t(`levels.${level.code}`) } } : event;
+    messages[OUTPUT_OF.incident] = { ...common, payload, openAlarms: openAlarmsOfRobot ?? 0 };
+  } else {
+    messages[OUTPUT_OF[push.kind]] = { ...common, payload: push.event };
+  }
+  return messages;
+}
+
+/** Status under the node: where it listens, open alarms, refused pushes; drawn at most every STATUS_INTERVAL_MS. */
+class EventsStatus {
+  refused = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private lastDrawn = 0;
+
+  constructor(
+    private readonly node: Node,
+    private readonly where: string,
+    private readonly t: Translate,
+    private readonly openAlarms: () => number,
+    /** A setting that makes every push refused (no app id): shown in red before any count. */
+    private readonly problem?: string,
+  ) {}
+
+  changed(): void {
+    const wait = this.lastDrawn + STATUS_INTERVAL_MS - Date.now();
+    if (wait <= 0) this.draw();
+    else this.timer ??= setTimeout(() => this.draw(), wait);
+  }
+
+  draw(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.lastDrawn = Date.now();
+    if (this.problem !== undefined) {
+      const refused = this.refused > 0 ? ` (${this.t("status.refused", { count: this.refused })})` : "";
+      this.node.status({ fill: "red", shape: "ring", text: `${this.where}: ${this.problem}${refused}` });
+      return;
+    }
+    const open = this.openAlarms();
+    const parts = [open === 0 ? this.t("status.noAlarm") : open === 1 ? this.t("status.oneAlarm") : this.t("status.alarms", { count: open })];
+    if (this.refused > 0) parts.push(this.t("status.refused", { count: this.refused }));
+    const status: NodeStatus = { fill: open > 0 ? "yellow" : "green", shape: this.refused > 0 ? "ring" : "dot", text: `${this.where}: ${parts.join(", ")}` };
+    this.node.status(status);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
+  const t = translator(RED, "robot-events");
+  /** A setting the node cannot work with: said under the node, and logged as an error naming the field. */
+  const settingProblem = (field: string, text: string) => new RobotApiError({ kind: "invalid_input", field, message: text });
+  const refuse = (field: string, key: string, params?: Record<string, string>) => {
+    const text = t(key, params);
+    node.status({ fill: "red", shape: "ring", text });
+    node.error(settingProblem(field, text));
+  };
+  const app = RED.httpNode as unknown as HttpApp | undefined;
+  const settings = RED.settings as unknown as { httpNodeRoot?: string | false; httpNodeMiddleware?: unknown; httpNodeCors?: unknown };
+  if (!app || settings.httpNodeRoot === false) return refuse("httpNodeRoot", "errors.noHttpNode");
+  const path = eventsPathOf(config.path);
+  if (path === undefined) return refuse("path", "errors.path", { path: String(config.path), rule: EVENTS_PATH_RULE });
+  const minLevel = minLevelOf(config.minLevel);
+  if (minLevel === undefined) return refuse("minLevel", "errors.minLevel", { level: String(config.minLevel) });
+  const appId = credentials.appId ?? "";
+  const owner = claimPath(app, path, node.id);
+  if (owner !== undefined) return refuse("path", "errors.pathTaken", { path, node: owner });
+
+  const { PushReceiver } = pushReceiverModule();
+  const receiver: PushReceiver = new PushReceiver({ appId, minLevelRank: minLevel === "" ? undefined : Number(minLevel.slice(1)) });
+  const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
+  const noAppId = appId === "" ? t("errors.noAppId") : undefined;
+  const status = new EventsStatus(node, root + path, t, () => receiver.openAlarmCount, noAppId);
+  /** Set on close: a push still being read then is not sent on from a node that is gone. */
+  let closed = false;
+  const lastLogged = new Map<Refusal, number>();
+  const refusedSince = new Map<Refusal, number>();
+
+  const refused = (res: ServerResponse, code: Refusal, error: string, headers?: Record<string, string>) => {
+    answer(res, code, { error }, headers);
+    status.refused++;
+    status.changed();
+    refusedSince.set(code, (refusedSince.get(code) ?? 0) + 1);
+    const now = Date.now();
+    const last = lastLogged.get(code);
+    if (last === undefined || now - last >= REFUSAL_LOG_INTERVAL_MS) {
+      node.warn(t("log.refused", { code: String(code), error, count: String(refusedSince.get(code)) }));
+      lastLogged.set(code, now);
+      refusedSince.set(code, 0);
+    }
+  };
+
+  const receive = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST") {
+      req.resume();
+      return refused(res, 405, "only POST is accepted", { allow: "POST" });
+    }
+    readJsonBody(req, MAX_PUSH_BYTES)
+      .then((reading) => {
+        if (!reading.ok) return refused(res, reading.status, reading.error, reading.status === 413 ? { connection: "close" } : undefined);
+        if (closed) return answer(res, 503, { error: "the receiver was redeployed: send again" });
+        const receipt = receiver.receive(reading.body);
+        if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
+        // Answered before any flow runs: the sender is not kept waiting by what the flow does.
+        answer(res, 200, { ok: true });
+        if (receipt.push) account?.(receipt.push);
+        if (receipt.push) node.send(messagesOf(receipt.push, receipt.openAlarmsOfRobot, t));
+        status.changed();
+      })
+      .catch((error: unknown) => {
+        // Nothing a sender does may reach another node or the runtime: the push is refused and logged, as the bug it is
+        // (what a sender can get wrong is refused above, with its status).
+        node.error(internalError(error, "robot-events"));
+        if (!res.headersSent) answer(res, 500, { error: "the push could not be read" });
+      });
+  };
+
+  const middleware = [settings.httpNodeMiddleware].filter((entry) => typeof entry === "function" || Array.isArray(entry)) as Parameters<typeof addRoute>[2];
+  if (settings.httpNodeCors) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when the user set httpNodeCors
+    const cors = require("cors") as (options: unknown) => Parameters<typeof addRoute>[3];
+    middleware.unshift(cors(settings.httpNodeCors));
+  }
+  const account = recordForAccount(RED, node, config.robot);
+  const removeRoute = addRoute(app, path, middleware, receive);
+  status.draw();
+  if (noAppId !== undefined) node.error(settingProblem("appId", noAppId));
+
+  node.on("close", (done: () => void) => {
+    closed = true;
+    removeRoute();
+    releasePath(app, path, node.id);
+    status.close();
+    node.status({});
+    done();
+  });
+}
+
+/**
+ * With a robot-config, what the pushes tell goes to its account: incidents
+ * become the account's open alarms (mirrored to this node's context and read
+ * back at start), task reports the account's recent reports (for robot-job).
+ */
+function recordForAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined): ((push: Push) => void) | undefined {
+  if (!configNodeId) return undefined;
+  const { client } = lookUpConfig(RED, configNodeId);
+  if (!client) return undefined;
+  const alarms = alarmsOfAccount(client.accountKey);
+  const reports = reportsOfAccount(client.accountKey);
+  const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
+  void mirror.read().then((stored) => alarms.restore(stored));
+  return (push) => {
+    if (push.kind === "taskReport") return reports.record(push.event.serialNumber, push.event);
+    if (push.kind === "incident" && alarms.record(push.event)) mirror.changed();
+  };
+}
+
+export default function registerRobotEvents(RED: NodeAPI): void {
+  RED.nodes.registerType<Node<RobotEventsCredentials>, RobotEventsProperties, unknown, RobotEventsCredentials>(
+    "robot-events",
+    function RobotEvents(this: Node<RobotEventsCredentials>, config: RobotEventsProperties) {
+      RED.nodes.createNode(this, config);
+      setUpEvents(RED, this, config, this.credentials ?? {});
+    },
+    { credentials: { appId: { type: "password" } } },
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * What robot-maps' fleetMap draws from: the statuses (given, or read with the
+ * S-line batch status, whose shape carries localizationInfo.mapPosition), the
+ * map a robot is on, and that map's image, downloaded once per map id and
+ * version and kept per account (a bounded cache).
+ */
+import type { CallOptions, RobotClient } from "../../api/client";
+import { RobotApiError, invalidInput } from "../../api/errors";
+import type { MapList } from "../../api/cloud/schemas";
+import { isPlainObject } from "../shared/plain-data";
+import { serialNumberOf } from "../../api/watching/status-reader";
+import { mapIdOf, pngSize, type MapPicture } from "./fleet-map";
+
+/** Map images kept per account: a floor plan is a few hundred kB, and a fleet has few floors. */
+export const MAP_PICTURES_KEPT = 16;
+
+const picturesOf = new WeakMap<RobotClient, Map<string, Promise<MapPicture>>>();
+
+export interface FleetMapRequest {
+  /** The robot whose map is drawn (its current one unless `mapId` names another of its maps). */
+  serialNumber: string;
+  mapId?: string;
+  /** Statuses to draw from (msg.statuses); none: read for `serialNumbers`, else for every robot. */
+  statuses?: unknown[];
+  serialNumbers?: string[];
+}
+
+export interface FleetMapSource {
+  picture: MapPicture;
+  statuses: unknown[];
+  /** The status of the robot named by the request (its navigation points are drawn). */
+  anchor: Record<string, unknown>;
+  mapVersion: string;
+}
+
+async function statusesFor(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<unknown[]> {
+  if (request.statuses) return request.statuses;
+  const serialNumbers = request.serialNumbers ?? (await client.listAllRobots(options)).map((robot) => robot.serialNumber);
+  return serialNumbers.length > 0 ? client.batchGetStatuses(serialNumbers, { ...options, line: "s" }) : [];
+}
+
+/** A name or version as the map endpoint wants it: numbers and strings as text, anything else empty. */
+function scalarText(value: unknown): string {
+  return typeof value === "string" || typeof value === "number" ? String(value) : "";
+}
+
+/** Map `mapId` in the robot's map list; INVALID_INPUT naming the maps it has when it is not there. */
+export async function listedMap(client: RobotClient, robotSn: string, mapId: unknown, operation: string, options: CallOptions): Promise<MapList[number]> {
+  const maps = await client.listMaps({ robotSn }, options);
+  const listed = maps.find((map) => map.mapId === mapId);
+  if (listed) return listed;
+  const known = maps.map((map) => `${map.mapId} (${map.mapName})`).join(", ") || "none";
+  throw invalidInput("mapId", `${JSON.stringify(mapId)} is not a map of robot ${robotSn}; its maps: ${known}`, operation);
+}
+
+export async function fleetMapSource(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<FleetMapSource> {
+  const statuses = await statusesFor(client, request, options);
+  const anchor =
+    (statuses.find((status) => isPlainObject(status) && serialNumberOf(status) === request.serialNumber) as Record<string, unknown> | undefined) ??
+    (await client.getRobotStatus({ serialNumber: request.serialNumber }, options));
+  const current = mapIdOf(anchor);
+  const mapId = request.mapId ?? current;
+  if (!mapId) throw invalidInput("serialNumber", `robot ${request.serialNumber} is on no map (its status names none); give msg.payload.mapId`);
+  const localization = isPlainObject(anchor.localizationInfo) ? anchor.localizationInfo : {};
+  let entry: { mapId: string; mapName: string; mapVersion: string };
+  if (mapId === current && isPlainObject(localization.map)) {
+    entry = { mapId, mapName: scalarText(localization.map.name), mapVersion: scalarText(localization.map.version) };
+  } else {
+    const listed = await listedMap(client, request.serialNumber, mapId, "fleetMap", options);
+    entry = { mapId, mapName: listed.mapName, mapVersion: scalarText((listed as Record<string, unknown>).mapVersion) };
+  }
+  const picture = await pictureOf(client, request.serialNumber, entry, options);
+  return { picture, statuses, anchor, mapVersion: entry.mapVersion };
+}
+
+/** The map's image, once per map id and version for the account; a failed download is not kept. */
+function pictureOf(client: RobotClient, serialNumber: string, entry: { mapId: string; mapName: string; mapVersion: string }, options: CallOptions): Promise<MapPicture> {
+  let pictures = picturesOf.get(client);
+  if (!pictures) picturesOf.set(client, (pictures = new Map<string, Promise<MapPicture>>()));
+  const key = `${entry.mapId}\u0000${entry.mapVersion}`;
+  const kept = pictures.get(key);
+  if (kept) {
+    // Most recently used last: the oldest is the one dropped when the cache is full.
+    pictures.delete(key);
+    pictures.set(key, kept);
+    return kept;
+  }
+  const picture = client.getMapImage({ serialNumber, ...entry }, options).then((image) => {
+    const size = pngSize(image.data);
+    if (!size) throw new RobotApiError({ kind: "bad_response", operation: "fleetMap", message: `fleetMap: the image of map ${entry.mapId} is not a PNG (${image.contentType})` });
+    return { mapId: entry.mapId, mapName: entry.mapName, ...size, imageUrl: `data:image/png;base64,${image.data.toString("base64")}` };
+  });
+  pictures.set(key, picture);
+  picture.catch(() => {
+    if (pictures.get(key) === picture) pictures.delete(key);
+  });
+  while (pictures.size > MAP_PICTURES_KEPT) pictures.delete(pictures.keys().next().value!);
+  return picture;
+}

@@ -1,0 +1,66 @@
+/**
+ * "Send the message when the robot shows it": the setting robot-command and
+ * robot-site-task share, and the wait itself, through the account's one
+ * confirmation poller (src/api/watching/watcher.ts).
+ */
+import type { RobotApiError } from "../../api/errors";
+import { readNumberSetting } from "../../api/settings/input-rules";
+import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
+import type { RobotCall } from "./robot-input";
+import { CONFIRM_TIMEOUT } from "./confirm-table";
+
+/** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
+export interface Confirmation {
+  state: string;
+  seconds: number;
+}
+
+/** A timeout from the dialog (seconds); an empty field takes the default, anything else out of range is an error. */
+export function confirmTimeoutMs(raw: string | number | undefined, field = "confirmTimeout"): number {
+  return readNumberSetting(raw, field, CONFIRM_TIMEOUT) * 1000;
+}
+
+/**
+ * Waits until the robot shows what `rule` expects, through the account's one
+ * confirmation poller (batched status reads, at most one per robot per
+ * interval); `Confirmed` becomes msg.confirmation, NOT_CONFIRMED an error.
+ */
+export async function confirmOnRobot(
+  call: RobotCall,
+  serialNumber: string,
+  rule: ConfirmationRule | undefined,
+  timeoutMs: number,
+  operation: string,
+): Promise<Confirmation> {
+  if (!rule) return { state: "not watched", seconds: 0 };
+  const poller = confirmationPollerOf(call.client);
+  const onMissedLook = (failure: RobotApiError) => {
+    if (failure.kind === "internal") call.log.error(failure);
+    else call.log.warn(`${operation} on ${serialNumber}: a status read failed (${failure.code}: ${failure.message}); still waiting for the robot to show it`);
+  };
+  const confirmed = await call.waitForRobot(poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook }));
+  return { state: confirmed.state, seconds: confirmed.seconds };
+}
+
+/**
+ * The node's timeout setting, read once at deploy: a function that gives it,
+ * or throws the setting's problem with each message that needs it (a node
+ * cannot refuse to deploy).
+ */
+export function configuredConfirmTimeout(raw: string | number | undefined): () => number {
+  try {
+    const ms = confirmTimeoutMs(raw);
+    return () => ms;
+  } catch (error) {
+    return () => {
+      throw error;
+    };
+  }
+}
+
+/** The message out: msg.payload the answer, and msg.confirmation when the robot was watched. */
+export function messageWithConfirmation<Msg extends { payload?: unknown }>(msg: Msg, payload: unknown, confirmation: Confirmation | undefined): Msg {
+  msg.payload = payload;
+  if (confirmation) (msg as Record<string, unknown>).confirmation = confirmation;
+  return msg;
+}

@@ -1,0 +1,64 @@
+/**
+ * The texts the runtime shows (the status under a node), from the package's
+ * message catalogues: nodes/locales/<lang>/<catalogue>.json, read by Node-RED
+ * in its runtime language (settings.lang, else the system's). Texts every node
+ * shows live in the shared catalogue of the editor plugin (robot-fleet.json);
+ * a node's own texts in its own catalogue.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { NodeAPI } from "node-red";
+
+export const MODULE_NAME = "node-red-contrib-robot-fleet";
+/** The plugin whose catalogue holds what every node shares (package.json "node-red".plugins). */
+export const SHARED_CATALOGUE = "robot-fleet";
+
+export type Translate = (key: string, params?: Record<string, string | number>) => string;
+
+/** nodes/locales/, from dist/src/nodes/shared/ where this file runs (or src/nodes/shared/, when the tests run the sources through tsx). */
+const LOCALES = path.resolve(__dirname, __filename.endsWith(".ts") ? "../../.." : "../../../..", "nodes/locales");
+const english = new Map<string, Record<string, unknown>>();
+
+function englishText(catalogue: string, key: string): string | undefined {
+  let messages = english.get(catalogue);
+  if (!messages) {
+    try {
+      messages = JSON.parse(fs.readFileSync(path.join(LOCALES, "en-US", `${catalogue}.json`), "utf8")) as Record<string, unknown>;
+    } catch {
+      messages = {};
+    }
+    english.set(catalogue, messages);
+  }
+  let value: unknown = messages;
+  for (const part of key.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Node-RED's catalogues mark parameters as __name__. */
+function fill(text: string, params: Record<string, string | number> = {}): string {
+  return text.replace(/__(\w+)__/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/**
+ * Texts of one catalogue in the runtime's language. Where the runtime has no
+ * catalogue to offer (node-red-node-test-helper's RED._ answers with the key;
+ * an embedding without i18n), the English catalogue is read from disk, so a
+ * status is never a bare key.
+ */
+export function translator(RED: NodeAPI, catalogue: string): Translate {
+  const namespace = `${MODULE_NAME}/${catalogue}`;
+  return (shortKey, params) => {
+    // Node-RED's convention: a catalogue's keys sit under its own name ({"robot-maps": {"status": ...}}).
+    const key = `${catalogue}.${shortKey}`;
+    const full = `${namespace}:${key}`;
+    let text: string | undefined;
+    try {
+      text = (RED as unknown as { _: (key: string, params?: object) => string })._(full, params);
+    } catch {
+      text = undefined;
+    }
+    if (typeof text === "string" && text !== full && text !== key) return text;
+    const fallback = englishText(catalogue, key);
+    return fallback === undefined ? key : fill(fallback, params);
+  };
+}

@@ -1,0 +1,16 @@
+/** Texts of the status under a node. */
+import type { Translate } from "./i18n";
+import { readStatus } from "../../api/watching/status-reader";
+import { firstText } from "./settings";
+
+/** Status texts stay short: the editor shows them under the node. */
+export function shorten(text: string, max = 32): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** What a robot's status read shows, the same in robot-status and robot-site-task: "RUNNING 87%": the task state (or offline, or just "status read") and the battery when the status gives it. */
+export function robotStatusText(status: Record<string, unknown>, t: Translate): string {
+  const state = firstText(status.taskState) ?? t(status.online === false ? "status.offline" : "status.statusRead");
+  const { battery } = readStatus(status);
+  return battery === undefined ? state : `${state} ${Math.round(battery)}%`;
+}

@@ -1,9 +1,0 @@
-/** robot-mqtt's tables: the bounds and defaults of its settings, for the node and the editor. */
-import type { NumberSetting } from "../../api/number-settings";
-import { MIN_WATCH_INTERVAL_MS } from "../../api/watcher";
-
-export const MQTT_LIMITS = {
-  interval: { default: 10, min: MIN_WATCH_INTERVAL_MS / 1000, max: 86_400, integer: false, unit: "s" },
-} as const satisfies Record<string, NumberSetting>;
-
-export const MQTT_DEFAULTS = { prefix: "homeassistant", base: "robot-fleet" } as const;
