@@ -23,8 +23,16 @@ export default tseslint.config(
       parserOptions: { projectService: false, project: false },
       sourceType: "script",
       globals: {
-        RED: "readonly", $: "readonly", document: "readonly", window: "readonly", MutationObserver: "readonly",
-        URL: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", performance: "readonly",
+        RED: "readonly",
+        $: "readonly",
+        document: "readonly",
+        window: "readonly",
+        MutationObserver: "readonly",
+        URL: "readonly",
+        console: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        performance: "readonly",
       },
     },
     rules: {
@@ -42,7 +50,11 @@ export default tseslint.config(
     // The build script, the dependency check's rules and the node shims Node-RED loads are plain CommonJS: linted without type information.
     files: ["scripts/**/*.js", ".dependency-cruiser.cjs", "nodes/*.js"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { parserOptions: { projectService: false, project: false }, sourceType: "commonjs", globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" } },
+    languageOptions: {
+      parserOptions: { projectService: false, project: false },
+      sourceType: "commonjs",
+      globals: { require: "readonly", process: "readonly", __dirname: "readonly", __filename: "readonly", console: "readonly" },
+    },
     rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
   },
   {

@@ -7,7 +7,9 @@
   var catalogue = tables.command;
   var COMMANDS = {};
   catalogue.families.forEach(function (family) {
-    family.commands.forEach(function (command) { COMMANDS[command.type] = command; });
+    family.commands.forEach(function (command) {
+      COMMANDS[command.type] = command;
+    });
   });
   var LITERAL = catalogue.literalTypes;
   // loop and loopCount have dialog defaults (false, 1); every other parameter of a command is required.
@@ -28,7 +30,9 @@
         type: LITERAL[field],
         when: uses(field),
         required: !HAS_DEFAULT[field],
-        label: function () { return fleet.t("field." + field); },
+        label: function () {
+          return fleet.t("field." + field);
+        },
         literal: literal,
       }),
     };
@@ -38,8 +42,7 @@
     command: {
       value: "START_TASK",
       validate: fleet.reasoned(function (v) {
-        return v === "" || Object.prototype.hasOwnProperty.call(COMMANDS, v) ||
-          fleet.t("validation.unknown", { value: v });
+        return v === "" || Object.prototype.hasOwnProperty.call(COMMANDS, v) || fleet.t("validation.unknown", { value: v });
       }),
     },
     cleaningMode: Object.assign(parameter("cleaningMode"), { value: "__middle_cleaning" }),
@@ -50,13 +53,20 @@
     mapType: { value: "str" },
     loop: Object.assign(parameter("loop"), { value: "false" }),
     loopType: { value: "bool" },
-    loopCount: Object.assign(parameter("loopCount", fleet.numberValidator("loopCount", catalogue.loopCount)), { value: catalogue.loopCount.default }),
+    loopCount: Object.assign(parameter("loopCount", fleet.numberValidator("loopCount", catalogue.loopCount)), {
+      value: catalogue.loopCount.default,
+    }),
     loopCountType: { value: "num" },
     position: Object.assign(parameter("position"), { value: "charging" }),
     positionType: { value: "str" },
-    direction: Object.assign(parameter("direction", function (v) {
-      return fleet.has(catalogue.directions, v) || fleet.t("validation.oneOf", { field: "direction", values: catalogue.directions.join(", ") });
-    }), { value: "FORWARD" }),
+    direction: Object.assign(
+      parameter("direction", function (v) {
+        return (
+          fleet.has(catalogue.directions, v) || fleet.t("validation.oneOf", { field: "direction", values: catalogue.directions.join(", ") })
+        );
+      }),
+      { value: "FORWARD" },
+    ),
     directionType: { value: "direction" },
     burst: {
       value: "all",
@@ -76,13 +86,17 @@
     },
     oneditprepare: function () {
       var node = this;
-      ["cleaningMode", "taskName", "map", "position"].forEach(function (field) { fleet.typedInput(field, "str"); });
+      ["cleaningMode", "taskName", "map", "position"].forEach(function (field) {
+        fleet.typedInput(field, "str");
+      });
       fleet.typedInput("loop", "bool");
       fleet.typedInput("loopCount", "num");
       fleet.typedInput("direction", {
         value: "direction",
         label: fleet.t("field.direction"),
-        options: catalogue.directions.map(function (d) { return { value: d, label: node._("robot-command.directions." + d) }; }),
+        options: catalogue.directions.map(function (d) {
+          return { value: d, label: node._("robot-command.directions." + d) };
+        }),
       });
       fleet.pickers.map("map", "mapName");
       fleet.pickers.position("position");
@@ -92,29 +106,57 @@
       var select = $("#node-input-command");
       $("<option>").val("").text(node._("robot-command.fromMessage")).appendTo(select);
       catalogue.families.forEach(function (family) {
-        var group = $("<optgroup>").attr("label", node._("robot-command.families." + family.family)).appendTo(select);
+        var group = $("<optgroup>")
+          .attr("label", node._("robot-command.families." + family.family))
+          .appendTo(select);
         family.commands.forEach(function (command) {
-          $("<option>").val(command.type).text(command.type + " – " + node._("robot-command.commands." + command.type)).appendTo(group);
+          $("<option>")
+            .val(command.type)
+            .text(command.type + " – " + node._("robot-command.commands." + command.type))
+            .appendTo(group);
         });
       });
       if (node.command && !COMMANDS[node.command]) {
-        select.append($("<option>").val(node.command).text(fleet.t("unknownValue", { value: node.command })));
+        select.append(
+          $("<option>")
+            .val(node.command)
+            .text(fleet.t("unknownValue", { value: node.command })),
+        );
       }
 
-      fleet.options($("#node-input-burst"), catalogue.burstPolicies, function (v) { return node._("robot-command.burst." + v); }, node.burst || "all");
-      fleet.options($("#node-input-sendWhen"), tables.sendWhen, function (v) { return node._("robot-command.sendWhen." + v); }, node.sendWhen || "accepted");
+      fleet.options(
+        $("#node-input-burst"),
+        catalogue.burstPolicies,
+        function (v) {
+          return node._("robot-command.burst." + v);
+        },
+        node.burst || "all",
+      );
+      fleet.options(
+        $("#node-input-sendWhen"),
+        tables.sendWhen,
+        function (v) {
+          return node._("robot-command.sendWhen." + v);
+        },
+        node.sendWhen || "accepted",
+      );
       $("#node-input-confirmTimeout").attr("placeholder", fleet.t("placeholder.default", { value: tables.confirmTimeout.default }));
-      $("#node-input-sendWhen").on("change", function () {
-        $(".robot-command-row-confirmTimeout").toggle($(this).val() === "shown");
-      }).trigger("change");
+      $("#node-input-sendWhen")
+        .on("change", function () {
+          $(".robot-command-row-confirmTimeout").toggle($(this).val() === "shown");
+        })
+        .trigger("change");
 
-      select.on("change", function () {
-        var command = $(this).val();
-        var rows = command ? (COMMANDS[command] ? COMMANDS[command].fields : []) : catalogue.fields;
-        fleet.showRows("robot-command", catalogue.fields, rows);
-        $(".robot-command-from-message").toggle(!command);
-        $(".robot-command-no-parameters").toggle(!!command && rows.length === 0);
-      }).val(node.command || "").trigger("change");
+      select
+        .on("change", function () {
+          var command = $(this).val();
+          var rows = command ? (COMMANDS[command] ? COMMANDS[command].fields : []) : catalogue.fields;
+          fleet.showRows("robot-command", catalogue.fields, rows);
+          $(".robot-command-from-message").toggle(!command);
+          $(".robot-command-no-parameters").toggle(!!command && rows.length === 0);
+        })
+        .val(node.command || "")
+        .trigger("change");
     },
   });
 })();

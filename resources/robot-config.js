@@ -5,8 +5,12 @@
   var LIMITS = Object.keys(SETTINGS);
   /** How each limit looks; its words are in the robot-config catalogue (limits.<name>.label, unit, hint). */
   var ICONS = {
-    timeout: "fa-clock-o", maxRetries: "fa-repeat", connections: "fa-plug",
-    rateLimit: "fa-tachometer", queueLimit: "fa-list-ol", maxRetryWait: "fa-hourglass-half",
+    timeout: "fa-clock-o",
+    maxRetries: "fa-repeat",
+    connections: "fa-plug",
+    rateLimit: "fa-tachometer",
+    queueLimit: "fa-list-ol",
+    maxRetryWait: "fa-hourglass-half",
   };
 
   /**
@@ -18,12 +22,28 @@
     return LIMITS.map(function (name) {
       var id = "node-config-input-" + name;
       var words = "robot-config.limits." + name;
-      return '<div class="form-row robot-config-limit">' +
-        '<label for="' + id + '"><i class="fa ' + (ICONS[name] || "fa-sliders") + '"></i> <span data-i18n="' + words + '.label"></span></label>\n' +
-        '<input type="text" id="' + id + '" inputmode="' + (SETTINGS[name].integer ? "numeric" : "decimal") + '" autocomplete="off">\n' +
-        '<span class="robot-config-unit" data-i18n="' + words + '.unit"></span>\n' +
-        '<span class="robot-config-hint" data-i18n="' + words + '.hint"></span>' +
-        "</div>";
+      return (
+        '<div class="form-row robot-config-limit">' +
+        '<label for="' +
+        id +
+        '"><i class="fa ' +
+        (ICONS[name] || "fa-sliders") +
+        '"></i> <span data-i18n="' +
+        words +
+        '.label"></span></label>\n' +
+        '<input type="text" id="' +
+        id +
+        '" inputmode="' +
+        (SETTINGS[name].integer ? "numeric" : "decimal") +
+        '" autocomplete="off">\n' +
+        '<span class="robot-config-unit" data-i18n="' +
+        words +
+        '.unit"></span>\n' +
+        '<span class="robot-config-hint" data-i18n="' +
+        words +
+        '.hint"></span>' +
+        "</div>"
+      );
     }).join("\n");
   }
   fleet.onTemplate("robot-config", function (template) {
@@ -39,7 +59,12 @@
     },
     authMode: { value: "token" },
     // Empty: the account is not shared (the runtime loads no Redis module).
-    redisUrl: { value: "", validate: fleet.reasoned(function (v) { return fleet.isEmpty(v) || redisUrlProblem(v); }) },
+    redisUrl: {
+      value: "",
+      validate: fleet.reasoned(function (v) {
+        return fleet.isEmpty(v) || redisUrlProblem(v);
+      }),
+    },
     redisPrefix: { value: "", validate: fleet.reasoned(redisPrefixProblem) },
   };
 
@@ -72,7 +97,7 @@
       },
       function (xhr) {
         result.addClass("robot-config-test-problem").text(fleet.problemText(xhr) + " (" + (Date.now() - started) + " ms)");
-      }
+      },
     );
   }
 
@@ -92,20 +117,27 @@
     },
     oneditprepare: function () {
       var node = this;
-      $("#node-config-input-authMode").on("change", function () {
-        var clientCredentials = $(this).val() === "clientCredentials";
-        $(".robot-config-token").toggle(!clientCredentials);
-        $(".robot-config-client").toggle(clientCredentials);
-      }).trigger("change");
+      $("#node-config-input-authMode")
+        .on("change", function () {
+          var clientCredentials = $(this).val() === "clientCredentials";
+          $(".robot-config-token").toggle(!clientCredentials);
+          $(".robot-config-client").toggle(clientCredentials);
+        })
+        .trigger("change");
       // An emptied field shows what the runtime will use instead.
       LIMITS.forEach(function (name) {
-        $("#node-config-input-" + name).attr("placeholder", fleet.t("placeholder.default", { value: Number(SETTINGS[name].default).toLocaleString() }));
+        $("#node-config-input-" + name).attr(
+          "placeholder",
+          fleet.t("placeholder.default", { value: Number(SETTINGS[name].default).toLocaleString() }),
+        );
       });
       $("#node-config-input-redisPrefix").attr("placeholder", fleet.tables().redis.defaultPrefix);
       // The password and prefix matter only once there is a Redis URL.
-      $("#node-config-input-redisUrl").on("input change", function () {
-        $(".robot-config-redis").toggle(!fleet.isEmpty($(this).val()));
-      }).trigger("change");
+      $("#node-config-input-redisUrl")
+        .on("input change", function () {
+          $(".robot-config-redis").toggle(!fleet.isEmpty($(this).val()));
+        })
+        .trigger("change");
       $("#robot-config-test").on("click", function (event) {
         event.preventDefault();
         testAccount(node);

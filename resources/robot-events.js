@@ -31,17 +31,30 @@
       robot: { value: "", type: "robot-config", required: false },
     },
     credentials: { appId: { type: "password" } },
-    paletteLabel: function () { return this._("robot-events.paletteLabel"); },
-    outputLabels: function (index) { return this._("robot-events.outputLabels." + ["incidents", "taskReports", "schedulingTasks"][index]); },
-    label: function () { return this.name || this.path || this._("robot-events.paletteLabel"); },
+    paletteLabel: function () {
+      return this._("robot-events.paletteLabel");
+    },
+    outputLabels: function (index) {
+      return this._("robot-events.outputLabels." + ["incidents", "taskReports", "schedulingTasks"][index]);
+    },
+    label: function () {
+      return this.name || this.path || this._("robot-events.paletteLabel");
+    },
     oneditprepare: function () {
       var node = this;
-      fleet.options($("#node-input-minLevel"), events.minLevels, function (level) {
-        return level === "" ? node._("robot-events.minLevel.all") : level + " – " + node._("robot-events.levels." + level);
-      }, node.minLevel || "");
-      $("#node-input-path").on("input change", function () {
-        $(".robot-events-url-value").text(pushUrl(String($(this).val()).trim()));
-      }).trigger("change");
+      fleet.options(
+        $("#node-input-minLevel"),
+        events.minLevels,
+        function (level) {
+          return level === "" ? node._("robot-events.minLevel.all") : level + " – " + node._("robot-events.levels." + level);
+        },
+        node.minLevel || "",
+      );
+      $("#node-input-path")
+        .on("input change", function () {
+          $(".robot-events-url-value").text(pushUrl(String($(this).val()).trim()));
+        })
+        .trigger("change");
     },
   };
   RED.nodes.registerType("robot-events", definition);

@@ -149,11 +149,13 @@
     var first = literal || "str";
     var literalType = typeof first === "string" ? first : first.value;
     // A picked value is always typed in: fill() switches the field back to this type.
-    $("#node-input-" + field).data("robot-fleet-literal", literalType).typedInput({
-      default: literalType,
-      types: [first].concat(SOURCES),
-      typeField: "#node-input-" + field + "Type",
-    });
+    $("#node-input-" + field)
+      .data("robot-fleet-literal", literalType)
+      .typedInput({
+        default: literalType,
+        types: [first].concat(SOURCES),
+        typeField: "#node-input-" + field + "Type",
+      });
   }
 
   // ------------------------------------------------------------------ live pickers
@@ -179,16 +181,26 @@
     var answer = xhr.responseJSON && xhr.responseJSON.error;
     var code = answer && answer.code;
     switch (code) {
-      case "NOT_DEPLOYED": return t("picker.deployFirst");
-      case "CONNECTION_REFUSED": return t("picker.connectionRefused", { host: answer.message });
-      case "CREDENTIALS_REFUSED": return t("picker.credentialsRefused", { problem: answer.message });
-      case "PERMISSION_DENIED": return t("picker.permissionDenied");
-      case "TIMEOUT": return t("picker.timeout", { seconds: answer.message });
-      case "NO_ANSWER": return t("picker.noAnswer");
-      case "CONFIG_PROBLEM": return t("picker.configProblem", { problem: answer.message });
-      case "INVALID_INPUT": return t("picker.invalid", { problem: answer.message });
-      case "CLOUD_ERROR": return t("picker.cloudError", { problem: answer.message });
-      case "INTERNAL_ERROR": return t("picker.internalError", { problem: answer.message });
+      case "NOT_DEPLOYED":
+        return t("picker.deployFirst");
+      case "CONNECTION_REFUSED":
+        return t("picker.connectionRefused", { host: answer.message });
+      case "CREDENTIALS_REFUSED":
+        return t("picker.credentialsRefused", { problem: answer.message });
+      case "PERMISSION_DENIED":
+        return t("picker.permissionDenied");
+      case "TIMEOUT":
+        return t("picker.timeout", { seconds: answer.message });
+      case "NO_ANSWER":
+        return t("picker.noAnswer");
+      case "CONFIG_PROBLEM":
+        return t("picker.configProblem", { problem: answer.message });
+      case "INVALID_INPUT":
+        return t("picker.invalid", { problem: answer.message });
+      case "CLOUD_ERROR":
+        return t("picker.cloudError", { problem: answer.message });
+      case "INTERNAL_ERROR":
+        return t("picker.internalError", { problem: answer.message });
     }
     return xhr.status === 0 ? t("picker.noRuntime") : t("picker.noAnswer");
   }
@@ -196,7 +208,11 @@
   /** Adds a value to a list field ("GS-S-1, GS-S-2") unless it is there already. */
   function addToList(field, value) {
     var input = $("#node-input-" + field);
-    var names = String(input.val() || "").split(/[\s,;]+/).filter(function (name) { return name !== ""; });
+    var names = String(input.val() || "")
+      .split(/[\s,;]+/)
+      .filter(function (name) {
+        return name !== "";
+      });
     if (names.indexOf(value) === -1) names.push(value);
     input.val(names.join(", ")).trigger("change");
   }
@@ -240,7 +256,10 @@
     row.after(message);
 
     function show(text, kind) {
-      message.text(text).toggleClass("robot-fleet-picker-problem", kind === "problem").toggle(!!text);
+      message
+        .text(text)
+        .toggleClass("robot-fleet-picker-problem", kind === "problem")
+        .toggle(!!text);
     }
 
     button.on("click", function (event) {
@@ -265,7 +284,9 @@
                 onselect: function () {
                   if (spec.append) return addToList(field, entry.value);
                   fill(field, entry.value);
-                  Object.keys(entry.fill || {}).forEach(function (other) { fill(other, entry.fill[other]); });
+                  Object.keys(entry.fill || {}).forEach(function (other) {
+                    fill(other, entry.fill[other]);
+                  });
                 },
               };
             }),
@@ -275,7 +296,7 @@
         },
         function (xhr) {
           show(problemText(xhr), "problem");
-        }
+        },
       );
     });
   }
@@ -283,7 +304,9 @@
   /** What picking `entry` also fills: `also` maps other dialog fields to properties of the entry ({mapName: "mapName"}). */
   function filled(entry, also) {
     var fills = {};
-    Object.keys(also || {}).forEach(function (field) { fills[field] = entry[also[field]]; });
+    Object.keys(also || {}).forEach(function (field) {
+      fills[field] = entry[also[field]];
+    });
     return fills;
   }
 
@@ -310,13 +333,16 @@
     return words && words !== name ? name + " – " + words : name;
   }
 
-
   var PICKERS = {
     serialNumber: function () {
       picker("serialNumber", {
-        path: function () { return "/robots"; },
+        path: function () {
+          return "/robots";
+        },
         entries: function (robots) {
-          return robots.map(function (robot) { return { label: robotLabel(robot), value: robot.serialNumber }; });
+          return robots.map(function (robot) {
+            return { label: robotLabel(robot), value: robot.serialNumber };
+          });
         },
       });
     },
@@ -324,28 +350,42 @@
     serialNumberList: function (field) {
       picker(field, {
         append: true,
-        path: function () { return "/robots"; },
+        path: function () {
+          return "/robots";
+        },
         entries: function (robots) {
-          return robots.map(function (robot) { return { label: robotLabel(robot), value: robot.serialNumber }; });
+          return robots.map(function (robot) {
+            return { label: robotLabel(robot), value: robot.serialNumber };
+          });
         },
       });
     },
     /** A cleaning mode the robot offers, shown with its meaning. */
     cleaningMode: function (field) {
       picker(field, {
-        path: function () { return robotPath("/options"); },
+        path: function () {
+          return robotPath("/options");
+        },
         entries: function (options) {
-          return (options.cleaningModes || []).map(function (mode) { return { label: cleaningModeLabel(mode), value: mode.name }; });
+          return (options.cleaningModes || []).map(function (mode) {
+            return { label: cleaningModeLabel(mode), value: mode.name };
+          });
         },
       });
     },
     /** A task the robot can run (its status' executableTasks); `also` fills other fields from it ({map: "mapName"}). */
     task: function (field, also) {
       picker(field, {
-        path: function () { return robotPath("/options"); },
+        path: function () {
+          return robotPath("/options");
+        },
         entries: function (options) {
           return (options.tasks || []).map(function (task) {
-            return { label: task.taskName + (task.mapName ? " (" + task.mapName + ")" : ""), value: task.taskName, fill: filled(task, also) };
+            return {
+              label: task.taskName + (task.mapName ? " (" + task.mapName + ")" : ""),
+              value: task.taskName,
+              fill: filled(task, also),
+            };
           });
         },
       });
@@ -353,7 +393,9 @@
     /** A map of the robot: `key` ("mapId" or "mapName") is the value the field takes. */
     map: function (field, key, also) {
       picker(field, {
-        path: function () { return robotPath("/maps"); },
+        path: function () {
+          return robotPath("/maps");
+        },
         entries: function (maps) {
           return maps.map(function (map) {
             return { label: map.mapName + " (" + map.mapId + ")", value: map[key], fill: filled(map, also) };
@@ -379,23 +421,31 @@
     /** A navigation point of the robot's status. */
     position: function (field) {
       picker(field, {
-        path: function () { return robotPath("/options"); },
+        path: function () {
+          return robotPath("/options");
+        },
         entries: function (options) {
-          return (options.positions || []).map(function (name) { return { label: name, value: name }; });
+          return (options.positions || []).map(function (name) {
+            return { label: name, value: name };
+          });
         },
       });
     },
     /** The robot's site: `part` "siteId" or "siteName" (the site), or "floor" (one of its floors, by name). */
     site: function (field, part, also) {
       picker(field, {
-        path: function () { return robotPath("/site"); },
+        path: function () {
+          return robotPath("/site");
+        },
         entries: function (site) {
           if (part === "floor") {
             return (site.floors || []).map(function (floor) {
               return { label: floor.floorName + " (" + floor.index + ")", value: floor.floorName, fill: filled(floor, also) };
             });
           }
-          return site[part] ? [{ label: (site.siteName || "") + " (" + (site.siteId || "") + ")", value: site[part], fill: filled(site, also) }] : [];
+          return site[part]
+            ? [{ label: (site.siteName || "") + " (" + (site.siteId || "") + ")", value: site[part], fill: filled(site, also) }]
+            : [];
         },
       });
     },
@@ -404,11 +454,26 @@
   // ------------------------------------------------------------------ shared rows of the templates
 
   var ICONS = {
-    robot: "fa-cloud", serialNumber: "fa-barcode", operation: "fa-cogs", cleaningMode: "fa-tint", taskName: "fa-tag",
-    map: "fa-map-o", mapId: "fa-map", mapName: "fa-map-o", areaId: "fa-th-large", areaName: "fa-square-o",
-    siteId: "fa-building", siteName: "fa-building-o", floorIndex: "fa-sort-numeric-asc", floorName: "fa-bars",
-    position: "fa-map-marker", loop: "fa-repeat", loopCount: "fa-hashtag", sendWhen: "fa-check-circle",
-    confirmTimeout: "fa-clock-o", name: "fa-tag",
+    robot: "fa-cloud",
+    serialNumber: "fa-barcode",
+    operation: "fa-cogs",
+    cleaningMode: "fa-tint",
+    taskName: "fa-tag",
+    map: "fa-map-o",
+    mapId: "fa-map",
+    mapName: "fa-map-o",
+    areaId: "fa-th-large",
+    areaName: "fa-square-o",
+    siteId: "fa-building",
+    siteName: "fa-building-o",
+    floorIndex: "fa-sort-numeric-asc",
+    floorName: "fa-bars",
+    position: "fa-map-marker",
+    loop: "fa-repeat",
+    loopCount: "fa-hashtag",
+    sendWhen: "fa-check-circle",
+    confirmTimeout: "fa-clock-o",
+    name: "fa-tag",
   };
   /** How a row's input looks when the template does not say: most are TypedInputs. */
   var DEFAULT_KIND = { robot: "config", name: "name", operation: "select", sendWhen: "select", confirmTimeout: "seconds" };
@@ -420,35 +485,80 @@
   /** The HTML of one row of a robot dialog: `<type>-row-<field>`, its icon, its label from the shared catalogue. */
   function rowHtml(type, field, kind) {
     var id = "node-input-" + field;
-    var label = field === "name" ? '<span data-i18n="node-red:common.label.name"></span>' : '<span data-i18n="' + NAMESPACE + "field." + field + '"></span>';
+    var label =
+      field === "name"
+        ? '<span data-i18n="node-red:common.label.name"></span>'
+        : '<span data-i18n="' + NAMESPACE + "field." + field + '"></span>';
     var input;
     switch (kind) {
-      case "config": input = '<input type="text" id="' + id + '">'; break;
-      case "name": input = '<input type="text" id="' + id + '" data-i18n="[placeholder]node-red:common.label.name">'; break;
-      case "select": input = '<select id="' + id + '"></select>'; break;
-      case "checkbox": input = '<input type="checkbox" id="' + id + '" class="robot-fleet-inline">'; break;
-      case "number": input = '<input type="text" id="' + id + '" class="robot-fleet-inline" style="width: 80px">'; break;
+      case "config":
+        input = '<input type="text" id="' + id + '">';
+        break;
+      case "name":
+        input = '<input type="text" id="' + id + '" data-i18n="[placeholder]node-red:common.label.name">';
+        break;
+      case "select":
+        input = '<select id="' + id + '"></select>';
+        break;
+      case "checkbox":
+        input = '<input type="checkbox" id="' + id + '" class="robot-fleet-inline">';
+        break;
+      case "number":
+        input = '<input type="text" id="' + id + '" class="robot-fleet-inline" style="width: 80px">';
+        break;
       case "seconds":
-        input = '<input type="text" id="' + id + '" class="robot-fleet-inline" style="width: 80px"> <span data-i18n="' + NAMESPACE + 'unit.confirmTimeout"></span>';
+        input =
+          '<input type="text" id="' +
+          id +
+          '" class="robot-fleet-inline" style="width: 80px"> <span data-i18n="' +
+          NAMESPACE +
+          'unit.confirmTimeout"></span>';
         break;
       default: {
         var placeholder = field === "serialNumber" ? "placeholder.serialNumber" : null;
-        input = '<input type="text" id="' + id + '"' + (placeholder ? ' data-i18n="[placeholder]' + NAMESPACE + placeholder + '"' : "") + ">" +
-          '<input type="hidden" id="' + id + 'Type">';
+        input =
+          '<input type="text" id="' +
+          id +
+          '"' +
+          (placeholder ? ' data-i18n="[placeholder]' + NAMESPACE + placeholder + '"' : "") +
+          ">" +
+          '<input type="hidden" id="' +
+          id +
+          'Type">';
       }
     }
-    return '<div class="form-row ' + escapeAttribute(type) + "-row-" + field + '">' +
-      '<label for="' + id + '"><i class="fa ' + (ICONS[field] || "fa-circle-o") + '"></i> ' + label + "</label>\n" + input + "</div>";
+    return (
+      '<div class="form-row ' +
+      escapeAttribute(type) +
+      "-row-" +
+      field +
+      '">' +
+      '<label for="' +
+      id +
+      '"><i class="fa ' +
+      (ICONS[field] || "fa-circle-o") +
+      '"></i> ' +
+      label +
+      "</label>\n" +
+      input +
+      "</div>"
+    );
   }
 
   /** Replaces each <div data-robot-fleet-rows="robot serialNumber loop:checkbox"> of a template with those rows. */
   function expandRows(type, template) {
-    template.html(template.html().replace(/<div data-robot-fleet-rows="([^"]*)"><\/div>/g, function (whole, spec) {
-      return spec.trim().split(/\s+/).map(function (entry) {
-        var parts = entry.split(":");
-        return rowHtml(type, parts[0], parts[1] || DEFAULT_KIND[parts[0]] || "typed");
-      }).join("\n");
-    }));
+    template.html(
+      template.html().replace(/<div data-robot-fleet-rows="([^"]*)"><\/div>/g, function (whole, spec) {
+        return spec
+          .trim()
+          .split(/\s+/)
+          .map(function (entry) {
+            var parts = entry.split(":");
+            return rowHtml(type, parts[0], parts[1] || DEFAULT_KIND[parts[0]] || "typed");
+          })
+          .join("\n");
+      }),
+    );
   }
 
   /**
@@ -471,7 +581,9 @@
 
   /** Draws the shared rows of a node type's template. */
   function expandTemplate(type) {
-    onTemplate(type, function (template) { expandRows(type, template); });
+    onTemplate(type, function (template) {
+      expandRows(type, template);
+    });
   }
 
   /** Shows the rows `rows` of the dialog (class <prefix>-row-<name>) and hides the other `all`. */
@@ -489,7 +601,10 @@
     });
     if (keep && values.indexOf(keep) === -1) {
       // An unknown saved value stays visible (and invalid) rather than silently changing.
-      $("<option>").val(keep).text(t("unknownValue", { value: keep })).appendTo(select);
+      $("<option>")
+        .val(keep)
+        .text(t("unknownValue", { value: keep }))
+        .appendTo(select);
     }
     select.val(keep || values[0]);
   }
@@ -502,23 +617,36 @@
    * TypedInput and picker. `definition` adds or overrides the rest.
    */
   function registerRobotNode(type, definition) {
-    RED.nodes.registerType(type, Object.assign({
-      category: "robot fleet",
-      color: "#7fb7df",
-      inputs: 1,
-      outputs: 1,
-      icon: type + ".svg",
-      paletteLabel: function () { return this._(type + ".paletteLabel"); },
-      inputLabels: function () { return this._(type + ".inputLabel"); },
-      outputLabels: function () { return this._(type + ".outputLabel"); },
-    }, definition, {
-      defaults: Object.assign({ name: { value: "" } }, robotDefaults(), definition.defaults),
-      oneditprepare: function () {
-        typedInput("serialNumber", "str");
-        PICKERS.serialNumber();
-        if (definition.oneditprepare) definition.oneditprepare.call(this);
-      },
-    }));
+    RED.nodes.registerType(
+      type,
+      Object.assign(
+        {
+          category: "robot fleet",
+          color: "#7fb7df",
+          inputs: 1,
+          outputs: 1,
+          icon: type + ".svg",
+          paletteLabel: function () {
+            return this._(type + ".paletteLabel");
+          },
+          inputLabels: function () {
+            return this._(type + ".inputLabel");
+          },
+          outputLabels: function () {
+            return this._(type + ".outputLabel");
+          },
+        },
+        definition,
+        {
+          defaults: Object.assign({ name: { value: "" } }, robotDefaults(), definition.defaults),
+          oneditprepare: function () {
+            typedInput("serialNumber", "str");
+            PICKERS.serialNumber();
+            if (definition.oneditprepare) definition.oneditprepare.call(this);
+          },
+        },
+      ),
+    );
   }
 
   RED.plugins.registerPlugin("robot-fleet-editor", {

@@ -26,18 +26,33 @@
       tries: { value: "", validate: fleet.numberValidator("tries", job.tries) },
       confirmTimeout: { value: "", validate: fleet.numberValidator("confirmTimeout", fleet.tables().confirmTimeout) },
     },
-    paletteLabel: function () { return this._("robot-job.paletteLabel"); },
-    inputLabels: function () { return this._("robot-job.inputLabel"); },
-    outputLabels: function (index) { return this._(index === 0 ? "robot-job.outputLabels.end" : "robot-job.outputLabels.progress"); },
+    paletteLabel: function () {
+      return this._("robot-job.paletteLabel");
+    },
+    inputLabels: function () {
+      return this._("robot-job.inputLabel");
+    },
+    outputLabels: function (index) {
+      return this._(index === 0 ? "robot-job.outputLabels.end" : "robot-job.outputLabels.progress");
+    },
     label: function () {
       return this.name || (this.work && this.target ? this.target : this._("robot-job.paletteLabel"));
     },
     oneditprepare: function () {
       var node = this;
-      fleet.options($("#node-input-work"), job.works, function (v) { return node._("robot-job.work." + (v || "fromMessage")); }, node.work || "");
-      $("#node-input-work").on("change", function () {
-        $(".robot-job-row-target").toggle($(this).val() !== "");
-      }).trigger("change");
+      fleet.options(
+        $("#node-input-work"),
+        job.works,
+        function (v) {
+          return node._("robot-job.work." + (v || "fromMessage"));
+        },
+        node.work || "",
+      );
+      $("#node-input-work")
+        .on("change", function () {
+          $(".robot-job-row-target").toggle($(this).val() !== "");
+        })
+        .trigger("change");
       placeholder("minBattery", job.minBattery);
       placeholder("waitUpTo", job.waitUpTo);
       placeholder("tries", job.tries);

@@ -17,7 +17,11 @@
       // Optional in the dialog: msg.payload.mapId may give it (the runtime names it when neither does).
       mapId: {
         value: "",
-        validate: fleet.typedValidator("mapId", { when: function (node) { return fleet.has(maps.needMap, operationOf(node)); } }),
+        validate: fleet.typedValidator("mapId", {
+          when: function (node) {
+            return fleet.has(maps.needMap, operationOf(node));
+          },
+        }),
       },
       mapIdType: { value: "str" },
     },
@@ -30,10 +34,19 @@
       $("#node-input-mapId").attr("placeholder", node._("robot-maps.placeholder.mapId"));
       fleet.typedInput("mapId", "str");
       fleet.pickers.map("mapId", "mapId");
-      fleet.options($("#node-input-operation"), maps.operations, function (v) { return node._("robot-maps.operations." + v); }, node.operation || "listMaps");
-      $("#node-input-operation").on("change", function () {
-        $(".robot-maps-row-mapId").toggle(fleet.has(maps.needMap, $(this).val()));
-      }).trigger("change");
+      fleet.options(
+        $("#node-input-operation"),
+        maps.operations,
+        function (v) {
+          return node._("robot-maps.operations." + v);
+        },
+        node.operation || "listMaps",
+      );
+      $("#node-input-operation")
+        .on("change", function () {
+          $(".robot-maps-row-mapId").toggle(fleet.has(maps.needMap, $(this).val()));
+        })
+        .trigger("change");
     },
   });
 })();

@@ -7,7 +7,12 @@
   function topicRoot(v) {
     var text = String(v || "").trim();
     if (text === "") return true;
-    return !/[+#]/.test(text) && text.split("/").every(function (level) { return level !== ""; });
+    return (
+      !/[+#]/.test(text) &&
+      text.split("/").every(function (level) {
+        return level !== "";
+      })
+    );
   }
 
   fleet.registerRobotNode("robot-mqtt", {
@@ -17,7 +22,11 @@
       serialNumbers: {
         value: "",
         validate: fleet.reasoned(function (v) {
-          var bad = String(v || "").split(/[\s,;]+/).filter(function (n) { return n && fleet.serialNumberProblem(n) !== true; });
+          var bad = String(v || "")
+            .split(/[\s,;]+/)
+            .filter(function (n) {
+              return n && fleet.serialNumberProblem(n) !== true;
+            });
           return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
         }),
       },
@@ -26,14 +35,18 @@
       startTasks: {
         value: "",
         validate: function (v) {
-          return String(v || "").split(/\r?\n/).every(function (line) {
-            var at = line.indexOf("=");
-            return line.trim() === "" || (at > 0 && line.slice(at + 1).trim() !== "");
-          });
+          return String(v || "")
+            .split(/\r?\n/)
+            .every(function (line) {
+              var at = line.indexOf("=");
+              return line.trim() === "" || (at > 0 && line.slice(at + 1).trim() !== "");
+            });
         },
       },
     },
-    label: function () { return this.name || this._("robot-mqtt.paletteLabel"); },
+    label: function () {
+      return this.name || this._("robot-mqtt.paletteLabel");
+    },
     oneditprepare: function () {
       fleet.pickers.serialNumberList("serialNumbers");
     },

@@ -19,7 +19,11 @@
       serialNumbers: {
         value: "",
         validate: fleet.reasoned(function (v) {
-          var bad = String(v || "").split(/[\s,;]+/).filter(function (n) { return n && fleet.serialNumberProblem(n) !== true; });
+          var bad = String(v || "")
+            .split(/[\s,;]+/)
+            .filter(function (n) {
+              return n && fleet.serialNumberProblem(n) !== true;
+            });
           return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
         }),
       },
@@ -29,8 +33,12 @@
       timeZone: { value: "", validate: fleet.reasoned(timeZoneProblem) },
     },
     outputs: 2,
-    label: function () { return this.name || this._("robot-reports.paletteLabel"); },
-    outputLabels: function (index) { return this._(index === 0 ? "robot-reports.outputLabels.reports" : "robot-reports.outputLabels.figures"); },
+    label: function () {
+      return this.name || this._("robot-reports.paletteLabel");
+    },
+    outputLabels: function (index) {
+      return this._(index === 0 ? "robot-reports.outputLabels.reports" : "robot-reports.outputLabels.figures");
+    },
     oneditprepare: function () {
       fleet.pickers.serialNumberList("serialNumbers");
     },

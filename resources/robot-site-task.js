@@ -6,7 +6,9 @@
   var site = tables.siteTask;
   var ALL_ROWS = [];
   Object.keys(site.fieldsOf).forEach(function (operation) {
-    site.fieldsOf[operation].forEach(function (field) { if (ALL_ROWS.indexOf(field) === -1) ALL_ROWS.push(field); });
+    site.fieldsOf[operation].forEach(function (field) {
+      if (ALL_ROWS.indexOf(field) === -1) ALL_ROWS.push(field);
+    });
   });
 
   function operationOf(node) {
@@ -20,14 +22,20 @@
   }
   /** Whether the node's operation builds its body from `field`. */
   function uses(field) {
-    return function (node) { return fleet.has(site.fieldsOf[operationOf(node)], field) && bodyFromOf(node) !== "payload"; };
+    return function (node) {
+      return fleet.has(site.fieldsOf[operationOf(node)], field) && bodyFromOf(node) !== "payload";
+    };
   }
   /** A field the body is built from is required when the node says the fields build it. */
   function requires(field) {
-    return function (node) { return uses(field)(node) && bodyFromOf(node) === "fields"; };
+    return function (node) {
+      return uses(field)(node) && bodyFromOf(node) === "fields";
+    };
   }
   function whenUsed(field, check) {
-    return fleet.reasoned(function (v) { return !uses(field)(this) || check.call(this, v); });
+    return fleet.reasoned(function (v) {
+      return !uses(field)(this) || check.call(this, v);
+    });
   }
 
   var defaults = {
@@ -39,9 +47,15 @@
       value: "fields",
       validate: fleet.choiceValidator(site.bodySources, "auto"),
     },
-    floorIndex: { value: site.wholeNumbers.floorIndex.default, validate: whenUsed("floorIndex", fleet.numberValidator("floorIndex", site.wholeNumbers.floorIndex)) },
+    floorIndex: {
+      value: site.wholeNumbers.floorIndex.default,
+      validate: whenUsed("floorIndex", fleet.numberValidator("floorIndex", site.wholeNumbers.floorIndex)),
+    },
     loop: { value: false },
-    loopCount: { value: site.wholeNumbers.loopCount.default, validate: whenUsed("loopCount", fleet.numberValidator("loopCount", site.wholeNumbers.loopCount)) },
+    loopCount: {
+      value: site.wholeNumbers.loopCount.default,
+      validate: whenUsed("loopCount", fleet.numberValidator("loopCount", site.wholeNumbers.loopCount)),
+    },
     sendWhen: {
       value: "accepted",
       validate: fleet.choiceValidator(tables.sendWhen, "accepted"),
@@ -54,7 +68,9 @@
       validate: fleet.typedValidator(field, {
         when: uses(field),
         required: requires(field),
-        label: function () { return fleet.t("field." + field); },
+        label: function () {
+          return fleet.t("field." + field);
+        },
       }),
     };
     defaults[field + "Type"] = { value: "str" };
@@ -67,7 +83,9 @@
     },
     oneditprepare: function () {
       var node = this;
-      site.textFields.forEach(function (field) { fleet.typedInput(field, "str"); });
+      site.textFields.forEach(function (field) {
+        fleet.typedInput(field, "str");
+      });
       fleet.pickers.site("siteId", "siteId", { siteName: "siteName" });
       fleet.pickers.site("siteName", "siteName", { siteId: "siteId" });
       fleet.pickers.site("floorName", "floor", { floorIndex: "index" });
@@ -76,12 +94,35 @@
       fleet.pickers.areaId("areaId", "mapId", { areaName: "areaName" });
       fleet.pickers.cleaningMode("cleaningMode");
 
-      fleet.options($("#node-input-operation"), site.operations, function (v) { return node._("robot-site-task.operations." + v); }, node.operation || "status");
-      fleet.options($("#node-input-bodyFrom"), site.bodySources, function (v) { return node._("robot-site-task.bodyFrom." + v); }, node.bodyFrom || "auto");
-      fleet.options($("#node-input-sendWhen"), tables.sendWhen, function (v) { return node._("robot-site-task.sendWhen." + v); }, node.sendWhen || "accepted");
+      fleet.options(
+        $("#node-input-operation"),
+        site.operations,
+        function (v) {
+          return node._("robot-site-task.operations." + v);
+        },
+        node.operation || "status",
+      );
+      fleet.options(
+        $("#node-input-bodyFrom"),
+        site.bodySources,
+        function (v) {
+          return node._("robot-site-task.bodyFrom." + v);
+        },
+        node.bodyFrom || "auto",
+      );
+      fleet.options(
+        $("#node-input-sendWhen"),
+        tables.sendWhen,
+        function (v) {
+          return node._("robot-site-task.sendWhen." + v);
+        },
+        node.sendWhen || "accepted",
+      );
       $("#node-input-confirmTimeout").attr("placeholder", fleet.t("placeholder.default", { value: tables.confirmTimeout.default }));
 
-      function temporary() { return (site.fieldsOf[$("#node-input-operation").val()] || []).length > 0; }
+      function temporary() {
+        return (site.fieldsOf[$("#node-input-operation").val()] || []).length > 0;
+      }
       function showFields() {
         var fromPayload = $("#node-input-bodyFrom").val() === "payload";
         fleet.showRows("robot-site-task", ALL_ROWS, fromPayload ? [] : site.fieldsOf[$("#node-input-operation").val()] || []);

@@ -18,7 +18,11 @@
       serialNumbers: {
         value: "",
         validate: fleet.reasoned(function (v) {
-          var bad = String(v || "").split(/[\s,;]+/).filter(function (n) { return n && fleet.serialNumberProblem(n) !== true; });
+          var bad = String(v || "")
+            .split(/[\s,;]+/)
+            .filter(function (n) {
+              return n && fleet.serialNumberProblem(n) !== true;
+            });
           return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
         }),
       },
@@ -42,13 +46,36 @@
       if (watching(this)) return this._("robot-status.labels.watch");
       return this.operation ? this._("robot-status.labels." + this.operation) : this._("robot-status.paletteLabel");
     },
-    outputLabels: function (index) { return this._(index === 0 ? "robot-status.outputLabel" : "robot-status.offlineLabel"); },
+    outputLabels: function (index) {
+      return this._(index === 0 ? "robot-status.outputLabel" : "robot-status.offlineLabel");
+    },
     oneditprepare: function () {
       var node = this;
       fleet.pickers.serialNumberList("serialNumbers");
-      fleet.options($("#node-input-operation"), status.operations, function (v) { return node._("robot-status.operations." + v); }, node.operation || "fleetStatus");
-      fleet.options($("#node-input-line"), status.lines, function (v) { return node._("robot-status.lines." + v); }, node.line || "v1");
-      fleet.options($("#node-input-fleetOutput"), status.fleetOutputs, function (v) { return node._("robot-status.fleetOutputs." + v); }, node.fleetOutput || "each");
+      fleet.options(
+        $("#node-input-operation"),
+        status.operations,
+        function (v) {
+          return node._("robot-status.operations." + v);
+        },
+        node.operation || "fleetStatus",
+      );
+      fleet.options(
+        $("#node-input-line"),
+        status.lines,
+        function (v) {
+          return node._("robot-status.lines." + v);
+        },
+        node.line || "v1",
+      );
+      fleet.options(
+        $("#node-input-fleetOutput"),
+        status.fleetOutputs,
+        function (v) {
+          return node._("robot-status.fleetOutputs." + v);
+        },
+        node.fleetOutput || "each",
+      );
       function toggle() {
         var watch = $("#node-input-watch").is(":checked");
         var operation = $("#node-input-operation").val();

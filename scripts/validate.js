@@ -44,7 +44,9 @@ async function main() {
   const root = path.resolve(__dirname, "..");
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-validate-"));
   try {
-    const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", work, "node-red-dev@0"], { stdio: "inherit" });
+    const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", work, "node-red-dev@0"], {
+      stdio: "inherit",
+    });
     if (install.status !== 0) return install.status ?? 1;
     const tool = path.join(work, "node_modules", "node-red-dev", "bin", "run");
     const offline = !(await catalogueReachable());

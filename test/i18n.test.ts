@@ -13,7 +13,18 @@ import { editorTables } from "../src/nodes/robot-config/editor-tables";
 const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
 const LANGUAGES = ["en-US", "zh-CN"];
-const CATALOGUES = ["robot-fleet", "robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports", "robot-mqtt", "robot-job"];
+const CATALOGUES = [
+  "robot-fleet",
+  "robot-config",
+  "robot-command",
+  "robot-site-task",
+  "robot-maps",
+  "robot-status",
+  "robot-events",
+  "robot-reports",
+  "robot-mqtt",
+  "robot-job",
+];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
 
@@ -26,7 +37,8 @@ function catalogue(language: string, name: string): Catalogue {
 /** Every leaf as "a.b.c" → text. */
 function flatten(value: unknown, prefix = "", into = new Map<string, string>()): Map<string, string> {
   if (typeof value === "string") into.set(prefix, value);
-  else if (value && typeof value === "object") for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
+  else if (value && typeof value === "object")
+    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
   return into;
 }
 
@@ -43,8 +55,16 @@ describe("message catalogues", () => {
       assert.ok(english.size > 0);
       for (const language of LANGUAGES.slice(1)) {
         const other = keysOf(name, language);
-        assert.deepEqual([...english.keys()].filter((key) => !other.has(key)), [], `keys missing in ${language}`);
-        assert.deepEqual([...other.keys()].filter((key) => !english.has(key)), [], `keys only in ${language}`);
+        assert.deepEqual(
+          [...english.keys()].filter((key) => !other.has(key)),
+          [],
+          `keys missing in ${language}`,
+        );
+        assert.deepEqual(
+          [...other.keys()].filter((key) => !english.has(key)),
+          [],
+          `keys only in ${language}`,
+        );
         for (const [key, text] of english) assert.deepEqual(parameters(other.get(key)!), parameters(text), `${language} ${key}`);
         for (const [key, text] of other) assert.notEqual(text.trim(), "", `${language} ${key} is empty`);
       }
@@ -67,7 +87,8 @@ describe("message catalogues", () => {
       }
       // Rows the plugin draws take their label from the shared catalogue.
       for (const match of file === "robot-fleet" ? [] : html.matchAll(/data-robot-fleet-rows="([^"]+)"/g)) {
-        for (const entry of match[1]!.split(/\s+/)) if (!entry.startsWith("name")) asked.add(`${SHARED}robot-fleet.field.${entry.split(":")[0]!}`);
+        for (const entry of match[1]!.split(/\s+/))
+          if (!entry.startsWith("name")) asked.add(`${SHARED}robot-fleet.field.${entry.split(":")[0]!}`);
       }
       for (const match of script.matchAll(/\._\("([\w.-]+)"/g)) asked.add(match[1]!);
       for (const match of script.matchAll(/\bt\("([\w.]+)"/g)) asked.add(`${SHARED}robot-fleet.${match[1]!}`);
@@ -89,7 +110,8 @@ describe("message catalogues", () => {
     for (const value of tables.job.works) asked.add(`robot-job.work.${value || "fromMessage"}`);
     for (const level of tables.events.minLevels) if (level !== "") asked.add(`robot-events.levels.${level}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
-    for (const name of Object.keys(tables.accountSettings)) for (const part of ["label", "unit", "hint"]) asked.add(`robot-config.limits.${name}.${part}`);
+    for (const name of Object.keys(tables.accountSettings))
+      for (const part of ["label", "unit", "hint"]) asked.add(`robot-config.limits.${name}.${part}`);
     for (const kind of Object.keys(CLEANING_KINDS)) asked.add(`${SHARED}robot-fleet.cleaningKind.${kind}`);
     // A key ending in "." is the start of one built from a table value: those are added above.
     const missing = [...asked].filter((key) => !key.startsWith("node-red:") && !key.endsWith(".") && !known.has(key));
@@ -130,10 +152,15 @@ describe("message catalogues", () => {
       for (const html of pages) assert.match(html, new RegExp(`data-help-name="${type}"`));
       const [english, ...others] = pages;
       for (const other of others) {
-        for (const tag of [/<h3>/g, /<dt/g, /<li>/g, /<pre>/g, /<tr>/g]) assert.equal(count(other, tag), count(english!, tag), `${type} ${String(tag)}`);
-        assert.deepEqual([...other.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]), [...english!.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]));
+        for (const tag of [/<h3>/g, /<dt/g, /<li>/g, /<pre>/g, /<tr>/g])
+          assert.equal(count(other, tag), count(english!, tag), `${type} ${String(tag)}`);
+        assert.deepEqual(
+          [...other.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]),
+          [...english!.matchAll(/<pre>([\s\S]*?)<\/pre>/g)].map((m) => m[1]),
+        );
         // Translated, not copied: every paragraph holds Chinese text.
-        for (const paragraph of other.matchAll(/<p>([\s\S]*?)<\/p>/g)) assert.match(paragraph[1]!, /[\u4e00-\u9fff]/, paragraph[1]!.slice(0, 80));
+        for (const paragraph of other.matchAll(/<p>([\s\S]*?)<\/p>/g))
+          assert.match(paragraph[1]!, /[\u4e00-\u9fff]/, paragraph[1]!.slice(0, 80));
       }
     });
   }

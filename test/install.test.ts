@@ -21,7 +21,11 @@ interface PackedFile {
 
 /** What `npm pack` would put in the tarball, from the current build (no scripts run). */
 function packList(): { files: PackedFile[]; size: number; unpackedSize: number } {
-  const json = execFileSync(NPM, ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const json = execFileSync(NPM, ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: packageRoot,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return (JSON.parse(json) as Array<{ files: PackedFile[]; size: number; unpackedSize: number }>)[0]!;
 }
 
@@ -40,7 +44,9 @@ const ALLOWED = [
 ];
 /** The names of the runtime dependencies and all of theirs, from the lockfile (whatever depth npm put them at). */
 function runtimePackages(): string[] {
-  const lock = JSON.parse(fs.readFileSync(path.join(packageRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(fs.readFileSync(path.join(packageRoot, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   const names = Object.entries(lock.packages)
     .filter(([where, entry]) => where.includes("node_modules/") && entry.dev !== true)
     .map(([where]) => where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length));
@@ -60,8 +66,18 @@ describe("install", function () {
   it("packs only what a user runs, within the size bound", () => {
     const { files, size, unpackedSize } = packList();
     const paths = files.map((file) => file.path);
-    assert.deepEqual(paths.filter((file) => !ALLOWED.some((pattern) => pattern.test(file))), []);
-    for (const needed of ["LICENSE", "CHANGELOG.md", "nodes/robot-fleet.html", "resources/robot-fleet-editor.js", "nodes/locales/zh-CN/robot-command.html", "dist/src/simulator/cli.js"]) {
+    assert.deepEqual(
+      paths.filter((file) => !ALLOWED.some((pattern) => pattern.test(file))),
+      [],
+    );
+    for (const needed of [
+      "LICENSE",
+      "CHANGELOG.md",
+      "nodes/robot-fleet.html",
+      "resources/robot-fleet-editor.js",
+      "nodes/locales/zh-CN/robot-command.html",
+      "dist/src/simulator/cli.js",
+    ]) {
       assert.ok(paths.includes(needed), needed);
     }
     assert.ok(!paths.some((file) => file.endsWith(".map") || file.includes("/demo/")));
@@ -82,14 +98,38 @@ describe("install", function () {
       const nodeRed = await startNodeRed([], {}, { userDir, nodesDir: [] });
       try {
         const json = { headers: { accept: "application/json" } };
-        const sets = (await (await fetch(new URL("nodes", nodeRed.url), json)).json()) as Array<{ module: string; types: string[]; enabled: boolean; err?: string }>;
+        const sets = (await (await fetch(new URL("nodes", nodeRed.url), json)).json()) as Array<{
+          module: string;
+          types: string[];
+          enabled: boolean;
+          err?: string;
+        }>;
         const ours = sets.filter((set) => set.module === "node-red-contrib-robot-fleet");
         assert.deepEqual(ours.map((set) => set.err ?? "").filter(Boolean), []);
         assert.ok(ours.length > 0 && ours.every((set) => set.enabled));
-        assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
-        const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{ module: string; plugins: Array<{ id: string }> }>;
-        assert.deepEqual(plugins.filter((set) => set.module === "node-red-contrib-robot-fleet").flatMap((set) => set.plugins.map((plugin) => plugin.id)), ["robot-fleet-editor"]);
-        const chinese = (await (await fetch(new URL("nodes/messages?lng=zh-CN", nodeRed.url), json)).json()) as Record<string, { "robot-command"?: { paletteLabel?: string } }>;
+        assert.deepEqual(ours.flatMap((set) => set.types).sort(), [
+          "robot-command",
+          "robot-config",
+          "robot-events",
+          "robot-job",
+          "robot-maps",
+          "robot-mqtt",
+          "robot-reports",
+          "robot-site-task",
+          "robot-status",
+        ]);
+        const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{
+          module: string;
+          plugins: Array<{ id: string }>;
+        }>;
+        assert.deepEqual(
+          plugins.filter((set) => set.module === "node-red-contrib-robot-fleet").flatMap((set) => set.plugins.map((plugin) => plugin.id)),
+          ["robot-fleet-editor"],
+        );
+        const chinese = (await (await fetch(new URL("nodes/messages?lng=zh-CN", nodeRed.url), json)).json()) as Record<
+          string,
+          { "robot-command"?: { paletteLabel?: string } }
+        >;
         assert.equal(chinese["node-red-contrib-robot-fleet/robot-command"]?.["robot-command"]?.paletteLabel, "指令");
         assert.doesNotMatch(nodeRed.output(), /\[error\]/);
       } finally {
@@ -107,8 +147,17 @@ describe("install", function () {
 
     it("installs the packed tarball with --omit=dev and loads every node and the editor plugin; the tarball has no install script", async () => {
       // With its scripts, as npm publish packs: prepack leaves "prepare" out of the packed manifest.
-      const packed = execFileSync(NPM, ["pack", "--pack-destination", work], { cwd: packageRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split("\n").at(-1)!;
-      const manifest = JSON.parse(execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" })) as { scripts?: Record<string, string> };
+      const packed = execFileSync(NPM, ["pack", "--pack-destination", work], {
+        cwd: packageRoot,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      })
+        .trim()
+        .split("\n")
+        .at(-1)!;
+      const manifest = JSON.parse(
+        execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" }),
+      ) as { scripts?: Record<string, string> };
       const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((name) => manifest.scripts?.[name] !== undefined);
       assert.deepEqual(installScripts, [], "npm 11 asks users to approve these");
       const working = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
@@ -122,7 +171,11 @@ describe("install", function () {
         .readdirSync(top)
         .filter((name) => !name.startsWith("."))
         .flatMap((name) => (name.startsWith("@") ? fs.readdirSync(path.join(top, name)).map((inner) => `${name}/${inner}`) : [name]));
-      assert.deepEqual(modules.sort(), ["node-red-contrib-robot-fleet", ...runtimePackages()].sort(), "only the runtime dependencies and theirs came along");
+      assert.deepEqual(
+        modules.sort(),
+        ["node-red-contrib-robot-fleet", ...runtimePackages()].sort(),
+        "only the runtime dependencies and theirs came along",
+      );
 
       await expectNodeRedLoadsThePackage(userDir);
       // A program beside it requires the client by the package's name (its exports map), the simulator by its subpath, no internal module; the bin runs.
@@ -132,7 +185,10 @@ describe("install", function () {
         let deep;
         try { require("node-red-contrib-robot-fleet/dist/src/api/engine/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
         console.log([typeof RobotClient, typeof RobotApiError, typeof startSimulator, deep].join(" "));`;
-      assert.equal(execFileSync(process.execPath, ["-e", script], { cwd: userDir, encoding: "utf8" }).trim(), "function function function ERR_PACKAGE_PATH_NOT_EXPORTED");
+      assert.equal(
+        execFileSync(process.execPath, ["-e", script], { cwd: userDir, encoding: "utf8" }).trim(),
+        "function function function ERR_PACKAGE_PATH_NOT_EXPORTED",
+      );
       const bin = spawnSync(path.join(userDir, "node_modules", ".bin", "robot-cloud-simulator"), ["--help"], { encoding: "utf8" });
       assert.equal(bin.status, 0, bin.stderr);
       assert.match(bin.stdout, /--port/);
@@ -146,7 +202,10 @@ describe("install", function () {
       const installed = npm(["install", "--omit=dev", "--offline", `git+file://${packageRoot}#${head}`], userDir);
       assert.equal(installed.status, 0, installed.stderr);
       const installedRoot = path.join(userDir, "node_modules", "node-red-contrib-robot-fleet");
-      assert.ok(fs.existsSync(path.join(installedRoot, "dist", "src", "nodes", "robot-command", "robot-command.js")), "prepare built the nodes");
+      assert.ok(
+        fs.existsSync(path.join(installedRoot, "dist", "src", "nodes", "robot-command", "robot-command.js")),
+        "prepare built the nodes",
+      );
       assert.ok(!fs.existsSync(path.join(installedRoot, "dist", "test")), "only what the files list allows was kept");
       await expectNodeRedLoadsThePackage(userDir);
     });

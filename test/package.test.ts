@@ -22,17 +22,60 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
 /** The package's public names (values and types): adding one here is deciding to support it. */
 const PUBLIC_NAMES = [
   // The client, its options and what it returns.
-  "RobotClient", "RobotClientOptions", "ListAllRobotsOptions", "BatchStatusOptions", "CallOptions", "RetryOptions", "DownloadOptions", "MapImage", "ClientCredentials", "DEFAULT_BASE_URL", "DEFAULT_TIMEOUT_MS",
+  "RobotClient",
+  "RobotClientOptions",
+  "ListAllRobotsOptions",
+  "BatchStatusOptions",
+  "CallOptions",
+  "RetryOptions",
+  "DownloadOptions",
+  "MapImage",
+  "ClientCredentials",
+  "DEFAULT_BASE_URL",
+  "DEFAULT_TIMEOUT_MS",
   // Its errors.
-  "RobotApiError", "RobotApiErrorKind", "RobotApiErrorDetails", "isRobotApiError", "API_CODES", "API_CODE_NAMES",
+  "RobotApiError",
+  "RobotApiErrorKind",
+  "RobotApiErrorDetails",
+  "isRobotApiError",
+  "API_CODES",
+  "API_CODE_NAMES",
   // The endpoint table, its types, the commands and the schemas.
-  "ENDPOINTS", "OPERATION_NAMES", "Endpoint", "Endpoints", "HttpMethod", "OperationName", "RobotOperationName", "RequestOf", "ResultOf",
-  "COMMANDS", "COMMAND_TYPES", "COMMAND_FAMILIES", "MOVE_DIRECTIONS", "isCommandType", "commandTypeOf", "CommandType", "CommandFamily", "MoveDirection", "schemas",
+  "ENDPOINTS",
+  "OPERATION_NAMES",
+  "Endpoint",
+  "Endpoints",
+  "HttpMethod",
+  "OperationName",
+  "RobotOperationName",
+  "RequestOf",
+  "ResultOf",
+  "COMMANDS",
+  "COMMAND_TYPES",
+  "COMMAND_FAMILIES",
+  "MOVE_DIRECTIONS",
+  "isCommandType",
+  "commandTypeOf",
+  "CommandType",
+  "CommandFamily",
+  "MoveDirection",
+  "schemas",
   // What a function node reads of what the nodes send: statuses, incident levels, task outcomes, cleaning kinds.
-  "readStatus", "StatusReading", "MapPosition",
-  "INCIDENT_LEVELS", "incidentLevelOf", "IncidentLevel", "IncidentLevelCode",
-  "TASK_OUTCOMES", "taskOutcomeOf", "withTaskReading", "TaskOutcome", "TaskReportReading",
-  "CLEANING_KINDS", "cleaningKindOf", "CleaningKind",
+  "readStatus",
+  "StatusReading",
+  "MapPosition",
+  "INCIDENT_LEVELS",
+  "incidentLevelOf",
+  "IncidentLevel",
+  "IncidentLevelCode",
+  "TASK_OUTCOMES",
+  "taskOutcomeOf",
+  "withTaskReading",
+  "TaskOutcome",
+  "TaskReportReading",
+  "CLEANING_KINDS",
+  "cleaningKindOf",
+  "CleaningKind",
 ];
 const nodeTypes = Object.keys(pkg["node-red"].nodes);
 const exampleFiles = fs.readdirSync(path.join(root, "examples")).filter((file) => file.endsWith(".json"));
@@ -52,7 +95,17 @@ describe("package", function () {
     // axios, hpagent, proxy-from-env, zod; cors (robot-events, as core's http in); ioredis and
     // rate-limiter-flexible (a shared account only, loaded only then).
     assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 7, "at most 7 dependencies");
-    assert.deepEqual(nodeTypes.sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
+    assert.deepEqual(nodeTypes.sort(), [
+      "robot-command",
+      "robot-config",
+      "robot-events",
+      "robot-job",
+      "robot-maps",
+      "robot-mqtt",
+      "robot-reports",
+      "robot-site-task",
+      "robot-status",
+    ]);
   });
 
   for (const type of nodeTypes) {
@@ -70,7 +123,9 @@ describe("package", function () {
       const help = fs.readFileSync(path.join(path.dirname(js), "locales", "en-US", `${type}.html`), "utf8");
       assert.match(help, new RegExp(`data-help-name=["']${type}["']`));
       assert.ok(fs.existsSync(path.join(path.dirname(js), "locales", "zh-CN", `${type}.html`)), "Chinese help");
-      for (const icon of [...script.matchAll(/icon:\s*["']([^"']+)["']/g)].map((match) => match[1]!).concat(type === "robot-config" ? [] : [`${type}.svg`])) {
+      for (const icon of [...script.matchAll(/icon:\s*["']([^"']+)["']/g)]
+        .map((match) => match[1]!)
+        .concat(type === "robot-config" ? [] : [`${type}.svg`])) {
         assert.ok(fs.existsSync(path.join(root, "icons", icon)), `icon ${icon} exists in icons/`);
       }
       // robot-events has no input (the cloud posts to it), so its help has no Inputs section.
@@ -107,7 +162,10 @@ describe("package", function () {
   }
 
   it("needs no devDependency at run time: no compiled file under dist/src requires one", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     assert.ok(manifest.dependencies.axios, "axios, the package's HTTP client, is a runtime dependency");
     const devOnly = Object.keys(manifest.devDependencies);
     // Type-only imports are gone once compiled.
@@ -124,7 +182,10 @@ describe("package", function () {
     const handWritten: string[] = [];
     for (const file of runtimeFiles()) {
       // What runs, not what the comments say.
-      const code = fs.readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const code = fs
+        .readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
       const where = path.relative(root, file);
       if (/require\(["'](node:)?(net|tls)["']\)/.test(code)) handWritten.push(`${where} opens sockets itself (net/tls)`);
       if (/["']CONNECT["']/.test(code)) handWritten.push(`${where} writes a CONNECT request`);
@@ -133,7 +194,8 @@ describe("package", function () {
     }
     assert.deepEqual(handWritten, []);
     const http = fs.readFileSync(path.join(root, "dist", "src", "api", "http", "http.js"), "utf8");
-    for (const library of ["axios", "hpagent", "proxy-from-env"]) assert.match(http, new RegExp(`require\\("${library}"\\)`), `the client's HTTP layer uses ${library}`);
+    for (const library of ["axios", "hpagent", "proxy-from-env"])
+      assert.match(http, new RegExp(`require\\("${library}"\\)`), `the client's HTTP layer uses ${library}`);
   });
 
   it("requires no HTTP client and no schema library while the nodes load: axios, its proxy helpers and zod come with the first client", () => {
@@ -146,10 +208,15 @@ describe("package", function () {
       const atStart = [...new Set(loaded())];
       require(${JSON.stringify(clientFile)});
       console.log(JSON.stringify({ atStart, withClient: [...new Set(loaded())] }));`;
-    const { atStart, withClient } = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as { atStart: string[]; withClient: string[] };
+    const { atStart, withClient } = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" })) as {
+      atStart: string[];
+      withClient: string[];
+    };
     assert.deepEqual(atStart, [], "requiring the node files loads no dependency");
-    for (const library of ["axios", "hpagent", "proxy-from-env", "zod"]) assert.ok(withClient.includes(library), `${library} loads with the client`);
-    for (const library of ["ioredis", "rate-limiter-flexible", "cors"]) assert.ok(!withClient.includes(library), `${library} does not load for an account that is not shared`);
+    for (const library of ["axios", "hpagent", "proxy-from-env", "zod"])
+      assert.ok(withClient.includes(library), `${library} loads with the client`);
+    for (const library of ["ioredis", "rate-limiter-flexible", "cors"])
+      assert.ok(!withClient.includes(library), `${library} does not load for an account that is not shared`);
   });
 
   it("lints the layers: src/api importing the nodes, and an import circle of type-only imports, each fail npm run lint's dependency check", function () {
@@ -165,7 +232,11 @@ describe("package", function () {
       write("src/nodes/input.ts", 'import type { ConfigNode } from "./config";\nexport const handler = (node?: ConfigNode) => node;\n');
       write("src/nodes/config.ts", 'import type { handler } from "./input";\nexport interface ConfigNode { run: typeof handler }\n');
       const cruiser = path.join(root, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
-      const run = spawnSync(process.execPath, [cruiser, "src", "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "err"], { cwd: tree, encoding: "utf8" });
+      const run = spawnSync(
+        process.execPath,
+        [cruiser, "src", "--config", path.join(root, ".dependency-cruiser.cjs"), "--output-type", "err"],
+        { cwd: tree, encoding: "utf8" },
+      );
       assert.notEqual(run.status, 0, "the check fails");
       assert.match(run.stdout, /api-stays-below: src\/api\/client\.ts → src\/nodes\/input\.ts/);
       assert.match(run.stdout, /no-circular: src\/nodes\/(input|config)\.ts →/);
@@ -178,7 +249,11 @@ describe("package", function () {
     this.timeout(60_000);
     // What TypeScript sees of the package's main entry: values and types alike, so a new export fails here until listed.
     const entry = path.join(root, "dist", "src", "api", "index.d.ts");
-    const program = ts.createProgram([entry], { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, noEmit: true });
+    const program = ts.createProgram([entry], {
+      module: ts.ModuleKind.CommonJS,
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+      noEmit: true,
+    });
     const checker = program.getTypeChecker();
     const names = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!).map((symbol) => symbol.name);
     assert.deepEqual(names.sort(), [...PUBLIC_NAMES].sort());
@@ -189,9 +264,19 @@ describe("package", function () {
       let deep;
       try { require("${pkg.name}/dist/src/api/engine/engine.js"); deep = "loaded"; } catch (error) { deep = error.code; }
       console.log(JSON.stringify({ values: Object.keys(api), startSimulator: typeof simulator.startSimulator, deep, manifest: require("${pkg.name}/package.json").name }));`;
-    const reached = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8" })) as { values: string[]; startSimulator: string; deep: string; manifest: string };
-    assert.deepEqual(reached.values.filter((name) => !PUBLIC_NAMES.includes(name)), [], "every value exported at run time is a listed name");
-    for (const value of ["RobotClient", "RobotApiError", "ENDPOINTS", "schemas", "readStatus"]) assert.ok(reached.values.includes(value), value);
+    const reached = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8" })) as {
+      values: string[];
+      startSimulator: string;
+      deep: string;
+      manifest: string;
+    };
+    assert.deepEqual(
+      reached.values.filter((name) => !PUBLIC_NAMES.includes(name)),
+      [],
+      "every value exported at run time is a listed name",
+    );
+    for (const value of ["RobotClient", "RobotApiError", "ENDPOINTS", "schemas", "readStatus"])
+      assert.ok(reached.values.includes(value), value);
     assert.equal(reached.startSimulator, "function", "the simulator has its own subpath");
     assert.equal(reached.deep, "ERR_PACKAGE_PATH_NOT_EXPORTED", "an internal module is not reachable");
     assert.equal(reached.manifest, pkg.name, "package.json stays readable (Node-RED and tools read it)");
@@ -216,7 +301,9 @@ describe("package", function () {
     }
     assert.deepEqual(
       // JavaScript is compiled, except the node shims Node-RED loads, the editor's browser scripts and the build tooling that runs before any compile.
-      tracked.filter((file) => /^(dist|nodes\/icons)\//.test(file) || (/\.js$/.test(file) && !/^(nodes|resources|scripts)\/[a-z-]+\.js$/.test(file))),
+      tracked.filter(
+        (file) => /^(dist|nodes\/icons)\//.test(file) || (/\.js$/.test(file) && !/^(nodes|resources|scripts)\/[a-z-]+\.js$/.test(file)),
+      ),
       [],
     );
     for (const shim of tracked.filter((file) => /^nodes\/[a-z-]+\.js$/.test(file))) {

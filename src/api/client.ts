@@ -225,7 +225,9 @@ export class RobotClient {
     for (let start = 0; start < unique.length; start += STATUS_BATCH_SIZE) {
       // The one check of each serial number (before anything is sent), named by its place in the caller's list.
       const nameOf = (path: readonly PropertyKey[]) =>
-        path[0] === "names" && typeof path[1] === "number" ? `serialNumbers.${serialNumbers.indexOf(unique[start + path[1]])}` : path.map(String).join(".") || "input";
+        path[0] === "names" && typeof path[1] === "number"
+          ? `serialNumbers.${serialNumbers.indexOf(unique[start + path[1]])}`
+          : path.map(String).join(".") || "input";
       batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }, { nameOf }));
     }
     // One failed batch ends the call: the others are withdrawn (queued) or aborted (on the wire, only reads).
@@ -324,7 +326,10 @@ export class RobotClient {
       answer = await this.cloud.send({
         method: endpoint.method,
         url: this.baseUrl + prepared.path + prepared.query,
-        headers: { ...(endpoint.withoutContentType ? {} : JSON_CONTENT_TYPE), ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
+        headers: {
+          ...(endpoint.withoutContentType ? {} : JSON_CONTENT_TYPE),
+          ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+        },
         body: prepared.body,
         signal,
       });

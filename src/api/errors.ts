@@ -43,7 +43,9 @@ export const API_CODES = {
 } as const;
 
 /** The name of each code, e.g. 7 → PERMISSION_DENIED. */
-export const API_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(API_CODES).map(([name, code]) => [code, name]));
+export const API_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(API_CODES).map(([name, code]) => [code, name]),
+);
 
 export interface RobotApiErrorDetails {
   kind: RobotApiErrorKind;
@@ -113,7 +115,17 @@ export class RobotApiError extends Error {
   /** What a flow may act on, without the message text. */
   details(): Record<string, unknown> {
     const details: Record<string, unknown> = { kind: this.kind, code: this.code };
-    for (const key of ["operation", "status", "apiCode", "apiCodeName", "resultCode", "field", "retryAfterSeconds", "lastStatus", "refusal"] as const) {
+    for (const key of [
+      "operation",
+      "status",
+      "apiCode",
+      "apiCodeName",
+      "resultCode",
+      "field",
+      "retryAfterSeconds",
+      "lastStatus",
+      "refusal",
+    ] as const) {
       if (this[key] !== undefined) details[key] = this[key];
     }
     return details;
@@ -248,7 +260,8 @@ export function internalError(thrown: unknown, operation?: string): RobotApiErro
   const what = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : `a thrown ${typeof thrown}${shown(thrown)}`;
   const why = `a bug in node-red-contrib-robot-fleet, not a fault of the cloud: ${what}`;
   const error = new RobotApiError({ kind: "internal", operation, message: operation ? `${operation}: ${why}` : why });
-  if (thrown instanceof Error && thrown.stack) error.stack = `${error.name}: ${error.message}\n${thrown.stack.split("\n").slice(1).join("\n")}`;
+  if (thrown instanceof Error && thrown.stack)
+    error.stack = `${error.name}: ${error.message}\n${thrown.stack.split("\n").slice(1).join("\n")}`;
   return error;
 }
 
@@ -290,6 +303,10 @@ export function describeIssues(error: z.ZodError, wording: IssueWording = {}): {
   const more = described.length > SHOWN_ISSUES ? ` (and ${described.length - SHOWN_ISSUES} more)` : "";
   return {
     field: described[0]?.field ?? "input",
-    message: described.slice(0, SHOWN_ISSUES).map((d) => d.text).join("; ") + more,
+    message:
+      described
+        .slice(0, SHOWN_ISSUES)
+        .map((d) => d.text)
+        .join("; ") + more,
   };
 }

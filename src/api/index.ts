@@ -7,7 +7,14 @@
  * lists these names, so adding one is a deliberate act. The simulator is
  * `node-red-contrib-robot-fleet/simulator`.
  */
-export { RobotClient, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, type RobotClientOptions, type ListAllRobotsOptions, type BatchStatusOptions } from "./client";
+export {
+  RobotClient,
+  DEFAULT_BASE_URL,
+  DEFAULT_TIMEOUT_MS,
+  type RobotClientOptions,
+  type ListAllRobotsOptions,
+  type BatchStatusOptions,
+} from "./client";
 export type { ClientCredentials } from "./account/auth";
 export type { CallOptions, RetryOptions } from "./settings/call-settings";
 export type { DownloadOptions, MapImage } from "./http/downloads";
@@ -23,7 +30,17 @@ export {
   type RequestOf,
   type ResultOf,
 } from "./cloud/endpoints";
-export { COMMANDS, COMMAND_TYPES, COMMAND_FAMILIES, MOVE_DIRECTIONS, isCommandType, commandTypeOf, type CommandType, type CommandFamily, type MoveDirection } from "./cloud/commands";
+export {
+  COMMANDS,
+  COMMAND_TYPES,
+  COMMAND_FAMILIES,
+  MOVE_DIRECTIONS,
+  isCommandType,
+  commandTypeOf,
+  type CommandType,
+  type CommandFamily,
+  type MoveDirection,
+} from "./cloud/commands";
 export * as schemas from "./cloud/schemas";
 // What robot-status, robot-events and the coming report and MQTT nodes send, read as the nodes read it.
 export { readStatus, type StatusReading, type MapPosition } from "./watching/status-reader";

@@ -121,7 +121,8 @@ function candidate(anchor: Point, direction: readonly [number, number], distance
   return { x, y, width, height };
 }
 
-const inside = (box: Box, bounds: Box) => box.x >= bounds.x && box.y >= bounds.y && box.x + box.width <= bounds.x + bounds.width && box.y + box.height <= bounds.y + bounds.height;
+const inside = (box: Box, bounds: Box) =>
+  box.x >= bounds.x && box.y >= bounds.y && box.x + box.width <= bounds.x + bounds.width && box.y + box.height <= bounds.y + bounds.height;
 
 /**
  * Places labels, every robot's name first, then the points' names: each at
@@ -131,7 +132,12 @@ const inside = (box: Box, bounds: Box) => box.x >= bounds.x && box.y >= bounds.y
  * (the caller still names its robot or point in a tooltip), so a point's name
  * gives way before a robot's, and nothing is ever drawn over anything.
  */
-export function placeLabels(requests: readonly LabelRequest[], keepClear: readonly Box[], font: number, bounds: Box): Map<string, PlacedLabel> {
+export function placeLabels(
+  requests: readonly LabelRequest[],
+  keepClear: readonly Box[],
+  font: number,
+  bounds: Box,
+): Map<string, PlacedLabel> {
   const placed = new Map<string, PlacedLabel>();
   const taken: Box[] = [];
   const ordered = [...requests.filter((request) => request.kind === "robot"), ...requests.filter((request) => request.kind === "point")];
@@ -152,7 +158,12 @@ export function placeLabels(requests: readonly LabelRequest[], keepClear: readon
     if (!best || best.cost > 0) continue;
     taken.push(best.box);
     // The baseline sits a fifth of the font above the box's bottom, room for descenders.
-    placed.set(request.id, { x: best.box.x, y: best.box.y + best.box.height - font * 0.25, box: best.box, far: best.distance > LEADER_DISTANCE });
+    placed.set(request.id, {
+      x: best.box.x,
+      y: best.box.y + best.box.height - font * 0.25,
+      box: best.box,
+      far: best.distance > LEADER_DISTANCE,
+    });
   }
   return placed;
 }

@@ -60,7 +60,10 @@ export function buildDemoFlows(
   const configs = new Map<string, FlowNode>();
   const credentials: Record<string, Record<string, string>> = {};
   const pushPaths: string[] = [];
-  const files = fs.readdirSync(examplesDir).filter((file) => file.endsWith(".json")).sort();
+  const files = fs
+    .readdirSync(examplesDir)
+    .filter((file) => file.endsWith(".json"))
+    .sort();
   for (const file of files) {
     const tabId = `demo-${path.basename(file, ".json")}`;
     flows.push({ id: tabId, type: "tab", label: path.basename(file, ".json"), info: `Example flow ${file}` });
@@ -69,7 +72,8 @@ export function buildDemoFlows(
       if (node.type === "tab") continue;
       if (isCanvasNode(node)) {
         const placed: FlowNode = { ...node, z: tabId, ...(node.robot === undefined ? {} : { robot: DEMO_CONFIG_ID }) };
-        if (node.type === "comment") Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
+        if (node.type === "comment")
+          Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
         if (node.type === "robot-events") {
           credentials[node.id] = { appId: DEMO_PUSH_APP_ID };
           pushPaths.push(typeof node.path === "string" ? node.path : DEFAULT_PUSH_PATH);

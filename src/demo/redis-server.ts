@@ -43,7 +43,9 @@ process.once("exit", () => {
 
 export async function startRedisServer(port: number): Promise<RedisServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-redis-"));
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+    stdio: "ignore",
+  });
   running.add(child);
   const exited = new Promise<void>((resolve) =>
     child.once("exit", () => {
@@ -54,7 +56,13 @@ export async function startRedisServer(port: number): Promise<RedisServer> {
   );
   const failed = new Promise<never>((_resolve, reject) => {
     child.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new Error(error.code === "ENOENT" ? "Redis is needed: install redis-server (Debian: apt-get install redis-server) or set REDIS_URL" : error.message)),
+      reject(
+        new Error(
+          error.code === "ENOENT"
+            ? "Redis is needed: install redis-server (Debian: apt-get install redis-server) or set REDIS_URL"
+            : error.message,
+        ),
+      ),
     );
     void exited.then(() => reject(new Error(`redis-server ended at once: is port ${port} free?`)));
   });

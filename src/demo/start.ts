@@ -102,7 +102,12 @@ async function main(): Promise<void> {
   // console shows the simulator's failed requests only, unless `npm start -- --verbose` asks for every one.
   const simulatorPort = portFromEnv("SIMULATOR_PORT", 18080);
   const simulator = await onPort("SIMULATOR_PORT", simulatorPort, () =>
-    startSimulator({ host: "127.0.0.1", port: simulatorPort, timing: REALISTIC_TIMING, logFailuresOnly: !process.argv.includes("--verbose") }),
+    startSimulator({
+      host: "127.0.0.1",
+      port: simulatorPort,
+      timing: REALISTIC_TIMING,
+      logFailuresOnly: !process.argv.includes("--verbose"),
+    }),
   );
 
   const broker = await Aedes.createBroker();
@@ -139,12 +144,16 @@ async function main(): Promise<void> {
     const requestedSecondPort = portFromEnv("SECOND_PORT", port + 1);
     const secondPort = requestedSecondPort === 0 ? await freePort(host) : requestedSecondPort;
     const secondUserDir = prepareSecondUserDir(userDir, secondInstanceFlows);
-    second = { child: await onPort("SECOND_PORT", secondPort, () => startSecondInstance(secondUserDir, host, secondPort)), port: secondPort };
+    second = {
+      child: await onPort("SECOND_PORT", secondPort, () => startSecondInstance(secondUserDir, host, secondPort)),
+      port: secondPort,
+    };
   }
   // The simulator pushes incidents and task reports to the example's robot-events node, as the cloud would
   // to a URL registered with the maker; on a wildcard HOST, Node-RED is reached on loopback.
   const pushHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  const pushUrl = pushPaths[0] === undefined ? undefined : `http://${pushHost.includes(":") ? `[${pushHost}]` : pushHost}:${port}${pushPaths[0]}`;
+  const pushUrl =
+    pushPaths[0] === undefined ? undefined : `http://${pushHost.includes(":") ? `[${pushHost}]` : pushHost}:${port}${pushPaths[0]}`;
   if (pushUrl) simulator.setPush({ url: pushUrl, appId: DEMO_PUSH_APP_ID });
 
   const sensorTopic = "facility/sensors/kitchen/spill";
@@ -198,7 +207,6 @@ ${
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
 }
-
 
 main().catch((error: unknown) => {
   console.error(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);

@@ -244,7 +244,10 @@ export function banner(url: string, options: SimulatorOptions, faults: Faults): 
   const robotLines = shown.map(
     (robot) => `${robot.serialNumber}  ${robot.displayName}, ${robot.siteId ? `site "${sites.get(robot.siteId)}"` : "on no site"}`,
   );
-  const rateLimit = options.rateLimit === false ? "off" : `${(options.rateLimit ?? DEFAULT_RATE_LIMIT).requests} requests per ${(options.rateLimit ?? DEFAULT_RATE_LIMIT).windowMs} ms per token`;
+  const rateLimit =
+    options.rateLimit === false
+      ? "off"
+      : `${(options.rateLimit ?? DEFAULT_RATE_LIMIT).requests} requests per ${(options.rateLimit ?? DEFAULT_RATE_LIMIT).windowMs} ms per token`;
   const indent = `\n${" ".repeat(22)}`;
   return [
     `Robot cloud simulator listening on ${url}`,

@@ -13,7 +13,14 @@ export {
 } from "./server/server";
 export { FaultsUpdate, NO_FAULTS, seededRandom, type Faults } from "./faults/faults";
 export { MAX_PUSHES_IN_FLIGHT, PUSH_TIMEOUT_MS, type PushBody, type PushCounters, type PushState, type PushTarget } from "./pushes/pushes";
-export { CRITICAL_BATTERY_PERCENT, INCIDENT_LEVELS, MANUAL_INCIDENT, ROBOT_INCIDENTS, type IncidentContent, type IncidentLevel } from "./pushes/incidents";
+export {
+  CRITICAL_BATTERY_PERCENT,
+  INCIDENT_LEVELS,
+  MANUAL_INCIDENT,
+  ROBOT_INCIDENTS,
+  type IncidentContent,
+  type IncidentLevel,
+} from "./pushes/incidents";
 export { PUSH_TICK_MS } from "./pushes/push-events";
 export {
   DEMO_CLIENT,
@@ -41,7 +48,13 @@ export type { Point, Pose, Rect } from "./maps/geometry";
 export { currentMap, mapPositionOf } from "./world/views";
 export { START_DELAY } from "./world/robot-commands";
 export { TASK_END_STATUS, type PastReport } from "./world/task-reports";
-export { TEMP_TASK_ACCEPTED, TEMP_TASK_PARAMETERS_REJECTED, TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_BUSY, TEMP_TASK_ROBOT_NOT_READY } from "./world/temp-tasks";
+export {
+  TEMP_TASK_ACCEPTED,
+  TEMP_TASK_PARAMETERS_REJECTED,
+  TEMP_TASK_REJECTED,
+  TEMP_TASK_ROBOT_BUSY,
+  TEMP_TASK_ROBOT_NOT_READY,
+} from "./world/temp-tasks";
 export { MAX_TASK_REPORTS_PER_ROBOT } from "./world/report-book";
 export { LOW_BATTERY_PERCENT } from "./world/world";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./world/timing";

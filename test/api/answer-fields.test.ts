@@ -44,7 +44,16 @@ const ANSWERS: Partial<Record<OperationName, { answer: Record<string, unknown> }
   listTaskReports: {
     answer: {
       robotTaskReports: [
-        { id: "r-1", displayName: "Nightly", robotSerialNumber: SN, completionPercentage: 0.5, durationSeconds: 60, taskEndStatus: 1, startTime: "a", endTime: "b" },
+        {
+          id: "r-1",
+          displayName: "Nightly",
+          robotSerialNumber: SN,
+          completionPercentage: 0.5,
+          durationSeconds: 60,
+          taskEndStatus: 1,
+          startTime: "a",
+          endTime: "b",
+        },
       ],
       total: 1,
     },
@@ -63,7 +72,12 @@ const SEVERAL_TYPES: Partial<Record<OperationName, Record<string, readonly JsonT
   sendTempTask: { cmdStatus: INT64, cmdResultCode: INT64 },
   listRobots: { total: INT64 },
   batchGetRobotStatus: { "robotStatuses.0.latestReportTime": INT64 },
-  listTaskReports: { total: INT64, "robotTaskReports.0.id": INT64, "robotTaskReports.0.durationSeconds": INT64, "robotTaskReports.0.taskEndStatus": INT64 },
+  listTaskReports: {
+    total: INT64,
+    "robotTaskReports.0.id": INT64,
+    "robotTaskReports.0.durationSeconds": INT64,
+    "robotTaskReports.0.taskEndStatus": INT64,
+  },
 };
 
 /** What is left out: the answers with no typed field (B2, B3). */
@@ -87,7 +101,10 @@ describe("api: a wrong type in any typed field of any answer is a bad_response n
       assert.ok(response.safeParse(answer).success, `${operation}: sample is valid`);
       assertSamplesCover(operation, response, [answer]);
     }
-    assert.deepEqual(Object.keys(ENDPOINTS).filter((name) => !(name in ANSWERS)), UNTYPED);
+    assert.deepEqual(
+      Object.keys(ENDPOINTS).filter((name) => !(name in ANSWERS)),
+      UNTYPED,
+    );
   });
 
   for (const [operation, { answer }] of Object.entries(ANSWERS) as [OperationName, { answer: Record<string, unknown> }][]) {
@@ -99,7 +116,11 @@ describe("api: a wrong type in any typed field of any answer is a bad_response n
         const failure = failureOf(operation, wrap(wrong));
         assert.ok(isRobotApiError(failure), `${operation} answer's ${field} given a ${given}: ${String(failure)}`);
         assert.equal(failure.kind, "bad_response", `${field} given a ${given}: ${failure.message}`);
-        assert.match(failure.message, new RegExp(`^${operation}: unexpected answer: ${field.replace(/\./g, "\\.")}: \\S`), `${field} given a ${given}`);
+        assert.match(
+          failure.message,
+          new RegExp(`^${operation}: unexpected answer: ${field.replace(/\./g, "\\.")}: \\S`),
+          `${field} given a ${given}`,
+        );
       }
     });
   }

@@ -193,7 +193,6 @@ describe("api: the token grant over HTTP", function () {
   const robotCallsSeen = () => stub.server.requests.filter((request) => request.path !== GRANT_PATH);
   const newClient = () => new RobotClient({ baseUrl: stub.server.url, auth: CREDENTIALS, retry: { maxRetries: 2, baseDelayMs: 1 } });
 
-
   it("sends the exact grant request, then the call with the granted token", async function () {
     cloud();
     assert.deepEqual(await newClient().getRobotStatus({ serialNumber: SN }), STATUS);
@@ -219,7 +218,10 @@ describe("api: the token grant over HTTP", function () {
     await client.getRobotStatus({ serialNumber: SN });
     await client.getSiteInfo({ serialNumber: SN });
     assert.equal(grantsSeen().length, 1);
-    assert.deepEqual(robotCallsSeen().map((request) => request.headers.authorization), ["Bearer G1", "Bearer G1"]);
+    assert.deepEqual(
+      robotCallsSeen().map((request) => request.headers.authorization),
+      ["Bearer G1", "Bearer G1"],
+    );
   });
 
   it("expires_in is read by magnitude on the wire: epoch ms in the future keeps the token", async function () {
@@ -238,7 +240,10 @@ describe("api: the token grant over HTTP", function () {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await client.getRobotStatus({ serialNumber: SN });
     assert.equal(grantsSeen().length, 2);
-    assert.deepEqual(robotCallsSeen().map((request) => request.headers.authorization), ["Bearer G1", "Bearer G2"]);
+    assert.deepEqual(
+      robotCallsSeen().map((request) => request.headers.authorization),
+      ["Bearer G1", "Bearer G2"],
+    );
   });
 
   it("a token granted already expired (clocks apart) is used until the cloud answers 401, not fetched again per call", async function () {
@@ -254,11 +259,17 @@ describe("api: the token grant over HTTP", function () {
     revoked.add("Bearer G1");
     await client.getRobotStatus({ serialNumber: SN });
     assert.equal(grantsSeen().length, 2);
-    assert.deepEqual(robotCallsSeen().map((request) => request.headers.authorization), ["Bearer G1", "Bearer G1", "Bearer G1", "Bearer G2"]);
+    assert.deepEqual(
+      robotCallsSeen().map((request) => request.headers.authorization),
+      ["Bearer G1", "Bearer G1", "Bearer G1", "Bearer G2"],
+    );
   });
 
   it("a 401 triggers exactly one new grant and one resend with the new token", async function () {
-    cloud({ robot: (request) => (request.headers.authorization === "Bearer G1" ? { status: 401, body: { code: 16, message: "token expired" } } : { body: STATUS }) });
+    cloud({
+      robot: (request) =>
+        request.headers.authorization === "Bearer G1" ? { status: 401, body: { code: 16, message: "token expired" } } : { body: STATUS },
+    });
     assert.deepEqual(await newClient().getRobotStatus({ serialNumber: SN }), STATUS);
     assert.deepEqual(
       stub.server.requests.map((request) => `${request.path === GRANT_PATH ? "grant" : "call"} ${request.headers.authorization ?? "-"}`),

@@ -42,7 +42,12 @@ describe("api: connections that never get ready", function () {
 
   it("a TLS handshake that never completes is a failed connect: a command is tried maxRetries+1 times, then reported", async function () {
     // Connect time is half the timeout: 300 ms here.
-    const client = new RobotClient({ baseUrl: `https://127.0.0.1:${port}`, auth: { token: "connect-test-token-81c2" }, timeoutMs: 600, retry: { maxRetries: 2, baseDelayMs: 1 } });
+    const client = new RobotClient({
+      baseUrl: `https://127.0.0.1:${port}`,
+      auth: { token: "connect-test-token-81c2" },
+      timeoutMs: 600,
+      retry: { maxRetries: 2, baseDelayMs: 1 },
+    });
     const error = await failureOf(client.submitCommand(COMMAND));
     assert.equal(error.kind, "network");
     assert.equal(error.connectFailed, true);
@@ -54,7 +59,12 @@ describe("api: connections that never get ready", function () {
   });
 
   it("the connect limit is only for connecting: the call's own timeout still ends a slow answer, which is not resent", async function () {
-    const client = new RobotClient({ baseUrl: `http://127.0.0.1:${port}`, auth: { token: "connect-test-token-81c2" }, timeoutMs: 400, retry: { maxRetries: 2, baseDelayMs: 1 } });
+    const client = new RobotClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      auth: { token: "connect-test-token-81c2" },
+      timeoutMs: 400,
+      retry: { maxRetries: 2, baseDelayMs: 1 },
+    });
     const error = await failureOf(client.submitCommand(COMMAND));
     assert.equal(error.kind, "timeout");
     assert.equal(accepted, 1, "a command that may have been delivered is never sent twice");

@@ -42,12 +42,22 @@ describe("dispatch policy", () => {
       ["busy", { taskState: "RUNNING" }, "busy"],
       ["navigating", { navigation: { state: "NAVIGATING", position: "Lobby" } }, "busy"],
       ["low", { battery: { powerPercentage: 12, charging: false } }, "battery 12 %"],
-      ["other map", { localizationInfo: { localizationState: "NORMAL", map: { id: "map-2", name: "Floor 2" }, mapPosition: { x: 1, y: 1, angle: 0 } } }, "other map"],
+      [
+        "other map",
+        { localizationInfo: { localizationState: "NORMAL", map: { id: "map-2", name: "Floor 2" }, mapPosition: { x: 1, y: 1, angle: 0 } } },
+        "other map",
+      ],
       ["lost", { localizationInfo: { localizationState: "LOST", map: { id: "map-1", name: "Floor 1" } } }, "lost"],
       ["e-stop", { emergencyStop: { enabled: true } }, "emergency stop"],
       ["no task", { executableTasks: [{ name: "Lobby", map: { id: "map-1", name: "Floor 1" } }] }, "task not executable there"],
     ];
-    const statuses = [status("FREE", 10, 10), ...table.map(([serialNumber, change]) => status(serialNumber, 600, 300, change)), status("ALARM", 600, 300), status("HELD", 600, 300), status("REFUSED", 600, 300)];
+    const statuses = [
+      status("FREE", 10, 10),
+      ...table.map(([serialNumber, change]) => status(serialNumber, 600, 300, change)),
+      status("ALARM", 600, 300),
+      status("HELD", 600, 300),
+      status("REFUSED", 600, 300),
+    ];
     const choice = chooseRobot(
       input(statuses, {
         heldByOther: (serialNumber) => serialNumber === "HELD",
@@ -63,16 +73,27 @@ describe("dispatch policy", () => {
   });
 
   it("an alarm below H4 does not keep a robot from work; a robot not read yet has no status", () => {
-    const choice = chooseRobot({ ...input([status("A", 1, 1)], { alarmOf: () => ({ rank: 3, code: "W1" }) }), candidates: ["A", "UNREAD"] });
+    const choice = chooseRobot({
+      ...input([status("A", 1, 1)], { alarmOf: () => ({ rank: 3, code: "W1" }) }),
+      candidates: ["A", "UNREAD"],
+    });
     assert.equal(choice.chosen, "A");
     assert.equal(choice.reasons.UNREAD, "no status yet");
   });
 
   it("prefers the robot nearest to a named point (pixel distance), then the highest battery, then the serial number", () => {
-    const robots = [status("FAR", 100, 100), status("NEAR", 590, 310), status("NEARER-LOW", 600, 299, { battery: { powerPercentage: 31, charging: false } })];
+    const robots = [
+      status("FAR", 100, 100),
+      status("NEAR", 590, 310),
+      status("NEARER-LOW", 600, 299, { battery: { powerPercentage: 31, charging: false } }),
+    ];
     assert.equal(chooseRobot(input(robots, { near: "Kitchen door" })).chosen, "NEARER-LOW");
     assert.equal(chooseRobot(input(robots, { near: { x: 110, y: 90 } })).chosen, "FAR");
-    assert.equal(chooseRobot(input([status("B", 1, 1, { battery: { powerPercentage: 60 } }), status("A", 1, 1, { battery: { powerPercentage: 90 } })])).chosen, "A");
+    assert.equal(
+      chooseRobot(input([status("B", 1, 1, { battery: { powerPercentage: 60 } }), status("A", 1, 1, { battery: { powerPercentage: 90 } })]))
+        .chosen,
+      "A",
+    );
     assert.equal(chooseRobot(input([status("B", 1, 1), status("A", 500, 500)])).chosen, "A", "same battery: by serial number");
     const choice = chooseRobot(input(robots, { near: "Kitchen door" }));
     assert.equal(choice.reasons.NEAR, "eligible");
@@ -84,8 +105,14 @@ describe("dispatch policy", () => {
     assert.deepEqual(runningJobEnd({ work: TASK }, running), { ended: false });
     assert.deepEqual(runningJobEnd({ work: TASK }, idle), { ended: true });
     const goto: JobWork = { kind: "goto", point: "Kitchen door", map: "Floor 1" };
-    assert.deepEqual(runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Lobby" } }))), { ended: false });
-    assert.deepEqual(runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Kitchen door" } }))), { ended: true, outcome: "completed" });
+    assert.deepEqual(
+      runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Lobby" } }))),
+      { ended: false },
+    );
+    assert.deepEqual(
+      runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Kitchen door" } }))),
+      { ended: true, outcome: "completed" },
+    );
   });
 
   it("holds a robot for one job at a time, and restores a node's jobs with their holds", () => {
@@ -94,7 +121,18 @@ describe("dispatch policy", () => {
     assert.equal(book.hold("A", "job-2"), false);
     book.release("A", "job-2");
     assert.equal(book.holderOf("A"), "job-1");
-    const job: JobRecord = { jobId: "job-3", nodeId: "n", work: TASK, settings: { minBattery: 30, waitUpToMs: 0, tries: 3, confirmTimeoutMs: 1 }, phase: "running", createdAt: 1, serialNumber: "B", startedAt: "2026-01-01T00:00:00.000Z", attempts: [{ serialNumber: "B", result: "started" }], setAside: {} };
+    const job: JobRecord = {
+      jobId: "job-3",
+      nodeId: "n",
+      work: TASK,
+      settings: { minBattery: 30, waitUpToMs: 0, tries: 3, confirmTimeoutMs: 1 },
+      phase: "running",
+      createdAt: 1,
+      serialNumber: "B",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      attempts: [{ serialNumber: "B", result: "started" }],
+      setAside: {},
+    };
     const other = new AccountJobs();
     assert.equal(other.restore("n", JSON.parse(JSON.stringify([job, { junk: true }]))), 1);
     assert.equal(other.holderOf("B"), "job-3");

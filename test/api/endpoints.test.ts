@@ -67,7 +67,13 @@ const COMMAND_ANSWER = {
 };
 const SUBAREAS = {
   mapId: MAP_ID,
-  subareas: { partitions: [{ id: 1, name: "Lobby", polygon: [[0, 0]] }, { id: 2, name: "Corridor" }], total: "2" },
+  subareas: {
+    partitions: [
+      { id: 1, name: "Lobby", polygon: [[0, 0]] },
+      { id: 2, name: "Corridor" },
+    ],
+    total: "2",
+  },
   mapVersion: "3",
 };
 const MAP_LIST = [{ mapId: MAP_ID, mapName: "Floor 1", mapVersion: "3" }];
@@ -223,7 +229,13 @@ const ROWS: { [Op in OperationName]: RowExpectation<Op> } = {
     template: "/openapi/v2alpha1/robots/{serialNumber}/taskReports",
     // The time window in UTC; epoch milliseconds are written as ISO 8601 without fractions.
     wirePath: `/openapi/v2alpha1/robots/${SN}/taskReports?page=3&pageSize=10&startTimeUtcFloor=2026-11-01T00%3A00%3A00Z&startTimeUtcUpper=2026-11-02T06%3A30%3A00Z`,
-    input: { serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-01T00:00:00Z", startTimeUtcUpper: Date.UTC(2026, 10, 2, 6, 30) },
+    input: {
+      serialNumber: SN,
+      page: 3,
+      pageSize: 10,
+      startTimeUtcFloor: "2026-11-01T00:00:00Z",
+      startTimeUtcUpper: Date.UTC(2026, 10, 2, 6, 30),
+    },
     body: undefined,
     answer: TASK_REPORTS,
     result: TASK_REPORTS,
@@ -291,10 +303,23 @@ describe("api: the endpoint table on the wire", function () {
 
   it("has exactly the rows of the spec (A, B1-B4, C1, C2, token grant) and of the field notes (A-read, N1-N5)", function () {
     assert.deepEqual([...OPERATION_NAMES].sort(), Object.keys(ROWS).sort());
-    assert.deepEqual(
-      OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(),
-      ["A", "A-read", "B1", "B2", "B3", "B4", "C1", "C2", "N1", "N2", "N3", "N4", "N5", "N6", "token"],
-    );
+    assert.deepEqual(OPERATION_NAMES.map((operation) => ENDPOINTS[operation].id).sort(), [
+      "A",
+      "A-read",
+      "B1",
+      "B2",
+      "B3",
+      "B4",
+      "C1",
+      "C2",
+      "N1",
+      "N2",
+      "N3",
+      "N4",
+      "N5",
+      "N6",
+      "token",
+    ]);
   });
 
   it("every reading row says so (read: true), every row that changes something does not", function () {
@@ -325,7 +350,11 @@ describe("api: the endpoint table on the wire", function () {
       // A GET without a body carries its whole request in the path and the query: nothing may be dropped.
       if (!endpoint.sendsBody) {
         const carried = new Set([...pathParamsOf(endpoint.path), ...Object.keys(endpoint.query ?? {})]);
-        assert.deepEqual(Object.keys(shape).filter((name) => !carried.has(name)), [], `${operation}: fields not sent`);
+        assert.deepEqual(
+          Object.keys(shape).filter((name) => !carried.has(name)),
+          [],
+          `${operation}: fields not sent`,
+        );
       }
     }
   });
@@ -439,7 +468,11 @@ describe("api: the eleven commands of Endpoint A", function () {
       assert.equal(body.serialNumber, SN);
       assert.equal(body[spec.family], type);
       const families = ["remoteTaskCommandType", "remoteNavigationCommandType", "remoteControlCommandType"];
-      assert.deepEqual(families.filter((family) => family in body), [spec.family], "exactly one family field");
+      assert.deepEqual(
+        families.filter((family) => family in body),
+        [spec.family],
+        "exactly one family field",
+      );
       if (spec.parameter === undefined) {
         assert.ok(!("commandParameter" in body), "commandParameter is omitted");
       } else {
@@ -480,7 +513,7 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
     assert.match(stub.server.requests[0]!.rawBody, /"areaId":"7"/);
   });
 
-  it("B4 sends loop false and loopCount 0 as \"false\" and \"0\" (falsy values are not dropped)", async function () {
+  it('B4 sends loop false and loopCount 0 as "false" and "0" (falsy values are not dropped)', async function () {
     stub.server.reply({ body: accepted });
     await stub.client.sendTempTask({
       productId: SN,
@@ -497,7 +530,15 @@ describe("api: B3/B4 coercion and the robot's rejection", function () {
     await stub.client.createTempSiteTask({
       ...SITE_TASK,
       floors: [{ index: 0, name: "Floor 1", mapId: MAP_ID, area: { id: 4, name: "Lobby" } }],
-      tasks: [{ mapId: MAP_ID, subTasks: [{ mapId: MAP_ID, areaId: 4 }, { mapId: MAP_ID, areaId: 5 }] }],
+      tasks: [
+        {
+          mapId: MAP_ID,
+          subTasks: [
+            { mapId: MAP_ID, areaId: 4 },
+            { mapId: MAP_ID, areaId: 5 },
+          ],
+        },
+      ],
     });
     const sent = JSON.parse(stub.server.requests[0]!.rawBody) as {
       floors: { area: { id: unknown } }[];

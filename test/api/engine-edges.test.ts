@@ -29,10 +29,14 @@ const rateLimited = (retryAfterSeconds: number) => new RobotApiError({ kind: "ht
 
 describe("api: RequestEngine at its edges (fake clock)", function () {
   it("a Retry-After of exactly maxRetryWait is waited out and the call retried; one second more fails at once", async function () {
-    for (const [retryAfterSeconds, waited] of [[2, true], [3, false]] as const) {
+    for (const [retryAfterSeconds, waited] of [
+      [2, true],
+      [3, false],
+    ] as const) {
       const { clock, engine } = setUp({ maxRetryWaitMs: 2000 });
       let attempts = 0;
-      const attempt: Attempt<string> = () => (++attempts === 1 ? Promise.reject(rateLimited(retryAfterSeconds)) : Promise.resolve("answered"));
+      const attempt: Attempt<string> = () =>
+        ++attempts === 1 ? Promise.reject(rateLimited(retryAfterSeconds)) : Promise.resolve("answered");
       const outcome = outcomeOf(engine.run(attempt, { operation: "op" }));
       await clock.advance(retryAfterSeconds * 1000);
       if (waited) {

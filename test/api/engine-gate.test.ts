@@ -67,7 +67,10 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
     assert.equal(started.length, 0, "nothing starts without a place");
     gate.permitNext();
     await drained();
-    assert.deepEqual(started.map((s) => s.label), ["a"]);
+    assert.deepEqual(
+      started.map((s) => s.label),
+      ["a"],
+    );
     assert.equal(gate.asks.length, 1, "the next call asks for its own place");
     assert.equal(gate.released, 0, "a's place is held while it is on the wire");
     started[0]!.end();
@@ -76,7 +79,10 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
     assert.equal(outcomes.get("a"), "a");
     gate.permitNext();
     await drained();
-    assert.deepEqual(started.map((s) => s.label), ["a", "b"]);
+    assert.deepEqual(
+      started.map((s) => s.label),
+      ["a", "b"],
+    );
   });
 
   it("'retry in' holds the queue that long, then asks again", async function () {
@@ -90,7 +96,10 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
     assert.equal(gate.asks.length, 1);
     gate.permitNext();
     await drained();
-    assert.deepEqual(started.map((s) => [s.label, s.at]), [["a", 300]]);
+    assert.deepEqual(
+      started.map((s) => [s.label, s.at]),
+      [["a", 300]],
+    );
   });
 
   it("'paused' by another instance pauses this account too, then the call goes", async function () {
@@ -110,7 +119,10 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
     assert.equal(changes, 2, "the pause ended");
     gate.permitNext();
     await drained();
-    assert.deepEqual(started.map((s) => [s.label, s.at]), [["a", 2000]]);
+    assert.deepEqual(
+      started.map((s) => [s.label, s.at]),
+      [["a", 2000]],
+    );
   });
 
   it("a pause another instance saw that is longer than maxRetryWait fails the waiting calls as a 429 would", async function () {
@@ -125,8 +137,20 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
       const error = outcomes.get(label);
       assert.ok(isRobotApiError(error), String(error));
       assert.deepEqual(
-        { kind: error.kind, status: error.status, apiCode: error.apiCode, retryAfterSeconds: error.retryAfterSeconds, message: error.message },
-        { kind: "http", status: 429, apiCode: 8, retryAfterSeconds: 3, message: `${label}: not sent: the cloud asked this account to wait 3 s, longer than maxRetryWait (1 s)` },
+        {
+          kind: error.kind,
+          status: error.status,
+          apiCode: error.apiCode,
+          retryAfterSeconds: error.retryAfterSeconds,
+          message: error.message,
+        },
+        {
+          kind: "http",
+          status: 429,
+          apiCode: 8,
+          retryAfterSeconds: 3,
+          message: `${label}: not sent: the cloud asked this account to wait 3 s, longer than maxRetryWait (1 s)`,
+        },
       );
     }
   });
@@ -144,7 +168,10 @@ describe("api: RequestEngine with a shared account's gate (fake clock, gate answ
     await drained();
     started[0]!.end();
     await drained();
-    assert.deepEqual(started.map((s) => [s.label, s.at]), [["a", 100]]);
+    assert.deepEqual(
+      started.map((s) => [s.label, s.at]),
+      [["a", 100]],
+    );
     assert.equal(outcomes.get("a"), "a");
   });
 

@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { RequestEngine } from "../../src/api/engine/engine";
-import { ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type CallTracker, type EngineCallOptions, type EngineSettings } from "../../src/api/settings/call-settings";
+import {
+  ATTEMPT_TIMED_OUT,
+  ResendRequest,
+  type Attempt,
+  type CallTracker,
+  type EngineCallOptions,
+  type EngineSettings,
+} from "../../src/api/settings/call-settings";
 import { RobotApiError, abortedError } from "../../src/api/errors";
 import { FakeClock, drained } from "../support/fake-clock";
 import { between, pick, seeded, type Rng } from "../support/seeded";
@@ -117,7 +124,10 @@ function outcome(promise: Promise<unknown>): Outcome {
 /** The RobotApiError a call ended with (fails the test when it has not failed, or with something else). */
 function failure(call: Outcome, what = "the call"): RobotApiError {
   assert.ok(call.settled, `${what} has not ended`);
-  assert.ok(call.error instanceof RobotApiError, `${what} ended with ${call.error instanceof Error ? call.error.message : JSON.stringify(call.value)}`);
+  assert.ok(
+    call.error instanceof RobotApiError,
+    `${what} ended with ${call.error instanceof Error ? call.error.message : JSON.stringify(call.value)}`,
+  );
   return call.error;
 }
 
@@ -206,7 +216,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
         assert.equal(attempts.started.length, Math.min(40, 4 + ended));
       }
       assert.equal(attempts.mostRunning, 4);
-      assert.deepEqual(attempts.labels, range(40).map((i) => `c${i}`));
+      assert.deepEqual(
+        attempts.labels,
+        range(40).map((i) => `c${i}`),
+      );
       assert.ok(calls.every((c) => c.settled));
       assert.equal(calls.filter((c) => c.error !== undefined).length + calls.filter((c) => c.value !== undefined).length, 40);
     });
@@ -233,7 +246,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
       const calls = range(200).map((i) => call(`c${i}`, {}, attempts.instant(`c${i}`)));
       await clock.advance(10_500);
       assert.equal(attempts.started.length, 200);
-      assert.ok(calls.every((c) => c.settled && c.error === undefined), "every call answered by 10.5 s of fake time");
+      assert.ok(
+        calls.every((c) => c.settled && c.error === undefined),
+        "every call answered by 10.5 s of fake time",
+      );
       const starts = attempts.started.map((attempt) => attempt.at);
       for (const from of starts) {
         const inWindow = starts.filter((at) => at >= from && at < from + 1000).length;
@@ -248,7 +264,11 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
       const rng = seeded(20);
       const durations = range(120).map(() => between(rng, 0, 400));
       const calls = range(120).map((i) =>
-        call(`c${i}`, {}, attempts.manual(`c${i}`, { thenEach: (attempt) => void clock.setTimeout(() => attempt.resolve(), durations[i]!) })),
+        call(
+          `c${i}`,
+          {},
+          attempts.manual(`c${i}`, { thenEach: (attempt) => void clock.setTimeout(() => attempt.resolve(), durations[i]!) }),
+        ),
       );
       await clock.advance(30_000);
       assert.ok(calls.every((c) => c.settled && c.error === undefined));
@@ -264,7 +284,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
           `${eleventh.label} started at ${eleventh.at} ms, ${first.label} ended at ${first.endedAt} ms`,
         );
       }
-      const { most, from } = mostStartsInAnyWindow(started.map((attempt) => attempt.at), 1000);
+      const { most, from } = mostStartsInAnyWindow(
+        started.map((attempt) => attempt.at),
+        1000,
+      );
       assert.ok(most <= 10, `${most} starts in the second from ${from} ms`);
     });
 
@@ -284,7 +307,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
       await clock.advance(1999);
       assert.deepEqual(attempts.labels, ["c0"]);
       await clock.advance(6500 - 1999);
-      assert.ok(calls.every((c) => c.settled), "4 calls at 0.5/s are done by 6.5 s");
+      assert.ok(
+        calls.every((c) => c.settled),
+        "4 calls at 0.5/s are done by 6.5 s",
+      );
       const starts = attempts.started.map((attempt) => attempt.at);
       for (let i = 1; i < starts.length; i++) assert.ok(starts[i]! - starts[i - 1]! >= 2000, `starts at ${starts.join(", ")} ms`);
       assert.equal(mostStartsInAnyWindow(starts, 2000).most, 1);
@@ -295,7 +321,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
       range(20).map((i) => call(`c${i}`, {}, attempts.instant(`c${i}`)));
       await clock.advance(15_000);
       assert.equal(attempts.started.length, 20);
-      const { most, from } = mostStartsInAnyWindow(attempts.started.map((attempt) => attempt.at), 1000);
+      const { most, from } = mostStartsInAnyWindow(
+        attempts.started.map((attempt) => attempt.at),
+        1000,
+      );
       assert.ok(most <= 2, `${most} starts in the second from ${from} ms`);
     });
   });
@@ -319,7 +348,10 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
         assert.equal(error.operation, `c${i}`);
         assert.match(error.message, /queueLimit/);
       }
-      assert.ok(calls.slice(0, 5).every((c) => !c.settled), "the first two run, three wait");
+      assert.ok(
+        calls.slice(0, 5).every((c) => !c.settled),
+        "the first two run, three wait",
+      );
       assert.deepEqual(attempts.labels, ["c0", "c1"]);
       assert.ok(!hooks.some((hook) => hook.endsWith("c5") || hook.endsWith("c6")), hooks.join(", "));
       assert.deepEqual(counts(node), { waiting: 3, sending: 2 });
@@ -910,7 +942,11 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
       const all = [A, B, C];
       let lastChanges = new Map(all.map((t) => [t, 0]));
       const expect = (step: string, a: [number, number], b: [number, number], c: [number, number] = [0, 0]) => {
-        assert.deepEqual(all.map((t) => [t.waiting, t.sending]), [a, b, c], step);
+        assert.deepEqual(
+          all.map((t) => [t.waiting, t.sending]),
+          [a, b, c],
+          step,
+        );
         assert.equal(engine.waiting, A.waiting + B.waiting + C.waiting, `${step}: engine.waiting`);
         assert.equal(engine.sending, A.sending + B.sending + C.sending, `${step}: engine.sending`);
         assert.equal(engine.sending, attempts.running, `${step}: attempts running`);
@@ -1020,19 +1056,27 @@ describe("api: RequestEngine policy (fake clock, attempts ended by hand)", funct
         assert.ok(waited <= 1025, `${read.label}, made at ${read.madeAt} ms, waited ${waited} ms behind the burst`);
       }
       // Without classes the reads would wait behind the whole burst (15 s at 20/s).
-      assert.ok(burst.every((command) => command.settled && command.error === undefined), "the burst was served too, within 17 s");
+      assert.ok(
+        burst.every((command) => command.settled && command.error === undefined),
+        "the burst was served too, within 17 s",
+      );
       assert.equal(attempts.started.length, 300 + reads.length);
     });
 
     it("with every class waiting, starts go 30 % status, 60 % other, 10 % sweep, in any 20 in a row", async function () {
       const { attempts, call } = setUp({ connections: 1 });
-      for (const name of ["sweep", "other", "status"]) for (const i of range(400)) call(`${name}${i}`, { callClass: name as "status" | "other" | "sweep" }, attempts.instant(`${name}${i}`));
+      for (const name of ["sweep", "other", "status"])
+        for (const i of range(400))
+          call(`${name}${i}`, { callClass: name as "status" | "other" | "sweep" }, attempts.instant(`${name}${i}`));
       await drained();
       const labels = attempts.labels.slice(0, 400);
       assert.deepEqual(tally(labels.slice(0, 200)), { status: 60, other: 120, sweep: 20 });
       for (let from = 0; from + 20 <= labels.length; from++) {
         const window = tally(labels.slice(from, from + 20));
-        assert.ok((window.status ?? 0) >= 5 && (window.other ?? 0) >= 11 && (window.sweep ?? 0) >= 1, `starts ${from}-${from + 19}: ${JSON.stringify(window)}`);
+        assert.ok(
+          (window.status ?? 0) >= 5 && (window.other ?? 0) >= 11 && (window.sweep ?? 0) >= 1,
+          `starts ${from}-${from + 19}: ${JSON.stringify(window)}`,
+        );
       }
     });
 
@@ -1152,8 +1196,16 @@ async function storm(seed: number): Promise<void> {
     const where = context(step);
     assert.ok(attempts.running <= settings.connections, `${where}: ${attempts.running} attempts running`);
     assert.equal(engine.sending, attempts.running, `${where}: engine.sending`);
-    assert.equal(engine.waiting, trackers.reduce((sum, t) => sum + t.waiting, 0), `${where}: waiting`);
-    assert.equal(engine.sending, trackers.reduce((sum, t) => sum + t.sending, 0), `${where}: sending`);
+    assert.equal(
+      engine.waiting,
+      trackers.reduce((sum, t) => sum + t.waiting, 0),
+      `${where}: waiting`,
+    );
+    assert.equal(
+      engine.sending,
+      trackers.reduce((sum, t) => sum + t.sending, 0),
+      `${where}: sending`,
+    );
     const open = calls.filter((c) => !c.settled).length;
     assert.equal(open, engine.waiting + engine.sending, `${where}: calls not ended`);
   };
@@ -1219,7 +1271,10 @@ async function storm(seed: number): Promise<void> {
   for (let k = 0; k + settings.rateLimit < started.length; k++) {
     const first = started[k]!;
     const later = started[k + settings.rateLimit]!;
-    assert.ok(later.at >= first.endedAt! + 1000, `${context(-1)}: ${later.label} at ${later.at} ms, ${first.label} ended at ${first.endedAt} ms`);
+    assert.ok(
+      later.at >= first.endedAt! + 1000,
+      `${context(-1)}: ${later.label} at ${later.at} ms, ${first.label} ended at ${first.endedAt} ms`,
+    );
   }
   engine.close();
   await drained();

@@ -40,17 +40,52 @@ interface BadInput {
 }
 
 const withSerial = (serial: string): BadInput[] => [
-  { name: `command to serial ${JSON.stringify(serial)}`, operation: "submitCommand", input: { serialNumber: serial, remoteTaskCommandType: "PAUSE_TASK" }, field: "serialNumber" },
-  { name: `status of serial ${JSON.stringify(serial)}`, operation: "getRobotStatus", input: { serialNumber: serial }, field: "serialNumber" },
-  { name: `site info of serial ${JSON.stringify(serial)}`, operation: "getSiteInfo", input: { serialNumber: serial }, field: "serialNumber" },
-  { name: `site task for serial ${JSON.stringify(serial)}`, operation: "createTempSiteTask", input: { ...SITE_TASK, serialNumber: serial }, field: "serialNumber" },
-  { name: `temp task for product ${JSON.stringify(serial)}`, operation: "sendTempTask", input: { ...TEMP_TASK, productId: serial }, field: "productId" },
-  { name: `sub-areas for robot ${JSON.stringify(serial)}`, operation: "getSubareas", input: { mapId: MAP_ID, robotSn: serial }, field: "robotSn" },
+  {
+    name: `command to serial ${JSON.stringify(serial)}`,
+    operation: "submitCommand",
+    input: { serialNumber: serial, remoteTaskCommandType: "PAUSE_TASK" },
+    field: "serialNumber",
+  },
+  {
+    name: `status of serial ${JSON.stringify(serial)}`,
+    operation: "getRobotStatus",
+    input: { serialNumber: serial },
+    field: "serialNumber",
+  },
+  {
+    name: `site info of serial ${JSON.stringify(serial)}`,
+    operation: "getSiteInfo",
+    input: { serialNumber: serial },
+    field: "serialNumber",
+  },
+  {
+    name: `site task for serial ${JSON.stringify(serial)}`,
+    operation: "createTempSiteTask",
+    input: { ...SITE_TASK, serialNumber: serial },
+    field: "serialNumber",
+  },
+  {
+    name: `temp task for product ${JSON.stringify(serial)}`,
+    operation: "sendTempTask",
+    input: { ...TEMP_TASK, productId: serial },
+    field: "productId",
+  },
+  {
+    name: `sub-areas for robot ${JSON.stringify(serial)}`,
+    operation: "getSubareas",
+    input: { mapId: MAP_ID, robotSn: serial },
+    field: "robotSn",
+  },
   { name: `maps of robot ${JSON.stringify(serial)}`, operation: "listMaps", input: { robotSn: serial }, field: "robotSn" },
 ];
 
 const BAD_INPUTS: BadInput[] = [
-  { name: "unknown command", operation: "submitCommand", input: { serialNumber: SN, remoteTaskCommandType: "DANCE" }, field: "remoteTaskCommandType" },
+  {
+    name: "unknown command",
+    operation: "submitCommand",
+    input: { serialNumber: SN, remoteTaskCommandType: "DANCE" },
+    field: "remoteTaskCommandType",
+  },
   {
     name: "a task command in the navigation family",
     operation: "submitCommand",
@@ -73,7 +108,11 @@ const BAD_INPUTS: BadInput[] = [
   {
     name: "CROSS_NAVIGATE with the moving parameter instead of the navigation one",
     operation: "submitCommand",
-    input: { serialNumber: SN, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { controlMovingParameter: { direction: "FORWARD" } } },
+    input: {
+      serialNumber: SN,
+      remoteNavigationCommandType: "CROSS_NAVIGATE",
+      commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
+    },
     field: "commandParameter.startNavigationParameter",
   },
   {
@@ -91,25 +130,44 @@ const BAD_INPUTS: BadInput[] = [
   {
     name: "loop as a string in START_TASK",
     operation: "submitCommand",
-    input: { ...START_TASK, commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "Floor 1", loop: "yes", loopCount: 1 } } } },
+    input: {
+      ...START_TASK,
+      commandParameter: {
+        startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "Floor 1", loop: "yes", loopCount: 1 } },
+      },
+    },
     field: "commandParameter.startTaskParameter.task.loop",
   },
   {
     name: "loopCount as a fraction in START_TASK",
     operation: "submitCommand",
-    input: { ...START_TASK, commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "Floor 1", loop: false, loopCount: 1.5 } } } },
+    input: {
+      ...START_TASK,
+      commandParameter: {
+        startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "Floor 1", loop: false, loopCount: 1.5 } },
+      },
+    },
     field: "commandParameter.startTaskParameter.task.loopCount",
   },
   {
     name: "blank map name in START_TASK",
     operation: "submitCommand",
-    input: { ...START_TASK, commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "  ", loop: false, loopCount: 1 } } } },
+    input: {
+      ...START_TASK,
+      commandParameter: {
+        startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "L", map: "  ", loop: false, loopCount: 1 } },
+      },
+    },
     field: "commandParameter.startTaskParameter.task.map",
   },
   {
     name: "unknown direction",
     operation: "submitCommand",
-    input: { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_MOVE", commandParameter: { controlMovingParameter: { direction: "UP" } } },
+    input: {
+      serialNumber: SN,
+      remoteControlCommandType: "REMOTE_CONTROL_MOVE",
+      commandParameter: { controlMovingParameter: { direction: "UP" } },
+    },
     field: "commandParameter.controlMovingParameter.direction",
   },
   {
@@ -121,7 +179,12 @@ const BAD_INPUTS: BadInput[] = [
   {
     name: "unknown field inside the task",
     operation: "submitCommand",
-    input: { ...START_TASK, commandParameter: { startTaskParameter: { cleaningMode: "x", task: { name: "L", map: "M", loop: false, loopCount: 1, subTasks: [] } } } },
+    input: {
+      ...START_TASK,
+      commandParameter: {
+        startTaskParameter: { cleaningMode: "x", task: { name: "L", map: "M", loop: false, loopCount: 1, subTasks: [] } },
+      },
+    },
     field: "commandParameter.startTaskParameter.task.subTasks",
   },
   { name: "input that is not an object", operation: "getRobotStatus", input: null, field: "input" },
@@ -151,7 +214,11 @@ const BAD_INPUTS: BadInput[] = [
 ];
 
 describe("api: error kinds", function () {
-  const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 2000, retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+  const stub = useClientOnRecordingServer({
+    auth: { token: TOKEN },
+    timeoutMs: 2000,
+    retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  });
 
   describe("invalid_input: names the field, sends nothing", function () {
     for (const bad of BAD_INPUTS) {
@@ -204,7 +271,10 @@ describe("api: error kinds", function () {
       // What the debug sidebar gets for an error logged by a node: Node-RED's own encoding of it.
       const encoded = nodeRedUtil.encodeObject({ msg: error }) as { msg: string };
       const cause = (JSON.parse(encoded.msg) as { data: { cause: string } }).data.cause;
-      assert.equal(cause, "kind: http, code: PERMISSION_DENIED, operation: getRobotStatus, status: 403, apiCode: 7, apiCodeName: PERMISSION_DENIED");
+      assert.equal(
+        cause,
+        "kind: http, code: PERMISSION_DENIED, operation: getRobotStatus, status: 403, apiCode: 7, apiCodeName: PERMISSION_DENIED",
+      );
       // A Catch node reads the same details as properties, and they stay plain data (the text is not a key).
       assert.equal((error.cause as { status: number }).status, 403);
       assert.deepEqual(Object.keys(error.cause as object), ["kind", "code", "operation", "status", "apiCode", "apiCodeName"]);

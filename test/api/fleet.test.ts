@@ -196,7 +196,10 @@ describe("api: listAllRobots", function () {
   });
 
   it("a failing page fails the whole listing with that page's error", async function () {
-    stub.server.reply({ body: { robots: serials(2).map((serialNumber) => ({ serialNumber })) } }, { status: 403, body: { code: 7, message: "no" } });
+    stub.server.reply(
+      { body: { robots: serials(2).map((serialNumber) => ({ serialNumber })) } },
+      { status: 403, body: { code: 7, message: "no" } },
+    );
     const error = await failureOf(stub.client.listAllRobots({ pageSize: 2 }));
     assert.equal(error.status, 403);
     assert.equal(error.code, "PERMISSION_DENIED");
@@ -250,7 +253,9 @@ describe("api: batchGetStatuses", function () {
       statuses.map((status) => status.serialNumber),
       wanted,
     );
-    const bodies = stub.server.requests.map((request) => (request.body as { names: string[] }).names).sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+    const bodies = stub.server.requests
+      .map((request) => (request.body as { names: string[] }).names)
+      .sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
     assert.deepEqual(bodies, [wanted.slice(0, 11), wanted.slice(11, 22), wanted.slice(22)]);
     for (const request of stub.server.requests) {
       assert.equal(request.method, "GET");
@@ -371,7 +376,9 @@ describe("api: classes of calls through the client", function () {
     const narrow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
     try {
       stub.server.respondWith((request) =>
-        request.path.includes("status:batchGet") ? { body: { robotStatus: [{ serialNumber: SN }] } } : { body: { code: 0, msg: "SUCCESS", data: [] }, delayMs: 5 },
+        request.path.includes("status:batchGet")
+          ? { body: { robotStatus: [{ serialNumber: SN }] } }
+          : { body: { code: 0, msg: "SUCCESS", data: [] }, delayMs: 5 },
       );
       const held = narrow.listMaps({ robotSn: SN });
       const maps = Array.from({ length: 6 }, () => narrow.listMaps({ robotSn: SN }));

@@ -135,7 +135,7 @@ describe("api: map images from a pre-signed URL", function () {
   it("an object store's refusal is an http error with its code and message, without the URL's signature", async function () {
     objects.respondWith(() => ({
       status: 403,
-      body: "<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>",
+      body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>',
       headers: { "Content-Type": "application/xml" },
     }));
     const error = await failureOf(client.downloadMapImage(imageUrl));

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { placeLabels, spreadMarkers, textWidth, type Box, type LabelRequest } from "../../src/api/map-layout";
 import { between, seeded } from "../support/seeded";
 
-const intersect = (a: Box, b: Box) => Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 1e-6 && Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 1e-6;
+const intersect = (a: Box, b: Box) =>
+  Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 1e-6 &&
+  Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 1e-6;
 const square = (x: number, y: number, radius: number): Box => ({ x: x - radius, y: y - radius, width: 2 * radius, height: 2 * radius });
 
 describe("map layout", () => {
@@ -29,7 +31,8 @@ describe("map layout", () => {
         assert.ok(apart >= 10 - 1e-9, `${group[i]!.id}-${group[j]!.id} ${apart} apart`);
       }
     }
-    for (const robot of group) assert.ok(Math.hypot(robot.drawnAt.x - robot.x, robot.drawnAt.y - robot.y) <= 10 + 1e-9, `${robot.id} stays next to its spot`);
+    for (const robot of group)
+      assert.ok(Math.hypot(robot.drawnAt.x - robot.x, robot.drawnAt.y - robot.y) <= 10 + 1e-9, `${robot.id} stays next to its spot`);
     assert.deepEqual(group[0]!.drawnAt, { x: 50, y: 50 }, "the first keeps its spot");
     assert.deepEqual(
       group.map((robot) => [robot.x, robot.y]),
@@ -63,7 +66,9 @@ describe("map layout", () => {
       const chargers = Array.from({ length: 8 }, () => ({ x: between(rng, 60, width - 60), y: between(rng, 60, height - 60) }));
       const robots = Array.from({ length: count }, (_, index) => {
         const charger = chargers[between(rng, 0, chargers.length - 1)]!;
-        return rng() < 0.25 ? { id: `R${index}`, ...charger } : { id: `R${index}`, x: between(rng, 10, width - 10), y: between(rng, 10, height - 10) };
+        return rng() < 0.25
+          ? { id: `R${index}`, ...charger }
+          : { id: `R${index}`, x: between(rng, 10, width - 10), y: between(rng, 10, height - 10) };
       });
       const spread = spreadMarkers(robots, unit * 2.6);
       for (let i = 0; i < spread.length; i++) {
@@ -72,10 +77,20 @@ describe("map layout", () => {
           assert.ok(apart >= 2 * unit, `${spread[i]!.id} and ${spread[j]!.id} overlap`);
         }
       }
-      const points = Array.from({ length: 40 }, (_, index) => ({ name: `Point ${index}`, x: between(rng, 10, width - 10), y: between(rng, 10, height - 10) }));
+      const points = Array.from({ length: 40 }, (_, index) => ({
+        name: `Point ${index}`,
+        x: between(rng, 10, width - 10),
+        y: between(rng, 10, height - 10),
+      }));
       const markers = spread.map((robot) => square(robot.drawnAt.x, robot.drawnAt.y, unit * 1.2));
       const requests: LabelRequest[] = [
-        ...spread.map((robot): LabelRequest => ({ id: robot.id, text: `Scrubber ${robot.id}`, anchor: robot.drawnAt, clearance: unit * 1.3, kind: "robot" })),
+        ...spread.map((robot): LabelRequest => ({
+          id: robot.id,
+          text: `Scrubber ${robot.id}`,
+          anchor: robot.drawnAt,
+          clearance: unit * 1.3,
+          kind: "robot",
+        })),
         ...points.map((point): LabelRequest => ({ id: point.name, text: point.name, anchor: point, clearance: unit, kind: "point" })),
       ];
       const placed = placeLabels(requests, markers, unit * 1.6, { x: 0, y: 0, width, height });

@@ -1,6 +1,18 @@
 /** The MQTT bridge's pure parts, apart from Node-RED and a broker: topics, the vacuum's state, payloads, changes, commands. */
 import assert from "node:assert/strict";
-import { chooseStartTask, executableTasksOf, mayOvertakePending, planVacuumCommand, payloadText, readSendCommand, readStartTasks, readVacuumCommand, WarningGate, withRobotDefaults, MAX_PAYLOAD_BYTES } from "../../src/api/mqtt/commands";
+import {
+  chooseStartTask,
+  executableTasksOf,
+  mayOvertakePending,
+  planVacuumCommand,
+  payloadText,
+  readSendCommand,
+  readStartTasks,
+  readVacuumCommand,
+  WarningGate,
+  withRobotDefaults,
+  MAX_PAYLOAD_BYTES,
+} from "../../src/api/mqtt/commands";
 import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
 import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
 import { readableCleaningMode } from "../../src/api/cloud/cleaning-modes";
@@ -27,7 +39,13 @@ function status(extra: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-const alarm = (rank: number, name = "Lidar blocked"): OpenAlarm => ({ serialNumber: "GS-S-000101", incidentId: "1", level: { code: `H${rank}`, rank }, name, raisedAt: "2026-01-01T00:00:00Z" });
+const alarm = (rank: number, name = "Lidar blocked"): OpenAlarm => ({
+  serialNumber: "GS-S-000101",
+  incidentId: "1",
+  level: { code: `H${rank}`, rank },
+  name,
+  raisedAt: "2026-01-01T00:00:00Z",
+});
 
 describe("mqtt bridge: topics", () => {
   it("keeps only the characters Home Assistant allows in ids, the serial number whole in the device", () => {
@@ -49,7 +67,8 @@ describe("mqtt bridge: topics", () => {
 
   it("reads an incoming topic: the bridge's own, the birth, a command, anything else", () => {
     const topics = robotTopics(ROOTS, "R1");
-    for (const own of [topics.state, topics.availability, topics.attributes, topics.result, "robot-fleet/availability"]) assert.deepEqual(readIncomingTopic(ROOTS, own), { kind: "own" });
+    for (const own of [topics.state, topics.availability, topics.attributes, topics.result, "robot-fleet/availability"])
+      assert.deepEqual(readIncomingTopic(ROOTS, own), { kind: "own" });
     assert.deepEqual(readIncomingTopic(ROOTS, "homeassistant/status"), { kind: "birth" });
     assert.deepEqual(readIncomingTopic(ROOTS, topics.command), { kind: "input", input: "command", serialNumber: "R1" });
     assert.deepEqual(readIncomingTopic(ROOTS, topics.fanSpeed), { kind: "input", input: "fanSpeed", serialNumber: "R1" });
@@ -62,7 +81,15 @@ describe("mqtt bridge: topics", () => {
 });
 
 describe("mqtt bridge: the vacuum's state", () => {
-  const state = (extra: Partial<WatchedState>): WatchedState => ({ serialNumber: "R1", online: true, taskState: "IDLE", charging: false, emergencyStop: false, localizationState: "NORMAL", ...extra });
+  const state = (extra: Partial<WatchedState>): WatchedState => ({
+    serialNumber: "R1",
+    online: true,
+    taskState: "IDLE",
+    charging: false,
+    emergencyStop: false,
+    localizationState: "NORMAL",
+    ...extra,
+  });
   const cases: Array<[string, Partial<WatchedState>, OpenAlarm | undefined, string]> = [
     ["emergency stop", { emergencyStop: true, taskState: "RUNNING" }, undefined, "error"],
     ["lost", { localizationState: "LOST", charging: true }, undefined, "error"],
@@ -81,7 +108,9 @@ describe("mqtt bridge: the vacuum's state", () => {
   }
 
   it("shows the problem and alarm sensors' words, and the task with its progress", () => {
-    const view = robotViewOf(status({ emergencyStop: { enabled: true }, currentTask: { name: "All of Floor 1", progress: 40.4, cleaningMode: "尘推" } }));
+    const view = robotViewOf(
+      status({ emergencyStop: { enabled: true }, currentTask: { name: "All of Floor 1", progress: 40.4, cleaningMode: "尘推" } }),
+    );
     const attributes = attributesOf(view, alarm(5));
     assert.deepEqual(attributes.problems, ["emergency stop", "alarm H5 Lidar blocked"]);
     assert.equal(attributes.alarm, "H5 Lidar blocked");
@@ -102,17 +131,29 @@ describe("mqtt bridge: the vacuum's state", () => {
 describe("mqtt bridge: what is published", () => {
   it("a device config with six entities, discovery first, then availability, state and attributes", () => {
     const messages = robotMessages(robotViewOf(status()), undefined, undefined, ROOTS, ORIGIN);
-    assert.deepEqual(messages.map((message) => message.topic), [
-      "homeassistant/device/robot_fleet_GS-S-000101/config",
-      "robot-fleet/GS-S-000101/availability",
-      "robot-fleet/GS-S-000101/state",
-      "robot-fleet/GS-S-000101/attributes",
-    ]);
+    assert.deepEqual(
+      messages.map((message) => message.topic),
+      [
+        "homeassistant/device/robot_fleet_GS-S-000101/config",
+        "robot-fleet/GS-S-000101/availability",
+        "robot-fleet/GS-S-000101/state",
+        "robot-fleet/GS-S-000101/attributes",
+      ],
+    );
     assert.ok(messages.every((message) => message.retain));
     const config = JSON.parse(messages[0]!.payload) as ReturnType<typeof deviceConfigOf>;
     assert.deepEqual(Object.keys(config.components), ["vacuum", "battery", "online", "problem", "alarm", "task"]);
-    assert.deepEqual(Object.values(config.components).map((component) => component.unique_id), uniqueIdsOf("GS-S-000101"));
-    assert.deepEqual(config.device, { identifiers: ["GS-S-000101"], name: "Lobby scrubber", serial_number: "GS-S-000101", model: "S-line S50", sw_version: "3.8.2" });
+    assert.deepEqual(
+      Object.values(config.components).map((component) => component.unique_id),
+      uniqueIdsOf("GS-S-000101"),
+    );
+    assert.deepEqual(config.device, {
+      identifiers: ["GS-S-000101"],
+      name: "Lobby scrubber",
+      serial_number: "GS-S-000101",
+      model: "S-line S50",
+      sw_version: "3.8.2",
+    });
     assert.deepEqual(config.components.vacuum!.fan_speed_list, ["middle_cleaning – medium intensity", "尘推 – dust mop"]);
     assert.equal(config.components.online!.availability_topic, "robot-fleet/availability", "an offline robot reads off, not unavailable");
     assert.equal(messages[1]!.payload, "online");
@@ -130,8 +171,17 @@ describe("mqtt bridge: what is published", () => {
     const first = robotMessages(robotViewOf(status()), undefined, undefined, ROOTS, ORIGIN);
     assert.equal(published.changed(first).length, 4);
     assert.equal(published.changed(first).length, 0);
-    const charged = robotMessages(robotViewOf(status({ battery: { charging: false, powerPercentage: 79 } })), undefined, undefined, ROOTS, ORIGIN);
-    assert.deepEqual(published.changed(charged).map((message) => message.topic), ["robot-fleet/GS-S-000101/attributes"]);
+    const charged = robotMessages(
+      robotViewOf(status({ battery: { charging: false, powerPercentage: 79 } })),
+      undefined,
+      undefined,
+      ROOTS,
+      ORIGIN,
+    );
+    assert.deepEqual(
+      published.changed(charged).map((message) => message.topic),
+      ["robot-fleet/GS-S-000101/attributes"],
+    );
     published.forget();
     assert.equal(published.changed(charged).length, 4);
     const removal = removalMessages("GS-S-000101", ROOTS);
@@ -148,7 +198,11 @@ describe("mqtt bridge: commands", () => {
   });
 
   it("reads send_command: the compact form, a bare command name, a job, and names what is wrong", () => {
-    assert.deepEqual(readSendCommand('{"command": "cross_navigate", "position": "Kitchen door"}'), { form: "compact", command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } });
+    assert.deepEqual(readSendCommand('{"command": "cross_navigate", "position": "Kitchen door"}'), {
+      form: "compact",
+      command: "CROSS_NAVIGATE",
+      parameters: { position: "Kitchen door" },
+    });
     assert.deepEqual(readSendCommand("stop_task"), { form: "compact", command: "STOP_TASK", parameters: {} });
     assert.deepEqual(readSendCommand('{"area": "Kitchen"}'), { form: "job", job: { area: "Kitchen" } });
     assert.equal((readSendCommand("{oops") as { problem: string }).problem, "json");
@@ -180,26 +234,55 @@ describe("mqtt bridge: commands", () => {
       parameters: { taskName: "All of Floor 1", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 },
     });
     assert.deepEqual(planVacuumCommand("pause", view({ taskState: "RUNNING" })), { command: "PAUSE_TASK", parameters: {} });
-    assert.deepEqual(planVacuumCommand("pause", view({ navigation: { state: "NAVIGATING", position: "charging" } })), { command: "PAUSE_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
-    assert.deepEqual(planVacuumCommand("stop", view({ navigation: { state: "PAUSED", position: "charging" } })), { command: "STOP_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
+    assert.deepEqual(planVacuumCommand("pause", view({ navigation: { state: "NAVIGATING", position: "charging" } })), {
+      command: "PAUSE_NAVIGATE",
+      parameters: { map: "Floor 1", position: "charging" },
+    });
+    assert.deepEqual(planVacuumCommand("stop", view({ navigation: { state: "PAUSED", position: "charging" } })), {
+      command: "STOP_NAVIGATE",
+      parameters: { map: "Floor 1", position: "charging" },
+    });
     assert.deepEqual(planVacuumCommand("stop", view({ taskState: "RUNNING" })), { command: "STOP_TASK", parameters: {} });
-    assert.deepEqual(planVacuumCommand("return_to_base", view()), { command: "CROSS_NAVIGATE", parameters: { map: "Floor 1", position: "charging" } });
+    assert.deepEqual(planVacuumCommand("return_to_base", view()), {
+      command: "CROSS_NAVIGATE",
+      parameters: { map: "Floor 1", position: "charging" },
+    });
   });
 
   it("starts the task set for the map, else the first on the robot's map; fills a compact command's map and mode", () => {
     const view = robotViewOf(status());
-    const tasks = executableTasksOf({ executableTasks: [{ name: "All of Floor 2", map: { id: "m2", name: "Floor 2" } }, { name: "All of Floor 1", map: { id: "m1", name: "Floor 1" } }, { name: "Lobby", map: { id: "m1", name: "Floor 1" } }, { bad: true }] });
+    const tasks = executableTasksOf({
+      executableTasks: [
+        { name: "All of Floor 2", map: { id: "m2", name: "Floor 2" } },
+        { name: "All of Floor 1", map: { id: "m1", name: "Floor 1" } },
+        { name: "Lobby", map: { id: "m1", name: "Floor 1" } },
+        { bad: true },
+      ],
+    });
     assert.equal(tasks.length, 3);
     assert.deepEqual(chooseStartTask(view, tasks, new Map()), { name: "All of Floor 1", mapId: "m1", mapName: "Floor 1" });
-    assert.deepEqual(chooseStartTask(view, tasks, readStartTasks("Floor 1 = Lobby\nFloor 2=All of Floor 2")), { name: "Lobby", mapId: "m1", mapName: "Floor 1" });
+    assert.deepEqual(chooseStartTask(view, tasks, readStartTasks("Floor 1 = Lobby\nFloor 2=All of Floor 2")), {
+      name: "Lobby",
+      mapId: "m1",
+      mapName: "Floor 1",
+    });
     assert.equal((chooseStartTask(view, tasks.slice(0, 1), new Map()) as { problem: string }).problem, "command");
     assert.throws(() => readStartTasks("Floor 1"), /not "map = task"/);
-    assert.deepEqual(withRobotDefaults({ command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } }, view, "尘推"), { command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door", map: "Floor 1" } });
-    assert.deepEqual(withRobotDefaults({ command: "START_TASK", parameters: { taskName: "Lobby" } }, view, "尘推"), { command: "START_TASK", parameters: { taskName: "Lobby", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 } });
+    assert.deepEqual(withRobotDefaults({ command: "CROSS_NAVIGATE", parameters: { position: "Kitchen door" } }, view, "尘推"), {
+      command: "CROSS_NAVIGATE",
+      parameters: { position: "Kitchen door", map: "Floor 1" },
+    });
+    assert.deepEqual(withRobotDefaults({ command: "START_TASK", parameters: { taskName: "Lobby" } }, view, "尘推"), {
+      command: "START_TASK",
+      parameters: { taskName: "Lobby", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 },
+    });
   });
 
   it("lets stops, pauses and fan speeds overtake a command under way, not a second start", () => {
-    assert.deepEqual(["start", "return_to_base", "pause", "stop"].map((text) => mayOvertakePending("command", text)), [false, false, true, true]);
+    assert.deepEqual(
+      ["start", "return_to_base", "pause", "stop"].map((text) => mayOvertakePending("command", text)),
+      [false, false, true, true],
+    );
     assert.equal(mayOvertakePending("sendCommand", '{"command": "STOP_NAVIGATE"}'), true);
     assert.equal(mayOvertakePending("sendCommand", '{"command": "CROSS_NAVIGATE", "position": "x"}'), false);
     assert.equal(mayOvertakePending("sendCommand", '{"area": "Kitchen"}'), false);

@@ -4,10 +4,19 @@ import { accountKeyOf, forgetAccountMemory, keptForAccount } from "../../src/api
 import { AccountAlarms, alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 
-const incident = (serialNumber: string, incidentId: string, raised: boolean, level: unknown, extra: Record<string, unknown> = {}): IncidentEvent => {
+const incident = (
+  serialNumber: string,
+  incidentId: string,
+  raised: boolean,
+  level: unknown,
+  extra: Record<string, unknown> = {},
+): IncidentEvent => {
   const push = readPush({
     appId: "a",
-    payload: { serialNumber, content: { incidentId, incidentStatus: raised ? 1 : 0, incidentLevel: level, startTime: 1764000000000, ...extra } },
+    payload: {
+      serialNumber,
+      content: { incidentId, incidentStatus: raised ? 1 : 0, incidentLevel: level, startTime: 1764000000000, ...extra },
+    },
   });
   assert.equal(push.kind, "incident");
   return push.event;
@@ -19,7 +28,10 @@ describe("open alarms of an account", () => {
   it("opens an alarm at H2 and above or of an unreadable level, and closes it when recovered", () => {
     const alarms = new AccountAlarms();
     assert.equal(alarms.record(incident("R1", "i0", true, "H1")), undefined, "H1 is no alarm");
-    assert.equal(alarms.record(incident("R1", "i1", true, "H4", { incidentName: "brush stuck", incidentCode: "E12", mapName: "Floor 1" }))?.kind, "raised");
+    assert.equal(
+      alarms.record(incident("R1", "i1", true, "H4", { incidentName: "brush stuck", incidentCode: "E12", mapName: "Floor 1" }))?.kind,
+      "raised",
+    );
     assert.equal(alarms.record(incident("R1", "i2", true, "odd"))?.kind, "raised");
     assert.deepEqual(alarms.ofRobot("R1")[0], {
       serialNumber: "R1",
@@ -48,7 +60,10 @@ describe("open alarms of an account", () => {
     assert.deepEqual(alarms.ofRobot("R1")[0]?.acknowledged, { by: "Ana", at: "1970-01-01T00:00:00.000Z" });
     alarms.record(incident("R2", "b", true, "H4"));
     alarms.record(incident("R3", "c", true, "H4"));
-    assert.deepEqual(alarms.list().map((alarm) => alarm.incidentId), ["b", "c"]);
+    assert.deepEqual(
+      alarms.list().map((alarm) => alarm.incidentId),
+      ["b", "c"],
+    );
     assert.deepEqual(changes, ["raised a", "acknowledged a", "raised b", "raised c"]);
   });
 
@@ -71,8 +86,14 @@ describe("open alarms of an account", () => {
     assert.notEqual(alarmsOfAccount(production), alarmsOfAccount(staging));
     let made = 0;
     keptForAccount(production, "count", () => ++made);
-    assert.equal(keptForAccount(production, "count", () => ++made), 1);
+    assert.equal(
+      keptForAccount(production, "count", () => ++made),
+      1,
+    );
     forgetAccountMemory();
-    assert.equal(keptForAccount(production, "count", () => ++made), 2);
+    assert.equal(
+      keptForAccount(production, "count", () => ++made),
+      2,
+    );
   });
 });

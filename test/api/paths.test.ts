@@ -124,7 +124,14 @@ const WITH_SERIAL: { [Op in OperationName]: (serial: string) => RequestOf<Op> } 
   }),
   sendTempTask: (serial) => ({
     productId: serial,
-    tempTaskCommand: { taskName: "Spot", cleaningMode: "清扫", loop: "false", loopCount: "1", mapName: "Floor 1", startParam: { mapId: "m-1", areaId: "2" } },
+    tempTaskCommand: {
+      taskName: "Spot",
+      cleaningMode: "清扫",
+      loop: "false",
+      loopCount: "1",
+      mapName: "Floor 1",
+      startParam: { mapId: "m-1", areaId: "2" },
+    },
   }),
   getSubareas: (serial) => ({ mapId: "m-1", robotSn: serial }),
   listMaps: (serial) => ({ robotSn: serial }),
@@ -223,7 +230,8 @@ describe("api: path safety", function () {
     });
     for (const operation of templated) {
       const shape = (ENDPOINTS[operation].request as unknown as { shape?: Record<string, unknown> }).shape;
-      for (const name of pathParamsOf(ENDPOINTS[operation].path)) assert.ok(shape && name in shape, `${operation}: ${name} is not a request field`);
+      for (const name of pathParamsOf(ENDPOINTS[operation].path))
+        assert.ok(shape && name in shape, `${operation}: ${name} is not a request field`);
     }
   });
 
@@ -306,7 +314,11 @@ describe("api: path safety", function () {
         }
         // Accepted values need no escaping, survive URL normalisation and come back unchanged.
         assert.equal(params[param], value);
-        assert.equal(path, endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!), JSON.stringify(value));
+        assert.equal(
+          path,
+          endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!),
+          JSON.stringify(value),
+        );
         assert.equal(new URL(path, "http://127.0.0.1").pathname, path, JSON.stringify(value));
         assert.deepEqual(matchPath(endpoint, path), params);
         assert.match(value, /^[A-Za-z0-9][A-Za-z0-9_-]*$/);
@@ -333,11 +345,15 @@ describe("api: path safety", function () {
         const url = new URL(`${prepared.path}${prepared.query}`, "http://127.0.0.1");
         assert.equal(url.pathname, "/openapi/v2alpha1/robots/GS-S-000101/map");
         assert.equal(url.hash, "");
-        assert.deepEqual([...url.searchParams], [
-          ["mapId", base.mapId],
-          ["mapName", base.mapName],
-          ["mapVersion", base.mapVersion],
-        ].map(([name, text]) => [name, name === field ? value : text]), JSON.stringify(value));
+        assert.deepEqual(
+          [...url.searchParams],
+          [
+            ["mapId", base.mapId],
+            ["mapName", base.mapName],
+            ["mapVersion", base.mapVersion],
+          ].map(([name, text]) => [name, name === field ? value : text]),
+          JSON.stringify(value),
+        );
       }
     }
     assert.ok(accepted > 300, `accepted ${accepted}`);
@@ -387,7 +403,10 @@ describe("api: path safety", function () {
         );
         if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(serial)) {
           assert.equal(outcome, "sent", JSON.stringify(serial));
-          assert.deepEqual(server.requests.map((request) => request.path), [`/openapi/v2alpha1/robots/${serial}/getSiteInfo`]);
+          assert.deepEqual(
+            server.requests.map((request) => request.path),
+            [`/openapi/v2alpha1/robots/${serial}/getSiteInfo`],
+          );
         } else {
           assert.equal(outcome, "invalid_input", JSON.stringify(serial));
           assert.equal(server.requests.length, 0, `${JSON.stringify(serial)} reached the server`);
@@ -411,7 +430,10 @@ describe("api: path safety", function () {
         );
         if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(commandId)) {
           assert.equal(outcome, "sent", JSON.stringify(commandId));
-          assert.deepEqual(server.requests.map((request) => request.path), [`/v1alpha1/robots/SN-1/commands/${commandId}`]);
+          assert.deepEqual(
+            server.requests.map((request) => request.path),
+            [`/v1alpha1/robots/SN-1/commands/${commandId}`],
+          );
         } else {
           assert.equal(outcome, "invalid_input commandId", JSON.stringify(commandId));
           assert.equal(server.requests.length, 0, `${JSON.stringify(commandId)} reached the server`);

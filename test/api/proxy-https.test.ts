@@ -49,7 +49,10 @@ interface ChildOutcome {
 
 async function callInChild(baseUrl: string, env: Record<string, string>): Promise<ChildOutcome> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$|^NODE_EXTRA_CA_CERTS$/i.test(name)));
-  const { stdout } = await promisify(execFile)(process.execPath, [...CHILD_NODE_OPTIONS, "-e", CHILD, baseUrl, TOKEN, SN, String(CALLS)], { env: { ...inherited, ...env }, timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [...CHILD_NODE_OPTIONS, "-e", CHILD, baseUrl, TOKEN, SN, String(CALLS)], {
+    env: { ...inherited, ...env },
+    timeout: 20_000,
+  });
   return JSON.parse(stdout.trim().split("\n").pop()!) as ChildOutcome;
 }
 

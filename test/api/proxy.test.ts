@@ -48,7 +48,10 @@ describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
   const clients: RobotClient[] = [];
 
   function clientVia(variables: Record<string, string>, baseUrl = cloud.url, maxRetries = 0): RobotClient {
-    const client = withEnvironment(variables, () => new RobotClient({ baseUrl, auth: { token: TOKEN }, timeoutMs: 3000, retry: { maxRetries, baseDelayMs: 10 } }));
+    const client = withEnvironment(
+      variables,
+      () => new RobotClient({ baseUrl, auth: { token: TOKEN }, timeoutMs: 3000, retry: { maxRetries, baseDelayMs: 10 } }),
+    );
     clients.push(client);
     return client;
   }
@@ -74,7 +77,10 @@ describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
     const client = clientVia({ HTTP_PROXY: proxy.url });
     const status = await client.getRobotStatus({ serialNumber: SN });
     assert.equal(status.taskState, "IDLE");
-    assert.deepEqual(proxy.requests.map((request) => [request.method, request.url]), [["GET", `${cloud.url}/openapi/v2alpha1/s/robots/${SN}/status`]]);
+    assert.deepEqual(
+      proxy.requests.map((request) => [request.method, request.url]),
+      [["GET", `${cloud.url}/openapi/v2alpha1/s/robots/${SN}/status`]],
+    );
     assert.equal(cloud.requests[0]!.path, `/openapi/v2alpha1/s/robots/${SN}/status`);
     assert.equal(cloud.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
   });
@@ -163,7 +169,8 @@ describe("api: proxies (http_proxy, https_proxy, no_proxy)", function () {
     });
     it("matches no_proxy entries by host, .suffix or *.suffix, port and *", () => {
       const cloudUrl = "https://openapi.gs-robot.com";
-      const exempt = (noProxy: string, url = cloudUrl) => proxyWith({ HTTPS_PROXY: "http://proxy.corp:3128", HTTP_PROXY: "http://proxy.corp:3128", NO_PROXY: noProxy }, url) === undefined;
+      const exempt = (noProxy: string, url = cloudUrl) =>
+        proxyWith({ HTTPS_PROXY: "http://proxy.corp:3128", HTTP_PROXY: "http://proxy.corp:3128", NO_PROXY: noProxy }, url) === undefined;
       assert.equal(exempt("openapi.gs-robot.com"), true);
       assert.equal(exempt(".gs-robot.com"), true);
       assert.equal(exempt("*.gs-robot.com"), true);

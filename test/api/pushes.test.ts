@@ -17,29 +17,48 @@ const incident = (incidentId: string, incidentStatus: 0 | 1, extra: Record<strin
 
 describe("pushes: decoders", () => {
   it("reads every level H0-H7 as text, lower case or number, and nothing else", () => {
-    assert.deepEqual(INCIDENT_LEVEL_CODES.map((code) => incidentLevelOf(code)?.rank), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      INCIDENT_LEVEL_CODES.map((code) => incidentLevelOf(code)?.rank),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
     assert.equal(incidentLevelOf(" h6 ")?.code, "H6");
     assert.equal(incidentLevelOf(3)?.code, "H3");
     assert.equal(incidentLevelOf("7")?.meaning, "quality issue, serious failure");
-    for (const bad of ["H8", 8, -1, "", "high", null, undefined, 4.5, [4], ["H4"], { toString: () => "H4" }]) assert.equal(incidentLevelOf(bad), undefined, String(bad));
+    for (const bad of ["H8", 8, -1, "", "high", null, undefined, 4.5, [4], ["H4"], { toString: () => "H4" }])
+      assert.equal(incidentLevelOf(bad), undefined, String(bad));
   });
 
-  it("reads level 0 and \"0\" as H0 (0 is a level, not a missing one), in a push too", () => {
-    for (const zero of [0, "0", " 0 ", "h0"]) assert.deepEqual(incidentLevelOf(zero), { code: "H0", rank: 0, meaning: "event notification, not an alarm" }, JSON.stringify(zero));
+  it('reads level 0 and "0" as H0 (0 is a level, not a missing one), in a push too', () => {
+    for (const zero of [0, "0", " 0 ", "h0"])
+      assert.deepEqual(incidentLevelOf(zero), { code: "H0", rank: 0, meaning: "event notification, not an alarm" }, JSON.stringify(zero));
     const push = readPush(incident("z", 1, { incidentLevel: 0 }));
     assert.equal(push.kind === "incident" && push.event.level?.code, "H0");
   });
 
   it("reads taskEndStatus -1..3 as numbers or strings; anything else is unknown", () => {
     assert.deepEqual([-1, 0, 1, 2, 3].map(taskOutcomeOf), ["unknown", "normal", "stoppedByHand", "error", "failedToStart"]);
-    assert.deepEqual(["0", " 2 ", 4, "x", undefined, {}, "constructor"].map(taskOutcomeOf), ["normal", "error", "unknown", "unknown", "unknown", "unknown", "unknown"]);
+    assert.deepEqual(["0", " 2 ", 4, "x", undefined, {}, "constructor"].map(taskOutcomeOf), [
+      "normal",
+      "error",
+      "unknown",
+      "unknown",
+      "unknown",
+      "unknown",
+      "unknown",
+    ]);
   });
 
   it("gives every known mode name a meaning: a kind, or readable words; an unknown name none", () => {
-    assert.deepEqual(
-      ["__洗地", "尘推", "__middle_cleaning", "中度清洁", "地毯清洁", "__清扫", "月光模式", 3].map(cleaningModeMeaningOf),
-      [{ kind: "scrub" }, { kind: "dustMop" }, { words: "mediumIntensity" }, { words: "mediumIntensity" }, { words: "carpet" }, { words: "sweeping" }, undefined, undefined],
-    );
+    assert.deepEqual(["__洗地", "尘推", "__middle_cleaning", "中度清洁", "地毯清洁", "__清扫", "月光模式", 3].map(cleaningModeMeaningOf), [
+      { kind: "scrub" },
+      { kind: "dustMop" },
+      { words: "mediumIntensity" },
+      { words: "mediumIntensity" },
+      { words: "carpet" },
+      { words: "sweeping" },
+      undefined,
+      undefined,
+    ]);
   });
 
   it("adds a cleaning kind only where the mode names one", () => {
@@ -52,7 +71,10 @@ describe("pushes: decoders", () => {
     assert.throws(() => readPush({ appId: APP_ID }), /payload\.serialNumber: is missing, and so is productId/);
     assert.throws(() => readPush({ appId: APP_ID, productId: " ", payload: { serialNumber: "", content: {} } }), /payload\.serialNumber/);
     // Everything else is a push to pass on: the service does not send a refused one again.
-    assert.equal(readPush({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentId: "", incidentStatus: 1 } } }).kind, "incident");
+    assert.equal(
+      readPush({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentId: "", incidentStatus: 1 } } }).kind,
+      "incident",
+    );
     assert.equal(readPush({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { startTime: "yesterday" } } }).kind, "taskReport");
     assert.equal(readPush({ appId: APP_ID, productId: "R1", payload: "not an object" }).kind, "other");
   });
@@ -97,12 +119,31 @@ describe("pushes: decoders", () => {
     assert.equal(push.event.modelTypeCode, "S1");
     assert.equal(push.event.startTimeIso, "2025-11-24T16:00:00.000Z");
     assert.equal("endTimeIso" in push.event, false);
-    assert.deepEqual(push.envelope, { messageTypeId: "2", productId: "R7", messageId: "m-1", traceId: "t-1", messageTimestamp: 1, payload: { extra: true } });
+    assert.deepEqual(push.envelope, {
+      messageTypeId: "2",
+      productId: "R7",
+      messageId: "m-1",
+      traceId: "t-1",
+      messageTimestamp: 1,
+      payload: { extra: true },
+    });
     assert.equal(readPush({ appId: APP_ID, messageTypeId: 3, productId: "R7", payload: { a: 1 } }).kind, "schedulingTask");
-    assert.equal(readPush({ appId: APP_ID, messageTypeId: 9, productId: "R7", payload: { content: { incidentId: "i" } } }).kind, "incident", "an unknown type: the payload decides");
+    assert.equal(
+      readPush({ appId: APP_ID, messageTypeId: 9, productId: "R7", payload: { content: { incidentId: "i" } } }).kind,
+      "incident",
+      "an unknown type: the payload decides",
+    );
     // payload.serialNumber wins over productId; an event sent without its wrapper is the payload itself.
-    const bare = readPush({ appId: APP_ID, messageTypeId: 1, productId: "R7", payload: { serialNumber: "R8", incidentId: "i", incidentStatus: 0, endTime: 5 } });
-    assert.deepEqual([bare.kind, bare.event.serialNumber, (bare.event as { raised: boolean }).raised, bare.event.incidentId], ["incident", "R8", false, "i"]);
+    const bare = readPush({
+      appId: APP_ID,
+      messageTypeId: 1,
+      productId: "R7",
+      payload: { serialNumber: "R8", incidentId: "i", incidentStatus: 0, endTime: 5 },
+    });
+    assert.deepEqual(
+      [bare.kind, bare.event.serialNumber, (bare.event as { raised: boolean }).raised, bare.event.incidentId],
+      ["incident", "R8", false, "i"],
+    );
     // A type that disagrees with the payload: the type decides, and nothing sent is dropped.
     const odd = readPush({ appId: APP_ID, messageTypeId: 1, productId: "R7", payload: { incidentId: "j", taskReport: { id: "r" } } });
     assert.deepEqual([odd.kind, odd.event.incidentId, odd.envelope.payload], ["incident", "j", { taskReport: { id: "r" } }]);
@@ -137,36 +178,91 @@ describe("pushes: reading a body", () => {
       assert.equal(refusal.field, "payload.serialNumber", JSON.stringify(body));
       assert.match(refusal.message, /^payload\.serialNumber: is missing, and so is productId: a push must name its robot/);
     }
-    const content = (extra: Record<string, unknown>) => ({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1, ...extra } } });
-    for (const body of [{ appId: APP_ID, payload: { serialNumber: 7, content: {} } }, content({ incidentId: {} }), content({ startTime: "12x" }), content({ endTime: true })]) {
+    const content = (extra: Record<string, unknown>) => ({
+      appId: APP_ID,
+      payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1, ...extra } },
+    });
+    for (const body of [
+      { appId: APP_ID, payload: { serialNumber: 7, content: {} } },
+      content({ incidentId: {} }),
+      content({ startTime: "12x" }),
+      content({ endTime: true }),
+    ]) {
       assert.equal(readPush(body).kind, "incident", JSON.stringify(body));
     }
     assert.equal(readPush({ appId: APP_ID, payload: { serialNumber: "R1" } }).kind, "other", "a push of no known kind goes on as other");
   });
 
-  it("reads an incident: raised from 1 or \"1\", recovered from 0 or \"0\", the robot's model kept, times as ISO", () => {
-    for (const [status, raised] of [[1, true], ["1", true], [0, false], ["0", false]] as const) {
-      const push = readPush({ appId: APP_ID, payload: { serialNumber: "R1", modelTypeCode: "S50", content: { incidentId: 42, incidentStatus: status, startTime: MAY_1_MS, endTime: String(MAY_1_MS + 1000) } } });
+  it('reads an incident: raised from 1 or "1", recovered from 0 or "0", the robot\'s model kept, times as ISO', () => {
+    for (const [status, raised] of [
+      [1, true],
+      ["1", true],
+      [0, false],
+      ["0", false],
+    ] as const) {
+      const push = readPush({
+        appId: APP_ID,
+        payload: {
+          serialNumber: "R1",
+          modelTypeCode: "S50",
+          content: { incidentId: 42, incidentStatus: status, startTime: MAY_1_MS, endTime: String(MAY_1_MS + 1000) },
+        },
+      });
       assert.deepEqual(push, {
         kind: "incident",
         envelope: {},
-        event: { incidentId: 42, incidentStatus: status, startTime: MAY_1_MS, endTime: String(MAY_1_MS + 1000), serialNumber: "R1", modelTypeCode: "S50", raised, startTimeIso: MAY_1_ISO, endTimeIso: "2024-05-01T08:00:01.000Z" },
+        event: {
+          incidentId: 42,
+          incidentStatus: status,
+          startTime: MAY_1_MS,
+          endTime: String(MAY_1_MS + 1000),
+          serialNumber: "R1",
+          modelTypeCode: "S50",
+          raised,
+          startTimeIso: MAY_1_ISO,
+          endTimeIso: "2024-05-01T08:00:01.000Z",
+        },
       });
     }
   });
 
   it("leaves out a model that is not given, and a time that is 0 or missing (not yet)", () => {
-    const push = readPush({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1, startTime: 0 } } });
+    const push = readPush({
+      appId: APP_ID,
+      payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1, startTime: 0 } },
+    });
     assert.deepEqual(push.event, { incidentId: "a", incidentStatus: 1, startTime: 0, serialNumber: "R1", raised: true });
   });
 
   it("reads a task report with its outcome and ISO times", () => {
-    const push = readPush({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { id: "r-1", taskEndStatus: 1, startTime: String(MAY_1_MS), endTime: 0 } } });
-    assert.deepEqual(push, { kind: "taskReport", envelope: {}, event: { id: "r-1", taskEndStatus: 1, startTime: String(MAY_1_MS), endTime: 0, outcome: "stoppedByHand", serialNumber: "R1", startTimeIso: MAY_1_ISO } });
+    const push = readPush({
+      appId: APP_ID,
+      payload: { serialNumber: "R1", taskReport: { id: "r-1", taskEndStatus: 1, startTime: String(MAY_1_MS), endTime: 0 } },
+    });
+    assert.deepEqual(push, {
+      kind: "taskReport",
+      envelope: {},
+      event: {
+        id: "r-1",
+        taskEndStatus: 1,
+        startTime: String(MAY_1_MS),
+        endTime: 0,
+        outcome: "stoppedByHand",
+        serialNumber: "R1",
+        startTimeIso: MAY_1_ISO,
+      },
+    });
   });
 
   it("finds the appId only as a string at the top of an object", () => {
-    assert.deepEqual([{ appId: "a" }, { appId: 5 }, {}, null, "appId", ["a"]].map(appIdOf), ["a", undefined, undefined, undefined, undefined, undefined]);
+    assert.deepEqual([{ appId: "a" }, { appId: 5 }, {}, null, "appId", ["a"]].map(appIdOf), [
+      "a",
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -175,7 +271,10 @@ describe("pushes: the receiver", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
     assert.deepEqual(receiver.receive({ payload: incident("a", 1).payload }), { status: 401, error: "appId is missing" });
     assert.deepEqual(receiver.receive({ ...incident("a", 1), appId: "app-2" }), { status: 401, error: "appId is not this receiver's" });
-    assert.deepEqual(new PushReceiver({ appId: "" }).receive({ ...incident("a", 1), appId: "" }), { status: 401, error: "appId is not this receiver's" });
+    assert.deepEqual(new PushReceiver({ appId: "" }).receive({ ...incident("a", 1), appId: "" }), {
+      status: 401,
+      error: "appId is not this receiver's",
+    });
   });
 
   it("answers 400 naming the field of a push that names no robot, and remembers nothing of it", () => {
@@ -197,8 +296,10 @@ describe("pushes: the receiver", () => {
     assert.deepEqual(receiver.receive(report({ taskId: 7 })), { status: 200, repeated: true });
     assert.ok(sentOn(receiver.receive(report({ taskId: "t-1" }))), "a string taskId");
     assert.deepEqual(receiver.receive(report({ taskId: "t-1" })), { status: 200, repeated: true });
-    for (let i = 0; i < 2; i++) assert.ok(sentOn(receiver.receive(report({ displayName: "no id" }))), "a report without an id is never taken for a repeat");
-    for (let i = 0; i < 2; i++) assert.ok(sentOn(receiver.receive(report({ id: { nested: true } }))), "nor one whose id is no string or number");
+    for (let i = 0; i < 2; i++)
+      assert.ok(sentOn(receiver.receive(report({ displayName: "no id" }))), "a report without an id is never taken for a repeat");
+    for (let i = 0; i < 2; i++)
+      assert.ok(sentOn(receiver.receive(report({ id: { nested: true } }))), "nor one whose id is no string or number");
     assert.equal(receiver.openAlarmCount, 0, "a task report is no alarm");
   });
 
@@ -264,11 +365,18 @@ describe("pushes: the receiver", () => {
     assert.equal(receiver.openAlarmCount, 1);
   });
 
-  it("sends on an H0 given as 0 or \"0\" but counts it as no alarm, and drops it below a minimum of 1", () => {
+  it('sends on an H0 given as 0 or "0" but counts it as no alarm, and drops it below a minimum of 1', () => {
     const receiver = new PushReceiver({ appId: APP_ID });
-    for (const [id, level] of [["n", 0], ["s", "0"]] as const) {
+    for (const [id, level] of [
+      ["n", 0],
+      ["s", "0"],
+    ] as const) {
       const receipt = receiver.receive(incident(id, 1, { incidentLevel: level }));
-      assert.equal(receipt.status === 200 && receipt.push?.kind === "incident" && receipt.push.event.level?.rank, 0, `level ${JSON.stringify(level)}`);
+      assert.equal(
+        receipt.status === 200 && receipt.push?.kind === "incident" && receipt.push.event.level?.rank,
+        0,
+        `level ${JSON.stringify(level)}`,
+      );
       assert.equal(receipt.status === 200 && receipt.openAlarmsOfRobot, 0, `level ${JSON.stringify(level)}`);
     }
     assert.equal(receiver.openAlarmCount, 0);
@@ -280,7 +388,8 @@ describe("pushes: the receiver", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
     receiver.receive(incident("a", 1));
     // PUSH_MEMORY task reports push the raise out of the remembered deliveries, so the same raise is taken again.
-    for (let id = 0; id < PUSH_MEMORY; id++) receiver.receive({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { id: `r-${id}` } } });
+    for (let id = 0; id < PUSH_MEMORY; id++)
+      receiver.receive({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { id: `r-${id}` } } });
     const again = receiver.receive(incident("a", 1, { startTime: 2 }));
     assert.ok(sentOn(again));
     assert.equal(again.status === 200 && again.openAlarmsOfRobot, 1);
@@ -316,7 +425,10 @@ describe("pushes: one message per push, across envelopes", () => {
 
   it("counts no open alarm for an incident without an id, and still sends it on", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
-    const receipt = receiver.receive({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentLevel: "H6", incidentStatus: 1 } } });
+    const receipt = receiver.receive({
+      appId: APP_ID,
+      payload: { serialNumber: "R1", content: { incidentLevel: "H6", incidentStatus: 1 } },
+    });
     assert.ok(sentOn(receipt));
     assert.equal(receiver.openAlarmCount, 0);
   });

@@ -39,12 +39,20 @@ describe("task reports: reading", () => {
     assert.equal(pushed.reportKey, polled.reportKey);
     assert.equal(pushed.reportKey, `${LOBBY}/5`, "a numeric id is the same id as its text");
     assert.equal(reportIdentity(LOBBY, { id: "5" }), pushed.reportKey);
-    for (const field of ["startTimeIso", "endTimeIso", "coverage", "efficiency", "outcome"] as const) assert.deepEqual(pushed[field], polled[field], field);
+    for (const field of ["startTimeIso", "endTimeIso", "coverage", "efficiency", "outcome"] as const)
+      assert.deepEqual(pushed[field], polled[field], field);
     assert.equal(pushed.outcome, "error");
   });
 
   it("knows a report without an id by its robot and start, and reads int64 strings", () => {
-    const report = read({ robotSerialNumber: LOBBY, startTime: "1764000000000", durationSeconds: "3600", actualCleaningAreaSquareMeter: "50", plannedCleaningAreaSquareMeter: 0, completionPercentage: 0.4 });
+    const report = read({
+      robotSerialNumber: LOBBY,
+      startTime: "1764000000000",
+      durationSeconds: "3600",
+      actualCleaningAreaSquareMeter: "50",
+      plannedCleaningAreaSquareMeter: 0,
+      completionPercentage: 0.4,
+    });
     assert.equal(report.reportKey, `${LOBBY}/start:1764000000000`);
     assert.equal(report.efficiency, 50);
     assert.equal(report.coverage, 0.4, "no planned area: the cloud's completion");
@@ -56,30 +64,134 @@ describe("task reports: the fleet's figures", () => {
   it("by robot: every column, as worked out by hand", () => {
     assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, NAMES), [
       // r1, r2, r5: 180+30+150 m² of 200+100+200, 1+0.5+1 h; cloud (190·1 + 70·0.5 + 160·1) / 2.5; battery 20+8+15.
-      { serialNumber: LOBBY, robotName: "Lobby scrubber", tasks: 3, completed: 1, stoppedByHand: 1, error: 1, failedToStart: 0, areaCleaned: 360, areaPlanned: 500, coverage: 0.72, hours: 2.5, efficiency: 144, cloudEfficiency: 154, water: 7.2, batteryUsed: 43 },
+      {
+        serialNumber: LOBBY,
+        robotName: "Lobby scrubber",
+        tasks: 3,
+        completed: 1,
+        stoppedByHand: 1,
+        error: 1,
+        failedToStart: 0,
+        areaCleaned: 360,
+        areaPlanned: 500,
+        coverage: 0.72,
+        hours: 2.5,
+        efficiency: 144,
+        cloudEfficiency: 154,
+        water: 7.2,
+        batteryUsed: 43,
+      },
       // r3, r4: 360 m² of 400+150, 2 h (r4 never started); battery 40+0.
-      { serialNumber: HALL, robotName: "Hall sweeper", tasks: 2, completed: 1, stoppedByHand: 0, error: 0, failedToStart: 1, areaCleaned: 360, areaPlanned: 550, coverage: 0.655, hours: 2, efficiency: 180, cloudEfficiency: 170, water: 7.2, batteryUsed: 40 },
+      {
+        serialNumber: HALL,
+        robotName: "Hall sweeper",
+        tasks: 2,
+        completed: 1,
+        stoppedByHand: 0,
+        error: 0,
+        failedToStart: 1,
+        areaCleaned: 360,
+        areaPlanned: 550,
+        coverage: 0.655,
+        hours: 2,
+        efficiency: 180,
+        cloudEfficiency: 170,
+        water: 7.2,
+        batteryUsed: 40,
+      },
     ]);
   });
 
   it("by map: a report on two floors counts on each with that floor's area and its share of time, water and battery", () => {
     assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "map" }, UTC), [
       // r1 (180/200, 1 h), r3's floor 1 (270/300, 3/4 of 2 h, 5.4 L, 30 %), r5 (150/200, 1 h).
-      { mapId: "m-1", mapName: "Floor 1", tasks: 3, completed: 2, stoppedByHand: 0, error: 1, failedToStart: 0, areaCleaned: 600, areaPlanned: 700, coverage: 0.857, hours: 3.5, efficiency: 171.4, cloudEfficiency: 172.9, water: 12, batteryUsed: 65 },
+      {
+        mapId: "m-1",
+        mapName: "Floor 1",
+        tasks: 3,
+        completed: 2,
+        stoppedByHand: 0,
+        error: 1,
+        failedToStart: 0,
+        areaCleaned: 600,
+        areaPlanned: 700,
+        coverage: 0.857,
+        hours: 3.5,
+        efficiency: 171.4,
+        cloudEfficiency: 172.9,
+        water: 12,
+        batteryUsed: 65,
+      },
       // r2 (30/100, 0.5 h), r3's floor 2 (90/100, 1/4 of 2 h, 1.8 L, 10 %), r4 (0/150).
-      { mapId: "m-2", mapName: "Floor 2", tasks: 3, completed: 1, stoppedByHand: 1, error: 0, failedToStart: 1, areaCleaned: 120, areaPlanned: 350, coverage: 0.343, hours: 1, efficiency: 120, cloudEfficiency: 120, water: 2.4, batteryUsed: 18 },
+      {
+        mapId: "m-2",
+        mapName: "Floor 2",
+        tasks: 3,
+        completed: 1,
+        stoppedByHand: 1,
+        error: 0,
+        failedToStart: 1,
+        areaCleaned: 120,
+        areaPlanned: 350,
+        coverage: 0.343,
+        hours: 1,
+        efficiency: 120,
+        cloudEfficiency: 120,
+        water: 2.4,
+        batteryUsed: 18,
+      },
     ]);
   });
 
   it("by day, in UTC and in another time zone", () => {
     assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "day" }, UTC), [
-      { day: "2026-11-24", tasks: 3, completed: 2, stoppedByHand: 1, error: 0, failedToStart: 0, areaCleaned: 570, areaPlanned: 700, coverage: 0.814, hours: 3.5, efficiency: 162.9, cloudEfficiency: 161.4, water: 11.4, batteryUsed: 68 },
-      { day: "2026-11-25", tasks: 2, completed: 0, stoppedByHand: 0, error: 1, failedToStart: 1, areaCleaned: 150, areaPlanned: 350, coverage: 0.429, hours: 1, efficiency: 150, cloudEfficiency: 160, water: 3, batteryUsed: 15 },
+      {
+        day: "2026-11-24",
+        tasks: 3,
+        completed: 2,
+        stoppedByHand: 1,
+        error: 0,
+        failedToStart: 0,
+        areaCleaned: 570,
+        areaPlanned: 700,
+        coverage: 0.814,
+        hours: 3.5,
+        efficiency: 162.9,
+        cloudEfficiency: 161.4,
+        water: 11.4,
+        batteryUsed: 68,
+      },
+      {
+        day: "2026-11-25",
+        tasks: 2,
+        completed: 0,
+        stoppedByHand: 0,
+        error: 1,
+        failedToStart: 1,
+        areaCleaned: 150,
+        areaPlanned: 350,
+        coverage: 0.429,
+        hours: 1,
+        efficiency: 150,
+        cloudEfficiency: 160,
+        water: 3,
+        batteryUsed: 15,
+      },
     ]);
     // In Los Angeles (UTC-8) r5 (07:00 UTC on the 25th) started at 23:00 on the 24th.
     const losAngeles = kpiRows(kept(), { from: "2026-11-23", to: "2026-11-25", by: "day" }, dayFormatter("America/Los_Angeles"));
-    assert.deepEqual(losAngeles.map((row) => [(row as { day: string }).day, row.tasks]), [["2026-11-24", 4], ["2026-11-25", 1]]);
-    assert.deepEqual(kpiRows(kept(), { from: "2026-11-25", to: "2026-11-25", by: "robot" }, UTC).map((row) => row.tasks), [1, 1], "both days included, no other");
+    assert.deepEqual(
+      losAngeles.map((row) => [(row as { day: string }).day, row.tasks]),
+      [
+        ["2026-11-24", 4],
+        ["2026-11-25", 1],
+      ],
+    );
+    assert.deepEqual(
+      kpiRows(kept(), { from: "2026-11-25", to: "2026-11-25", by: "robot" }, UTC).map((row) => row.tasks),
+      [1, 1],
+      "both days included, no other",
+    );
   });
 
   it("reads a table request, naming the wrong field", () => {
@@ -99,15 +211,35 @@ describe("task reports: sweep windows, pages and the book", () => {
     assert.deepEqual(sweepWindow(undefined, now, 7 * DAY_MS, 90 * DAY_MS), { floorMs: now - 7 * DAY_MS, upperMs: now });
     const last = now - 15 * 60_000;
     assert.deepEqual(sweepWindow(last, now, 7 * DAY_MS, 90 * DAY_MS), { floorMs: last - RUNNING_TASK_REACH_MS, upperMs: now });
-    assert.equal(sweepWindow(now - 400 * DAY_MS, now, 7 * DAY_MS, 90 * DAY_MS).floorMs, now - 90 * DAY_MS, "a node stopped for long reads back Keep days");
+    assert.equal(
+      sweepWindow(now - 400 * DAY_MS, now, 7 * DAY_MS, 90 * DAY_MS).floorMs,
+      now - 90 * DAY_MS,
+      "a node stopped for long reads back Keep days",
+    );
   });
 
   it("asks for the next page only after a full one that neither reached the window's start nor held only seen reports", () => {
-    const page = (count: number, startMs: number) => Array.from({ length: count }, (_, index) => read(reportAt(`p${index}`, LOBBY, startMs - index * 1000)));
-    assert.equal(wantsNextPage(page(3, now), 3, now - DAY_MS, () => false), true);
-    assert.equal(wantsNextPage(page(2, now), 3, now - DAY_MS, () => false), false, "a short page is the last");
-    assert.equal(wantsNextPage(page(3, now - 2 * DAY_MS), 3, now - DAY_MS, () => false), false, "older than the window: a cloud ignoring it");
-    assert.equal(wantsNextPage(page(3, now), 3, now - DAY_MS, () => true), false, "nothing new on it");
+    const page = (count: number, startMs: number) =>
+      Array.from({ length: count }, (_, index) => read(reportAt(`p${index}`, LOBBY, startMs - index * 1000)));
+    assert.equal(
+      wantsNextPage(page(3, now), 3, now - DAY_MS, () => false),
+      true,
+    );
+    assert.equal(
+      wantsNextPage(page(2, now), 3, now - DAY_MS, () => false),
+      false,
+      "a short page is the last",
+    );
+    assert.equal(
+      wantsNextPage(page(3, now - 2 * DAY_MS), 3, now - DAY_MS, () => false),
+      false,
+      "older than the window: a cloud ignoring it",
+    );
+    assert.equal(
+      wantsNextPage(page(3, now), 3, now - DAY_MS, () => true),
+      false,
+      "nothing new on it",
+    );
   });
 
   it("sends a report once ever, keeps only Keep days, and survives a snapshot round trip", () => {
@@ -115,7 +247,11 @@ describe("task reports: sweep windows, pages and the book", () => {
     const recent = read(reportAt("a", LOBBY, now - DAY_MS));
     const old = read(reportAt("b", LOBBY, now - 100 * DAY_MS));
     assert.equal(book.admit(recent, now, 90 * DAY_MS).fresh, true);
-    assert.equal(book.admit(read(pushedEvent(reportAt("a", LOBBY, now - DAY_MS)), LOBBY), now, 90 * DAY_MS).fresh, false, "pushed after swept: one report");
+    assert.equal(
+      book.admit(read(pushedEvent(reportAt("a", LOBBY, now - DAY_MS)), LOBBY), now, 90 * DAY_MS).fresh,
+      false,
+      "pushed after swept: one report",
+    );
     const oldAdmission = book.admit(old, now, 90 * DAY_MS);
     assert.deepEqual(oldAdmission, { fresh: true, kept: undefined }, "older than Keep: sent, not counted");
     assert.equal(book.admit(old, now, 90 * DAY_MS).fresh, false);
@@ -153,7 +289,17 @@ describe("task reports: a sweep against a cloud on loopback", function () {
     stub.file(reportAt("l1", LOBBY, now - 2 * DAY_MS));
     stub.file(reportAt("l-old", LOBBY, now - 9 * DAY_MS));
     const found: ReadReport[] = [];
-    const request = { serialNumbers: [], nowMs: now, sinceMs: 7 * DAY_MS, keepMs: 90 * DAY_MS, sweptUntil: new Map<string, number>(), robotNames: new Map<string, string>(), seen: () => false, found: (report: ReadReport) => found.push(report), options: {} };
+    const request = {
+      serialNumbers: [],
+      nowMs: now,
+      sinceMs: 7 * DAY_MS,
+      keepMs: 90 * DAY_MS,
+      sweptUntil: new Map<string, number>(),
+      robotNames: new Map<string, string>(),
+      seen: () => false,
+      found: (report: ReadReport) => found.push(report),
+      options: {},
+    };
     const summary = await sweepFleet(client, request);
     assert.deepEqual(summary, { robots: 2, reports: SWEEP_PAGE_SIZE + 6, failures: [] });
     assert.equal(found.length, SWEEP_PAGE_SIZE + 6);
@@ -169,7 +315,10 @@ describe("task reports: a sweep against a cloud on loopback", function () {
     stub.failing.add(LOBBY);
     const later = now + 15 * 60_000;
     const again = await sweepFleet(client, { ...request, nowMs: later, seen: () => true });
-    assert.deepEqual(again.failures.map((failure) => failure.serialNumber), [LOBBY]);
+    assert.deepEqual(
+      again.failures.map((failure) => failure.serialNumber),
+      [LOBBY],
+    );
     assert.equal(request.sweptUntil.get(LOBBY), now);
     assert.equal(request.sweptUntil.get(HALL), later);
   });

@@ -27,7 +27,9 @@ const SAMPLES: Record<OperationName, readonly Record<string, unknown>[]> = {
   listRobots: [{ page: 2, pageSize: 50, relation: "cugrup" }],
   batchGetRobotStatus: [{ names: [SN] }],
   batchGetSRobotStatus: [{ names: [SN] }],
-  listTaskReports: [{ serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-01T00:00:00Z", startTimeUtcUpper: "2026-11-02T00:00:00Z" }],
+  listTaskReports: [
+    { serialNumber: SN, page: 3, pageSize: 10, startTimeUtcFloor: "2026-11-01T00:00:00Z", startTimeUtcUpper: "2026-11-02T00:00:00Z" },
+  ],
   getTaskReportImages: [{ robotSn: SN, taskReportId: "r-1" }],
   getMapImageUri: [{ serialNumber: SN, mapId: MAP_ID, mapName: "Floor 1", mapVersion: "3" }],
   grantToken: [{ grant_type: OPEN_ACCESS_GRANT_TYPE, client_id: "client-1", client_secret: "cs-1", open_access_key: "aks-1" }],
@@ -46,7 +48,12 @@ const SEVERAL_TYPES: Partial<Record<OperationName, Record<string, readonly JsonT
   },
   listRobots: { page: ["number", "string"], pageSize: ["number", "string"] },
   // The time window takes ISO 8601 text or epoch milliseconds (a Date too, which JSON has not).
-  listTaskReports: { page: ["number", "string"], pageSize: ["number", "string"], startTimeUtcFloor: ["string", "number"], startTimeUtcUpper: ["string", "number"] },
+  listTaskReports: {
+    page: ["number", "string"],
+    pageSize: ["number", "string"],
+    startTimeUtcFloor: ["string", "number"],
+    startTimeUtcUpper: ["string", "number"],
+  },
   getMapImageUri: { mapVersion: ["string", "number"] },
 };
 
@@ -58,10 +65,12 @@ describe("api: a wrong type in any field of any request is refused, naming the f
   it("the samples are valid and hold every field of every request schema", function () {
     for (const operation of OPERATION_NAMES) {
       const request = ENDPOINTS[operation].request;
-      for (const sample of SAMPLES[operation]) assert.ok(request.safeParse(sample).success, `${operation}: sample ${JSON.stringify(sample)} is valid`);
+      for (const sample of SAMPLES[operation])
+        assert.ok(request.safeParse(sample).success, `${operation}: sample ${JSON.stringify(sample)} is valid`);
       assertSamplesCover(operation, request, SAMPLES[operation]);
       const fields = schemaFields(request);
-      for (const field of Object.keys(SEVERAL_TYPES[operation] ?? {})) assert.ok(fields.includes(field), `${operation}.${field} is a field`);
+      for (const field of Object.keys(SEVERAL_TYPES[operation] ?? {}))
+        assert.ok(fields.includes(field), `${operation}.${field} is a field`);
     }
   });
 
@@ -130,7 +139,12 @@ const WORDING: [RobotOperationName, string, unknown, string][] = [
   ["sendTempTask", "tempTaskCommand.loopCount", "1x", "tempTaskCommand.loopCount: must hold a whole number"],
   ["sendTempTask", "tempTaskCommand.loopCount", true, "tempTaskCommand.loopCount: must be a whole number or a string holding one"],
   ["sendTempTask", "tempTaskCommand.loopCount", "12", "accepted"],
-  ["submitCommand", "commandParameter.startTaskParameter.task.loop", "true", "commandParameter.startTaskParameter.task.loop: must be true or false"],
+  [
+    "submitCommand",
+    "commandParameter.startTaskParameter.task.loop",
+    "true",
+    "commandParameter.startTaskParameter.task.loop: must be true or false",
+  ],
   ["listRobots", "page", "x", "page: must be a whole number from 1 to 1000000"],
   ["listRobots", "page", 0, "page: must be a whole number from 1 to 1000000"],
   ["listRobots", "page", "1x", "page: must be a whole number from 1 to 1000000"],
@@ -140,7 +154,12 @@ const WORDING: [RobotOperationName, string, unknown, string][] = [
   ["listRobots", "pageSize", 1001, "pageSize: must be a whole number from 1 to 1000"],
   ["batchGetRobotStatus", "names", "GS-1", "names: must be a list of serial numbers"],
   ["batchGetRobotStatus", "names", [], "names: must name at least one robot"],
-  ["batchGetRobotStatus", "names", Array.from({ length: 12 }, (_, i) => `GS-${i}`), "names: must name at most 11 robots per request (batchGetStatuses splits longer lists)"],
+  [
+    "batchGetRobotStatus",
+    "names",
+    Array.from({ length: 12 }, (_, i) => `GS-${i}`),
+    "names: must name at most 11 robots per request (batchGetStatuses splits longer lists)",
+  ],
 ];
 
 const sampleOf = (operation: RobotOperationName) => SAMPLES[operation][0]!;

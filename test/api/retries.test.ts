@@ -12,7 +12,11 @@ import { failureOf } from "../support/failures";
 
 const TOKEN = "tok-retries-81f0";
 const SN = "GS-S-000101";
-const COMMAND = { serialNumber: SN, remoteControlCommandType: "REMOTE_CONTROL_MOVE", commandParameter: { controlMovingParameter: { direction: "FORWARD" } } } as const;
+const COMMAND = {
+  serialNumber: SN,
+  remoteControlCommandType: "REMOTE_CONTROL_MOVE",
+  commandParameter: { controlMovingParameter: { direction: "FORWARD" } },
+} as const;
 const RESOURCE = { name: `robots/${SN}/commands/1`, state: "WAITING", rawCommandType: "remote_control_move" };
 const MAPS = [{ mapId: "m-1", mapName: "Floor 1" }];
 /** So long that a test relying on it would hit mocha's timeout: proves Retry-After replaced the backoff. */
@@ -26,7 +30,6 @@ describe("api: retries", function () {
   // Generous: an answer must never look like a timeout because a loaded machine was slow to read it.
   const clientWith = (retry: RetryOptions, timeoutMs = 10_000) =>
     new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry });
-
 
   for (const maxRetries of [0, 1, 3]) {
     it(`HTTP 429 is sent maxRetries+1 = ${maxRetries + 1} times, then reported`, async function () {

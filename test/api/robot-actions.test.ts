@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/watching/robot-actions";
 import type { StatusReading } from "../../src/api/watching/status-reader";
 
-const robot = (state: Partial<StatusReading>): StatusReading => ({ serialNumber: "R1", online: true, taskState: "IDLE", emergencyStop: false, localizationState: "NORMAL", ...state });
+const robot = (state: Partial<StatusReading>): StatusReading => ({
+  serialNumber: "R1",
+  online: true,
+  taskState: "IDLE",
+  emergencyStop: false,
+  localizationState: "NORMAL",
+  ...state,
+});
 
 describe("robot actions", () => {
   const table: Array<[string, Partial<StatusReading>, RobotAction[]]> = [
@@ -27,14 +34,20 @@ describe("robot actions", () => {
     const words = (action: RobotAction, state: Partial<StatusReading>) => refusalText(refusalOf(action, robot(state))!);
     assert.equal(words("toCharger", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
     assert.equal(words("startTask", { taskState: "PAUSED", taskName: "Lobby clean" }), "has Lobby clean paused: resume or stop it first");
-    assert.equal(words("goTo", { navigation: { state: "NAVIGATING", position: "charging" } }), "is driving to its charger: pause or stop it first");
+    assert.equal(
+      words("goTo", { navigation: { state: "NAVIGATING", position: "charging" } }),
+      "is driving to its charger: pause or stop it first",
+    );
     assert.equal(words("pause", {}), "is not cleaning or driving: nothing to pause");
     assert.equal(words("pause", { taskState: "PAUSED" }), "is paused already");
     assert.equal(words("resume", {}), "has nothing paused to resume");
     assert.equal(words("stop", {}), "is idle: nothing to stop");
     assert.equal(words("toCharger", { charging: true }), "is already charging");
     assert.equal(words("startTask", { online: false }), "is offline");
-    assert.equal(words("pause", { taskState: "RUNNING", emergencyStop: true }), "has its emergency stop pressed: release it on the robot first");
+    assert.equal(
+      words("pause", { taskState: "RUNNING", emergencyStop: true }),
+      "has its emergency stop pressed: release it on the robot first",
+    );
     assert.equal(words("startTask", { localizationState: "LOST" }), "is lost (not localized): relocalize it first");
   });
 

@@ -42,9 +42,21 @@ describe("api: secrets never appear in errors", function () {
   const stub = useClientOnRecordingServer({ auth: { token: TOKEN }, timeoutMs: 10_000, retry: { maxRetries: 1, baseDelayMs: 1 } });
 
   const echoes: { name: string; reply: ScriptedReply; kind: string }[] = [
-    { name: "401 echoing the token in message", reply: { status: 401, body: { code: 16, message: `token ${TOKEN} has expired` } }, kind: "http" },
-    { name: "403 echoing the bearer header in msg", reply: { status: 403, body: { code: 7, msg: `Authorization: Bearer ${TOKEN} denied` } }, kind: "http" },
-    { name: "500 non-JSON echoing the request", reply: { status: 500, body: `Bearer ${TOKEN}\nAuthorization failed for ${TOKEN}` }, kind: "http" },
+    {
+      name: "401 echoing the token in message",
+      reply: { status: 401, body: { code: 16, message: `token ${TOKEN} has expired` } },
+      kind: "http",
+    },
+    {
+      name: "403 echoing the bearer header in msg",
+      reply: { status: 403, body: { code: 7, msg: `Authorization: Bearer ${TOKEN} denied` } },
+      kind: "http",
+    },
+    {
+      name: "500 non-JSON echoing the request",
+      reply: { status: 500, body: `Bearer ${TOKEN}\nAuthorization failed for ${TOKEN}` },
+      kind: "http",
+    },
     {
       // Without redaction before truncation, the 200-character cut would leave half the token behind.
       name: "500 non-JSON with the token across the 200-character cut",
@@ -52,7 +64,11 @@ describe("api: secrets never appear in errors", function () {
       kind: "http",
     },
     { name: "error body under HTTP 200 echoing the token", reply: { body: { code: 16, message: `bad token ${TOKEN}` } }, kind: "envelope" },
-    { name: "429 echoing the token (after retries)", reply: { status: 429, body: { message: TOKEN }, headers: { "Retry-After": "0" } }, kind: "http" },
+    {
+      name: "429 echoing the token (after retries)",
+      reply: { status: 429, body: { message: TOKEN }, headers: { "Retry-After": "0" } },
+      kind: "http",
+    },
   ];
   for (const { name, reply, kind } of echoes) {
     it(`${name}`, async function () {
@@ -78,13 +94,19 @@ describe("api: secrets never appear in errors", function () {
     // The answer comes 2 s after the 200 ms timeout: both timers run in this process, so load cannot reorder them.
     { name: "timeout", reply: { body: {}, delayMs: 2000 }, kind: "timeout", timeoutMs: 200 },
     { name: "non-JSON 200", reply: { body: `<p>${TOKEN}</p>` }, kind: "bad_response" },
-    { name: "answer failing the schema", reply: { body: { code: 0, msg: "SUCCESS", data: [{ mapId: TOKEN, mapName: 1 }] } }, kind: "bad_response" },
+    {
+      name: "answer failing the schema",
+      reply: { body: { code: 0, msg: "SUCCESS", data: [{ mapId: TOKEN, mapName: 1 }] } },
+      kind: "bad_response",
+    },
   ];
   for (const { name, reply, kind, timeoutMs } of transport) {
     it(`${name}`, async function () {
       // Every attempt gets the same answer: a read is sent again after a dropped connection.
       stub.server.respondWith(() => reply);
-      const client = timeoutMs ? new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry: { maxRetries: 1, baseDelayMs: 1 } }) : stub.client;
+      const client = timeoutMs
+        ? new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, timeoutMs, retry: { maxRetries: 1, baseDelayMs: 1 } })
+        : stub.client;
       const error = await failureOf(client.listMaps({ robotSn: SN })).finally(() => client !== stub.client && client.close());
       assert.equal(error.kind, kind);
       assertNoSecret(error);
@@ -124,11 +146,18 @@ describe("api: secrets never appear in errors", function () {
       assert.equal(error.operation, "grantToken");
       assert.match(error.message, /Invalid open access key \*\*\* for secret \*\*\*/);
       assertNoSecret(error);
-      assert.equal((stub.server.requests[0]!.body as { client_secret?: string }).client_secret, CREDENTIALS.clientSecret, "the secret was really sent");
+      assert.equal(
+        (stub.server.requests[0]!.body as { client_secret?: string }).client_secret,
+        CREDENTIALS.clientSecret,
+        "the secret was really sent",
+      );
     });
 
     it("a failed grant whose non-JSON body echoes the credentials", async function () {
-      stub.server.reply({ status: 500, body: `grant_type=...&client_secret=${CREDENTIALS.clientSecret}&open_access_key=${CREDENTIALS.accessKeySecret}` });
+      stub.server.reply({
+        status: 500,
+        body: `grant_type=...&client_secret=${CREDENTIALS.clientSecret}&open_access_key=${CREDENTIALS.accessKeySecret}`,
+      });
       const error = await failureOf(newClient().getRobotStatus({ serialNumber: SN }));
       assertNoSecret(error);
     });

@@ -134,7 +134,12 @@ describe("api: one account shared through Redis by several instances", function 
     for (const [baseUrl, hash] of Object.entries(expected)) {
       await until(`${baseUrl}'s presence`, async () => (await reader.zcard(`${prefix}:${hash}:instances`)) === 1);
     }
-    assert.deepEqual((await reader.keys(`${prefix}:*`)).sort(), Object.values(expected).map((hash) => `${prefix}:${hash}:instances`).sort());
+    assert.deepEqual(
+      (await reader.keys(`${prefix}:*`)).sort(),
+      Object.values(expected)
+        .map((hash) => `${prefix}:${hash}:instances`)
+        .sort(),
+    );
   });
 
   it("rate: three instances at the account's 25/s, 3 x 60 calls at once: no second at the server holds more than 25, each call answered once", async function () {
@@ -152,7 +157,10 @@ describe("api: one account shared through Redis by several instances", function 
     const answers = await Promise.all(calls);
 
     assert.equal(answers.length, 180);
-    assert.ok(answers.every(([asked, answered]) => asked === answered), "each call got its own robot's answer");
+    assert.ok(
+      answers.every(([asked, answered]) => asked === answered),
+      "each call got its own robot's answer",
+    );
     const requests = stub.server.requests;
     assert.equal(requests.length, 180, "every call reached the server once");
     assert.equal(new Set(requests.map(serialOf)).size, 180);
@@ -181,7 +189,10 @@ describe("api: one account shared through Redis by several instances", function 
     const others = [b!.getRobotStatus({ serialNumber: "GS-S-B00001" }), c!.getRobotStatus({ serialNumber: "GS-S-C00001" })];
 
     const answers = await Promise.all([first, ...others]);
-    assert.deepEqual(answers.map((status) => status.serialNumber), ["GS-S-A00001", "GS-S-B00001", "GS-S-C00001"]);
+    assert.deepEqual(
+      answers.map((status) => status.serialNumber),
+      ["GS-S-A00001", "GS-S-B00001", "GS-S-C00001"],
+    );
     const bySerial = (serial: string) => stub.server.requests.filter((request) => serialOf(request) === serial);
     assert.equal(bySerial("GS-S-A00001").length, 2, "A's call: the 429, then its retry");
     for (const serial of ["GS-S-B00001", "GS-S-C00001"]) {
@@ -203,13 +214,19 @@ describe("api: one account shared through Redis by several instances", function 
     await connected(identity, 3);
     const intervalMs = 300;
     const pollers = clients.map((client) => new ConfirmationPoller(client, intervalMs));
-    const rule = { expects: "RUNNING", confirmedBy: (state: { taskState?: string }) => (state.taskState === "RUNNING" ? "RUNNING" : undefined) };
+    const rule = {
+      expects: "RUNNING",
+      confirmedBy: (state: { taskState?: string }) => (state.taskState === "RUNNING" ? "RUNNING" : undefined),
+    };
     const waits = pollers.map((poller) => poller.waitFor(serialNumber, rule, { timeoutMs: 10_000 }));
     await sleep(6 * intervalMs);
     const whileWaiting = stub.server.requests.length;
     running = true;
     const confirmed = await Promise.all(waits);
-    assert.deepEqual(confirmed.map((each) => each.state), ["RUNNING", "RUNNING", "RUNNING"]);
+    assert.deepEqual(
+      confirmed.map((each) => each.state),
+      ["RUNNING", "RUNNING", "RUNNING"],
+    );
     // Alone, each instance would read the robot every interval: about 18 reads in 6 intervals for three (15 seen
     // with the sharing taken out). Shared, about one read per interval between them.
     assert.ok(whileWaiting <= 8, `${whileWaiting} status reads in 6 intervals for three instances waiting`);
@@ -246,7 +263,10 @@ describe("api: one account shared through Redis by several instances", function 
       assert.equal(grants.length, 1, "exactly one grant at the server");
       const token = `T-${CREDENTIALS.clientSecret}-1`;
       assert.equal(robotCalls().length, 30);
-      assert.ok(robotCalls().every((request) => request.headers.authorization === `Bearer ${token}`), "every call carries the one token");
+      assert.ok(
+        robotCalls().every((request) => request.headers.authorization === `Bearer ${token}`),
+        "every call carries the one token",
+      );
 
       const stored = await reader.get(keyOf({ identity }, "token"));
       assert.ok(stored, "the token is kept in Redis");
@@ -261,7 +281,11 @@ describe("api: one account shared through Redis by several instances", function 
       await other.getRobotStatus({ serialNumber: "GS-S-OTHER1" });
       assert.equal(grants.length, 2);
       assert.equal(grants[1]!.secret, "cs-other-0001");
-      assert.equal(robotCalls().at(-1)!.headers.authorization, "Bearer T-cs-other-0001-2", "it used its own token, not the one it could not read");
+      assert.equal(
+        robotCalls().at(-1)!.headers.authorization,
+        "Bearer T-cs-other-0001-2",
+        "it used its own token, not the one it could not read",
+      );
     });
 
     it("a 401 drops the refused token once for all: three instances calling at once cause exactly two grants", async function () {
@@ -322,7 +346,8 @@ describe("api: one account shared through Redis by several instances", function 
           INTERVAL_MS,
           {
             polled: (updates) => {
-              for (const update of updates) reports.push({ by: name, serialNumber: update.serialNumber, initial: update.initial, changes: update.changes });
+              for (const update of updates)
+                reports.push({ by: name, serialNumber: update.serialNumber, initial: update.initial, changes: update.changes });
             },
             failed: (error) => assert.fail(`${name}'s poll failed: ${error.message}`),
             recovered: () => undefined,
@@ -335,7 +360,11 @@ describe("api: one account shared through Redis by several instances", function 
       }
       /** Who polled (their tokens) among the batch requests since `since`. */
       const pollers = (since: number) =>
-        new Set(fleet.server.requests.filter((request) => request.path.includes("status:batchGet") && request.at >= since).map((request) => request.headers.authorization));
+        new Set(
+          fleet.server.requests
+            .filter((request) => request.path.includes("status:batchGet") && request.at >= since)
+            .map((request) => request.headers.authorization),
+        );
       const reportsOf = (serialNumber: string) => reports.filter((report) => report.serialNumber === serialNumber && !report.initial);
 
       try {
@@ -344,7 +373,10 @@ describe("api: one account shared through Redis by several instances", function 
         await until("the first poll's reports", () => reports.length === ROBOTS);
         const holder = reports[0]!.by;
         const standby = holder === "A" ? "B" : "A";
-        assert.ok(reports.every((report) => report.initial && report.by === holder), "every robot reported once as new, by one instance");
+        assert.ok(
+          reports.every((report) => report.initial && report.by === holder),
+          "every robot reported once as new, by one instance",
+        );
 
         fleet.update(stubSerial(2), (status) => (status.taskState = "RUNNING"));
         await until("the first change reported", () => reportsOf(stubSerial(2)).length > 0, 3 * INTERVAL_MS);
@@ -361,7 +393,9 @@ describe("api: one account shared through Redis by several instances", function 
         fleet.update(stubSerial(4), (status) => (status.emergencyStop.enabled = true));
 
         await until("the change after the death reported", () => reportsOf(stubSerial(4)).length > 0, 4 * INTERVAL_MS);
-        const takeover = fleet.server.requests.find((request) => request.at >= diedAt && request.headers.authorization === `Bearer tok-watch-${standby}`);
+        const takeover = fleet.server.requests.find(
+          (request) => request.at >= diedAt && request.headers.authorization === `Bearer tok-watch-${standby}`,
+        );
         assert.ok(takeover, "the standby polled");
         const tookMs = takeover.at - diedAt;
         assert.ok(tookMs <= 2 * INTERVAL_MS, `the standby polled ${tookMs.toFixed(0)} ms after the death, within two intervals`);
@@ -380,7 +414,9 @@ describe("api: one account shared through Redis by several instances", function 
         const stoppedAt = performance.now();
         fleet.update(stubSerial(5), (status) => (status.battery.powerPercentage = 15));
         await until("the change after the hand-over reported", () => reportsOf(stubSerial(5)).length > 0, 4 * INTERVAL_MS);
-        const handedOver = fleet.server.requests.find((request) => request.at >= stoppedAt && request.headers.authorization === "Bearer tok-watch-C");
+        const handedOver = fleet.server.requests.find(
+          (request) => request.at >= stoppedAt && request.headers.authorization === "Bearer tok-watch-C",
+        );
         assert.ok(handedOver && handedOver.at - stoppedAt <= 2 * INTERVAL_MS, "C polled within two intervals of the stop");
         await sleep(INTERVAL_MS + 200);
 
@@ -422,7 +458,10 @@ describe("api: one account shared through Redis by several instances", function 
       stub.server.respondWith((request) => ({ body: statusOf(request), delayMs: 5 + Math.floor(Math.random() * 20) }));
       const madeAt = Date.now();
       const clients = logs.map((lines) =>
-        instance({ token: identity }, { identity, rateLimit: 30, redisUrl: ownRedis.url, log: (level, text) => lines.push(`${level}: ${text}`) }),
+        instance(
+          { token: identity },
+          { identity, rateLimit: 30, redisUrl: ownRedis.url, log: (level, text) => lines.push(`${level}: ${text}`) },
+        ),
       );
       await connected(identity, 3, ownReader);
       // Each instance counts the others when it announces itself, every 5 s (redis-link's PRESENCE_EVERY_MS): the count
@@ -463,7 +502,10 @@ describe("api: one account shared through Redis by several instances", function 
       for (const lines of logs) {
         assert.equal(lines.filter((line) => line.includes("cannot be reached")).length, 1, `the outage logged once: ${lines.join(" | ")}`);
         assert.equal(lines.filter((line) => line.includes("is back:")).length, 1, `the return logged once: ${lines.join(" | ")}`);
-        assert.match(lines.find((line) => line.includes("cannot be reached"))!, /^warn: .*share of the rate \(1\/3\)/);
+        assert.match(
+          lines.find((line) => line.includes("cannot be reached"))!,
+          /^warn: .*share of the rate \(1\/3\)/,
+        );
       }
     });
   });

@@ -11,7 +11,13 @@ import { robotStatusText } from "../../src/nodes/shared/status-text";
 
 /** A status on map floor-1 at (10, 20), with `fields` over it. */
 function onFloor(fields: Record<string, unknown>): Record<string, unknown> {
-  return { serialNumber: "GS-S-000101", online: true, taskState: "IDLE", localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: 10, y: 20, angle: 0 } }, ...fields };
+  return {
+    serialNumber: "GS-S-000101",
+    online: true,
+    taskState: "IDLE",
+    localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: 10, y: 20, angle: 0 } },
+    ...fields,
+  };
 }
 
 function markerOf(status: Record<string, unknown>): string | undefined {
@@ -64,8 +70,17 @@ describe("api: the robot status reader", function () {
   });
 
   it("places a robot by the position the watcher reads, rows turned to count from the top", function () {
-    const status = onFloor({ localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: "903", y: 26, angle: "-92.7" } } });
+    const status = onFloor({
+      localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x: "903", y: 26, angle: "-92.7" } },
+    });
     assert.deepEqual(watchedStateOf(status).position, { x: 903, y: 26, angle: -92.7 });
-    assert.deepEqual(placeRobots([status], "floor-1", 100).placed[0], { serialNumber: "GS-S-000101", name: "GS-S-000101", x: 903, y: 74, angle: -92.7, state: "idle" });
+    assert.deepEqual(placeRobots([status], "floor-1", 100).placed[0], {
+      serialNumber: "GS-S-000101",
+      name: "GS-S-000101",
+      x: 903,
+      y: 74,
+      angle: -92.7,
+      state: "idle",
+    });
   });
 });

@@ -33,7 +33,6 @@ function state(fields: Partial<WatchedState> = {}): WatchedState {
   };
 }
 
-
 describe("api: watching robots", function () {
   describe("watchedStateOf", function () {
     it("reads the S-line (B1) shape", function () {
@@ -79,7 +78,11 @@ describe("api: watching robots", function () {
     });
 
     it("lists each change with old and new", function () {
-      const changes = diffWatchedStates(state(), state({ online: false, taskState: "RUNNING", taskName: "Lobby", emergencyStop: true }), THRESHOLDS);
+      const changes = diffWatchedStates(
+        state(),
+        state({ online: false, taskState: "RUNNING", taskName: "Lobby", emergencyStop: true }),
+        THRESHOLDS,
+      );
       assert.deepEqual(changes, {
         online: { old: true, new: false },
         taskState: { old: "IDLE", new: "RUNNING" },
@@ -94,10 +97,18 @@ describe("api: watching robots", function () {
         battery: { old: 25, new: 19 },
         batteryLow: { old: false, new: true },
       });
-      assert.deepEqual(diffWatchedStates(state({ battery: 21 }), state({ battery: 20 }), THRESHOLDS), {
-        batteryLow: { old: false, new: true },
-      }, "at the low mark counts as low (and 21 -> 20 stays in the 20-29 band)");
-      assert.deepEqual(diffWatchedStates(state({ battery: 19 }), state({ battery: 18 }), { step: 25, low: 20 }), {}, "within a 25 % band and still low");
+      assert.deepEqual(
+        diffWatchedStates(state({ battery: 21 }), state({ battery: 20 }), THRESHOLDS),
+        {
+          batteryLow: { old: false, new: true },
+        },
+        "at the low mark counts as low (and 21 -> 20 stays in the 20-29 band)",
+      );
+      assert.deepEqual(
+        diffWatchedStates(state({ battery: 19 }), state({ battery: 18 }), { step: 25, low: 20 }),
+        {},
+        "within a 25 % band and still low",
+      );
     });
 
     it("lists every known property with no old value on a robot's first report", function () {
@@ -116,19 +127,39 @@ describe("api: watching robots", function () {
     it("with moves, reports the map and a move of 1 pixel or a turn of 5 degrees, and not a smaller jitter; without, never", function () {
       const at = (x: number, y: number, angle: number, mapId = "floor-1") => state({ mapId, position: { x, y, angle } });
       assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(100.5, 50.5, 93), THRESHOLDS, true), {}, "jitter");
-      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(101, 50, 90), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 90 }, new: { x: 101, y: 50, angle: 90 } } });
-      assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 178), at(100, 50, -177), THRESHOLDS, true)), ["position"], "a turn across 180 degrees counts by its size");
+      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(101, 50, 90), THRESHOLDS, true), {
+        position: { old: { x: 100, y: 50, angle: 90 }, new: { x: 101, y: 50, angle: 90 } },
+      });
+      assert.deepEqual(
+        Object.keys(diffWatchedStates(at(100, 50, 178), at(100, 50, -177), THRESHOLDS, true)),
+        ["position"],
+        "a turn across 180 degrees counts by its size",
+      );
       assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 178), at(100, 50, -179), THRESHOLDS, true)), [], "3 degrees across 180");
       assert.deepEqual(Object.keys(diffWatchedStates(at(100, 50, 0), at(100, 50, 0, "floor-2"), THRESHOLDS, true)), ["map"]);
-      assert.deepEqual(diffWatchedStates(at(100, 50, 0), state({ mapId: "floor-1" }), THRESHOLDS, true), { position: { old: { x: 100, y: 50, angle: 0 } } }, "lost its position");
-      assert.deepEqual(diffWatchedStates(at(100, 50, 90), at(300, 50, 0, "floor-2"), THRESHOLDS), {}, "moves are not compared unless asked");
+      assert.deepEqual(
+        diffWatchedStates(at(100, 50, 0), state({ mapId: "floor-1" }), THRESHOLDS, true),
+        { position: { old: { x: 100, y: 50, angle: 0 } } },
+        "lost its position",
+      );
+      assert.deepEqual(
+        diffWatchedStates(at(100, 50, 90), at(300, 50, 0, "floor-2"), THRESHOLDS),
+        {},
+        "moves are not compared unless asked",
+      );
     });
 
     it("reads the map and the position from a status's localizationInfo, numbers sent as strings too", function () {
-      const read = watchedStateOf({ serialNumber: "GS-S-000101", localizationInfo: { map: { id: "floor-1" }, mapPosition: { x: "903", y: 426, angle: -92.7 } } });
+      const read = watchedStateOf({
+        serialNumber: "GS-S-000101",
+        localizationInfo: { map: { id: "floor-1" }, mapPosition: { x: "903", y: 426, angle: -92.7 } },
+      });
       assert.equal(read.mapId, "floor-1");
       assert.deepEqual(read.position, { x: 903, y: 426, angle: -92.7 });
-      assert.equal(watchedStateOf({ serialNumber: "GS-S-000101", localizationInfo: { localizationState: "LOST", map: { id: "floor-1" } } }).position, undefined);
+      assert.equal(
+        watchedStateOf({ serialNumber: "GS-S-000101", localizationInfo: { localizationState: "LOST", map: { id: "floor-1" } } }).position,
+        undefined,
+      );
     });
   });
 
@@ -163,7 +194,11 @@ describe("api: watching robots", function () {
       assert.equal(batches.length, Math.ceil(ROBOTS / 11));
       assert.ok(batches.every((batch) => batch.names.length <= 11));
       assert.equal(new Set(batches.flatMap((batch) => batch.names)).size, ROBOTS, "every robot asked for once");
-      assert.equal(stub.server.requests.filter((request) => request.path.startsWith("/v1alpha1/robots?")).length, 3, "the robot list: two full pages and the empty one that ends it");
+      assert.equal(
+        stub.server.requests.filter((request) => request.path.startsWith("/v1alpha1/robots?")).length,
+        3,
+        "the robot list: two full pages and the empty one that ends it",
+      );
       assert.ok(busiestSecond(stub.server.requests.map((request) => request.at)) <= 20, "within the account's 20 requests/s");
 
       stub.update(stubSerial(7), (status) => (status.online = false));
@@ -188,7 +223,10 @@ describe("api: watching robots", function () {
       const watcher = new FleetWatcher(client, { serialNumbers: [stubSerial(1), stubSerial(2)], line: "s", thresholds: THRESHOLDS });
       const { updates } = await watcher.poll();
       assert.equal(updates.length, 2);
-      assert.deepEqual(stub.server.requests.map((request) => request.path), ["/openapi/v2alpha1/s/robots/*/status:batchGet"]);
+      assert.deepEqual(
+        stub.server.requests.map((request) => request.path),
+        ["/openapi/v2alpha1/s/robots/*/status:batchGet"],
+      );
       assert.deepEqual(stub.server.requests[0]!.body, { names: [stubSerial(1), stubSerial(2)] });
     });
   });
@@ -213,7 +251,11 @@ describe("api: watching robots", function () {
             ["GS-S-100050", { online: { old: true, new: false } }],
           ],
         );
-        assert.deepEqual(lines.filter((line) => / 429/.test(line)), [], "the simulator's 20 requests/s per token were never exceeded");
+        assert.deepEqual(
+          lines.filter((line) => / 429/.test(line)),
+          [],
+          "the simulator's 20 requests/s per token were never exceeded",
+        );
       } finally {
         client.close();
         await simulator.close();
@@ -225,15 +267,25 @@ describe("api: watching robots", function () {
     it("polls every interval, reports a failure streak once and its end once", async function () {
       const clock = new FakeClock();
       const outcomes: (Error | "ok")[] = [];
-      const fake = { poll: () => (outcomes.shift() === "ok" ? Promise.resolve({ updates: [], summary: { robots: 1, online: 1, at: new Date() } }) : Promise.reject(new RobotApiError({ kind: "timeout", message: "slow" }))) };
+      const fake = {
+        poll: () =>
+          outcomes.shift() === "ok"
+            ? Promise.resolve({ updates: [], summary: { robots: 1, online: 1, at: new Date() } })
+            : Promise.reject(new RobotApiError({ kind: "timeout", message: "slow" })),
+      };
       outcomes.push("ok", new Error(), new Error(), new Error(), "ok", "ok");
       const seen: string[] = [];
-      const loop = new WatchLoop(fake as unknown as FleetWatcher, 5000, {
-        polled: () => seen.push("polled"),
-        failing: (error, streak) => seen.push(`failing ${streak} ${error.code}`),
-        failed: (error) => seen.push(`FAILED ${error.code}`),
-        recovered: (failures) => seen.push(`recovered after ${failures}`),
-      }, clock);
+      const loop = new WatchLoop(
+        fake as unknown as FleetWatcher,
+        5000,
+        {
+          polled: () => seen.push("polled"),
+          failing: (error, streak) => seen.push(`failing ${streak} ${error.code}`),
+          failed: (error) => seen.push(`FAILED ${error.code}`),
+          recovered: (failures) => seen.push(`recovered after ${failures}`),
+        },
+        clock,
+      );
       loop.start();
       await drained();
       for (let poll = 0; poll < 5; poll++) await clock.advance(5000);
@@ -257,14 +309,22 @@ describe("api: watching robots", function () {
       const clock = new FakeClock();
       const fake = { poll: () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'online')")) };
       const failed: RobotApiError[] = [];
-      const loop = new WatchLoop(fake as unknown as FleetWatcher, 5000, { polled: () => undefined, failed: (error) => failed.push(error), recovered: () => undefined }, clock);
+      const loop = new WatchLoop(
+        fake as unknown as FleetWatcher,
+        5000,
+        { polled: () => undefined, failed: (error) => failed.push(error), recovered: () => undefined },
+        clock,
+      );
       loop.start();
       await drained();
       loop.stop();
       assert.equal(failed.length, 1);
       assert.equal(failed[0]!.code, "INTERNAL_ERROR");
       assert.equal(failed[0]!.kind, "internal");
-      assert.match(failed[0]!.message, /^watch: a bug in node-red-contrib-robot-fleet, not a fault of the cloud: TypeError: Cannot read properties/);
+      assert.match(
+        failed[0]!.message,
+        /^watch: a bug in node-red-contrib-robot-fleet, not a fault of the cloud: TypeError: Cannot read properties/,
+      );
       assert.match(failed[0]!.stack ?? "", /\n\s+at /, "the stack of what was thrown, to find the bug by");
     });
 
@@ -276,7 +336,10 @@ describe("api: watching robots", function () {
         const poller = new ConfirmationPoller(client, 2000, clock);
         const told: string[] = [];
         const waiting = failureOf(
-          poller.waitFor(stubSerial(1), commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 30_000, onMissedLook: (failure) => told.push(failure.code) }),
+          poller.waitFor(stubSerial(1), commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, {
+            timeoutMs: 30_000,
+            onMissedLook: (failure) => told.push(failure.code),
+          }),
         );
         const read = client.batchGetStatuses.bind(client);
         // One poll: the clock brings it on; it has ended when its next one is set beside the waiter's deadline.
@@ -317,12 +380,24 @@ describe("api: watching robots", function () {
 
     it("confirms each command of the table when the status shows its effect", async function () {
       const cases: [Record<string, unknown>, (status: Parameters<Parameters<FleetStub["update"]>[1]>[0]) => void, string][] = [
-        [{ remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { task: { name: "Lobby" } } } }, (s) => Object.assign(s, { taskState: "RUNNING", currentTask: { name: "Lobby" } }), "RUNNING"],
+        [
+          { remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { task: { name: "Lobby" } } } },
+          (s) => Object.assign(s, { taskState: "RUNNING", currentTask: { name: "Lobby" } }),
+          "RUNNING",
+        ],
         [{ remoteTaskCommandType: "RESUME_TASK" }, (s) => (s.taskState = "RUNNING"), "RUNNING"],
         [{ remoteTaskCommandType: "PAUSE_TASK" }, (s) => (s.taskState = "PAUSED"), "PAUSED"],
         [{ remoteTaskCommandType: "STOP_TASK" }, (s) => (s.taskState = "IDLE"), "IDLE"],
-        [{ remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "dock-2" } } }, (s) => (s.navigation = { state: "ARRIVED", position: "dock-2" }), "ARRIVED at dock-2"],
-        [{ remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "charging" } } }, (s) => (s.battery.charging = true), "charging"],
+        [
+          { remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "dock-2" } } },
+          (s) => (s.navigation = { state: "ARRIVED", position: "dock-2" }),
+          "ARRIVED at dock-2",
+        ],
+        [
+          { remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "charging" } } },
+          (s) => (s.battery.charging = true),
+          "charging",
+        ],
         [{ remoteNavigationCommandType: "PAUSE_NAVIGATE" }, (s) => (s.navigation = { state: "PAUSED", position: "x" }), "PAUSED"],
         [{ remoteNavigationCommandType: "STOP_NAVIGATE" }, (s) => (s.navigation = { state: "STOPPED", position: "x" }), "STOPPED"],
         [{ remoteControlCommandType: "REMOTE_CONTROL_START" }, (s) => (s.remoteControl = { enabled: true }), "remote control on"],
@@ -353,9 +428,14 @@ describe("api: watching robots", function () {
       const serial = stubSerial(1);
       stub.update(serial, (s) => Object.assign(s, { taskState: "RUNNING", currentTask: { name: "Other" } }));
       const poller = new ConfirmationPoller(client, 30);
-      const failure = await failureOf(poller.waitFor(serial, tempTaskConfirmationRule("Lobby"), { timeoutMs: 300, operation: "temporary task" }));
+      const failure = await failureOf(
+        poller.waitFor(serial, tempTaskConfirmationRule("Lobby"), { timeoutMs: 300, operation: "temporary task" }),
+      );
       assert.equal(failure.code, "NOT_CONFIRMED");
-      assert.match(failure.message, /GS-S-100001 is cleaning Other: pause or stop it first \(waited 0.3 s for task state RUNNING with task "Lobby"\)/);
+      assert.match(
+        failure.message,
+        /GS-S-100001 is cleaning Other: pause or stop it first \(waited 0.3 s for task state RUNNING with task "Lobby"\)/,
+      );
       assert.equal((failure.cause as { lastStatus: { currentTask: { name: string } } }).lastStatus.currentTask.name, "Other");
     });
 
@@ -363,7 +443,9 @@ describe("api: watching robots", function () {
       this.timeout(30_000);
       const poller = new ConfirmationPoller(client, 200);
       const serials = Array.from({ length: 50 }, (_, index) => stubSerial(index + 1));
-      const waits = serials.map((serial) => failureOf(poller.waitFor(serial, commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 2500 })));
+      const waits = serials.map((serial) =>
+        failureOf(poller.waitFor(serial, commandConfirmationRule({ remoteTaskCommandType: "PAUSE_TASK" })!, { timeoutMs: 2500 })),
+      );
       const failures = await Promise.all(waits);
       assert.ok(failures.every((failure) => failure.code === "NOT_CONFIRMED"));
       const batches = stub.batchRequests();
@@ -383,7 +465,9 @@ describe("api: watching robots", function () {
     it("ends waiters as aborted when their signal aborts", async function () {
       const poller = new ConfirmationPoller(client, 30);
       const controller = new AbortController();
-      const waiting = failureOf(poller.waitFor(stubSerial(1), tempTaskConfirmationRule(undefined), { timeoutMs: 10_000, signal: controller.signal }));
+      const waiting = failureOf(
+        poller.waitFor(stubSerial(1), tempTaskConfirmationRule(undefined), { timeoutMs: 10_000, signal: controller.signal }),
+      );
       controller.abort();
       assert.equal((await waiting).code, "ABORTED");
       assert.equal(poller.watching, 0);

@@ -14,7 +14,13 @@ const [WIDTH, HEIGHT] = [800, 520];
 const MAP_ID = "bench-floor";
 
 function statuses(): Record<string, unknown>[] {
-  const states = [{ taskState: "RUNNING" }, { taskState: "PAUSED" }, { taskState: "IDLE" }, { online: false }, { emergencyStop: { enabled: true } }];
+  const states = [
+    { taskState: "RUNNING" },
+    { taskState: "PAUSED" },
+    { taskState: "IDLE" },
+    { online: false },
+    { emergencyStop: { enabled: true } },
+  ];
   return Array.from({ length: FLEET_MAP_ROBOTS }, (_, index) => ({
     serialNumber: `GS-S-${String(index).padStart(6, "0")}`,
     displayName: `Robot ${index}`,
@@ -23,7 +29,9 @@ function statuses(): Record<string, unknown>[] {
     localizationInfo: {
       localizationState: index % 50 === 49 ? "LOST" : "NORMAL",
       map: { id: MAP_ID, name: "Floor 1", version: 1 },
-      ...(index % 50 === 49 ? {} : { mapPosition: { x: (index * 37) % WIDTH, y: (index * 53) % HEIGHT, angle: (index * 29) % 360 - 180 } }),
+      ...(index % 50 === 49
+        ? {}
+        : { mapPosition: { x: (index * 37) % WIDTH, y: (index * 53) % HEIGHT, angle: ((index * 29) % 360) - 180 } }),
     },
     ...states[index % states.length],
   }));
@@ -33,7 +41,13 @@ export function printFleetMapCost(): void {
   const image = new Canvas(WIDTH, HEIGHT, [250, 250, 250]).toPng();
   const fleet = statuses();
   const source = {
-    picture: { mapId: MAP_ID, mapName: "Floor 1", width: WIDTH, height: HEIGHT, imageUrl: `data:image/png;base64,${image.toString("base64")}` },
+    picture: {
+      mapId: MAP_ID,
+      mapName: "Floor 1",
+      width: WIDTH,
+      height: HEIGHT,
+      imageUrl: `data:image/png;base64,${image.toString("base64")}`,
+    },
     statuses: fleet,
     anchor: fleet[0]!,
     mapVersion: "1",

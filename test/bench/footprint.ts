@@ -24,7 +24,9 @@ function directoryBytes(dir: string): number {
 
 /** The runtime dependencies, as npm resolved them in this tree: name → bytes on disk. */
 export function dependencyBytes(): Map<string, number> {
-  const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
   const sizes = new Map<string, number>();
   const visit = (name: string) => {
     if (sizes.has(name)) return;
@@ -40,7 +42,11 @@ export function dependencyBytes(): Map<string, number> {
 
 /** The packed package's own unpacked size (what npm pack would publish). */
 export function packageBytes(): number {
-  const json = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const json = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return (JSON.parse(json) as Array<{ unpackedSize: number }>)[0]!.unpackedSize;
 }
 
@@ -58,7 +64,9 @@ export function coldRequireMs(files: string[]): number {
 }
 
 export function printFootprint(): void {
-  const nodes = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"].map((name) => path.join(ROOT, "nodes", `${name}.js`));
+  const nodes = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"].map(
+    (name) => path.join(ROOT, "nodes", `${name}.js`),
+  );
   const dependencies = dependencyBytes();
   const dependencyTotal = [...dependencies.values()].reduce((sum, bytes) => sum + bytes, 0);
   const kB = (bytes: number) => `${Math.round(bytes / 1024)} kB`;
@@ -68,7 +76,13 @@ export function printFootprint(): void {
   // What the first deployed robot-config adds: the client and its schemas, loaded then rather than at start.
   const withClient = coldRequireMs([...nodes, path.join(ROOT, "dist", "src", "api", "client.js")]);
   console.log("\nfootprint:");
-  console.log(`  install: package ${kB(packageBytes())} unpacked, runtime dependencies ${kB(dependencyTotal)} (${[...dependencies].map(([name, bytes]) => `${name} ${kB(bytes)}`).join(", ")})`);
-  console.log(`  cold require, median of ${COLD_RUNS} processes: all nodes ${all.toFixed(1)} ms, robot-config alone ${config.toFixed(1)} ms, zod alone ${zod.toFixed(1)} ms   goal < ${REQUIRE_GOAL_MS} ms   ${all < REQUIRE_GOAL_MS ? "PASS" : "MISS"}`);
-  console.log(`  at the first deploy of a robot-config the client and its schemas load too: all nodes and the client ${withClient.toFixed(1)} ms`);
+  console.log(
+    `  install: package ${kB(packageBytes())} unpacked, runtime dependencies ${kB(dependencyTotal)} (${[...dependencies].map(([name, bytes]) => `${name} ${kB(bytes)}`).join(", ")})`,
+  );
+  console.log(
+    `  cold require, median of ${COLD_RUNS} processes: all nodes ${all.toFixed(1)} ms, robot-config alone ${config.toFixed(1)} ms, zod alone ${zod.toFixed(1)} ms   goal < ${REQUIRE_GOAL_MS} ms   ${all < REQUIRE_GOAL_MS ? "PASS" : "MISS"}`,
+  );
+  console.log(
+    `  at the first deploy of a robot-config the client and its schemas load too: all nodes and the client ${withClient.toFixed(1)} ms`,
+  );
 }

@@ -13,15 +13,7 @@ import {
 } from "./settings";
 
 export type RowKey =
-  | "bare"
-  | "axios"
-  | "client16"
-  | "clientBurst"
-  | "command16"
-  | "httpRequest16"
-  | "commandBurst"
-  | "httpRequestBurst"
-  | "commandBig";
+  "bare" | "axios" | "client16" | "clientBurst" | "command16" | "httpRequest16" | "commandBurst" | "httpRequestBurst" | "commandBig";
 
 export interface RowSpec {
   key: RowKey;
@@ -132,7 +124,13 @@ function unfit(row: RowResult | undefined): string | undefined {
   return undefined;
 }
 
-function ratioLine(label: string, which: string, numerator: RowResult | undefined, denominator: RowResult | undefined, goal: number): string {
+function ratioLine(
+  label: string,
+  which: string,
+  numerator: RowResult | undefined,
+  denominator: RowResult | undefined,
+  goal: number,
+): string {
   const top = numerator && perSecond(numerator);
   const bottom = denominator && perSecond(denominator);
   const value = top !== undefined && bottom ? top / bottom : undefined;
@@ -148,12 +146,36 @@ export function printRatios(byKey: Map<RowKey, RowResult>): void {
   // `connections` (16) calls on the wire, the concurrency of the axios loop; the core node has no such
   // bound, so it is compared both with its own burst and with its best case, 16 in flight.
   console.log("\nratios of msg/s, this run (headline: robot-command and the client take the burst as flows send it, 16 on the wire):");
-  console.log(ratioLine("robot-command / core http request node", "burst / burst", row("commandBurst"), row("httpRequestBurst"), commandOverHttpRequest));
-  console.log(ratioLine("robot-command / core http request node", "burst / 16 in flight", row("commandBurst"), row("httpRequest16"), commandOverHttpRequest));
+  console.log(
+    ratioLine(
+      "robot-command / core http request node",
+      "burst / burst",
+      row("commandBurst"),
+      row("httpRequestBurst"),
+      commandOverHttpRequest,
+    ),
+  );
+  console.log(
+    ratioLine(
+      "robot-command / core http request node",
+      "burst / 16 in flight",
+      row("commandBurst"),
+      row("httpRequest16"),
+      commandOverHttpRequest,
+    ),
+  );
   console.log(ratioLine("robot-command / tuned raw axios", "burst / 16 in flight", row("commandBurst"), row("axios"), commandOverAxios));
   console.log(ratioLine("typed client / tuned raw axios", "burst / 16 in flight", row("clientBurst"), row("axios"), clientOverAxios));
   console.log("the same with every path fed 16 in flight by the bench (each next message waits for a completion):");
-  console.log(ratioLine("robot-command / core http request node", "16 in flight / 16", row("command16"), row("httpRequest16"), commandOverHttpRequest));
+  console.log(
+    ratioLine(
+      "robot-command / core http request node",
+      "16 in flight / 16",
+      row("command16"),
+      row("httpRequest16"),
+      commandOverHttpRequest,
+    ),
+  );
   console.log(ratioLine("robot-command / tuned raw axios", "16 in flight / 16", row("command16"), row("axios"), commandOverAxios));
   console.log(ratioLine("typed client / tuned raw axios", "16 in flight / 16", row("client16"), row("axios"), clientOverAxios));
   const bare = row("bare") && perSecond(row("bare")!);

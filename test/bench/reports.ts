@@ -33,7 +33,8 @@ async function sweepCost(): Promise<string> {
     const now = Date.now();
     for (let robot = 1; robot <= SWEEP_ROBOTS; robot++) {
       stub.addRobot(serial(robot), `Robot ${robot}`);
-      for (let report = 0; report < REPORTS_PER_ROBOT; report++) stub.file(reportAt(`r${robot}-${report}`, serial(robot), now - ((report + 1) * 6 * DAY_MS) / REPORTS_PER_ROBOT));
+      for (let report = 0; report < REPORTS_PER_ROBOT; report++)
+        stub.file(reportAt(`r${robot}-${report}`, serial(robot), now - ((report + 1) * 6 * DAY_MS) / REPORTS_PER_ROBOT));
     }
     let found = 0;
     const started = performance.now();
@@ -65,8 +66,9 @@ function tableCost(): string {
   const reports: KeptReport[] = [];
   for (let index = 0; index < TABLE_REPORTS; index++) {
     const robot = serial(1 + (index % SWEEP_ROBOTS));
-    const raw = reportAt(`t${index}`, robot, start + ((index * TABLE_DAYS * DAY_MS) / TABLE_REPORTS));
-    if (index % 3 === 0) raw.subTasks = [...(raw.subTasks as object[]), { mapId: "m-2", mapName: "Floor 2", actualCleaningAreaSquareMeter: 30 }];
+    const raw = reportAt(`t${index}`, robot, start + (index * TABLE_DAYS * DAY_MS) / TABLE_REPORTS);
+    if (index % 3 === 0)
+      raw.subTasks = [...(raw.subTasks as object[]), { mapId: "m-2", mapName: "Floor 2", actualCleaningAreaSquareMeter: 30 }];
     reports.push(keptReportOf(readReport(raw)!, 0));
   }
   const times: number[] = [];

@@ -30,7 +30,16 @@ import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/sim
 import { startAnswerServer, type AnswerServer } from "./answer-server";
 import { canCollect, describeError, drive, heapAfterGc } from "./drive";
 import { bareHttp, tunedAxios, typedClient, type Prepared } from "./paths";
-import { printBigBurstGoals, printPacing, printRatios, printTable, type PacingResult, type RowKey, type RowResult, type RowSpec } from "./report";
+import {
+  printBigBurstGoals,
+  printPacing,
+  printRatios,
+  printTable,
+  type PacingResult,
+  type RowKey,
+  type RowResult,
+  type RowSpec,
+} from "./report";
 import { MESSAGES, NODE_IDS, startBenchRuntime, type BenchRuntime } from "./runtime";
 import {
   ALL_AT_ONCE,
@@ -164,7 +173,9 @@ async function runBurst(spec: RowSpec, server: AnswerServer): Promise<RowResult>
 
 /** 400 messages as one burst into a robot-command whose config paces to the simulator's own limit. */
 async function runPacing(runtime: BenchRuntime, counts: { requests: number; rateLimited: number }): Promise<PacingResult> {
-  progress(`› pacing: ${PACING_MESSAGES} messages at rateLimit ${PACING_RATE_LIMIT} into the simulator (ideally ${PACING_MESSAGES / PACING_RATE_LIMIT} s)`);
+  progress(
+    `› pacing: ${PACING_MESSAGES} messages at rateLimit ${PACING_RATE_LIMIT} into the simulator (ideally ${PACING_MESSAGES / PACING_RATE_LIMIT} s)`,
+  );
   counts.requests = 0;
   counts.rateLimited = 0;
   // No warm-up: it would spend the rate limit being measured.
@@ -246,8 +257,20 @@ async function main(): Promise<void> {
   // The big burst last: whatever it leaves behind cannot spoil another row.
   const bursts = [
     row("clientBurst", "typed client, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, () => typedClient(server!.url)),
-    row("commandBurst", "robot-command node, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, inNodeRed(NODE_IDS.commandBurst, MESSAGES.robotCommand)),
-    row("httpRequestBurst", "core http request node, burst", MESSAGES_PER_ROW, ALL_AT_ONCE, inNodeRed(NODE_IDS.httpRequestBurst, MESSAGES.httpRequest)),
+    row(
+      "commandBurst",
+      "robot-command node, burst",
+      MESSAGES_PER_ROW,
+      ALL_AT_ONCE,
+      inNodeRed(NODE_IDS.commandBurst, MESSAGES.robotCommand),
+    ),
+    row(
+      "httpRequestBurst",
+      "core http request node, burst",
+      MESSAGES_PER_ROW,
+      ALL_AT_ONCE,
+      inNodeRed(NODE_IDS.httpRequestBurst, MESSAGES.httpRequest),
+    ),
     row("commandBig", "robot-command node, big burst", BIG_BURST, ALL_AT_ONCE, inNodeRed(NODE_IDS.commandBig, MESSAGES.robotCommand)),
   ];
 
@@ -297,8 +320,10 @@ async function main(): Promise<void> {
   printStatusAge(statusAge);
   if (runs("footprint")) printFootprint();
   if (runs("fleet-map")) printFleetMapCost();
-  if (runs("reports")) await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
-  if (!SKIP_SHARED && runs("shared")) await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
+  if (runs("reports"))
+    await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
+  if (!SKIP_SHARED && runs("shared"))
+    await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);

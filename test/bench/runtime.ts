@@ -20,7 +20,6 @@ interface CompleteEvent {
   node: { id: string };
 }
 
-
 type FlowNode = Record<string, unknown> & { id: string; type: string };
 
 /** Node ids: one robot-config + robot-command pair per row, so each row has its own client and pool. */

@@ -34,7 +34,6 @@ function rssMb(pid: number): number {
   }
 }
 
-
 export async function printSharedWatch(progress: (line: string) => void): Promise<void> {
   const redis = await startRedis();
   const calls: number[] = [];
@@ -48,8 +47,30 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
   });
   const flows = [
     { id: "tab", type: "tab", label: "shared" },
-    { id: "cfg", type: "robot-config", name: "shared", baseUrl: simulator.url, authMode: "token", rateLimit: RATE_LIMIT, redisUrl: redis.url, redisPrefix: "bench" },
-    { id: "watcher", type: "robot-status", z: "tab", robot: "cfg", operation: "fleetStatus", serialNumbers: "", line: "s", watch: true, interval: INTERVAL_S, batteryStep: 10, batteryLow: 20, wires: [[], []] },
+    {
+      id: "cfg",
+      type: "robot-config",
+      name: "shared",
+      baseUrl: simulator.url,
+      authMode: "token",
+      rateLimit: RATE_LIMIT,
+      redisUrl: redis.url,
+      redisPrefix: "bench",
+    },
+    {
+      id: "watcher",
+      type: "robot-status",
+      z: "tab",
+      robot: "cfg",
+      operation: "fleetStatus",
+      serialNumbers: "",
+      line: "s",
+      watch: true,
+      interval: INTERVAL_S,
+      batteryStep: 10,
+      batteryLow: 20,
+      wires: [[], []],
+    },
   ];
   let cluster: Instance[] = [];
   try {
@@ -69,7 +90,8 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
           const serialNumber = serials[next % serials.length]!;
           const battery = BATTERY_STEPS[Math.floor(next / serials.length) % BATTERY_STEPS.length]!;
           // What the robot's status shows now, as a watcher will read it.
-          const shown = (simulator.updateRobot(serialNumber, { batteryPercentage: battery }).battery as { powerPercentage: number }).powerPercentage;
+          const shown = (simulator.updateRobot(serialNumber, { batteryPercentage: battery }).battery as { powerPercentage: number })
+            .powerPercentage;
           made.push({ serialNumber, battery: shown, at: Date.now() });
           next++;
         }
@@ -111,7 +133,8 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
       missed += expected.slice(position).filter((change) => change.at > firstReport).length;
     }
     const afterKill = killed ? changes.filter((message) => message.at > killed.at && message.instance !== killed.instance) : [];
-    const takeoverS = killed && afterKill.length ? ((Math.min(...afterKill.map((message) => message.at)) - killed.at) / 1000).toFixed(1) : "none";
+    const takeoverS =
+      killed && afterKill.length ? ((Math.min(...afterKill.map((message) => message.at)) - killed.at) / 1000).toFixed(1) : "none";
     const senders = [...new Set(sent.map((message) => message.instance))].join(", ");
     const rssAtEnd = cluster.map((instance) => (instance.running ? rssMb(instance.pid) : NaN));
     console.log(`\nshared account (${SHARED_SECONDS} s, ${ROBOTS} robots, 3 Node-RED processes, watch every ${INTERVAL_S} s, one Redis):`);
@@ -119,10 +142,16 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
       `  first reports sent: ${initial.length} (goal ${ROBOTS})   changes made: ${made.length}, sent: ${changes.length}, missed: ${missed}, ` +
         `sent twice or out of order: ${twice}   goal 0, 0   ${missed === 0 && twice === 0 && initial.length === ROBOTS ? "PASS" : "MISS"}`,
     );
-    console.log(`  instances that sent: ${senders}; ${killed ? `${killed.instance} killed at ${Math.round((killed.at - started) / 1000)} s, the next change came from another after ${takeoverS} s` : "none killed"}   goal <= ${2 * INTERVAL_S} s`);
+    console.log(
+      `  instances that sent: ${senders}; ${killed ? `${killed.instance} killed at ${Math.round((killed.at - started) / 1000)} s, the next change came from another after ${takeoverS} s` : "none killed"}   goal <= ${2 * INTERVAL_S} s`,
+    );
     const busiest = busiestSecond(calls);
-    console.log(`  cloud calls: ${calls.length}, busiest second ${busiest} (shared limit ${RATE_LIMIT}), rate-limited answers ${rateLimited}   goal <= ${RATE_LIMIT}, 0   ${busiest <= RATE_LIMIT && rateLimited === 0 ? "PASS" : "MISS"}`);
-    console.log(`  memory (RSS) per process, start -> end: ${cluster.map((instance, index) => `${instance.name} ${rssAtStart[index]} -> ${Number.isNaN(rssAtEnd[index]) ? "killed" : `${rssAtEnd[index]} MB`}`).join(", ")}`);
+    console.log(
+      `  cloud calls: ${calls.length}, busiest second ${busiest} (shared limit ${RATE_LIMIT}), rate-limited answers ${rateLimited}   goal <= ${RATE_LIMIT}, 0   ${busiest <= RATE_LIMIT && rateLimited === 0 ? "PASS" : "MISS"}`,
+    );
+    console.log(
+      `  memory (RSS) per process, start -> end: ${cluster.map((instance, index) => `${instance.name} ${rssAtStart[index]} -> ${Number.isNaN(rssAtEnd[index]) ? "killed" : `${rssAtEnd[index]} MB`}`).join(", ")}`,
+    );
   } finally {
     await Promise.all(cluster.map((instance) => instance.stop()));
     await simulator.close();

@@ -62,10 +62,17 @@ export async function measureStatusAge(
     `› status age: ${STATUS_AGE_MESSAGES} commands at once at rateLimit ${STATUS_AGE_RATE_LIMIT}, watching every ${WATCH_INTERVAL_S} s (simulator ${simulator.url})`,
   );
   const from = Date.now();
-  const outcome = await drive(runtime.target(commandNodeId, (index) => ({ payload: index })), STATUS_AGE_MESSAGES, ALL_AT_ONCE, ROW_LIMIT_MS);
+  const outcome = await drive(
+    runtime.target(commandNodeId, (index) => ({ payload: index })),
+    STATUS_AGE_MESSAGES,
+    ALL_AT_ONCE,
+    ROW_LIMIT_MS,
+  );
   const to = Date.now();
   if (!outcome.finished) await outcome.drain(30_000);
-  progress(`  ${outcome.answered} answered, ${outcome.failed} errors, ${outcome.seconds.toFixed(1)} s${outcome.firstError ? ` (${outcome.firstError})` : ""}`);
+  progress(
+    `  ${outcome.answered} answered, ${outcome.failed} errors, ${outcome.seconds.toFixed(1)} s${outcome.firstError ? ` (${outcome.firstError})` : ""}`,
+  );
   return {
     messages: STATUS_AGE_MESSAGES,
     answered: outcome.answered,

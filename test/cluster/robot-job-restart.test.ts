@@ -44,8 +44,10 @@ describe("robot-job across a Node-RED restart with a persistent context store", 
     };
     const first = await startInstance({ name: "A", ...options });
     instances.push(first);
-    for (let job = 0; job < ROBOTS; job++) await first.inject("job", { payload: { task: `Task ${job}`, map: "Floor 1", jobId: `job-${job}` }, topic: `sensor-${job}` });
-    const started = (instance: Instance) => instance.sent.filter((sent) => sent.node === "job" && sent.port === 1 && (sent.payload as { event: string }).event === "started");
+    for (let job = 0; job < ROBOTS; job++)
+      await first.inject("job", { payload: { task: `Task ${job}`, map: "Floor 1", jobId: `job-${job}` }, topic: `sensor-${job}` });
+    const started = (instance: Instance) =>
+      instance.sent.filter((sent) => sent.node === "job" && sent.port === 1 && (sent.payload as { event: string }).event === "started");
     await first.waitFor((instance) => started(instance).length === ROBOTS || undefined, 30_000, "both jobs started");
     await first.stop();
     instances = [];
@@ -58,13 +60,23 @@ describe("robot-job across a Node-RED restart with a persistent context store", 
     const ends = (instance: Instance) => instance.sent.filter((sent) => sent.node === "job" && sent.port === 0);
     await second.waitFor((instance) => ends(instance).length === ROBOTS || undefined, 30_000, "both ends after the restart");
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    assert.deepEqual(second.sent.filter((sent) => sent.node === "errors"), []);
+    assert.deepEqual(
+      second.sent.filter((sent) => sent.node === "errors"),
+      [],
+    );
     const done = ends(second).map((sent) => sent.msg);
     assert.deepEqual(done.map((msg) => msg.jobId).sort(), ["job-0", "job-1"]);
-    assert.ok(done.every((msg) => msg.topic === `sensor-${String(msg.jobId).slice(4)}`), "each end keeps its job's topic");
+    assert.ok(
+      done.every((msg) => msg.topic === `sensor-${String(msg.jobId).slice(4)}`),
+      "each end keeps its job's topic",
+    );
     assert.ok(done.every((msg) => (msg.payload as { outcome: string }).outcome === "completed"));
     for (let index = 1; index <= ROBOTS; index++) {
-      assert.deepEqual(stub.commands.get(stubSerial(index))?.map((command) => command.type), ["START_TASK"], `${stubSerial(index)}: one start, no stop`);
+      assert.deepEqual(
+        stub.commands.get(stubSerial(index))?.map((command) => command.type),
+        ["START_TASK"],
+        `${stubSerial(index)}: one start, no stop`,
+      );
     }
   });
 });

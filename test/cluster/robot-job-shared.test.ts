@@ -28,29 +28,66 @@ describe("robot-job on an account shared by two Node-RED processes", function ()
     stub = await new JobFleetStub(ROBOTS).start();
     const flows = [
       { id: "tab", type: "tab", label: "jobs" },
-      { id: "cfg", type: "robot-config", baseUrl: stub.url, timeout: 10, maxRetries: 3, rateLimit: 20, authMode: "token", redisUrl: redis.url, redisPrefix: "jobs-test" },
-      { id: "job", type: "robot-job", z: "tab", robot: "cfg", minBattery: 30, waitUpTo: 150, tries: 3, confirmTimeout: 20, wires: [[], []] },
+      {
+        id: "cfg",
+        type: "robot-config",
+        baseUrl: stub.url,
+        timeout: 10,
+        maxRetries: 3,
+        rateLimit: 20,
+        authMode: "token",
+        redisUrl: redis.url,
+        redisPrefix: "jobs-test",
+      },
+      {
+        id: "job",
+        type: "robot-job",
+        z: "tab",
+        robot: "cfg",
+        minBattery: 30,
+        waitUpTo: 150,
+        tries: 3,
+        confirmTimeout: 20,
+        wires: [[], []],
+      },
       { id: "errors", type: "catch", z: "tab", scope: ["job"], uncaught: false, wires: [[]] },
     ];
     cluster = await startCluster(2, { flows, credentials: { cfg: { token: "shared-token" } }, watch: ["job", "errors"] });
     for (const instance of cluster) {
-      for (let job = 0; job < JOBS_PER_INSTANCE; job++) await instance.inject("job", { payload: { task: `Task ${job}`, map: "Floor 1", jobId: `${instance.name}-${job}` } });
+      for (let job = 0; job < JOBS_PER_INSTANCE; job++)
+        await instance.inject("job", { payload: { task: `Task ${job}`, map: "Floor 1", jobId: `${instance.name}-${job}` } });
     }
     const ends = (instance: Instance) => instance.sent.filter((sent) => sent.node === "job" && sent.port === 0);
     const errors = (instance: Instance) => instance.sent.filter((sent) => sent.node === "errors");
     for (const instance of cluster) {
-      await instance.waitFor((each) => ends(each).length + errors(each).length >= JOBS_PER_INSTANCE || undefined, 150_000, `${instance.name}'s ${JOBS_PER_INSTANCE} ends`);
+      await instance.waitFor(
+        (each) => ends(each).length + errors(each).length >= JOBS_PER_INSTANCE || undefined,
+        150_000,
+        `${instance.name}'s ${JOBS_PER_INSTANCE} ends`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const instance of cluster) {
-      assert.deepEqual(errors(instance).map((sent) => JSON.stringify(sent.msg.error)), [], `${instance.name} ended no job with an error`);
+      assert.deepEqual(
+        errors(instance).map((sent) => JSON.stringify(sent.msg.error)),
+        [],
+        `${instance.name} ended no job with an error`,
+      );
       const ids = ends(instance).map((sent) => sent.msg.jobId as string);
-      assert.deepEqual([...ids].sort(), Array.from({ length: JOBS_PER_INSTANCE }, (_, job) => `${instance.name}-${job}`).sort(), `${instance.name}'s jobs each ended once`);
+      assert.deepEqual(
+        [...ids].sort(),
+        Array.from({ length: JOBS_PER_INSTANCE }, (_, job) => `${instance.name}-${job}`).sort(),
+        `${instance.name}'s jobs each ended once`,
+      );
     }
     let starts = 0;
     for (let index = 1; index <= ROBOTS; index++) {
       const commands = stub.startCommands(stubSerial(index));
-      assert.deepEqual(commands.filter((command) => command.whileBusy), [], `${stubSerial(index)} was never sent a job while it ran another`);
+      assert.deepEqual(
+        commands.filter((command) => command.whileBusy),
+        [],
+        `${stubSerial(index)} was never sent a job while it ran another`,
+      );
       starts += commands.length;
     }
     assert.equal(starts, 2 * JOBS_PER_INSTANCE, "one start per job");

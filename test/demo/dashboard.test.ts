@@ -24,7 +24,9 @@ type Status = Record<string, unknown> & {
 const screenshot = (name: string) => path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), name);
 
 /** Where each robot marker's body is drawn on the page, and where its position says it should be. */
-function markersOnPage(page: Page): Promise<Array<{ serial: string; drawn: { x: number; y: number }; svg: { left: number; top: number; scale: number; height: number } }>> {
+function markersOnPage(
+  page: Page,
+): Promise<Array<{ serial: string; drawn: { x: number; y: number }; svg: { left: number; top: number; scale: number; height: number } }>> {
   return page.evaluate(() => {
     const svg = document.querySelector<SVGSVGElement>(".robot-fleet-live-map svg")!;
     const box = svg.getBoundingClientRect();
@@ -83,15 +85,25 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     assert.ok(markers.length >= 2, `${markers.length} markers`);
     for (const marker of markers) {
       const position = (await status(marker.serial)).localizationInfo.mapPosition!;
-      const expected = { x: marker.svg.left + position.x * marker.svg.scale, y: marker.svg.top + (marker.svg.height - position.y) * marker.svg.scale };
-      assert.ok(Math.abs(marker.drawn.x - expected.x) <= 2 && Math.abs(marker.drawn.y - expected.y) <= 2, `${marker.serial}: drawn at ${JSON.stringify(marker.drawn)}, position at ${JSON.stringify(expected)}`);
+      const expected = {
+        x: marker.svg.left + position.x * marker.svg.scale,
+        y: marker.svg.top + (marker.svg.height - position.y) * marker.svg.scale,
+      };
+      assert.ok(
+        Math.abs(marker.drawn.x - expected.x) <= 2 && Math.abs(marker.drawn.y - expected.y) <= 2,
+        `${marker.serial}: drawn at ${JSON.stringify(marker.drawn)}, position at ${JSON.stringify(expected)}`,
+      );
     }
   });
 
   it("moves a robot sent somewhere on the map between two updates, without reloading the page", async () => {
     const serial = "GS-S-000102";
     const before = (await markersOnPage(page)).find((marker) => marker.serial === serial)!;
-    await robots.submitCommand({ serialNumber: serial, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { map: "Floor 1", position: "Lobby entrance" } } });
+    await robots.submitCommand({
+      serialNumber: serial,
+      remoteNavigationCommandType: "CROSS_NAVIGATE",
+      commandParameter: { startNavigationParameter: { map: "Floor 1", position: "Lobby entrance" } },
+    });
     await page.waitForFunction(
       ({ serial, x, y }) => {
         const body = document.querySelector(`.robot-fleet-live-map [data-serial-number="${serial}"] .robot-body`)?.getBoundingClientRect();
@@ -115,8 +127,14 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     const { incidentId } = (await response.json()) as { incidentId: string };
     const ring = `.robot-fleet-live-map [data-serial-number="${serial}"].robot-alarm .alarm-ring`;
     await page.waitForSelector(ring, { timeout: 20_000 });
-    await page.locator("tbody tr", { hasText: displayName }).locator("td", { hasText: "H6 Brush motor fault" }).waitFor({ timeout: 20_000 });
-    await page.locator(".v-snackbar", { hasText: `${displayName}: H6 Brush motor fault` }).first().waitFor({ timeout: 20_000 });
+    await page
+      .locator("tbody tr", { hasText: displayName })
+      .locator("td", { hasText: "H6 Brush motor fault" })
+      .waitFor({ timeout: 20_000 });
+    await page
+      .locator(".v-snackbar", { hasText: `${displayName}: H6 Brush motor fault` })
+      .first()
+      .waitFor({ timeout: 20_000 });
     assert.equal(await page.locator(".robot-fleet-live-map .alarm-ring").count(), 1, "only that robot is ringed");
     await page.screenshot({ path: screenshot("fleet-dashboard-alarm.png"), fullPage: true });
 
@@ -127,7 +145,10 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     });
     assert.equal(recovered.status, 200);
     await page.waitForSelector(ring, { state: "detached", timeout: 20_000 });
-    await page.locator(".v-snackbar", { hasText: `${displayName}: no alarm left` }).first().waitFor({ timeout: 20_000 });
+    await page
+      .locator(".v-snackbar", { hasText: `${displayName}: no alarm left` })
+      .first()
+      .waitFor({ timeout: 20_000 });
     assert.equal(await page.locator("tbody tr", { hasText: displayName }).locator("td", { hasText: "Brush motor fault" }).count(), 0);
     assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
   });
@@ -141,7 +162,10 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     const now = await status(serial);
     const charger = now.navigationPoints.naviPoints.find((point) => point.naviPointName === "charging")!;
     const position = now.localizationInfo.mapPosition!;
-    assert.ok(now.battery.charging || (position.x === charger.navPointGridX && position.y === charger.navPointGridY), JSON.stringify({ position, charger }));
+    assert.ok(
+      now.battery.charging || (position.x === charger.navPointGridX && position.y === charger.navPointGridY),
+      JSON.stringify({ position, charger }),
+    );
     await page.screenshot({ path: path.join(os.tmpdir(), "fleet-dashboard-charger.png"), fullPage: true });
   });
 });

@@ -31,7 +31,11 @@ describe("demo (npm start): a lasting folder for the user's flows", function () 
     const flows = await flowsOf(first.urls.editor);
     const tab = flows.find((node) => node.type === "tab")!;
     const mine = { id: "my-own-note", type: "comment", z: tab.id, name: "my note", x: 100, y: 500, wires: [] };
-    const deployed = await fetch(`${first.urls.editor}/flows`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify([...flows, mine]) });
+    const deployed = await fetch(`${first.urls.editor}/flows`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify([...flows, mine]),
+    });
     assert.equal(deployed.status, 204);
     assert.match(first.output(), new RegExp(`Flows are kept in ${folder.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     assert.equal(await first.stop(), 0);
@@ -49,7 +53,11 @@ describe("demo (npm start): a lasting folder for the user's flows", function () 
 
     const fresh = await startDemo({ DEMO_DIR: folder }, ["--fresh"]);
     try {
-      assert.equal((await flowsOf(fresh.urls.editor)).find((node) => node.id === "my-own-note"), undefined, "the examples as shipped");
+      assert.equal(
+        (await flowsOf(fresh.urls.editor)).find((node) => node.id === "my-own-note"),
+        undefined,
+        "the examples as shipped",
+      );
       const saved = fs.readdirSync(folder).filter((file) => /^flows\.backup-.*\.json$/.test(file));
       assert.equal(saved.length, 1, fs.readdirSync(folder).join(", "));
       assert.ok((JSON.parse(fs.readFileSync(path.join(folder, saved[0]!), "utf8")) as Flow).some((node) => node.id === "my-own-note"));
@@ -64,7 +72,10 @@ describe("demo (npm start): a lasting folder for the user's flows", function () 
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      await assert.rejects(startDemo({ DEMO_DIR: folder, SIMULATOR_PORT: String(port) }), new RegExp(`port ${port} is in use: set SIMULATOR_PORT to a free port`));
+      await assert.rejects(
+        startDemo({ DEMO_DIR: folder, SIMULATOR_PORT: String(port) }),
+        new RegExp(`port ${port} is in use: set SIMULATOR_PORT to a free port`),
+      );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }

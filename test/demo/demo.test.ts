@@ -18,7 +18,7 @@ import { launchChromium } from "../support/editor";
 /** Polls the robot's status until it reaches `wanted` or 15 s pass; returns the last state seen. */
 async function settledState(robots: RobotClient, serialNumber: string, wanted: string): Promise<string | undefined> {
   let state: string | undefined;
-  for (const started = Date.now(); Date.now() - started < 15_000; ) {
+  for (const started = Date.now(); Date.now() - started < 15_000;) {
     state = (await robots.getRobotStatus({ serialNumber })).taskState;
     if (state === wanted) break;
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -82,8 +82,14 @@ describe("demo (npm start)", function () {
 
   it("deploys one robot-config, and example comments that name the demo's own ports", async () => {
     const flows = (await getJson(`${demo.urls.editor}/flows`)) as Array<{ type: string; id: string; info?: string }>;
-    assert.deepEqual(flows.filter((node) => node.type === "robot-config").map((node) => node.id), ["demo-robot-cloud"]);
-    const comments = flows.filter((node) => node.type === "comment").map((node) => node.info ?? "").join("\n");
+    assert.deepEqual(
+      flows.filter((node) => node.type === "robot-config").map((node) => node.id),
+      ["demo-robot-cloud"],
+    );
+    const comments = flows
+      .filter((node) => node.type === "comment")
+      .map((node) => node.info ?? "")
+      .join("\n");
     const simulatorPort = new URL(demo.urls.simulator).port;
     assert.ok(!/\b18080\b/.test(comments) || simulatorPort === "18080", "no default simulator port left");
     assert.match(comments, new RegExp(`127\\.0\\.0\\.1:${simulatorPort}\\b`));
@@ -96,9 +102,24 @@ describe("demo (npm start)", function () {
   });
 
   it("runs Node-RED with the package's node types loaded from the installed package", async () => {
-    const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{ module: string; types: string[]; err?: unknown; enabled: boolean }>;
+    const nodeSets = (await getJson(`${demo.urls.editor}/nodes`)) as Array<{
+      module: string;
+      types: string[];
+      err?: unknown;
+      enabled: boolean;
+    }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
-    assert.deepEqual(ours.flatMap((set) => set.types).sort(), ["robot-command", "robot-config", "robot-events", "robot-job", "robot-maps", "robot-mqtt", "robot-reports", "robot-site-task", "robot-status"]);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), [
+      "robot-command",
+      "robot-config",
+      "robot-events",
+      "robot-job",
+      "robot-maps",
+      "robot-mqtt",
+      "robot-reports",
+      "robot-site-task",
+      "robot-status",
+    ]);
     for (const set of ours) {
       assert.equal(set.err, undefined);
       assert.equal(set.enabled, true);
@@ -110,7 +131,18 @@ describe("demo (npm start)", function () {
     const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
     assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
     const types = new Set(flows.map((node) => node.type));
-    for (const type of ["robot-command", "robot-site-task", "robot-maps", "robot-config", "robot-status", "robot-events", "robot-reports", "robot-job", "robot-mqtt"]) assert.ok(types.has(type), type);
+    for (const type of [
+      "robot-command",
+      "robot-site-task",
+      "robot-maps",
+      "robot-config",
+      "robot-status",
+      "robot-events",
+      "robot-reports",
+      "robot-job",
+      "robot-mqtt",
+    ])
+      assert.ok(types.has(type), type);
     // What Import > Examples lists for this package: one entry per file in examples/.
     const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
     const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
@@ -136,7 +168,8 @@ describe("demo (npm start)", function () {
     const client = await mqtt.connectAsync(demo.urls.mqtt);
     const configs = new Map<string, Record<string, unknown>>();
     client.on("message", (topic, payload) => {
-      if (topic.endsWith("/config") && payload.length > 0) configs.set(topic, JSON.parse(payload.toString("utf8")) as Record<string, unknown>);
+      if (topic.endsWith("/config") && payload.length > 0)
+        configs.set(topic, JSON.parse(payload.toString("utf8")) as Record<string, unknown>);
     });
     try {
       await client.subscribeAsync("homeassistant/device/+/config", { qos: 1 });
@@ -150,10 +183,13 @@ describe("demo (npm start)", function () {
 
   it("keeps the console to what matters: no line per successful simulator request, a line for a failed one", async () => {
     assert.ok(await robots.getRobotStatus({ serialNumber: "GS-S-000101" }));
-    const refused = await fetch(`${demo.urls.simulator}/openapi/v2alpha1/s/robots/GS-S-000101/status`, { headers: { Authorization: "Bearer not-a-token" } });
+    const refused = await fetch(`${demo.urls.simulator}/openapi/v2alpha1/s/robots/GS-S-000101/status`, {
+      headers: { Authorization: "Bearer not-a-token" },
+    });
     assert.equal(refused.status, 401);
     const failedLine = /GET \/openapi\/v2alpha1\/s\/robots\/GS-S-000101\/status 401 code 16 \d+ms/;
-    for (let waited = 0; waited < 2000 && !failedLine.test(demo.output()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; waited < 2000 && !failedLine.test(demo.output()); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.match(demo.output(), failedLine);
     assert.doesNotMatch(demo.output(), /^\S+Z (GET|POST|PUT|PATCH) \S+ 2\d\d/m, "no line for a 2xx answer");
   });
@@ -169,7 +205,11 @@ describe("demo (npm start)", function () {
     const response = await fetch(`${demo.urls.editor}/inject/iot-test-spill`, { method: "POST" });
     assert.equal(response.status, 200);
     let started: string[] = [];
-    for (const since = Date.now(); started.length === 0 && Date.now() - since < 20_000; await new Promise((resolve) => setTimeout(resolve, 250))) {
+    for (
+      const since = Date.now();
+      started.length === 0 && Date.now() - since < 20_000;
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    ) {
       started = [...(await running())].filter((serialNumber) => !before.has(serialNumber));
     }
     assert.equal(started.length, 1, `one more robot cleaning:\n${demo.output()}`);
@@ -194,17 +234,31 @@ describe("demo (npm start)", function () {
       await page.waitForFunction(() => document.querySelectorAll("#map svg [data-serial-number]").length === 2);
       // Marks this document: a reload would lose it.
       await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
-      await page.screenshot({ path: path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), "fleet-page.png") });
+      await page.screenshot({
+        path: path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), "fleet-page.png"),
+      });
 
       await robots.submitCommand({
         serialNumber: "GS-S-000102",
         remoteTaskCommandType: "START_TASK",
-        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } } },
+        commandParameter: {
+          startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } },
+        },
       });
       // The page updates itself every 5 s; the simulator starts the task after its command delay.
-      await page.waitForFunction((selector) => document.querySelector(`${selector} .task`)?.textContent?.trim() === "RUNNING", row, { timeout: 30_000 });
-      await page.waitForFunction(() => document.querySelector('#map [data-serial-number="GS-S-000102"]')?.getAttribute("data-state") === "cleaning", undefined, { timeout: 15_000 });
-      assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place, not reloaded");
+      await page.waitForFunction((selector) => document.querySelector(`${selector} .task`)?.textContent?.trim() === "RUNNING", row, {
+        timeout: 30_000,
+      });
+      await page.waitForFunction(
+        () => document.querySelector('#map [data-serial-number="GS-S-000102"]')?.getAttribute("data-state") === "cleaning",
+        undefined,
+        { timeout: 15_000 },
+      );
+      assert.equal(
+        await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument),
+        true,
+        "updated in place, not reloaded",
+      );
       assert.deepEqual(pageErrors, []);
     } finally {
       await browser.close();
@@ -280,13 +334,17 @@ describe("demo (npm start)", function () {
         received.length = 0;
         assert.equal((await fetch(`${demo.urls.editor}/inject/${inject}`, { method: "POST" })).status, 200);
         const met = () => expectations.every((e) => received.some((r) => r.id === e.debug && r.msg.includes(e.contains)));
-        for (const started = Date.now(); !met() && Date.now() - started < 15_000; ) {
+        for (const started = Date.now(); !met() && Date.now() - started < 15_000;) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         assert.ok(met(), `expected ${JSON.stringify(expectations)}, got ${JSON.stringify(received)}`);
         const expectsError = expectations.some((e) => ERROR_DEBUG_NODES.has(e.debug));
         if (!expectsError) {
-          assert.deepEqual(received.filter((r) => ERROR_DEBUG_NODES.has(r.id)), [], "no error reached a Catch node");
+          assert.deepEqual(
+            received.filter((r) => ERROR_DEBUG_NODES.has(r.id)),
+            [],
+            "no error reached a Catch node",
+          );
         }
       });
     }
@@ -294,14 +352,18 @@ describe("demo (npm start)", function () {
     /** Waits up to 15 s for a debug message of `debug` containing every one of `parts`. */
     async function debugShowing(debug: string, parts: string[]): Promise<string | undefined> {
       const find = () => received.find((r) => r.id === debug && parts.every((part) => r.msg.includes(part)))?.msg;
-      for (const started = Date.now(); !find() && Date.now() - started < 15_000; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const started = Date.now(); !find() && Date.now() - started < 15_000;) await new Promise((resolve) => setTimeout(resolve, 50));
       return find();
     }
 
     it("receives an incident raised on the simulator in the incident-alerts flow: H4 and above only", async () => {
       received.length = 0;
       const raise = async (body: Record<string, unknown>) => {
-        const response = await fetch(`${demo.urls.simulator}/_sim/robots/GS-S-000101/incidents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        const response = await fetch(`${demo.urls.simulator}/_sim/robots/GS-S-000101/incidents`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         assert.equal(response.status, body.raised === false ? 200 : 201);
         return (await response.json()) as { incidentId: string; pushed: boolean };
       };
@@ -320,7 +382,16 @@ describe("demo (npm start)", function () {
       assert.equal((await fetch(`${demo.urls.simulator}/_sim/reset`, { method: "POST" })).status, 200);
       received.length = 0;
       const serialNumber = "GS-S-000101";
-      await robots.submitCommand({ serialNumber, remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen spill", map: "Floor 1", loop: false, loopCount: 1 } } } });
+      await robots.submitCommand({
+        serialNumber,
+        remoteTaskCommandType: "START_TASK",
+        commandParameter: {
+          startTaskParameter: {
+            cleaningMode: "__middle_cleaning",
+            task: { name: "Kitchen spill", map: "Floor 1", loop: false, loopCount: 1 },
+          },
+        },
+      });
       assert.equal(await settledState(robots, serialNumber, "RUNNING"), "RUNNING");
       await robots.submitCommand({ serialNumber, remoteTaskCommandType: "STOP_TASK" });
       const table = await debugShowing("reports-table-debug", ['"mapName":"Floor 1"', '"stoppedByHand":1']);

@@ -44,7 +44,10 @@ describe("demo: npm start -- --shared (two Node-RED instances, one account, Redi
 
   it("prints both editors and the Redis it shares the account through; both serve the same flows", async () => {
     assert.match(demo.output(), /shares the robot account\s+with the first through Redis at redis:\/\/127\.0\.0\.1:\d+/);
-    const flowsOf = async (url: string) => ((await (await fetch(`${url}/flows`, { headers: { Accept: "application/json" } })).json()) as Array<{ id: string; type: string }>).map((node) => node.id).sort();
+    const flowsOf = async (url: string) =>
+      ((await (await fetch(`${url}/flows`, { headers: { Accept: "application/json" } })).json()) as Array<{ id: string; type: string }>)
+        .map((node) => node.id)
+        .sort();
     assert.deepEqual(await flowsOf(demo.urls.second!), await flowsOf(demo.urls.editor));
   });
 
@@ -56,7 +59,11 @@ describe("demo: npm start -- --shared (two Node-RED instances, one account, Redi
       const texts = [first.get(node) ?? "", second.get(node) ?? ""];
       const standing = texts.filter((text) => text.startsWith("standing by"));
       assert.equal(standing.length, 1, `${node}: ${JSON.stringify(texts)}`);
-      assert.match(texts.find((text) => !text.startsWith("standing by"))!, /robots?, \d+ online/, `${node} polls in the other: ${JSON.stringify(texts)}`);
+      assert.match(
+        texts.find((text) => !text.startsWith("standing by"))!,
+        /robots?, \d+ online/,
+        `${node} polls in the other: ${JSON.stringify(texts)}`,
+      );
     }
   });
 

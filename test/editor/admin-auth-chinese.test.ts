@@ -33,9 +33,52 @@ function flow(simulatorUrl: string): FlowNode[] {
   return [
     { id: "t1", type: "tab", label: "地图" },
     { id: CONFIG, type: "robot-config", name: "模拟云", baseUrl: simulatorUrl, authMode: "token" },
-    { id: "go", type: "inject", z: "t1", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", x: 120, y: 80, wires: [["maps"]] },
-    { id: "maps", type: "robot-maps", z: "t1", name: "", robot: CONFIG, serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", mapId: "", mapIdType: "str", x: 320, y: 80, wires: [["out"]] },
-    { id: "out", type: "debug", z: "t1", name: "maps out", active: true, tosidebar: true, console: false, complete: "payload[0].mapName", targetType: "msg", x: 520, y: 80, wires: [] },
+    {
+      id: "go",
+      type: "inject",
+      z: "t1",
+      name: "",
+      props: [{ p: "payload" }],
+      repeat: "",
+      crontab: "",
+      once: false,
+      onceDelay: 0.1,
+      topic: "",
+      payload: "",
+      payloadType: "date",
+      x: 120,
+      y: 80,
+      wires: [["maps"]],
+    },
+    {
+      id: "maps",
+      type: "robot-maps",
+      z: "t1",
+      name: "",
+      robot: CONFIG,
+      serialNumber: "GS-S-000101",
+      serialNumberType: "str",
+      operation: "listMaps",
+      mapId: "",
+      mapIdType: "str",
+      x: 320,
+      y: 80,
+      wires: [["out"]],
+    },
+    {
+      id: "out",
+      type: "debug",
+      z: "t1",
+      name: "maps out",
+      active: true,
+      tosidebar: true,
+      console: false,
+      complete: "payload[0].mapName",
+      targetType: "msg",
+      x: 520,
+      y: 80,
+      wires: [],
+    },
   ];
 }
 
@@ -49,10 +92,14 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
 
   before(async () => {
     simulator = await startSimulator({ port: 0, quiet: true, rateLimit: false });
-    nodeRed = await startNodeRed(flow(simulator.url), { [CONFIG]: { token: DEMO_TOKEN } }, {
-      lang: "zh-CN",
-      adminAuth: { type: "credentials", users: [{ username: USER, password: bcrypt.hashSync(PASSWORD, 8), permissions: "*" }] },
-    });
+    nodeRed = await startNodeRed(
+      flow(simulator.url),
+      { [CONFIG]: { token: DEMO_TOKEN } },
+      {
+        lang: "zh-CN",
+        adminAuth: { type: "credentials", users: [{ username: USER, password: bcrypt.hashSync(PASSWORD, 8), permissions: "*" }] },
+      },
+    );
     browser = await launchChromium();
   });
 
@@ -106,7 +153,16 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       const labels = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes): Record<string, string> =>
         Object.fromEntries(nodes.map((node) => [node.getAttribute("data-palette-type") ?? "", (node as HTMLElement).innerText.trim()])),
       );
-      assert.deepEqual(labels, { "robot-command": "指令", "robot-site-task": "站点任务", "robot-maps": "地图", "robot-status": "机群状态", "robot-events": "机器人事件", "robot-reports": "清洁报告", "robot-mqtt": "MQTT 桥接", "robot-job": "作业" });
+      assert.deepEqual(labels, {
+        "robot-command": "指令",
+        "robot-site-task": "站点任务",
+        "robot-maps": "地图",
+        "robot-status": "机群状态",
+        "robot-events": "机器人事件",
+        "robot-reports": "清洁报告",
+        "robot-mqtt": "MQTT 桥接",
+        "robot-job": "作业",
+      });
       // The palette's category heading is the editor's language too.
       assert.equal(await page.innerText("#red-ui-palette-header-robot_fleet span"), "机器人车队");
     });
@@ -119,7 +175,9 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       );
       assert.deepEqual(labels, ["机器人云", "序列号", "操作", "名称"]);
       // Every operation of the runtime's table, in its order, in the Chinese catalogue's words.
-      const chinese = JSON.parse(fs.readFileSync(path.join(packageRoot, "nodes/locales/zh-CN/robot-maps.json"), "utf8")) as { "robot-maps": { operations: Record<string, string> } };
+      const chinese = JSON.parse(fs.readFileSync(path.join(packageRoot, "nodes/locales/zh-CN/robot-maps.json"), "utf8")) as {
+        "robot-maps": { operations: Record<string, string> };
+      };
       assert.deepEqual(
         await page.$$eval("#node-input-operation option", (options) => options.map((option) => option.textContent)),
         MAP_OPERATIONS.map((operation) => chinese["robot-maps"].operations[operation]),
@@ -138,7 +196,9 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
       await page.click("[id='maps'] .red-ui-flow-node");
       await page.evaluate(() => RED.actions.invoke("core:show-node-help"));
       await page.waitForFunction(() => document.querySelector(".red-ui-help-title")?.textContent === "地图");
-      const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
+      const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) =>
+        list.map((heading) => heading.textContent?.trim()),
+      );
       assert.deepEqual(headings, ["输入", "输出", "详细", "参考"]);
     });
 

@@ -10,7 +10,6 @@ import type { Browser, Page } from "playwright-core";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
 
-
 /** Node-RED's editor globals, as far as these tests use them. */
 declare const RED: {
   nodes: {
@@ -142,7 +141,11 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
         const label = row.querySelector("label")!.getBoundingClientRect();
         const words = row.querySelector<HTMLElement>(":scope > span")!.getBoundingClientRect();
         const box = checkbox.getBoundingClientRect();
-        return { id, wordsRightOfLabel: words.left >= label.right && words.left >= box.right, wordsStartOnCheckboxLine: words.top <= box.bottom };
+        return {
+          id,
+          wordsRightOfLabel: words.left >= label.right && words.left >= box.right,
+          wordsStartOnCheckboxLine: words.top <= box.bottom,
+        };
       }),
     );
     for (const row of checkRows) assert.deepEqual(row, { id: row.id, wordsRightOfLabel: true, wordsStartOnCheckboxLine: true });

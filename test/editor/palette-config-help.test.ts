@@ -66,23 +66,137 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
 const TAB = "robots-tab";
 /** What the robot-command dialog saves for the fields PAUSE_TASK does not use. */
 const COMMAND_DEFAULTS = {
-  cleaningMode: "__middle_cleaning", cleaningModeType: "str", taskName: "", taskNameType: "str", map: "", mapType: "str",
-  loop: "false", loopType: "bool", loopCount: 1, loopCountType: "num", position: "charging", positionType: "str",
-  direction: "FORWARD", directionType: "direction",
+  cleaningMode: "__middle_cleaning",
+  cleaningModeType: "str",
+  taskName: "",
+  taskNameType: "str",
+  map: "",
+  mapType: "str",
+  loop: "false",
+  loopType: "bool",
+  loopCount: 1,
+  loopCountType: "num",
+  position: "charging",
+  positionType: "str",
+  direction: "FORWARD",
+  directionType: "direction",
 };
 const CONFIG = "robot-cloud";
 // Loopback port 9 (discard): nothing here sends a request, and nothing could reach a real cloud.
 const flow: FlowNode[] = [
   { id: TAB, type: "tab", label: "robots" },
   { id: CONFIG, type: "robot-config", name: "site cloud", baseUrl: "http://127.0.0.1:9", timeout: 5, maxRetries: 1, authMode: "token" },
-  { id: "command", type: "robot-command", z: TAB, robot: CONFIG, name: "pause", serialNumber: "GS-S-000101", serialNumberType: "str", command: "PAUSE_TASK", ...COMMAND_DEFAULTS, x: 200, y: 80, wires: [[]] },
-  { id: "site-task", type: "robot-site-task", z: TAB, robot: CONFIG, name: "status", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "status", x: 200, y: 160, wires: [[]] },
-  { id: "maps", type: "robot-maps", z: TAB, robot: CONFIG, name: "maps", serialNumber: "GS-S-000101", serialNumberType: "str", operation: "listMaps", x: 200, y: 240, wires: [[]] },
-  { id: "status", type: "robot-status", z: TAB, robot: CONFIG, name: "fleet", operation: "fleetStatus", serialNumber: "", serialNumberType: "str", serialNumbers: "", fleetOutput: "each", line: "v1", watch: false, interval: 30, batteryStep: 10, batteryLow: 20, x: 200, y: 320, wires: [[], []] },
+  {
+    id: "command",
+    type: "robot-command",
+    z: TAB,
+    robot: CONFIG,
+    name: "pause",
+    serialNumber: "GS-S-000101",
+    serialNumberType: "str",
+    command: "PAUSE_TASK",
+    ...COMMAND_DEFAULTS,
+    x: 200,
+    y: 80,
+    wires: [[]],
+  },
+  {
+    id: "site-task",
+    type: "robot-site-task",
+    z: TAB,
+    robot: CONFIG,
+    name: "status",
+    serialNumber: "GS-S-000101",
+    serialNumberType: "str",
+    operation: "status",
+    x: 200,
+    y: 160,
+    wires: [[]],
+  },
+  {
+    id: "maps",
+    type: "robot-maps",
+    z: TAB,
+    robot: CONFIG,
+    name: "maps",
+    serialNumber: "GS-S-000101",
+    serialNumberType: "str",
+    operation: "listMaps",
+    x: 200,
+    y: 240,
+    wires: [[]],
+  },
+  {
+    id: "status",
+    type: "robot-status",
+    z: TAB,
+    robot: CONFIG,
+    name: "fleet",
+    operation: "fleetStatus",
+    serialNumber: "",
+    serialNumberType: "str",
+    serialNumbers: "",
+    fleetOutput: "each",
+    line: "v1",
+    watch: false,
+    interval: 30,
+    batteryStep: 10,
+    batteryLow: 20,
+    x: 200,
+    y: 320,
+    wires: [[], []],
+  },
   { id: "events", type: "robot-events", z: TAB, name: "", path: "/robot-events", minLevel: "H4", x: 200, y: 400, wires: [[], [], []] },
-  { id: "reports", type: "robot-reports", z: TAB, robot: CONFIG, name: "", serialNumber: "", serialNumberType: "str", serialNumbers: "", every: 15, since: 7, keep: 90, timeZone: "", x: 200, y: 480, wires: [[], []] },
-  { id: "bridge", type: "robot-mqtt", z: TAB, robot: CONFIG, name: "", interval: 10, serialNumbers: "", prefix: "homeassistant", base: "robot-fleet", startTasks: "", x: 200, y: 480, wires: [[]] },
-  { id: "job", type: "robot-job", z: TAB, robot: CONFIG, name: "", work: "area", map: "Floor 1", target: "Kitchen", mode: "", minBattery: "", waitUpTo: "", tries: "", confirmTimeout: "", x: 200, y: 560, wires: [[], []] },
+  {
+    id: "reports",
+    type: "robot-reports",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    serialNumber: "",
+    serialNumberType: "str",
+    serialNumbers: "",
+    every: 15,
+    since: 7,
+    keep: 90,
+    timeZone: "",
+    x: 200,
+    y: 480,
+    wires: [[], []],
+  },
+  {
+    id: "bridge",
+    type: "robot-mqtt",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    interval: 10,
+    serialNumbers: "",
+    prefix: "homeassistant",
+    base: "robot-fleet",
+    startTasks: "",
+    x: 200,
+    y: 480,
+    wires: [[]],
+  },
+  {
+    id: "job",
+    type: "robot-job",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    work: "area",
+    map: "Floor 1",
+    target: "Kitchen",
+    mode: "",
+    minBattery: "",
+    waitUpTo: "",
+    tries: "",
+    confirmTimeout: "",
+    x: 200,
+    y: 560,
+    wires: [[], []],
+  },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -174,7 +288,9 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       );
       assert.deepEqual(drawn, { width: 40, height: 60 }, `${type}: Node-RED's 40x60 icon frame`);
     }
-    const contents = await Promise.all(PALETTE_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")));
+    const contents = await Promise.all(
+      PALETTE_TYPES.map((type) => fs.promises.readFile(path.join(packageRoot, "icons", `${type}.svg`), "utf8")),
+    );
     assert.equal(new Set(contents).size, PALETTE_TYPES.length, "a different drawing for each node");
   });
 
@@ -197,7 +313,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     return (await added.jsonValue())!;
   }
 
-  it("labels each robot node dropped from the palette after its own job: a new site task is no \"robot status\"", async () => {
+  it('labels each robot node dropped from the palette after its own job: a new site task is no "robot status"', async () => {
     const labels: Record<string, string> = {};
     let offset = 0;
     for (const type of PALETTE_TYPES) {
@@ -292,7 +408,10 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     await page.click("#node-config-dialog-cancel");
 
     const received = await editor.received();
-    assert.ok(received.some((item) => item.text.includes(CONFIG)), "the recording saw the flows");
+    assert.ok(
+      received.some((item) => item.text.includes(CONFIG)),
+      "the recording saw the flows",
+    );
     const leaks = received.filter((item) => item.text.includes(TOKEN)).map((item) => item.from);
     assert.deepEqual(leaks, [], "no answer or websocket frame carried the token");
   });
@@ -322,13 +441,25 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     await page.click("#red-ui-clipboard-dialog-cancel");
     await page.waitForSelector("#red-ui-clipboard-dialog", { state: "hidden" });
 
-    const invalid = await page.evaluate((types) => types.flatMap((type) => RED.nodes.filterNodes({ type }).filter((node) => !node.valid).map((node) => node.id)), [
-      "robot-config",
-      ...PALETTE_TYPES,
-    ]);
+    const invalid = await page.evaluate(
+      (types) =>
+        types.flatMap((type) =>
+          RED.nodes
+            .filterNodes({ type })
+            .filter((node) => !node.valid)
+            .map((node) => node.id),
+        ),
+      ["robot-config", ...PALETTE_TYPES],
+    );
     assert.deepEqual(invalid, [], "every node is valid, so deploy asks nothing");
-    assert.equal(await page.evaluate(() => RED.nodes.filterNodes({ type: "robot-events" }).length), 1, "the robot-events node is among them");
-    const deployed = page.waitForResponse((response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST");
+    assert.equal(
+      await page.evaluate(() => RED.nodes.filterNodes({ type: "robot-events" }).length),
+      1,
+      "the robot-events node is among them",
+    );
+    const deployed = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST",
+    );
     await page.click("#red-ui-header-button-deploy");
     assert.equal((await deployed).status(), 200);
     const credentialsFile = path.join(nodeRed.userDir, "flows_cred.json");
@@ -351,13 +482,13 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       await page.click(`[id='${id}'] .red-ui-flow-node`);
       await page.evaluate(() => RED.actions.invoke("core:show-node-help"));
       const title = await page.waitForSelector(".red-ui-help-title", { state: "visible" });
-      await page.waitForFunction(
-        (label) => document.querySelector(".red-ui-help-title")?.textContent === label,
-        PALETTE_LABELS[type],
-      );
+      await page.waitForFunction((label) => document.querySelector(".red-ui-help-title")?.textContent === label, PALETTE_LABELS[type]);
       assert.equal(await title.textContent(), PALETTE_LABELS[type]);
-      const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) => list.map((heading) => heading.textContent?.trim()));
-      for (const heading of HELP_HEADINGS[type]) assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
+      const headings = await page.$$eval(".red-ui-help-title + .red-ui-help h3", (list) =>
+        list.map((heading) => heading.textContent?.trim()),
+      );
+      for (const heading of HELP_HEADINGS[type])
+        assert.ok(headings.includes(heading), `${type} help has ${heading}: ${headings.join(", ")}`);
       const intro = await page.$eval(".red-ui-help-title + .red-ui-help p", (paragraph) => paragraph.textContent?.trim() ?? "");
       assert.ok(intro.length > 20, `${type} help opens with a sentence, not "${intro}"`);
       if (type === "robot-events") assert.ok(!headings.includes("Inputs"), "robot-events has no input");

@@ -32,7 +32,9 @@ declare const RED: {
   actions: { invoke(name: string): void };
   tray: { close(): void };
 };
-declare const $: ((selector: string) => { typedInput(method: string, value?: unknown): unknown }) & { ajax(options: object): Promise<unknown> };
+declare const $: ((selector: string) => { typedInput(method: string, value?: unknown): unknown }) & {
+  ajax(options: object): Promise<unknown>;
+};
 
 const TAB = "pickers-tab";
 
@@ -41,16 +43,41 @@ let placed = 0;
 function add(page: Page, nodes: FlowNode[]): Promise<void> {
   const row = placed++;
   // Config nodes belong to no tab and have no place on it.
-  const onTab = nodes.map((node, index) => (node.type === "robot-config" ? node : { z: TAB, x: 160 + 220 * index, y: 80 + 80 * row, ...node }));
+  const onTab = nodes.map((node, index) =>
+    node.type === "robot-config" ? node : { z: TAB, x: 160 + 220 * index, y: 80 + 80 * row, ...node },
+  );
   return page.evaluate((flow) => RED.view.importNodes(flow, { generateIds: false }), onTab);
 }
 
 /** inject → node → debug showing `shown` of each message. */
 function injectInto(id: string, node: { type: string } & Record<string, unknown>, shown: string): FlowNode[] {
   return [
-    { id: `${id}-inject`, type: "inject", name: "", props: [{ p: "payload" }], repeat: "", crontab: "", once: false, onceDelay: 0.1, topic: "", payload: "", payloadType: "date", wires: [[id]] },
+    {
+      id: `${id}-inject`,
+      type: "inject",
+      name: "",
+      props: [{ p: "payload" }],
+      repeat: "",
+      crontab: "",
+      once: false,
+      onceDelay: 0.1,
+      topic: "",
+      payload: "",
+      payloadType: "date",
+      wires: [[id]],
+    },
     { ...node, id, robot: DEMO_CONFIG_ID, wires: node.type === "robot-status" ? [[`${id}-debug`], []] : [[`${id}-debug`]] },
-    { id: `${id}-debug`, type: "debug", name: `${id} out`, active: true, tosidebar: true, console: false, complete: shown, targetType: "msg", wires: [] },
+    {
+      id: `${id}-debug`,
+      type: "debug",
+      name: `${id} out`,
+      active: true,
+      tosidebar: true,
+      console: false,
+      complete: shown,
+      targetType: "msg",
+      wires: [],
+    },
   ];
 }
 
@@ -79,7 +106,8 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === "failed") await page.screenshot({ path: `/tmp/pickers-failed-${Date.now()}.png` }).catch(() => undefined);
+    if (this.currentTest?.state === "failed")
+      await page.screenshot({ path: `/tmp/pickers-failed-${Date.now()}.png` }).catch(() => undefined);
     for (let open = await page.$$(".red-ui-tray"); open.length > 0; open = await page.$$(".red-ui-tray")) {
       await page.evaluate(() => RED.tray.close());
       await page.waitForFunction((count) => document.querySelectorAll(".red-ui-tray").length < count, open.length);
@@ -106,7 +134,10 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     }
     await menu.filter({ hasText: entry }).first().click();
     // A click that lands while the popover is still placing itself can miss (seen once in CI): click again once.
-    const closed = await page.waitForSelector(".robot-fleet-picker-menu", { state: "detached", timeout: 3000 }).then(() => true, () => false);
+    const closed = await page.waitForSelector(".robot-fleet-picker-menu", { state: "detached", timeout: 3000 }).then(
+      () => true,
+      () => false,
+    );
     if (!closed) {
       await menu.filter({ hasText: entry }).first().click();
       await page.waitForSelector(".robot-fleet-picker-menu", { state: "detached" });
@@ -118,7 +149,8 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   const valid = (id: string) => page.evaluate((node) => RED.nodes.node(node)!.valid, id);
 
   /** Where a screenshot for the README goes: docs/images/ with UPDATE_SCREENSHOTS=1, else the temp directory. */
-  const screenshotPath = (name: string) => path.join(process.env.UPDATE_SCREENSHOTS ? path.join(packageRoot, "docs/images") : os.tmpdir(), name);
+  const screenshotPath = (name: string) =>
+    path.join(process.env.UPDATE_SCREENSHOTS ? path.join(packageRoot, "docs/images") : os.tmpdir(), name);
 
   async function deployAndInject(id: string, expected: RegExp): Promise<string> {
     await page.click("#red-ui-header-button-deploy");
@@ -129,7 +161,15 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
       document.querySelectorAll<HTMLElement>(".red-ui-notification").forEach((notification) => (notification.style.visibility = "hidden"));
     });
     // A full deploy restarts every flow: the inject exists once its flow has started again.
-    await page.waitForFunction((node) => $.ajax({ url: `inject/${node}-inject`, type: "POST" }).then(() => true, () => false), id, { polling: 250 });
+    await page.waitForFunction(
+      (node) =>
+        $.ajax({ url: `inject/${node}-inject`, type: "POST" }).then(
+          () => true,
+          () => false,
+        ),
+      id,
+      { polling: 250 },
+    );
     const message = page.locator(".red-ui-debug-msg", { hasText: `${id} out` }).last();
     await message.waitFor({ state: "visible", timeout: 15_000 });
     const text = (await message.innerText()).replace(/\s+/g, " ");
@@ -148,13 +188,26 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   });
 
   it("robot-command: the robot, map and position come from the cloud's lists; deployed, the command is accepted", async () => {
-    await add(page, injectInto("pick-command", { type: "robot-command", command: "CROSS_NAVIGATE", serialNumber: "", map: "", position: "" }, "payload.state"));
+    await add(
+      page,
+      injectInto(
+        "pick-command",
+        { type: "robot-command", command: "CROSS_NAVIGATE", serialNumber: "", map: "", position: "" },
+        "payload.state",
+      ),
+    );
     assert.equal(await valid("pick-command"), false, "map and position empty: invalid before deploy");
     await edit("pick-command");
     const robots = await pick("serialNumber", "GS-S-000102");
-    assert.ok(robots.some((text) => /^GS-S-000101 – Lobby scrubber \(online\)$/.test(text)), robots.join(" | "));
+    assert.ok(
+      robots.some((text) => /^GS-S-000101 – Lobby scrubber \(online\)$/.test(text)),
+      robots.join(" | "),
+    );
     const maps = await pick("map", "Floor 2");
-    assert.deepEqual(maps.map((text) => text.replace(/ \(.*\)$/, "")), ["Floor 1", "Floor 2"]);
+    assert.deepEqual(
+      maps.map((text) => text.replace(/ \(.*\)$/, "")),
+      ["Floor 1", "Floor 2"],
+    );
     // The README shows this picker: UPDATE_SCREENSHOTS=1 npm test writes it to docs/images/.
     const positions = await pick("position", "charging", screenshotPath("picker-position.png"));
     assert.ok(positions.includes("Kitchen door"), positions.join(" | "));
@@ -171,12 +224,27 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
       page,
       injectInto(
         "pick-site-task",
-        { type: "robot-site-task", operation: "sendTempTask", bodyFrom: "fields", serialNumber: "", taskName: "Spill", mapName: "", mapId: "", areaId: "", areaName: "", cleaningMode: "" },
+        {
+          type: "robot-site-task",
+          operation: "sendTempTask",
+          bodyFrom: "fields",
+          serialNumber: "",
+          taskName: "Spill",
+          mapName: "",
+          mapId: "",
+          areaId: "",
+          areaName: "",
+          cleaningMode: "",
+        },
         "payload.orderType",
       ),
     );
     const errors = await page.evaluate(() => RED.nodes.node("pick-site-task")!.validationErrors ?? []);
-    assert.deepEqual([...errors].sort(), ["Area id is required", "Cleaning mode is required", "Map id is required", "Map name is required"], "the four empty fields the task needs");
+    assert.deepEqual(
+      [...errors].sort(),
+      ["Area id is required", "Cleaning mode is required", "Map id is required", "Map name is required"],
+      "the four empty fields the task needs",
+    );
     await edit("pick-site-task");
     await pick("serialNumber", "GS-S-000101");
     await pick("mapId", "Floor 1");
@@ -193,7 +261,14 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   });
 
   it("robot-maps: the map id is picked from the robot's maps; deployed, its areas are read", async () => {
-    await add(page, injectInto("pick-maps", { type: "robot-maps", operation: "getSubareas", serialNumber: "", mapId: "" }, "payload.subareas.partitions[1].name"));
+    await add(
+      page,
+      injectInto(
+        "pick-maps",
+        { type: "robot-maps", operation: "getSubareas", serialNumber: "", mapId: "" },
+        "payload.subareas.partitions[1].name",
+      ),
+    );
     await edit("pick-maps");
     await pick("serialNumber", "GS-S-000101");
     await pick("mapId", "Floor 2");
@@ -203,7 +278,18 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
 
   // Left undeployed (its task fields stay empty): it comes after the tests that deploy.
   it("robot-site-task: the site and floor of a site task come from the robot's site (id with name, floor with index)", async () => {
-    await add(page, [{ id: "pick-site", type: "robot-site-task", robot: DEMO_CONFIG_ID, operation: "createTempTask", bodyFrom: "fields", serialNumber: "GS-S-000101", floorIndex: "", wires: [[]] }]);
+    await add(page, [
+      {
+        id: "pick-site",
+        type: "robot-site-task",
+        robot: DEMO_CONFIG_ID,
+        operation: "createTempTask",
+        bodyFrom: "fields",
+        serialNumber: "GS-S-000101",
+        floorIndex: "",
+        wires: [[]],
+      },
+    ]);
     await edit("pick-site");
     const sites = await pick("siteId", "Riverside");
     assert.equal(sites.length, 1);
@@ -211,11 +297,26 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     assert.match(await value("siteName"), /Riverside/);
     const floors = await pick("floorName", "Floor 2");
     assert.deepEqual(floors.map((floor) => floor.replace(/ \(\d+\)$/, "")).sort(), ["Floor 1", "Floor 2"]);
-    assert.deepEqual([await value("floorName"), await value("floorIndex")], ["Floor 2", floors.find((floor) => floor.startsWith("Floor 2"))!.replace(/.*\((\d+)\)$/, "$1")]);
+    assert.deepEqual(
+      [await value("floorName"), await value("floorIndex")],
+      ["Floor 2", floors.find((floor) => floor.startsWith("Floor 2"))!.replace(/.*\((\d+)\)$/, "$1")],
+    );
   });
 
   it("robot-command START_TASK: the task is picked from the tasks the robot can run (its map comes with it), cleaning modes show their meaning", async () => {
-    await add(page, [{ id: "pick-task", type: "robot-command", robot: DEMO_CONFIG_ID, command: "START_TASK", serialNumber: "", taskName: "", map: "", cleaningMode: "", wires: [[]] }]);
+    await add(page, [
+      {
+        id: "pick-task",
+        type: "robot-command",
+        robot: DEMO_CONFIG_ID,
+        command: "START_TASK",
+        serialNumber: "",
+        taskName: "",
+        map: "",
+        cleaningMode: "",
+        wires: [[]],
+      },
+    ]);
     await edit("pick-task");
     await pick("serialNumber", "GS-S-000101");
     // The tasks of the map the robot is on (the v1 status's executableTasks): the whole map and each area.
@@ -259,7 +360,10 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
       return page.innerText("#robot-config-test-result");
     };
     const listed = await testConfig(DEMO_CONFIG_ID);
-    const robots = (await page.evaluate((config) => $.ajax({ url: `robot-fleet/config/${config}/robots`, dataType: "json" }), DEMO_CONFIG_ID)) as unknown[];
+    const robots = (await page.evaluate(
+      (config) => $.ajax({ url: `robot-fleet/config/${config}/robots`, dataType: "json" }),
+      DEMO_CONFIG_ID,
+    )) as unknown[];
     assert.match(listed, new RegExp(`^${robots.length} robots, listed in \\d+ ms$`));
     const tray = (await page.locator(".red-ui-tray .red-ui-tray-body").last().boundingBox())!;
     await page.screenshot({ path: screenshotPath("robot-config-test.png"), clip: { ...tray, height: Math.min(tray.height, 320) } });
@@ -277,7 +381,9 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await edit("uses-not-deployed");
     await page.click("[data-robot-fleet-picker='serialNumber']");
     const message = page.locator("[data-robot-fleet-picker-message='serialNumber']");
-    await page.waitForFunction(() => /deploy the robot-config first/.test(document.querySelector("[data-robot-fleet-picker-message='serialNumber']")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /deploy the robot-config first/.test(document.querySelector("[data-robot-fleet-picker-message='serialNumber']")?.textContent ?? ""),
+    );
     assert.match(await message.innerText(), /^deploy the robot-config first/);
     await page.evaluate(() => RED.tray.close());
     await page.waitForSelector(".red-ui-tray", { state: "detached" });
@@ -291,14 +397,26 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     const received = await editor.received();
     const lookups = received.filter((item) => item.from.includes("/robot-fleet/config/"));
     assert.ok(lookups.length >= 6, `${lookups.length} lookups seen`);
-    assert.deepEqual(lookups.filter((item) => item.text.includes(DEMO_TOKEN)).map((item) => item.from), []);
+    assert.deepEqual(
+      lookups.filter((item) => item.text.includes(DEMO_TOKEN)).map((item) => item.from),
+      [],
+    );
   });
 
   it("accepts in the dialog exactly what the runtime accepts: serial numbers, base URL, bounds", async () => {
     const serials = ["GS-S-000101", "a", "A_b-9", "-leading", "../x", "with space", "x".repeat(128), "x".repeat(129), "ünï"];
     // A node's typed serial number is trimmed, then checked by the request schema.
     const runtimeSerial = serials.map((serial) => SerialNumber.safeParse(serial.trim()).success);
-    const urls = ["https://openapi.gs-robot.com", "http://127.0.0.1:18080/base", "https://x/?a=1", "https://x/#top", "https://u:p@x", "ftp://x", "not a url", "https://x/?"];
+    const urls = [
+      "https://openapi.gs-robot.com",
+      "http://127.0.0.1:18080/base",
+      "https://x/?a=1",
+      "https://x/#top",
+      "https://u:p@x",
+      "ftp://x",
+      "not a url",
+      "https://x/?",
+    ];
     const runtimeUrl = urls.map((url) => {
       try {
         normaliseBaseUrl(url);
@@ -319,9 +437,12 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     const intervals = ["", String(WATCH_LIMITS.interval.min), String(WATCH_LIMITS.interval.min - 1), String(WATCH_LIMITS.interval.max + 1)];
     const dialog = await page.evaluate(
       ({ serials, urls, timeouts, intervals }) => {
-        const verdict = (type: string, field: string, v: unknown, self: object = {}) => RED.nodes.getType(type).defaults[field]!.validate!.call({ ...self }, v) === true;
+        const verdict = (type: string, field: string, v: unknown, self: object = {}) =>
+          RED.nodes.getType(type).defaults[field]!.validate!.call({ ...self }, v) === true;
         return {
-          serial: ["robot-command", "robot-site-task", "robot-maps", "robot-status"].map((type) => serials.map((s) => verdict(type, "serialNumber", s, { serialNumberType: "str" }))),
+          serial: ["robot-command", "robot-site-task", "robot-maps", "robot-status"].map((type) =>
+            serials.map((s) => verdict(type, "serialNumber", s, { serialNumberType: "str" })),
+          ),
           url: urls.map((u) => verdict("robot-config", "baseUrl", u)),
           timeout: ["robot-command", "robot-site-task"].map((type) => timeouts.map((t) => verdict(type, "confirmTimeout", t))),
           interval: intervals.map((i) => verdict("robot-status", "interval", i)),
@@ -329,7 +450,11 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
       },
       { serials, urls, timeouts, intervals },
     );
-    for (const verdicts of dialog.serial) assert.deepEqual(Object.fromEntries(serials.map((s, i) => [s, verdicts[i]])), Object.fromEntries(serials.map((s, i) => [s, runtimeSerial[i]])));
+    for (const verdicts of dialog.serial)
+      assert.deepEqual(
+        Object.fromEntries(serials.map((s, i) => [s, verdicts[i]])),
+        Object.fromEntries(serials.map((s, i) => [s, runtimeSerial[i]])),
+      );
     assert.deepEqual(dialog.url, runtimeUrl);
     for (const verdicts of dialog.timeout) assert.deepEqual(verdicts, runtimeTimeout);
     assert.deepEqual(dialog.interval, [true, true, false, false]);
@@ -353,7 +478,12 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     for (const id of ["pick-command", "pick-site-task", "pick-maps"]) {
       await edit(id);
       const wrapped = await page.$$eval(".red-ui-tray .robot-fleet-form .form-row > label", (labels) =>
-        labels.filter((label) => (label as HTMLElement).offsetParent !== null && label.getClientRects().length > 0 && (label as HTMLElement).scrollHeight > 24).map((label) => label.textContent?.trim()),
+        labels
+          .filter(
+            (label) =>
+              (label as HTMLElement).offsetParent !== null && label.getClientRects().length > 0 && (label as HTMLElement).scrollHeight > 24,
+          )
+          .map((label) => label.textContent?.trim()),
       );
       assert.deepEqual(wrapped, [], id);
       await page.evaluate(() => RED.tray.close());
@@ -364,6 +494,9 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
   it("raised no script error in the page", () => {
     // Chromium logs every failed request too: the pickers' refused lookups (asserted above) and the
     // palette manager's catalogue.nodered.org, out of reach on these machines. Those are not script errors.
-    assert.deepEqual(editor.pageErrors.filter((error) => !error.startsWith("Failed to load resource")), []);
+    assert.deepEqual(
+      editor.pageErrors.filter((error) => !error.startsWith("Failed to load resource")),
+      [],
+    );
   });
 });

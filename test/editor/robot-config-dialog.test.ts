@@ -8,7 +8,14 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem, readAccountSettings, type AccountSettingName, isEmptySetting } from "../../src/api/settings/input-rules";
+import {
+  ACCOUNT_SETTINGS,
+  ACCOUNT_SETTING_NAMES,
+  accountSettingProblem,
+  readAccountSettings,
+  type AccountSettingName,
+  isEmptySetting,
+} from "../../src/api/settings/input-rules";
 import { useEditor, type FlowNode, type OpenEditor } from "../support/editor";
 
 /** Node-RED's editor globals, as far as these tests use them. */
@@ -46,7 +53,16 @@ const flow: FlowNode[] = [
   // Saved before the limits existed: only timeout and maxRetries.
   { id: "older-config", type: "robot-config", name: "older", baseUrl: "http://127.0.0.1:9", timeout: 5, maxRetries: 1, authMode: "token" },
   // Hand-edited out of range; no node uses it, so the runtime starts anyway.
-  { id: "bad-config", type: "robot-config", name: "bad", baseUrl: "http://127.0.0.1:9", authMode: "token", connections: 0, rateLimit: "-1", queueLimit: "" },
+  {
+    id: "bad-config",
+    type: "robot-config",
+    name: "bad",
+    baseUrl: "http://127.0.0.1:9",
+    authMode: "token",
+    connections: 0,
+    rateLimit: "-1",
+    queueLimit: "",
+  },
 ];
 
 /** Out of range, not whole, or not a number, for each setting. */
@@ -69,10 +85,50 @@ const REFUSED: Array<[AccountSettingName, string]> = [
 
 /** Values offered to every setting's validator and to the runtime's check. */
 const SAMPLES: unknown[] = [
-  0, 1, -1, 0.05, 0.1, 0.5, 2.5, 3, 10, 11, 16, 20, 60, 256, 257, 600, 601, 10_000, 10_001, 86_400, 86_401,
-  10_000_000, 10_000_001, -0, Number.NaN, Number.POSITIVE_INFINITY,
-  "", " ", " 16 ", "16", "1e3", "0x10", "abc", "12abc", "Infinity", "-1", "0.1", ".5", "5.", "1,000", "256.0",
-  null, undefined, true,
+  0,
+  1,
+  -1,
+  0.05,
+  0.1,
+  0.5,
+  2.5,
+  3,
+  10,
+  11,
+  16,
+  20,
+  60,
+  256,
+  257,
+  600,
+  601,
+  10_000,
+  10_001,
+  86_400,
+  86_401,
+  10_000_000,
+  10_000_001,
+  -0,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  "",
+  " ",
+  " 16 ",
+  "16",
+  "1e3",
+  "0x10",
+  "abc",
+  "12abc",
+  "Infinity",
+  "-1",
+  "0.1",
+  ".5",
+  "5.",
+  "1,000",
+  "256.0",
+  null,
+  undefined,
+  true,
 ];
 
 describe("editor: robot-config limits dialog and help (own Node-RED, headless Chromium)", function () {
@@ -244,7 +300,11 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
         }
         const problem = empty ? undefined : accountSettingProblem(setting, value);
         assert.equal(problem === undefined, runtimeAccepts, `the runtime's two checks agree on ${setting} = ${String(value)}`);
-        assert.equal(results[index], problem === undefined ? true : `${setting}: ${problem}`, `${setting} = ${JSON.stringify(value) ?? "undefined"}`);
+        assert.equal(
+          results[index],
+          problem === undefined ? true : `${setting}: ${problem}`,
+          `${setting} = ${JSON.stringify(value) ?? "undefined"}`,
+        );
       });
     }
   });
@@ -267,7 +327,11 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
         maxRetryWait: 60,
       } as EditorNode & Record<string, unknown>;
       RED.editor.validateNode(node);
-      return { valid: node.valid, errors: node.validationErrors, labelled: def.defaults.connections!.validate!("0", { label: "Connections" }) };
+      return {
+        valid: node.valid,
+        errors: node.validationErrors,
+        labelled: def.defaults.connections!.validate!("0", { label: "Connections" }),
+      };
     });
     assert.deepEqual(checked, {
       valid: false,
@@ -299,14 +363,20 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
     for (const name of ACCOUNT_SETTING_NAMES) {
       const expected = name === "timeout" ? "5" : name === "maxRetries" ? "1" : "";
       assert.equal(await page.inputValue(`#node-config-input-${name}`), expected, name);
-      assert.equal(await page.getAttribute(`#node-config-input-${name}`, "placeholder"), `default ${ACCOUNT_SETTINGS[name].default.toLocaleString("en-US")}`);
+      assert.equal(
+        await page.getAttribute(`#node-config-input-${name}`, "placeholder"),
+        `default ${ACCOUNT_SETTINGS[name].default.toLocaleString("en-US")}`,
+      );
       // The placeholder is read whole: its text is narrower than the input's content box.
       const room = await page.evaluate((id) => {
         const input = document.querySelector<HTMLInputElement>(`#node-config-input-${id}`)!;
         const style = getComputedStyle(input);
         const context = document.createElement("canvas").getContext("2d")!;
         context.font = `${style.fontSize} ${style.fontFamily}`;
-        return { text: context.measureText(input.placeholder).width, box: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+        return {
+          text: context.measureText(input.placeholder).width,
+          box: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+        };
       }, name);
       assert.ok(room.text <= room.box, `${name}'s placeholder is ${room.text} px wide in ${room.box} px`);
       assert.equal(await markedInvalid(name), false, `${name} of an older flow is valid`);
@@ -326,7 +396,8 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
       })),
     }));
     await page.screenshot({ path: "/tmp/editor-help-robot-config.png" });
-    for (const heading of ["Properties", "Details"]) assert.ok(help.headings.includes(heading), `help has ${heading}: ${help.headings.join(", ")}`);
+    for (const heading of ["Properties", "Details"])
+      assert.ok(help.headings.includes(heading), `help has ${heading}: ${help.headings.join(", ")}`);
     assert.deepEqual(
       help.limits.map((limit) => limit.name),
       ACCOUNT_SETTING_NAMES,
@@ -339,7 +410,11 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
       const stated = /From (\d[\d,]*(?:\.\d+)?) to (\d[\d,]*(?:\.\d+)?), default (\d[\d,]*(?:\.\d+)?)\./.exec(limit.text);
       assert.ok(stated, `${name}'s help states its range and default: ${limit.text}`);
       const { min, max, default: fallback } = ACCOUNT_SETTINGS[name];
-      assert.deepEqual([number(stated[1]!), number(stated[2]!), number(stated[3]!)], [min, max, fallback], `${name}'s help matches the table`);
+      assert.deepEqual(
+        [number(stated[1]!), number(stated[2]!), number(stated[3]!)],
+        [min, max, fallback],
+        `${name}'s help matches the table`,
+      );
     }
     for (const phrase of [
       "QUEUE_FULL",

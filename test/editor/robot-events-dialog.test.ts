@@ -55,7 +55,12 @@ async function answerAt(url: string): Promise<{ status: number; allow: string | 
   return { status: answer.status, allow: answer.headers.get("allow") };
 }
 
-function dialogSuite(title: string, settings: ExtraSettings, root: string, run: (session: () => { nodeRed: RunningNodeRed; editor: OpenEditor; page: Page }) => void) {
+function dialogSuite(
+  title: string,
+  settings: ExtraSettings,
+  root: string,
+  run: (session: () => { nodeRed: RunningNodeRed; editor: OpenEditor; page: Page }) => void,
+) {
   describe(title, function () {
     this.timeout(60_000);
     const session = useEditor(flow, credentials, settings);
@@ -117,7 +122,13 @@ function dialogSuite(title: string, settings: ExtraSettings, root: string, run: 
 
       const short = await measure();
       assert.deepEqual(
-        { belowPath: short.belowPath, alignedWithPath: short.alignedWithPath, insideTray: short.insideTray, lineScrolls: short.lineScrolls, oneLine: short.lines === 1 },
+        {
+          belowPath: short.belowPath,
+          alignedWithPath: short.alignedWithPath,
+          insideTray: short.insideTray,
+          lineScrolls: short.lineScrolls,
+          oneLine: short.lines === 1,
+        },
         { belowPath: true, alignedWithPath: true, insideTray: true, lineScrolls: false, oneLine: true },
         JSON.stringify(short),
       );
@@ -197,7 +208,9 @@ describe("editor: the robot-events dialog (own Node-RED, headless Chromium)", ()
       const { page } = session();
       await openDialog(page, "events");
       assert.equal((await page.textContent("label[for='node-input-minLevel']"))?.trim(), "Incidents from");
-      const options = await page.$$eval("#node-input-minLevel option", (list) => list.map((option) => ({ value: (option as HTMLOptionElement).value, text: option.textContent })));
+      const options = await page.$$eval("#node-input-minLevel option", (list) =>
+        list.map((option) => ({ value: (option as HTMLOptionElement).value, text: option.textContent })),
+      );
       assert.deepEqual(
         options.map((option) => option.value),
         [...MIN_LEVELS],
@@ -236,8 +249,14 @@ describe("editor: the robot-events dialog (own Node-RED, headless Chromium)", ()
         deployed: JSON.stringify(RED.nodes.createCompleteNodeSet()),
       }));
       assert.ok(sets.exported.includes('"robot-events"'), "the node set holds the node");
-      assert.ok(!sets.exported.includes(TYPED_APP_ID) && !sets.exported.includes(STORED_APP_ID), "createCompleteNodeSet({credentials: false}) has no app id");
-      assert.ok(sets.deployed.includes(TYPED_APP_ID) && !sets.deployed.includes(STORED_APP_ID), "the deploy set carries only the typed app id");
+      assert.ok(
+        !sets.exported.includes(TYPED_APP_ID) && !sets.exported.includes(STORED_APP_ID),
+        "createCompleteNodeSet({credentials: false}) has no app id",
+      );
+      assert.ok(
+        sets.deployed.includes(TYPED_APP_ID) && !sets.deployed.includes(STORED_APP_ID),
+        "the deploy set carries only the typed app id",
+      );
 
       // Through the export dialog, as a user shares a flow: this flow, then all flows.
       await page.evaluate(() => RED.actions.invoke("core:show-export-dialog"));
@@ -255,10 +274,15 @@ describe("editor: the robot-events dialog (own Node-RED, headless Chromium)", ()
       await page.click("#red-ui-clipboard-dialog-cancel");
       await page.waitForSelector("#red-ui-clipboard-dialog", { state: "hidden" });
 
-      const deployed = page.waitForResponse((response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST");
+      const deployed = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === "/flows" && response.request().method() === "POST",
+      );
       await page.click("#red-ui-header-button-deploy");
       assert.equal((await deployed).status(), 200);
-      const stored = JSON.parse(fs.readFileSync(path.join(nodeRed.userDir, "flows_cred.json"), "utf8")) as Record<string, Record<string, string>>;
+      const stored = JSON.parse(fs.readFileSync(path.join(nodeRed.userDir, "flows_cred.json"), "utf8")) as Record<
+        string,
+        Record<string, string>
+      >;
       assert.equal(stored.events?.appId, TYPED_APP_ID, "the runtime stored the typed app id as a credential");
       assert.ok(!fs.readFileSync(path.join(nodeRed.userDir, "flows.json"), "utf8").includes(TYPED_APP_ID), "flows.json has no app id");
       const flows = await (await fetch(new URL("flows", nodeRed.url))).text();

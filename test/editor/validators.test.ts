@@ -8,7 +8,13 @@
  * fails when a validated property has no refused or no accepted case.
  */
 import assert from "node:assert/strict";
-import { ACCOUNT_SETTINGS, ACCOUNT_SETTING_NAMES, accountSettingProblem, readNumberSetting, SERIAL_NUMBER_PATTERN } from "../../src/api/settings/input-rules";
+import {
+  ACCOUNT_SETTINGS,
+  ACCOUNT_SETTING_NAMES,
+  accountSettingProblem,
+  readNumberSetting,
+  SERIAL_NUMBER_PATTERN,
+} from "../../src/api/settings/input-rules";
 import { COMMAND_TYPES } from "../../src/api/cloud/commands";
 import { normaliseBaseUrl, prepareCall } from "../../src/api/http/prepare";
 import { confirmTimeoutMs } from "../../src/nodes/shared/confirm";
@@ -40,7 +46,13 @@ declare const RED: {
 const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"] as const;
 type NodeType = (typeof TYPES)[number];
 /** The nodes that talk to one robot through a robot-config: a serial number and a config to use. */
-const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-reports"] as const satisfies readonly NodeType[];
+const ROBOT_TYPES = [
+  "robot-command",
+  "robot-site-task",
+  "robot-maps",
+  "robot-status",
+  "robot-reports",
+] as const satisfies readonly NodeType[];
 
 /** One value of one property, with what else the node holds, and whether the runtime accepts it. */
 interface Case {
@@ -70,7 +82,13 @@ const SERIALS = ["GS-S-000101", "a", "x".repeat(128), "x".repeat(129), "GS S 1",
 function cases(): Case[] {
   const tables = editorTables();
   const all: Case[] = [];
-  const add = (type: NodeType, property: string, values: unknown[], runtime: (value: unknown) => boolean, context: Record<string, unknown> = {}) => {
+  const add = (
+    type: NodeType,
+    property: string,
+    values: unknown[],
+    runtime: (value: unknown) => boolean,
+    context: Record<string, unknown> = {},
+  ) => {
     for (const value of values) all.push({ type, property, value, context, runtimeAccepts: runtime(value) });
   };
 
@@ -86,10 +104,24 @@ function cases(): Case[] {
   ];
   add("robot-config", "baseUrl", urls, (value) => accepts(() => normaliseBaseUrl(String(value))));
   // The Redis settings by the runtime's reader: an empty URL is "not shared"; the prefix checked with a usable URL.
-  const redisUrls = ["", "redis://127.0.0.1:6379", "rediss://fleet@redis.example:6380/2", "http://127.0.0.1:6379", "redis://:secret@host:6379", "redis://host:6379?db=2", "not a url"];
+  const redisUrls = [
+    "",
+    "redis://127.0.0.1:6379",
+    "rediss://fleet@redis.example:6380/2",
+    "http://127.0.0.1:6379",
+    "redis://:secret@host:6379",
+    "redis://host:6379?db=2",
+    "not a url",
+  ];
   add("robot-config", "redisUrl", redisUrls, (value) => accepts(() => readRedisSettings({ redisUrl: value as string })));
   const prefixes = ["", "robot-fleet", "site_a.prod-2", "has space", "x".repeat(65), "a:b"];
-  add("robot-config", "redisPrefix", prefixes, (value) => accepts(() => readRedisSettings({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: value as string })), { redisUrl: "redis://127.0.0.1:6379" });
+  add(
+    "robot-config",
+    "redisPrefix",
+    prefixes,
+    (value) => accepts(() => readRedisSettings({ redisUrl: "redis://127.0.0.1:6379", redisPrefix: value as string })),
+    { redisUrl: "redis://127.0.0.1:6379" },
+  );
   for (const name of ACCOUNT_SETTING_NAMES) {
     const { min, max } = ACCOUNT_SETTINGS[name];
     add("robot-config", name, rangeValues(min, max), (value) => accountSettingProblem(name, value) === undefined);
@@ -97,7 +129,9 @@ function cases(): Case[] {
 
   // What every robot node has: the serial number typed in (empty: from the message).
   for (const type of ROBOT_TYPES) {
-    add(type, "serialNumber", ["", ...SERIALS], (value) => value === "" || SERIAL_NUMBER_PATTERN.test(String(value)), { serialNumberType: "str" });
+    add(type, "serialNumber", ["", ...SERIALS], (value) => value === "" || SERIAL_NUMBER_PATTERN.test(String(value)), {
+      serialNumberType: "str",
+    });
   }
 
   // Choices: the runtime picks from the same tables (chooseSetting refuses anything else).
@@ -118,7 +152,9 @@ function cases(): Case[] {
   choice("robot-status", "line", tables.status.lines);
 
   // robot-status: the serial-number list and the watch bounds, by the runtime's readers.
-  add("robot-status", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) => accepts(() => serialNumberList(String(value))));
+  add("robot-status", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) =>
+    accepts(() => serialNumberList(String(value))),
+  );
   for (const name of Object.keys(WATCH_LIMITS) as Array<keyof typeof WATCH_LIMITS>) {
     const { min, max } = WATCH_LIMITS[name];
     add("robot-status", name, rangeValues(min, max), (value) => accepts(() => readNumberSetting(value, name, WATCH_LIMITS[name])));
@@ -143,7 +179,9 @@ function cases(): Case[] {
     position: ["", "charging"],
     direction: ["SIDEWAYS", ...tables.command.directions],
   };
-  for (const field of Object.keys(FIELD_PATHS).flatMap((parameter) => Object.keys(FIELD_PATHS[parameter as keyof typeof FIELD_PATHS])) as ParameterField[]) {
+  for (const field of Object.keys(FIELD_PATHS).flatMap((parameter) =>
+    Object.keys(FIELD_PATHS[parameter as keyof typeof FIELD_PATHS]),
+  ) as ParameterField[]) {
     const command = COMMAND_TYPES.find((type) => fieldsOf(type).includes(field))!;
     const literal = tables.command.literalTypes[field];
     add(
@@ -163,7 +201,13 @@ function cases(): Case[] {
     for (const field of fields) {
       if (field in tables.siteTask.wholeNumbers) {
         const setting = tables.siteTask.wholeNumbers[field as keyof typeof tables.siteTask.wholeNumbers];
-        add("robot-site-task", field, ["", "0", "2", "-1", "1.5", "x"], (value) => accepts(() => readNumberSetting(value, field, setting)), { operation, bodyFrom: "fields" });
+        add(
+          "robot-site-task",
+          field,
+          ["", "0", "2", "-1", "1.5", "x"],
+          (value) => accepts(() => readNumberSetting(value, field, setting)),
+          { operation, bodyFrom: "fields" },
+        );
       } else if ((tables.siteTask.textFields as readonly string[]).includes(field)) {
         add("robot-site-task", field, ["", "Lobby"], (value) => value !== "", { operation, bodyFrom: "fields", [`${field}Type`]: "str" });
       }
@@ -184,20 +228,32 @@ function cases(): Case[] {
     ["robot-maps", "mapId", { operation: "getSubareas" }],
   ];
   for (const [type, property, context] of typed) {
-    add(type, property, ["", "payload.value"], (value) => accepts(() => nodeRedUtil.normalisePropertyExpression(String(value))), { ...context, [`${property}Type`]: "msg" });
+    add(type, property, ["", "payload.value"], (value) => accepts(() => nodeRedUtil.normalisePropertyExpression(String(value))), {
+      ...context,
+      [`${property}Type`]: "msg",
+    });
   }
 
   // robot-events: each setting by the runtime's own reader (missing or empty is the default path or every level).
-  add("robot-events", "path", ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"], (value) => eventsPathOf(value) !== undefined);
+  add(
+    "robot-events",
+    "path",
+    ["/robot-events", "/site-a/pushes", "", undefined, "no-slash", "/a//b", "/a/", "/a:b", "/x y"],
+    (value) => eventsPathOf(value) !== undefined,
+  );
   add("robot-events", "minLevel", [...MIN_LEVELS, undefined, "H8"], (value) => minLevelOf(value) !== undefined);
 
   // robot-reports: its robots, its minutes and days, and its time zone (which Intl must know, here and in the browser).
-  add("robot-reports", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) => accepts(() => serialNumberList(String(value))));
+  add("robot-reports", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) =>
+    accepts(() => serialNumberList(String(value))),
+  );
   for (const name of Object.keys(REPORTS_LIMITS) as Array<keyof typeof REPORTS_LIMITS>) {
     const { min, max } = REPORTS_LIMITS[name];
     add("robot-reports", name, rangeValues(min, max), (value) => accepts(() => readNumberSetting(value, name, REPORTS_LIMITS[name])));
   }
-  add("robot-reports", "timeZone", ["", "UTC", "Europe/Berlin", "Asia/Shanghai", "Mars/Olympus", "Berlin"], (value) => accepts(() => dayFormatter(String(value))));
+  add("robot-reports", "timeZone", ["", "UTC", "Europe/Berlin", "Asia/Shanghai", "Mars/Olympus", "Berlin"], (value) =>
+    accepts(() => dayFormatter(String(value))),
+  );
   return all;
 }
 
@@ -240,7 +296,9 @@ describe("editor: every validated property, judged as the editor judges a node, 
     );
     const all = cases();
     const uncovered = validated.filter(
-      (key) => !all.some((c) => `${c.type}.${c.property}` === key && c.runtimeAccepts) || !all.some((c) => `${c.type}.${c.property}` === key && !c.runtimeAccepts),
+      (key) =>
+        !all.some((c) => `${c.type}.${c.property}` === key && c.runtimeAccepts) ||
+        !all.some((c) => `${c.type}.${c.property}` === key && !c.runtimeAccepts),
     );
     assert.deepEqual(uncovered, [], "validated properties without both a refused and an accepted case");
     assert.ok(validated.length >= 40, `${validated.length} validated properties`);
@@ -268,7 +326,10 @@ describe("editor: every validated property, judged as the editor judges a node, 
           verdict.valid !== c.runtimeAccepts ||
           (!verdict.valid && verdict.errors.every((error) => error === c.property || error.includes(CRASHED_VALIDATOR))),
       )
-      .map(({ c, verdict }) => `${c.type}.${c.property} = ${JSON.stringify(c.value)} ${JSON.stringify(c.context)}: runtime ${c.runtimeAccepts ? "accepts" : "refuses"}, editor ${verdict.valid ? "valid" : `invalid (${verdict.errors.join("; ")})`}`);
+      .map(
+        ({ c, verdict }) =>
+          `${c.type}.${c.property} = ${JSON.stringify(c.value)} ${JSON.stringify(c.context)}: runtime ${c.runtimeAccepts ? "accepts" : "refuses"}, editor ${verdict.valid ? "valid" : `invalid (${verdict.errors.join("; ")})`}`,
+      );
     assert.deepEqual(disagreements, []);
     assert.ok(all.length > 200, `${all.length} cases`);
     assert.ok(all.some((c) => !c.runtimeAccepts) && all.some((c) => c.runtimeAccepts));

@@ -69,7 +69,17 @@ describe("test harness: Node-RED instances in processes of their own", function 
   const flows = (baseUrl: string) => [
     { id: "tab", type: "tab", label: "harness" },
     { id: "config", type: "robot-config", baseUrl, timeout: 5, maxRetries: 0, authMode: "token" },
-    { id: "go", type: "inject", z: "tab", props: [{ p: "payload" }], payload: "", payloadType: "date", repeat: "", once: false, wires: [["name"]] },
+    {
+      id: "go",
+      type: "inject",
+      z: "tab",
+      props: [{ p: "payload" }],
+      payload: "",
+      payloadType: "date",
+      repeat: "",
+      once: false,
+      wires: [["name"]],
+    },
     {
       id: "name",
       type: "function",
@@ -87,7 +97,11 @@ describe("test harness: Node-RED instances in processes of their own", function 
   before(async function () {
     this.timeout(60_000);
     const started = Date.now();
-    cluster = await startCluster(3, () => ({ flows: flows(stub.server.url), credentials: { config: { token: TOKEN } }, watch: ["name", "cmd"] }));
+    cluster = await startCluster(3, () => ({
+      flows: flows(stub.server.url),
+      credentials: { config: { token: TOKEN } },
+      watch: ["name", "cmd"],
+    }));
     pids.push(...cluster.map((instance) => instance.pid));
     console.log(`      three Node-RED processes started in ${Date.now() - started} ms`);
   });
@@ -116,7 +130,11 @@ describe("test harness: Node-RED instances in processes of their own", function 
       assert.equal(typeof sent.msg._msgid, "string");
       const status = await instance.waitFor((i) => i.statuses.find((each) => each.node === "name"), 5_000, "the function's status");
       assert.deepEqual(status.status, { fill: "green", shape: "dot", text: instance.name });
-      const warning = await instance.waitFor((i) => i.logs.find((line) => line.level === "warn" && line.node === "name"), 5_000, "the function's warning");
+      const warning = await instance.waitFor(
+        (i) => i.logs.find((line) => line.level === "warn" && line.node === "name"),
+        5_000,
+        "the function's warning",
+      );
       assert.equal(warning.text, `hello from ${instance.name}`);
       assert.equal(warning.nodeType, "function");
       assert.ok(
@@ -134,7 +152,8 @@ describe("test harness: Node-RED instances in processes of their own", function 
   it("runs this package's nodes with the given credentials against the recording server", async () => {
     stub.server.respondWith(() => ({ body: { name: `robots/${SERIAL}/commands/c1`, serialNumber: SERIAL, state: "WAITING" } }));
     await Promise.all(cluster!.map((instance) => instance.inject("cmd", { payload: "go" })));
-    for (const instance of cluster!) await instance.waitFor((i) => i.sent.some((each) => each.node === "cmd"), 10_000, "robot-command's output");
+    for (const instance of cluster!)
+      await instance.waitFor((i) => i.sent.some((each) => each.node === "cmd"), 10_000, "robot-command's output");
     assert.equal(stub.server.requests.length, 3, "one request per instance");
     for (const request of stub.server.requests) {
       assert.equal(request.method, "POST");
@@ -171,7 +190,13 @@ describe("test harness: Node-RED instances in processes of their own", function 
 
   it("refuses a flow with a type no module provides, naming it", async () => {
     await assert.rejects(
-      startInstance({ name: "bad", flows: [{ id: "tab", type: "tab" }, { id: "x", type: "no-such-node", z: "tab", wires: [] }] }),
+      startInstance({
+        name: "bad",
+        flows: [
+          { id: "tab", type: "tab" },
+          { id: "x", type: "no-such-node", z: "tab", wires: [] },
+        ],
+      }),
       /did not start: missing-types: no-such-node/,
     );
   });
@@ -187,7 +212,10 @@ describe("test harness: Node-RED instances in processes of their own", function 
       // The stand-in's temp dirs (Redis's, Node-RED's user dir) go in here: a SIGKILLed one cannot remove them.
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-orphan-"));
       try {
-        const parent = spawn(process.execPath, [...CHILD_NODE_OPTIONS, script, ending], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
+        const parent = spawn(process.execPath, [...CHILD_NODE_OPTIONS, script, ending], {
+          stdio: ["ignore", "pipe", "inherit"],
+          env: { ...process.env, TMPDIR: tmp },
+        });
         const ended = new Promise<void>((resolve) => parent.once("exit", () => resolve()));
         const children = await new Promise<{ redis: number; nodeRed: number }>((resolve, reject) => {
           let out = "";

@@ -240,7 +240,10 @@ describe("simulator: checks like the real cloud", function () {
         }),
       });
       assert.equal(answer.status, 400);
-      assert.match((answer.json as { message: string }).message, /^tempTaskCommand\.startParam\.areaId: invalid value 1 for type TYPE_STRING/);
+      assert.match(
+        (answer.json as { message: string }).message,
+        /^tempTaskCommand\.startParam\.areaId: invalid value 1 for type TYPE_STRING/,
+      );
       assert.equal(simulator.state.robot("GS-S-000101")!.taskState, "IDLE");
     });
 
@@ -252,9 +255,17 @@ describe("simulator: checks like the real cloud", function () {
 
     it("answers 415 to a POST without Content-Type application/json, on both endpoint styles", async () => {
       for (const path of [COMMAND_PATH("GS-S-000101"), ENDPOINTS.listMaps.path]) {
-        const missing = await rawRequest(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', headers: { "Content-Type": null } });
+        const missing = await rawRequest(simulator.url, "POST", path, {
+          token: DEMO_TOKEN,
+          body: '{"robotSn":"GS-S-000101"}',
+          headers: { "Content-Type": null },
+        });
         assert.equal(missing.status, 415, path);
-        const text = await rawRequest(simulator.url, "POST", path, { token: DEMO_TOKEN, body: '{"robotSn":"GS-S-000101"}', headers: { "Content-Type": "text/plain" } });
+        const text = await rawRequest(simulator.url, "POST", path, {
+          token: DEMO_TOKEN,
+          body: '{"robotSn":"GS-S-000101"}',
+          headers: { "Content-Type": "text/plain" },
+        });
         assert.equal(text.status, 415, path);
       }
       const withCharset = await rawRequest(simulator.url, "POST", ENDPOINTS.listMaps.path, {
@@ -300,7 +311,8 @@ describe("simulator: checks like the real cloud", function () {
 
     it("answers HTTP 429 with Retry-After past the limit, per token", async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN })).status);
       assert.deepEqual(statuses, [200, 200, 429]);
       clock += 4_000;
       const refused = await rawRequest(simulator.url, "GET", STATUS_PATH("GS-S-000101"), { token: DEMO_TOKEN });

@@ -26,7 +26,7 @@ function run(args: string[]): { child: ChildProcess; output: () => string; exit:
 async function urlOf(output: () => string, exit: Promise<number | null>): Promise<string> {
   let exited = false;
   void exit.then(() => (exited = true));
-  for (const started = Date.now(); Date.now() - started < 10_000 && !exited; ) {
+  for (const started = Date.now(); Date.now() - started < 10_000 && !exited;) {
     const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
     if (url) return url;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -38,10 +38,45 @@ describe("simulator: the robot-cloud-simulator command", function () {
   describe("flags", () => {
     it("turns flags into options, tokens repeatable and comma-separated", () => {
       const command = parseCliArgs([
-        "--port", "0", "--host", "::1", "--token", "a,b", "--token", "c", "--latency", "25", "--fail-rate", "0.1",
-        "--drop-rate", "0", "--malformed-rate", "1", "--rate-limit", "5", "--rate-window", "2000", "--seed", "9", "--quiet",
-        "--robots", "200", "--command-delay", "500", "--navigation-ms", "0", "--task-ms", "60000", "--battery-drain", "2.5",
-        "--battery-charge", "10", "--ignore-rate", "0.25", "--speed", "2.5",
+        "--port",
+        "0",
+        "--host",
+        "::1",
+        "--token",
+        "a,b",
+        "--token",
+        "c",
+        "--latency",
+        "25",
+        "--fail-rate",
+        "0.1",
+        "--drop-rate",
+        "0",
+        "--malformed-rate",
+        "1",
+        "--rate-limit",
+        "5",
+        "--rate-window",
+        "2000",
+        "--seed",
+        "9",
+        "--quiet",
+        "--robots",
+        "200",
+        "--command-delay",
+        "500",
+        "--navigation-ms",
+        "0",
+        "--task-ms",
+        "60000",
+        "--battery-drain",
+        "2.5",
+        "--battery-charge",
+        "10",
+        "--ignore-rate",
+        "0.25",
+        "--speed",
+        "2.5",
       ]);
       assert.deepEqual(command, {
         help: false,
@@ -54,7 +89,14 @@ describe("simulator: the robot-cloud-simulator command", function () {
           seed: 9,
           quiet: true,
           robots: 200,
-          timing: { commandDelayMs: 500, navigationMs: 0, taskDurationMs: 60_000, batteryDrainPerMinute: 2.5, batteryChargePerMinute: 10, speedPixelsPerSecond: 2.5 },
+          timing: {
+            commandDelayMs: 500,
+            navigationMs: 0,
+            taskDurationMs: 60_000,
+            batteryDrainPerMinute: 2.5,
+            batteryChargePerMinute: 10,
+            speedPixelsPerSecond: 2.5,
+          },
         },
       });
     });
@@ -62,7 +104,14 @@ describe("simulator: the robot-cloud-simulator command", function () {
     it("defaults to port 18080 on loopback with the default rate limit, and --rate-limit 0 turns it off", () => {
       assert.deepEqual(parseCliArgs([]), {
         help: false,
-        options: { port: 18080, host: "127.0.0.1", faults: {}, rateLimit: { requests: 20, windowMs: 1000 }, timing: REALISTIC_TIMING, quiet: false },
+        options: {
+          port: 18080,
+          host: "127.0.0.1",
+          faults: {},
+          rateLimit: { requests: 20, windowMs: 1000 },
+          timing: REALISTIC_TIMING,
+          quiet: false,
+        },
       });
       const off = parseCliArgs(["--rate-limit", "0"]);
       assert.equal(off.help === false && off.options.rateLimit, false);
@@ -92,7 +141,10 @@ describe("simulator: the robot-cloud-simulator command", function () {
       [["extra"], /extra/],
     ] as const) {
       it(`refuses ${args.join(" ")}`, () => {
-        assert.throws(() => parseCliArgs([...args]), (error: unknown) => error instanceof CliUsageError && message.test(error.message));
+        assert.throws(
+          () => parseCliArgs([...args]),
+          (error: unknown) => error instanceof CliUsageError && message.test(error.message),
+        );
       });
     }
   });
@@ -146,7 +198,10 @@ describe("simulator: the robot-cloud-simulator command", function () {
       // Past the bound of PUT /_sim/faults: refused on the command line in one line, never a crash with zod's JSON.
       const slow = run(["--latency", "100000"]);
       assert.equal(await slow.exit, 2);
-      assert.match(slow.output(), /^robot-cloud-simulator: --latency must be a whole number of milliseconds from 0 to 60000, not "100000"$/m);
+      assert.match(
+        slow.output(),
+        /^robot-cloud-simulator: --latency must be a whole number of milliseconds from 0 to 60000, not "100000"$/m,
+      );
       assert.doesNotMatch(slow.output(), /"code":|ZodError|could not start/);
     });
   });

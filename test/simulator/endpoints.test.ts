@@ -84,7 +84,6 @@ const MILLI_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe("simulator: the endpoint table", function () {
   const demo = useClientOnSimulator();
 
-
   it("answers every row on the wire with what the row's response schema accepts", async () => {
     const samples = await withStoredCommand(demo.client);
     for (const operation of OPERATION_NAMES) {
@@ -224,7 +223,9 @@ describe("simulator: the endpoint table", function () {
 
     assert.deepEqual(await demo.client.getCommand({ serialNumber: "GS-S-000201", commandId: submitted.name.split("/").pop()! }), submitted);
 
-    const unknown = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", { token: DEMO_TOKEN });
+    const unknown = await rawRequest(demo.simulator.url, "GET", "/v1alpha1/robots/GS-S-000201/commands/no-such-command", {
+      token: DEMO_TOKEN,
+    });
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as { code: number }).code, 5);
 
@@ -245,14 +246,21 @@ describe("simulator: the endpoint table", function () {
 
   it("answers the robot list 415 with the reason when it carries a Content-Type, as the cloud does; other bodyless GETs take one or none", async () => {
     const listPath = `${ENDPOINTS.listRobots.path}?page=1&pageSize=10`;
-    const refused = await rawRequest(demo.simulator.url, "GET", listPath, { token: DEMO_TOKEN, headers: { "Content-Type": "application/json" } });
+    const refused = await rawRequest(demo.simulator.url, "GET", listPath, {
+      token: DEMO_TOKEN,
+      headers: { "Content-Type": "application/json" },
+    });
     assert.equal(refused.status, 415);
     assert.match((refused.json as { message: string }).message, /GET \/v1alpha1\/robots must be sent without a Content-Type header/);
     const listed = await rawRequest(demo.simulator.url, "GET", listPath, { token: DEMO_TOKEN });
     assert.equal(listed.status, 200, listed.text);
     const statusPath = pathFor(ENDPOINTS.getRobotStatus, { serialNumber: "GS-S-000101" });
     for (const headers of [{ "Content-Type": "application/json" }, {}] as Record<string, string>[]) {
-      assert.equal((await rawRequest(demo.simulator.url, "GET", statusPath, { token: DEMO_TOKEN, headers })).status, 200, JSON.stringify(headers));
+      assert.equal(
+        (await rawRequest(demo.simulator.url, "GET", statusPath, { token: DEMO_TOKEN, headers })).status,
+        200,
+        JSON.stringify(headers),
+      );
     }
     // The client sends the list without one: every robot, through the real RobotClient.
     assert.equal((await demo.client.listAllRobots()).length, FLEET.robots.length);

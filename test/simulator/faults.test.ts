@@ -18,7 +18,6 @@ const START_TASK = {
   },
 } as const;
 
-
 async function control(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${base}/_sim/${path}`, {
     method,
@@ -86,7 +85,12 @@ describe("simulator: faults, control endpoints and log", function () {
       simulator.setFaults({ failRate: 0.5, seed });
       const results: string[] = [];
       for (let i = 0; i < 12; i++) {
-        results.push(await client.getRobotStatus({ serialNumber: LOBBY }).then(() => "ok", (error: RobotApiError) => error.code));
+        results.push(
+          await client.getRobotStatus({ serialNumber: LOBBY }).then(
+            () => "ok",
+            (error: RobotApiError) => error.code,
+          ),
+        );
       }
       return results;
     };

@@ -17,7 +17,6 @@ const LOBBY = "GS-S-000101";
 const KITCHEN = "GS-S-000102";
 const ALL = [LOBBY, KITCHEN, OFF_SITE_ROBOT];
 
-
 describe("simulator: fleet endpoints", function () {
   const demo = useClientOnSimulator();
   let warehouse: RobotClient;
@@ -97,7 +96,10 @@ describe("simulator: fleet endpoints", function () {
       assert.equal((lobby.battery as { soc: number }).soc, 96);
       // The tasks of the map it is on: all of Floor 1, and each of its areas.
       const tasks = lobby.executableTasks as { name: string; map: { name: string } }[];
-      assert.deepEqual(tasks.map((task) => task.name), ["All of Floor 1", ...officeMaps()[0]!.partitions.map((partition) => partition.name)]);
+      assert.deepEqual(
+        tasks.map((task) => task.name),
+        ["All of Floor 1", ...officeMaps()[0]!.partitions.map((partition) => partition.name)],
+      );
       assert.ok(tasks.every((task) => task.map.name === "Floor 1"));
       assert.ok(Array.isArray(lobby.workModes));
     });
@@ -130,7 +132,9 @@ describe("simulator: fleet endpoints", function () {
       await demo.client.submitCommand({
         serialNumber: KITCHEN,
         remoteTaskCommandType: "START_TASK",
-        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen", map: "Floor 1", loop: false, loopCount: 1 } } },
+        commandParameter: {
+          startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen", map: "Floor 1", loop: false, loopCount: 1 } },
+        },
       });
       const [v1] = await demo.client.batchGetStatuses([KITCHEN], { line: "v1" });
       const [sLine] = await demo.client.batchGetStatuses([KITCHEN], { line: "s" });
@@ -156,7 +160,9 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("a comma-joined list is one unknown name: 403, as the field notes report", async () => {
-      const answer = await rawRequest(demo.simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY},${KITCHEN}`, { token: DEMO_TOKEN });
+      const answer = await rawRequest(demo.simulator.url, "GET", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY},${KITCHEN}`, {
+        token: DEMO_TOKEN,
+      });
       assert.equal(answer.status, 403);
       assert.equal((answer.json as { code: number }).code, 7);
     });
@@ -209,7 +215,11 @@ describe("simulator: fleet endpoints", function () {
           }
         }
         const ends = robotTaskReports.map((report) => Date.parse(report.endTime!));
-        assert.deepEqual(ends, [...ends].sort((a, b) => b - a), "newest first");
+        assert.deepEqual(
+          ends,
+          [...ends].sort((a, b) => b - a),
+          "newest first",
+        );
       }
       assert.deepEqual(counts, [1, 2, 1]);
     });
@@ -228,7 +238,9 @@ describe("simulator: fleet endpoints", function () {
       await demo.client.submitCommand({
         serialNumber: LOBBY,
         remoteTaskCommandType: "START_TASK",
-        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby now", map: "Floor 2", loop: false, loopCount: 1 } } },
+        commandParameter: {
+          startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby now", map: "Floor 2", loop: false, loopCount: 1 } },
+        },
       });
       await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
       const { robotTaskReports, total } = await demo.client.listTaskReports({ serialNumber: LOBBY });
@@ -276,7 +288,11 @@ describe("simulator: fleet endpoints", function () {
       const limited = await startSimulator({ quiet: true, rateLimit: { requests: 2, windowMs: 60_000 } });
       try {
         const statuses: number[] = [];
-        for (const path of ["/v1alpha1/robots", `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY}`, `/openapi/v2alpha1/robots/${LOBBY}/taskReports`]) {
+        for (const path of [
+          "/v1alpha1/robots",
+          `${ENDPOINTS.batchGetRobotStatus.path}?names=${LOBBY}`,
+          `/openapi/v2alpha1/robots/${LOBBY}/taskReports`,
+        ]) {
           const answer = await rawRequest(limited.url, "GET", path, { token: DEMO_TOKEN });
           statuses.push(answer.status);
           if (answer.status === 429) assert.ok(answer.headers["retry-after"]);

@@ -15,7 +15,8 @@ import { cleaningRoute, lanesOver, onFloor, wayBetween } from "../../src/simulat
 /** Every distinct map of the demo fleet and of a grown one, by id. */
 function allMaps(): SimMap[] {
   const maps = new Map<string, SimMap>();
-  for (const robot of [...demoFleet().robots, ...grownFleet(20).robots]) for (const map of robot.maps) if (!maps.has(map.id)) maps.set(map.id, map);
+  for (const robot of [...demoFleet().robots, ...grownFleet(20).robots])
+    for (const map of robot.maps) if (!maps.has(map.id)) maps.set(map.id, map);
   return [...maps.values()];
 }
 
@@ -57,7 +58,11 @@ describe("simulator: maps as floor plans", function () {
         assert.deepEqual([png.width, png.height], [map.width, map.height]);
         assert.equal(colourAt(png, map, { x: 0, y: 1 }), MAP_COLOURS.unknown.join(","));
         const first = map.partitions[0]!.rect;
-        assert.equal(colourAt(png, map, { x: first.x - 2, y: first.y + first.height / 2 }), MAP_COLOURS.wall.join(","), "a wall left of the first room");
+        assert.equal(
+          colourAt(png, map, { x: first.x - 2, y: first.y + first.height / 2 }),
+          MAP_COLOURS.wall.join(","),
+          "a wall left of the first room",
+        );
       });
 
       it("has its navigation points and entrance on the floor, where the image shows floor at (x, height - y)", () => {
@@ -71,7 +76,10 @@ describe("simulator: maps as floor plans", function () {
       it("gives every area a room, and every door joins exactly two spaces", () => {
         const spaces = [...map.partitions.map((partition) => partition.rect), ...map.otherSpaces];
         for (const space of spaces) {
-          assert.ok(space.x >= 8 && space.y >= 8 && space.x + space.width <= map.width - 8 && space.y + space.height <= map.height - 8, "inside the image with room for walls");
+          assert.ok(
+            space.x >= 8 && space.y >= 8 && space.x + space.width <= map.width - 8 && space.y + space.height <= map.height - 8,
+            "inside the image with room for walls",
+          );
         }
         for (const door of map.doors) {
           assert.equal(spaces.filter((space) => intersection(grow(door, 1), space)).length, 2, JSON.stringify(door));
@@ -85,7 +93,11 @@ describe("simulator: maps as floor plans", function () {
           for (const to of middles) {
             const way = wayBetween(map, from, to);
             assert.deepEqual([way[0], way.at(-1)], [from, to]);
-            for (const point of along(way)) assert.ok(onFloor(map, point), `${JSON.stringify(from)} to ${JSON.stringify(to)} leaves the floor at ${JSON.stringify(point)}`);
+            for (const point of along(way))
+              assert.ok(
+                onFloor(map, point),
+                `${JSON.stringify(from)} to ${JSON.stringify(to)} leaves the floor at ${JSON.stringify(point)}`,
+              );
           }
         }
       });
@@ -99,7 +111,8 @@ describe("simulator: maps as floor plans", function () {
         const charging = map.navigationPoints.find((point) => point.name === "charging")!;
         const whole = cleaningRoute(map, charging, []);
         assert.ok(whole.loopFrom !== undefined && whole.length > whole.loopFrom, "it goes round again");
-        for (const point of along(whole.points, 4)) assert.ok(onFloor(map, point), `the route leaves the floor at ${JSON.stringify(point)}`);
+        for (const point of along(whole.points, 4))
+          assert.ok(onFloor(map, point), `the route leaves the floor at ${JSON.stringify(point)}`);
         // Past its end it starts over, and goes on from where the round began.
         const once = whole.length - whole.loopFrom;
         assert.ok(distance(poseAt(whole, whole.loopFrom + 5, 0), poseAt(whole, whole.loopFrom + 5 + once, 0)) < 1e-6);

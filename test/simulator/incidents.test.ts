@@ -6,7 +6,15 @@
  * /_sim/robots/<serial>/incidents.
  */
 import assert from "node:assert/strict";
-import { CRITICAL_BATTERY_PERCENT, DEMO_TOKEN, MANUAL_INCIDENT, ROBOT_INCIDENTS, startSimulator, type IncidentContent, type PushBody } from "../../src/simulator";
+import {
+  CRITICAL_BATTERY_PERCENT,
+  DEMO_TOKEN,
+  MANUAL_INCIDENT,
+  ROBOT_INCIDENTS,
+  startSimulator,
+  type IncidentContent,
+  type PushBody,
+} from "../../src/simulator";
 import { RobotClient } from "../../src/api/client";
 import { RecordingServer } from "../support/recording-server";
 import { APP_ID, START_MS, control, received, usePushReceiver } from "../support/push-receiver";
@@ -39,7 +47,12 @@ describe("simulator: incident pushes", function () {
       await push.client.submitCommand({
         serialNumber: LOBBY,
         remoteTaskCommandType: "START_TASK",
-        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby round", map: "Floor 2", loop: false, loopCount: 1 } } },
+        commandParameter: {
+          startTaskParameter: {
+            cleaningMode: "__middle_cleaning",
+            task: { name: "Lobby round", map: "Floor 2", loop: false, loopCount: 1 },
+          },
+        },
       });
       const task = push.simulator.state.robot(LOBBY)!.currentTask!;
       push.clock += 1000;
@@ -106,7 +119,10 @@ describe("simulator: incident pushes", function () {
     it("raises H4 when a robot is lost, several at once each with its own id", async () => {
       await patch(LOBBY, { localizationState: "LOST", emergencyStop: true });
       const contents = (await received(push.receiver, 2)).map(contentOf);
-      assert.deepEqual(contents.map((content) => content.incidentCode).sort(), [ROBOT_INCIDENTS.emergencyStop.incidentCode, ROBOT_INCIDENTS.localizationLost.incidentCode].sort());
+      assert.deepEqual(
+        contents.map((content) => content.incidentCode).sort(),
+        [ROBOT_INCIDENTS.emergencyStop.incidentCode, ROBOT_INCIDENTS.localizationLost.incidentCode].sort(),
+      );
       assert.notEqual(contents[0]!.incidentId, contents[1]!.incidentId);
       // Looked at again (this GET brings time up to now): still two, none raised twice.
       const byCode = (list: IncidentContent[]) => list.toSorted((a, b) => a.incidentCode - b.incidentCode);
@@ -117,15 +133,30 @@ describe("simulator: incident pushes", function () {
     it("notices a battery that time drains below the line, with nobody polling", async () => {
       const receiver = await new RecordingServer().start();
       let clock = START_MS;
-      const timed = await startSimulator({ quiet: true, rateLimit: false, now: () => clock, timing: { batteryDrainPerMinute: 1 }, push: { url: receiver.url, appId: APP_ID } });
+      const timed = await startSimulator({
+        quiet: true,
+        rateLimit: false,
+        now: () => clock,
+        timing: { batteryDrainPerMinute: 1 },
+        push: { url: receiver.url, appId: APP_ID },
+      });
       const client = new RobotClient({ baseUrl: timed.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
       try {
         timed.updateRobot(KITCHEN, { batteryPercentage: 6 });
-        await client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen", map: "Floor 1", loop: false, loopCount: 1 } } } });
+        await client.submitCommand({
+          serialNumber: KITCHEN,
+          remoteTaskCommandType: "START_TASK",
+          commandParameter: {
+            startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Kitchen", map: "Floor 1", loop: false, loopCount: 1 } },
+          },
+        });
         // 1 % a minute: 100 s later 4.3 % is left, shown as 4 %, and the task still runs.
         clock += 100_000;
         const [raised] = (await received(receiver, 1)).map(contentOf);
-        assert.deepEqual([raised!.incidentCode, raised!.taskName, raised!.startTime], [ROBOT_INCIDENTS.batteryCritical.incidentCode, "Kitchen", clock]);
+        assert.deepEqual(
+          [raised!.incidentCode, raised!.taskName, raised!.startTime],
+          [ROBOT_INCIDENTS.batteryCritical.incidentCode, "Kitchen", clock],
+        );
       } finally {
         client.close();
         await timed.close();
@@ -147,7 +178,8 @@ describe("simulator: incident pushes", function () {
   });
 
   describe("raised by hand", () => {
-    const incidents = (body: unknown, serialNumber = KITCHEN) => control(push.simulator.url, "POST", `robots/${serialNumber}/incidents`, body);
+    const incidents = (body: unknown, serialNumber = KITCHEN) =>
+      control(push.simulator.url, "POST", `robots/${serialNumber}/incidents`, body);
 
     it("raises with POST (201, the pushed body) and recovers by incidentId and by incidentCode", async () => {
       const raised = await incidents({ incidentLevel: "H6", incidentCode: 2001, incidentName: "Water tank empty" });
@@ -157,19 +189,28 @@ describe("simulator: incident pushes", function () {
       assert.deepEqual(raised.json.body, pushed);
       const id = raised.json.incidentId as string;
       assert.equal(contentOf(pushed!).incidentId, id);
-      assert.deepEqual([contentOf(pushed!).incidentLevel, contentOf(pushed!).incidentName, contentOf(pushed!).incidentStatus], ["H6", "Water tank empty", 1]);
+      assert.deepEqual(
+        [contentOf(pushed!).incidentLevel, contentOf(pushed!).incidentName, contentOf(pushed!).incidentStatus],
+        ["H6", "Water tank empty", 1],
+      );
 
       const named = await incidents({ incidentLevel: "H0", incidentId: "my-own-id" });
       assert.equal(named.json.incidentId, "my-own-id");
       assert.equal(contentOf(named.json.body as PushBody).incidentCode, MANUAL_INCIDENT.incidentCode);
       assert.equal((await incidents({ incidentLevel: "H0", incidentId: "my-own-id" })).status, 409);
-      assert.deepEqual((await open(KITCHEN)).map((content) => content.incidentId), [id, "my-own-id"]);
+      assert.deepEqual(
+        (await open(KITCHEN)).map((content) => content.incidentId),
+        [id, "my-own-id"],
+      );
 
       push.clock += 30_000;
       const byId = await incidents({ raised: false, incidentId: id });
       assert.equal(byId.status, 200);
       const recovered = contentOf(byId.json.body as PushBody);
-      assert.deepEqual([recovered.incidentStatus, recovered.incidentId, recovered.endTime, recovered.incidentCode], [0, id, START_MS + 30_000, 2001]);
+      assert.deepEqual(
+        [recovered.incidentStatus, recovered.incidentId, recovered.endTime, recovered.incidentCode],
+        [0, id, START_MS + 30_000, 2001],
+      );
       const byCode = await incidents({ raised: false, incidentCode: MANUAL_INCIDENT.incidentCode });
       assert.equal(contentOf(byCode.json.body as PushBody).incidentId, "my-own-id");
       assert.deepEqual(await open(KITCHEN), []);

@@ -15,15 +15,16 @@ import { failureOf } from "../support/failures";
 import { useClientOnSimulator } from "../support/client-on-server";
 
 const LOBBY = "GS-S-000101";
-const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [ReturnType<typeof demoFleet>["robots"][0]["maps"][0], ReturnType<typeof demoFleet>["robots"][0]["maps"][0]];
+const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [
+  ReturnType<typeof demoFleet>["robots"][0]["maps"][0],
+  ReturnType<typeof demoFleet>["robots"][0]["maps"][0],
+];
 const FLOOR_1_REF = { serialNumber: LOBBY, mapId: FLOOR_1.id, mapName: FLOOR_1.name, mapVersion: FLOOR_1.version };
 const FLOOR_2_REF = { serialNumber: LOBBY, mapId: FLOOR_2.id, mapName: FLOOR_2.name, mapVersion: FLOOR_2.version };
-
 
 describe("simulator: map images", function () {
   let clock = 1_800_000_000_000;
   const demo = useClientOnSimulator({ now: () => clock, downloadUrlLifetimeMs: 60_000 });
-
 
   it("answers an absolute pre-signed downloadUri on the simulator's object store", async () => {
     const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
@@ -44,7 +45,8 @@ describe("simulator: map images", function () {
     assert.deepEqual([png.width, png.height], [800, 520]);
     assert.deepEqual(png.chunks, ["IHDR", "IDAT", "IEND"]);
     const colours = png.colours();
-    for (const colour of AREA_COLOURS.slice(0, FLOOR_1.partitions.length)) assert.ok(colours.has(colour.join(",")), `area colour ${colour.join(",")}`);
+    for (const colour of AREA_COLOURS.slice(0, FLOOR_1.partitions.length))
+      assert.ok(colours.has(colour.join(",")), `area colour ${colour.join(",")}`);
     assert.ok(!colours.has(AREA_COLOURS[FLOOR_1.partitions.length]!.join(",")), "one colour per area, no more");
     assert.ok(colours.has(MAP_COLOURS.wall.join(",")));
     assert.ok(colours.has(MAP_COLOURS.floor.join(",")));
@@ -59,7 +61,11 @@ describe("simulator: map images", function () {
     const spot = demo.simulator.state.robot(LOBBY)!.localization.position;
     // The colour the simulator once marked robots with is nowhere, and the robot's spot shows the floor plan.
     assert.ok(!decodePng(before).colours().has("215,48,39"));
-    assert.deepEqual(decodePng(before).pixel(spot.x, FLOOR_1.height - spot.y), [...AREA_COLOURS[0]!], "the lobby's floor where the robot stands");
+    assert.deepEqual(
+      decodePng(before).pixel(spot.x, FLOOR_1.height - spot.y),
+      [...AREA_COLOURS[0]!],
+      "the lobby's floor where the robot stands",
+    );
     const entrance = FLOOR_1.navigationPoints.find((point) => point.name === "Lobby entrance")!;
     await demo.client.submitCommand({
       serialNumber: LOBBY,

@@ -40,12 +40,21 @@ const navigate = (map: string, position: string, type: "CROSS_NAVIGATE" | "PAUSE
   ({ remoteNavigationCommandType: type, commandParameter: { startNavigationParameter: { map, position } } }) as const;
 const START_TASK = {
   remoteTaskCommandType: "START_TASK",
-  commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "All of Floor 1", map: "Floor 1", loop: false, loopCount: 1 } } },
+  commandParameter: {
+    startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "All of Floor 1", map: "Floor 1", loop: false, loopCount: 1 } },
+  },
 } as const;
 
 /** Whether a status's position can be drawn on the map's image: (x, height - y) is one of its pixels. */
 function onImage(map: SimMap, position: MapPosition): boolean {
-  return position.x >= 0 && position.x < map.width && position.y > 0 && position.y <= map.height && position.angle > -180 && position.angle <= 180;
+  return (
+    position.x >= 0 &&
+    position.x < map.width &&
+    position.y > 0 &&
+    position.y <= map.height &&
+    position.angle > -180 &&
+    position.angle <= 180
+  );
 }
 
 describe("simulator: where robots are and how they move", function () {
@@ -65,24 +74,37 @@ describe("simulator: where robots are and how they move", function () {
   const status = async (serialNumber: string) => (await client.getRobotStatus({ serialNumber })) as unknown as Status;
   const positionOf = async (serialNumber: string) => (await status(serialNumber)).localizationInfo.mapPosition!;
   const patch = (serialNumber: string, body: unknown) =>
-    rawRequest(simulator.url, "PATCH", `/_sim/robots/${serialNumber}`, { headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    rawRequest(simulator.url, "PATCH", `/_sim/robots/${serialNumber}`, {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   it("gives every robot a mapPosition in pixels on its map's image, in both statuses, and the points' pixels", async () => {
     await start({}, 40);
     const serialNumbers = simulator.state.serialNumbers();
     const statuses = (await client.batchGetStatuses(serialNumbers, { line: "s" })) as unknown as Status[];
-    const v1 = (await client.batchGetStatuses(serialNumbers, { line: "v1" })) as unknown as (Status & { position: Record<string, unknown> })[];
+    const v1 = (await client.batchGetStatuses(serialNumbers, { line: "v1" })) as unknown as (Status & {
+      position: Record<string, unknown>;
+    })[];
     statuses.forEach((robot, index) => {
       const map = simulator.state.robot(serialNumbers[index]!)!.maps.find((candidate) => candidate.id === robot.localizationInfo.map.id)!;
       const position = robot.localizationInfo.mapPosition!;
       assert.ok(onImage(map, position), `${serialNumbers[index]} at ${JSON.stringify(position)} on ${map.width} x ${map.height}`);
       assert.ok(onFloor(map, position), `${serialNumbers[index]} on the floor`);
-      assert.deepEqual([position.worldX, position.worldY], [Math.round(position.x * 5) / 100, Math.round(position.y * 5) / 100], "metres: pixels x 0.05");
+      assert.deepEqual(
+        [position.worldX, position.worldY],
+        [Math.round(position.x * 5) / 100, Math.round(position.y * 5) / 100],
+        "metres: pixels x 0.05",
+      );
       assert.deepEqual(v1[index]!.localizationInfo.mapPosition, position, "the v1 status says the same");
       assert.deepEqual([v1[index]!.position.x, v1[index]!.position.y, v1[index]!.position.angle], [position.x, position.y, position.angle]);
       assert.deepEqual(
         robot.navigationPoints.naviPoints,
-        map.navigationPoints.map((navigationPoint) => ({ naviPointName: navigationPoint.name, navPointGridX: navigationPoint.x, navPointGridY: navigationPoint.y })),
+        map.navigationPoints.map((navigationPoint) => ({
+          naviPointName: navigationPoint.name,
+          navPointGridX: navigationPoint.x,
+          navPointGridY: navigationPoint.y,
+        })),
       );
     });
     const warehouse = statuses[2]!.localizationInfo;
@@ -97,7 +119,9 @@ describe("simulator: where robots are and how they move", function () {
     assert.equal(lost.localizationInfo.localizationState, "LOST");
     assert.deepEqual(lost.localizationInfo.map, { id: FLOOR_1.id, name: "Floor 1", version: 3 });
     assert.ok(!("mapPosition" in lost.localizationInfo));
-    const [v1] = (await client.batchGetStatuses([KITCHEN], { line: "v1" })) as unknown as (Status & { position: Record<string, unknown> })[];
+    const [v1] = (await client.batchGetStatuses([KITCHEN], { line: "v1" })) as unknown as (Status & {
+      position: Record<string, unknown>;
+    })[];
     assert.ok(!("mapPosition" in v1!.localizationInfo));
     assert.deepEqual(v1!.position, { mapId: FLOOR_1.id, mapName: "Floor 1" });
     assert.equal(mapPositionOf(simulator.state.robot(KITCHEN)!), undefined);
@@ -119,7 +143,10 @@ describe("simulator: where robots are and how they move", function () {
     }
     assert.ok(distance(samples[0]!, start0) > 20, "off the charger within 3 s");
     const steps = samples.slice(1).map((position, index) => distance(samples[index]!, position));
-    assert.ok(steps.every((step) => step <= 31), `at most 10 px/s: ${steps.join(", ")}`);
+    assert.ok(
+      steps.every((step) => step <= 31),
+      `at most 10 px/s: ${steps.join(", ")}`,
+    );
     assert.ok(steps.filter((step) => step > 5).length > 30, "it keeps going");
     // On a straight stretch it faces the way it goes (counter-clockwise from +x, rows from the bottom).
     const straight = samples.slice(1).filter((position, index) => Math.abs(distance(samples[index]!, position) - 30) < 0.8);
@@ -147,7 +174,14 @@ describe("simulator: where robots are and how they move", function () {
     const kitchen = FLOOR_1.partitions.find((partition) => partition.name === "Kitchen")!;
     await client.sendTempTask({
       productId: KITCHEN,
-      tempTaskCommand: { taskName: "Kitchen", cleaningMode: "清扫", loop: false, loopCount: 1, mapName: "Floor 1", startParam: { mapId: FLOOR_1.id, areaId: String(kitchen.id) } },
+      tempTaskCommand: {
+        taskName: "Kitchen",
+        cleaningMode: "清扫",
+        loop: false,
+        loopCount: 1,
+        mapName: "Floor 1",
+        startParam: { mapId: FLOOR_1.id, areaId: String(kitchen.id) },
+      },
     });
     clock += 20_000;
     for (let sample = 0; sample < 40; sample++) {
@@ -180,7 +214,10 @@ describe("simulator: where robots are and how they move", function () {
       assert.ok(onFloor(FLOOR_1, robot.localizationInfo.mapPosition!), JSON.stringify(robot.localizationInfo.mapPosition));
     }
     const toTarget = (position: MapPosition) => distance(position, { x: target.navPointGridX, y: target.navPointGridY });
-    assert.ok(way.every((position, index) => toTarget(position) < toTarget(way[index - 1] ?? from)), "nearer every second");
+    assert.ok(
+      way.every((position, index) => toTarget(position) < toTarget(way[index - 1] ?? from)),
+      "nearer every second",
+    );
     assert.ok(toTarget(way.at(-1)!) > 0, "not there before its time");
     clock += 1000;
     const arrived = await status(KITCHEN);
@@ -207,7 +244,10 @@ describe("simulator: where robots are and how they move", function () {
     clock += 2500;
     const docked = await status(KITCHEN);
     assert.equal(docked.navigation?.state, "ARRIVED");
-    assert.deepEqual([docked.localizationInfo.mapPosition!.x, docked.localizationInfo.mapPosition!.y], [point(FLOOR_1, "charging").x, point(FLOOR_1, "charging").y]);
+    assert.deepEqual(
+      [docked.localizationInfo.mapPosition!.x, docked.localizationInfo.mapPosition!.y],
+      [point(FLOOR_1, "charging").x, point(FLOOR_1, "charging").y],
+    );
   });
 
   it("comes onto another map at its entrance and ends on the point there", async () => {
@@ -219,7 +259,13 @@ describe("simulator: where robots are and how they move", function () {
     assert.ok(onImage(FLOOR_2, onTheWay.localizationInfo.mapPosition!) && onFloor(FLOOR_2, onTheWay.localizationInfo.mapPosition!));
     clock += 3000;
     const canteen = point(FLOOR_2, "Canteen");
-    assert.deepEqual(await positionOf(KITCHEN), { x: canteen.x, y: canteen.y, angle: canteen.angle, worldX: canteen.x * 0.05, worldY: canteen.y * 0.05 });
+    assert.deepEqual(await positionOf(KITCHEN), {
+      x: canteen.x,
+      y: canteen.y,
+      angle: canteen.angle,
+      worldX: canteen.x * 0.05,
+      worldY: canteen.y * 0.05,
+    });
   });
 
   it("keeps a charging robot at its map's charging point", async () => {
@@ -265,7 +311,10 @@ describe("simulator: where robots are and how they move", function () {
       [{ mapPosition: { x: 10, y: 10, angle: -180 } }, /mapPosition\.angle: must be more than -180 and at most 180 degrees/],
       [{ mapPosition: { x: 10, y: 10 } }, /mapPosition\.angle/],
       [{ mapPosition: { x: 10, y: 10, angle: 0, z: 1 } }, /z/],
-      [{ mapPosition: { x: 100, y: 100, angle: 0 }, charging: true, online: false }, /mapPosition: a charging robot stands at the charging point/],
+      [
+        { mapPosition: { x: 100, y: 100, angle: 0 }, charging: true, online: false },
+        /mapPosition: a charging robot stands at the charging point/,
+      ],
     ] as const) {
       const answer = await patch(KITCHEN, body);
       assert.equal(answer.status, 400, JSON.stringify(body));

@@ -22,7 +22,12 @@ function command(serialNumber: string, type: "START_TASK" | "STOP_TASK"): Comman
     ? {
         serialNumber,
         remoteTaskCommandType: "START_TASK",
-        commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby round", map: "Floor 1", loop: false, loopCount: 1 } } },
+        commandParameter: {
+          startTaskParameter: {
+            cleaningMode: "__middle_cleaning",
+            task: { name: "Lobby round", map: "Floor 1", loop: false, loopCount: 1 },
+          },
+        },
       }
     : { serialNumber, remoteTaskCommandType: "STOP_TASK" };
 }
@@ -48,7 +53,11 @@ describe("simulator: pushes", function () {
       assert.equal(request.path, PUSH_PATH);
       assert.match(String(request.headers["content-type"]), /^application\/json\b/);
 
-      const body = pushed as unknown as { appId: string; pushTime: unknown; payload: { serialNumber: string; modelTypeCode: string; taskReport: Record<string, unknown> } };
+      const body = pushed as unknown as {
+        appId: string;
+        pushTime: unknown;
+        payload: { serialNumber: string; modelTypeCode: string; taskReport: Record<string, unknown> };
+      };
       assert.equal(body.appId, APP_ID);
       assert.equal(body.pushTime, push.clock, "the undocumented extra field, a receiver must tolerate it");
       assert.deepEqual(Object.keys(body).sort(), ["appId", "payload", "pushTime"]);
@@ -63,12 +72,17 @@ describe("simulator: pushes", function () {
       assert.equal(report.endTime, START_MS + 90_000);
       assert.equal(report.durationSeconds, 90);
       // The same report as the polled one, but for its times.
-      const { robotTaskReports } = (await push.client.listTaskReports({ serialNumber: LOBBY, page: 1, pageSize: 1 })) as { robotTaskReports: Record<string, unknown>[] };
+      const { robotTaskReports } = (await push.client.listTaskReports({ serialNumber: LOBBY, page: 1, pageSize: 1 })) as {
+        robotTaskReports: Record<string, unknown>[];
+      };
       const polled = robotTaskReports[0]!;
       assert.deepEqual({ ...report, startTime: polled.startTime, endTime: polled.endTime }, polled);
       assert.equal(Date.parse(String(polled.endTime)), report.endTime);
       await waitFor(() => push.simulator.pushes.sent > 0, "the delivery counted");
-      await waitFor(() => push.lines.some((line) => line.startsWith(`PUSH task report ${LOBBY} to ${push.receiver.url}${PUSH_PATH} 200`)), "the log line");
+      await waitFor(
+        () => push.lines.some((line) => line.startsWith(`PUSH task report ${LOBBY} to ${push.receiver.url}${PUSH_PATH} 200`)),
+        "the log line",
+      );
       assert.ok(!push.lines.join("\n").includes(APP_ID), "the appId is a credential: never logged");
     });
 
@@ -83,7 +97,13 @@ describe("simulator: pushes", function () {
     it("pushes what time does with nobody polling: a task that ran its time ends with taskEndStatus 0", async () => {
       const receiver = await new RecordingServer().start();
       let clock = START_MS;
-      const timed = await startSimulator({ quiet: true, rateLimit: false, now: () => clock, timing: { taskDurationMs: 60_000 }, push: { url: receiver.url, appId: APP_ID } });
+      const timed = await startSimulator({
+        quiet: true,
+        rateLimit: false,
+        now: () => clock,
+        timing: { taskDurationMs: 60_000 },
+        push: { url: receiver.url, appId: APP_ID },
+      });
       const client = new RobotClient({ baseUrl: timed.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
       try {
         await client.submitCommand(command(LOBBY, "START_TASK"));
@@ -158,13 +178,21 @@ describe("simulator: pushes", function () {
       assert.equal((await control(push.simulator.url, "DELETE", "push")).status, 405);
       assert.throws(() => push.simulator.setPush({ url: "not a url", appId: "a" }), /url: must be an http\(s\) URL/);
       assert.equal(push.simulator.pushes.url, `${push.receiver.url}${PUSH_PATH}`);
-      await assert.rejects(startSimulator({ quiet: true, push: { url: "mailto:x@example.com", appId: "a" } }), /url: must be an http\(s\) URL/);
+      await assert.rejects(
+        startSimulator({ quiet: true, push: { url: "mailto:x@example.com", appId: "a" } }),
+        /url: must be an http\(s\) URL/,
+      );
     });
   });
 
   describe("the shapes of the push service", () => {
     it("sends the newer envelope with RFC 3339 times: messageTypeId, productId the only serial number, a messageId per push; null for not yet", async () => {
-      const set = await control(push.simulator.url, "PUT", "push", { url: `${push.receiver.url}${PUSH_PATH}`, appId: APP_ID, envelope: "typed", times: "iso" });
+      const set = await control(push.simulator.url, "PUT", "push", {
+        url: `${push.receiver.url}${PUSH_PATH}`,
+        appId: APP_ID,
+        envelope: "typed",
+        times: "iso",
+      });
       assert.deepEqual([set.status, set.json.envelope, set.json.times], [200, "typed", "iso"]);
       await raise("H5");
       await push.client.submitCommand(command(LOBBY, "START_TASK"));
@@ -173,7 +201,16 @@ describe("simulator: pushes", function () {
       const bodies = (await received(push.receiver, 2)) as unknown as Array<Record<string, unknown> & { payload: Record<string, unknown> }>;
       const incident = bodies.find((body) => body.messageTypeId === 1)!;
       const report = bodies.find((body) => body.messageTypeId === 2)!;
-      assert.deepEqual(Object.keys(incident).sort(), ["appId", "messageId", "messageTimestamp", "messageTypeId", "payload", "productId", "pushTime", "traceId"]);
+      assert.deepEqual(Object.keys(incident).sort(), [
+        "appId",
+        "messageId",
+        "messageTimestamp",
+        "messageTypeId",
+        "payload",
+        "productId",
+        "pushTime",
+        "traceId",
+      ]);
       assert.equal(incident.productId, KITCHEN);
       assert.equal(incident.messageTimestamp, START_MS);
       assert.equal("serialNumber" in incident.payload, false, "the robot only as productId");
@@ -181,12 +218,18 @@ describe("simulator: pushes", function () {
       assert.deepEqual([content.startTime, content.endTime], [new Date(START_MS).toISOString(), null]);
       assert.equal(report.productId, LOBBY);
       const taskReport = report.payload.taskReport as { startTime: unknown; endTime: unknown };
-      assert.deepEqual([taskReport.startTime, taskReport.endTime], [new Date(START_MS).toISOString(), new Date(START_MS + 90_000).toISOString()]);
+      assert.deepEqual(
+        [taskReport.startTime, taskReport.endTime],
+        [new Date(START_MS).toISOString(), new Date(START_MS + 90_000).toISOString()],
+      );
       assert.notEqual(incident.messageId, report.messageId);
     });
 
     it("pushes a scheduling task's run by hand (messageTypeId 3, always typed) and names a bad field", async () => {
-      const answer = await control(push.simulator.url, "POST", `robots/${KITCHEN}/scheduling-tasks`, { taskName: "Night", scheduleId: "s-1" });
+      const answer = await control(push.simulator.url, "POST", `robots/${KITCHEN}/scheduling-tasks`, {
+        taskName: "Night",
+        scheduleId: "s-1",
+      });
       assert.equal(answer.status, 201, JSON.stringify(answer.json));
       const [body] = (await received(push.receiver, 1)) as unknown as Array<Record<string, unknown> & { payload: Record<string, unknown> }>;
       assert.deepEqual([body!.messageTypeId, body!.productId], [3, KITCHEN]);
@@ -242,7 +285,10 @@ describe("simulator: pushes", function () {
         });
       const plain = sequence(alone, false).map(({ dropped: _dropped, ...rest }) => rest);
       const mixed = sequence(withPushes, true);
-      assert.deepEqual(mixed.map(({ dropped: _dropped, ...rest }) => rest), plain);
+      assert.deepEqual(
+        mixed.map(({ dropped: _dropped, ...rest }) => rest),
+        plain,
+      );
       const drops = mixed.filter((roll) => roll.dropped).length;
       assert.ok(drops > 5 && drops < 35, `drops ${drops}`);
     });
@@ -254,7 +300,12 @@ describe("simulator: pushes", function () {
       const before = push.simulator.pushes;
       await raise();
       await waitFor(() => push.simulator.pushes.failed === before.failed + 1, "a failed delivery");
-      assert.ok(push.lines.some((line) => /^PUSH incident H3 raised GS-S-000102 to http:\/\/127\.0\.0\.1:\d+\/robot-events failed: HTTP 500 \d+ms$/.test(line)), push.lines.join("\n"));
+      assert.ok(
+        push.lines.some((line) =>
+          /^PUSH incident H3 raised GS-S-000102 to http:\/\/127\.0\.0\.1:\d+\/robot-events failed: HTTP 500 \d+ms$/.test(line),
+        ),
+        push.lines.join("\n"),
+      );
 
       const gone = await new LoopbackServer().start();
       const url = `${gone.url}/nobody`;
@@ -262,7 +313,10 @@ describe("simulator: pushes", function () {
       push.simulator.setPush({ url, appId: APP_ID });
       await raise();
       await waitFor(() => push.simulator.pushes.failed === before.failed + 2, "a refused connection");
-      assert.ok(push.lines.some((line) => line.includes("/nobody failed: ") && /ECONNREFUSED/.test(line)), push.lines.join("\n"));
+      assert.ok(
+        push.lines.some((line) => line.includes("/nobody failed: ") && /ECONNREFUSED/.test(line)),
+        push.lines.join("\n"),
+      );
       assert.equal(push.simulator.pushes.sent, before.sent);
       assert.equal((await push.client.getRobotStatus({ serialNumber: KITCHEN })).serialNumber, KITCHEN);
     });
@@ -310,7 +364,16 @@ describe("simulator: pushes", function () {
 
   describe("the command line", () => {
     it("takes --push-url and --push-app-id together, and the push fault rates", () => {
-      const command = parseCliArgs(["--push-url", "https://receiver.example/robot", "--push-app-id", "app-1", "--push-duplicate-rate", "0.25", "--push-drop-rate", "0.1"]);
+      const command = parseCliArgs([
+        "--push-url",
+        "https://receiver.example/robot",
+        "--push-app-id",
+        "app-1",
+        "--push-duplicate-rate",
+        "0.25",
+        "--push-drop-rate",
+        "0.1",
+      ]);
       assert.equal(command.help, false);
       assert.deepEqual(command.help === false && command.options.push, { url: "https://receiver.example/robot", appId: "app-1" });
       assert.deepEqual(command.help === false && command.options.faults, { pushDuplicateRate: 0.25, pushDropRate: 0.1 });
@@ -319,7 +382,10 @@ describe("simulator: pushes", function () {
     });
 
     for (const [args, message] of [
-      [["--push-url", "ftp://receiver.example", "--push-app-id", "a"], /^--push-url must be an http\(s\) URL, not "ftp:\/\/receiver.example"$/],
+      [
+        ["--push-url", "ftp://receiver.example", "--push-app-id", "a"],
+        /^--push-url must be an http\(s\) URL, not "ftp:\/\/receiver.example"$/,
+      ],
       [["--push-url", "http://receiver.example"], /^--push-url needs --push-app-id/],
       [["--push-app-id", "a"], /^--push-app-id needs --push-url/],
       [["--push-url", "http://receiver.example", "--push-app-id", " "], /^--push-app-id must be a non-empty string/],
@@ -327,7 +393,10 @@ describe("simulator: pushes", function () {
       [["--push-duplicate-rate", "x"], /^--push-duplicate-rate must be a number from 0 to 1/],
     ] as const) {
       it(`refuses ${args.join(" ")}`, () => {
-        assert.throws(() => parseCliArgs([...args]), (error: unknown) => error instanceof CliUsageError && message.test(error.message));
+        assert.throws(
+          () => parseCliArgs([...args]),
+          (error: unknown) => error instanceof CliUsageError && message.test(error.message),
+        );
       });
     }
   });

@@ -16,9 +16,15 @@ const LOBBY = "GS-S-000101";
 const KITCHEN = "GS-S-000102";
 const START_TASK = {
   remoteTaskCommandType: "START_TASK",
-  commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } } },
+  commandParameter: {
+    startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "Lobby", map: "Floor 1", loop: false, loopCount: 1 } },
+  },
 } as const;
-const navigate = (position: string) => ({ remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { map: "Floor 1", position } } }) as const;
+const navigate = (position: string) =>
+  ({
+    remoteNavigationCommandType: "CROSS_NAVIGATE",
+    commandParameter: { startNavigationParameter: { map: "Floor 1", position } },
+  }) as const;
 
 describe("simulator: robots over time", function () {
   let clock = 1_900_000_000_000;
@@ -34,7 +40,13 @@ describe("simulator: robots over time", function () {
     await simulator?.close();
   });
 
-  const status = async (serialNumber: string) => client.getRobotStatus({ serialNumber }) as Promise<Record<string, unknown> & { battery: { powerPercentage: number; charging: boolean }; navigation?: { state: string; position: string } }>;
+  const status = async (serialNumber: string) =>
+    client.getRobotStatus({ serialNumber }) as Promise<
+      Record<string, unknown> & {
+        battery: { powerPercentage: number; charging: boolean };
+        navigation?: { state: string; position: string };
+      }
+    >;
 
   it("carries out an accepted command only after the command delay", async () => {
     await start({ commandDelayMs: 2000 });
@@ -58,7 +70,13 @@ describe("simulator: robots over time", function () {
     const arrived = await status(KITCHEN);
     assert.deepEqual(arrived.navigation, { state: "ARRIVED", mapName: "Floor 1", position: "charging" });
     assert.equal(arrived.battery.charging, true);
-    assert.deepEqual((arrived.localizationInfo as { mapPosition: unknown }).mapPosition, { x: 64, y: 120, angle: 0, worldX: 3.2, worldY: 6 });
+    assert.deepEqual((arrived.localizationInfo as { mapPosition: unknown }).mapPosition, {
+      x: 64,
+      y: 120,
+      angle: 0,
+      worldX: 3.2,
+      worldY: 6,
+    });
     const before = arrived.battery.powerPercentage;
     clock += 5 * 60_000;
     assert.equal((await status(KITCHEN)).battery.powerPercentage, before + 30, "6 % a minute for 5 minutes");
@@ -68,10 +86,18 @@ describe("simulator: robots over time", function () {
     await start({ commandDelayMs: 0, navigationMs: 10_000 });
     await client.submitCommand({ serialNumber: KITCHEN, ...navigate("Lobby entrance") });
     clock += 4000;
-    await client.submitCommand({ serialNumber: KITCHEN, remoteNavigationCommandType: "PAUSE_NAVIGATE", commandParameter: navigate("Lobby entrance").commandParameter });
+    await client.submitCommand({
+      serialNumber: KITCHEN,
+      remoteNavigationCommandType: "PAUSE_NAVIGATE",
+      commandParameter: navigate("Lobby entrance").commandParameter,
+    });
     clock += 60_000;
     assert.equal((await status(KITCHEN)).navigation?.state, "PAUSED", "a paused robot does not arrive");
-    await client.submitCommand({ serialNumber: KITCHEN, remoteNavigationCommandType: "RESUME_NAVIGATE", commandParameter: navigate("Lobby entrance").commandParameter });
+    await client.submitCommand({
+      serialNumber: KITCHEN,
+      remoteNavigationCommandType: "RESUME_NAVIGATE",
+      commandParameter: navigate("Lobby entrance").commandParameter,
+    });
     clock += 5999;
     assert.equal((await status(KITCHEN)).navigation?.state, "NAVIGATING");
     clock += 1;
@@ -124,17 +150,26 @@ describe("simulator: robots over time", function () {
 
   it("switches ignoreRate while it runs through PUT /_sim/faults, as the command line's --ignore-rate", async () => {
     await start({ commandDelayMs: 0 });
-    const ignoring = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 1 }) });
+    const ignoring = await rawRequest(simulator.url, "PUT", "/_sim/faults", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ignoreRate: 1 }),
+    });
     assert.equal(ignoring.status, 200, ignoring.text);
     assert.equal((JSON.parse(ignoring.text) as Faults).ignoreRate, 1);
     assert.equal((await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK })).state, "WAITING");
     clock += 60_000;
     assert.equal((await status(KITCHEN)).taskState, "IDLE", "the accepted command was ignored");
-    const carrying = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 0 }) });
+    const carrying = await rawRequest(simulator.url, "PUT", "/_sim/faults", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ignoreRate: 0 }),
+    });
     assert.equal(carrying.status, 200, carrying.text);
     await client.submitCommand({ serialNumber: KITCHEN, ...START_TASK });
     assert.equal((await status(KITCHEN)).taskState, "RUNNING");
-    const refused = await rawRequest(simulator.url, "PUT", "/_sim/faults", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ignoreRate: 2 }) });
+    const refused = await rawRequest(simulator.url, "PUT", "/_sim/faults", {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ignoreRate: 2 }),
+    });
     assert.equal(refused.status, 400);
     assert.match(refused.text, /ignoreRate: must be a number from 0 to 1/);
   });
@@ -146,25 +181,45 @@ describe("simulator: robots over time", function () {
       body: JSON.stringify({ online: false, batteryPercentage: 15, emergencyStop: true, localizationState: "LOST" }),
     });
     assert.equal(patched.status, 200, patched.text);
-    const shown = patched.json as { online: boolean; battery: { powerPercentage: number }; emergencyStop: { enabled: boolean }; localizationInfo: { localizationState: string } };
+    const shown = patched.json as {
+      online: boolean;
+      battery: { powerPercentage: number };
+      emergencyStop: { enabled: boolean };
+      localizationInfo: { localizationState: string };
+    };
     assert.equal(shown.online, false);
     assert.equal(shown.battery.powerPercentage, 15);
     assert.equal(shown.emergencyStop.enabled, true);
     assert.equal(shown.localizationInfo.localizationState, "LOST");
     const batch = await client.batchGetStatuses([LOBBY, KITCHEN], { line: "v1" });
-    assert.deepEqual(batch.map((robot) => [robot.serialNumber, robot.online]), [[LOBBY, false], [KITCHEN, true]]);
+    assert.deepEqual(
+      batch.map((robot) => [robot.serialNumber, robot.online]),
+      [
+        [LOBBY, false],
+        [KITCHEN, true],
+      ],
+    );
 
     await client.submitCommand({ serialNumber: LOBBY, ...START_TASK });
     clock += 5000;
     assert.equal((await status(LOBBY)).taskState, "IDLE", "offline: the command was accepted but not carried out");
 
-    const bad = await rawRequest(simulator.url, "PATCH", `/_sim/robots/${LOBBY}`, { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ batteryPercentage: 140 }) });
+    const bad = await rawRequest(simulator.url, "PATCH", `/_sim/robots/${LOBBY}`, {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ batteryPercentage: 140 }),
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /batteryPercentage/);
-    const unknown = await rawRequest(simulator.url, "PATCH", `/_sim/robots/${LOBBY}`, { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ speed: 3 }) });
+    const unknown = await rawRequest(simulator.url, "PATCH", `/_sim/robots/${LOBBY}`, {
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ speed: 3 }),
+    });
     assert.equal(unknown.status, 400);
     assert.match(unknown.text, /speed/);
-    const missing = await rawRequest(simulator.url, "PATCH", "/_sim/robots/GS-NOPE", { headers: { "Content-Type": "application/json" }, body: "{}" });
+    const missing = await rawRequest(simulator.url, "PATCH", "/_sim/robots/GS-NOPE", {
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
     assert.equal(missing.status, 404);
     assert.throws(() => simulator.updateRobot(LOBBY, { taskState: "DANCING" } as never), /taskState/);
   });
@@ -173,9 +228,15 @@ describe("simulator: robots over time", function () {
     await start({}, { robots: 200 });
     const robots = await client.listAllRobots({ pageSize: 50 });
     assert.equal(robots.length, 200);
-    assert.deepEqual(robots.slice(0, 3).map((robot) => robot.serialNumber), [LOBBY, KITCHEN, "GS-S-000201"]);
+    assert.deepEqual(
+      robots.slice(0, 3).map((robot) => robot.serialNumber),
+      [LOBBY, KITCHEN, "GS-S-000201"],
+    );
     assert.equal(robots[3]!.serialNumber, "GS-S-100004");
-    const statuses = await client.batchGetStatuses(robots.map((robot) => robot.serialNumber), { line: "s" });
+    const statuses = await client.batchGetStatuses(
+      robots.map((robot) => robot.serialNumber),
+      { line: "s" },
+    );
     assert.equal(statuses.length, 200);
     assert.ok(statuses.every((robot) => robot.online === true));
   });

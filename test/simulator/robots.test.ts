@@ -29,14 +29,17 @@ interface Status {
   taskState: string;
   currentTask?: { name: string; mapName: string; cleaningMode: string; source: string; areaIds: string[] };
   battery: { charging: boolean; powerPercentage: number };
-  localizationInfo: { localizationState: string; map: { id: string; name: string; version: number }; mapPosition: { x: number; y: number; angle: number; worldX: number; worldY: number } };
+  localizationInfo: {
+    localizationState: string;
+    map: { id: string; name: string; version: number };
+    mapPosition: { x: number; y: number; angle: number; worldX: number; worldY: number };
+  };
   navigationPoints: { naviPoints: { naviPointName: string; navPointGridX: number; navPointGridY: number }[] };
   cleanModes: { name: string }[];
   remoteControl: { enabled: boolean };
   supportSite: boolean;
   online: boolean;
 }
-
 
 function startTask(serialNumber: string, map = "Floor 1", name = "Lobby"): CommandRequest {
   return {
@@ -46,7 +49,12 @@ function startTask(serialNumber: string, map = "Floor 1", name = "Lobby"): Comma
   };
 }
 
-function navigate(serialNumber: string, map: string, position: string, type: CommandRequest["remoteNavigationCommandType"] = "CROSS_NAVIGATE"): CommandRequest {
+function navigate(
+  serialNumber: string,
+  map: string,
+  position: string,
+  type: CommandRequest["remoteNavigationCommandType"] = "CROSS_NAVIGATE",
+): CommandRequest {
   return { serialNumber, remoteNavigationCommandType: type, commandParameter: { startNavigationParameter: { map, position } } };
 }
 
@@ -69,14 +77,16 @@ describe("simulator: the fleet and what commands do", function () {
 
   const status = async (serialNumber: string) => (await demo.client.getRobotStatus({ serialNumber })) as unknown as Status;
 
-
   it("seeds three believable robots: two on a site, one on none", async () => {
     for (const serialNumber of [LOBBY, KITCHEN, WAREHOUSE]) {
       const robot = await status(serialNumber);
       assert.equal(robot.taskState, "IDLE", serialNumber);
       assert.equal(robot.online, true);
       assert.equal(robot.localizationInfo.localizationState, "NORMAL");
-      assert.ok(robot.navigationPoints.naviPoints.some((point) => point.naviPointName === "charging"), serialNumber);
+      assert.ok(
+        robot.navigationPoints.naviPoints.some((point) => point.naviPointName === "charging"),
+        serialNumber,
+      );
       assert.ok(robot.cleanModes.some((mode) => mode.name === "__middle_cleaning"));
       assert.ok(robot.cleanModes.some((mode) => mode.name === "清扫"));
       assert.ok(robot.battery.powerPercentage > 0 && robot.battery.powerPercentage <= 100);
@@ -295,7 +305,15 @@ describe("simulator: the fleet and what commands do", function () {
       { mapId: FLOOR_2.id, mapName: "Floor 2", mapVersion: 1 },
     ]);
     const areas = await demo.client.getSubareas({ robotSn: LOBBY, mapId: FLOOR_2.id });
-    assert.deepEqual(areas, { mapId: FLOOR_2.id, subareas: { partitions: [{ id: 4, name: "Canteen" }, { id: 5, name: "Meeting rooms" }] } });
+    assert.deepEqual(areas, {
+      mapId: FLOOR_2.id,
+      subareas: {
+        partitions: [
+          { id: 4, name: "Canteen" },
+          { id: 5, name: "Meeting rooms" },
+        ],
+      },
+    });
     const unknown = await failureOf(demo.client.getSubareas({ robotSn: LOBBY, mapId: "no-such-map" }));
     assert.equal(unknown.code, "INVALID_ARGUMENT");
     assert.match(unknown.message, /unknown map no-such-map/);

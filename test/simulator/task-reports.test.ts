@@ -34,7 +34,9 @@ function startTask(serialNumber: string, name = "Lobby round"): CommandRequest {
   return {
     serialNumber,
     remoteTaskCommandType: "START_TASK",
-    commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name, map: "Floor 1", loop: false, loopCount: 1 } } },
+    commandParameter: {
+      startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name, map: "Floor 1", loop: false, loopCount: 1 } },
+    },
   };
 }
 
@@ -62,7 +64,10 @@ describe("simulator: task reports over time", function () {
     assert.equal(answer.status, 200, JSON.stringify(answer.json));
   };
   const reportsSince = async (serialNumber: string, floorMs: number, more: Record<string, unknown> = {}) =>
-    (await push.client.listTaskReports({ serialNumber, startTimeUtcFloor: iso(floorMs), pageSize: 100, ...more })) as unknown as { robotTaskReports: Report[]; total: string };
+    (await push.client.listTaskReports({ serialNumber, startTimeUtcFloor: iso(floorMs), pageSize: 100, ...more })) as unknown as {
+      robotTaskReports: Report[];
+      total: string;
+    };
   const addPast = async (serialNumber: string, body: Record<string, unknown>) => {
     const answer = await control(push.simulator.url, "POST", `robots/${serialNumber}/taskReports`, body);
     assert.equal(answer.status, 200, JSON.stringify(answer.json));
@@ -108,18 +113,28 @@ describe("simulator: task reports over time", function () {
       "newest first",
     );
     const [lost] = robotTaskReports;
-    assert.deepEqual([lost!.completionPercentage, lost!.durationSeconds, lost!.actualCleaningAreaSquareMeter], [0, 0, 0], "a failed start cleaned nothing");
+    assert.deepEqual(
+      [lost!.completionPercentage, lost!.durationSeconds, lost!.actualCleaningAreaSquareMeter],
+      [0, 0, 0],
+      "a failed start cleaned nothing",
+    );
     const stopped = robotTaskReports[4]!;
     assert.equal(stopped.durationSeconds, 600);
     assert.equal(stopped.startTime, iso(START_MS));
     assert.equal(stopped.endTime, iso(START_MS + 10 * MINUTE));
     for (const report of robotTaskReports) {
-      assert.deepEqual((report.subTasks as { mapId: string; mapName: string }[]).map((sub) => [sub.mapId, sub.mapName]), [[FLOOR_1.id, FLOOR_1.name]]);
+      assert.deepEqual(
+        (report.subTasks as { mapId: string; mapName: string }[]).map((sub) => [sub.mapId, sub.mapName]),
+        [[FLOOR_1.id, FLOOR_1.name]],
+      );
       assert.match(report.taskReportPngUri, /^http:\/\/127\.0\.0\.1:\d+\/_objects\/reports\//);
     }
 
     // Incidents are pushed too (the emergency stop, the battery, the lost robot): the task reports among them.
-    const reportsPushed = () => bodiesOf(push.receiver).flatMap((body) => ((body.payload as { taskReport?: Report }).taskReport ? [(body.payload as { taskReport: Report }).taskReport] : []));
+    const reportsPushed = () =>
+      bodiesOf(push.receiver).flatMap((body) =>
+        (body.payload as { taskReport?: Report }).taskReport ? [(body.payload as { taskReport: Report }).taskReport] : [],
+      );
     await waitFor(() => reportsPushed().length >= 5, "five task reports pushed");
     const pushed = reportsPushed();
     assert.equal(pushed.length, 5);
@@ -147,11 +162,19 @@ describe("simulator: task reports over time", function () {
   it("temporary tasks are refused as real robots refuse them: busy, lost, emergency stop, battery low, offline", async () => {
     const { client } = push;
     const refusal = async () => {
-      const answer = await rawRequest(push.simulator.url, "POST", "/v2alpha1/robotCommand/tempTask:send", { token: DEMO_TOKEN, body: tempTask(KITCHEN, "3") });
+      const answer = await rawRequest(push.simulator.url, "POST", "/v2alpha1/robotCommand/tempTask:send", {
+        token: DEMO_TOKEN,
+        body: tempTask(KITCHEN, "3"),
+      });
       assert.equal(answer.status, 200, answer.text);
       return answer.json as { cmdStatus: number; cmdResultCode: string };
     };
-    for (const changes of [{ localizationState: "LOST" }, { emergencyStop: true }, { batteryPercentage: LOW_BATTERY_PERCENT - 1 }, { online: false }]) {
+    for (const changes of [
+      { localizationState: "LOST" },
+      { emergencyStop: true },
+      { batteryPercentage: LOW_BATTERY_PERCENT - 1 },
+      { online: false },
+    ]) {
       await patch(KITCHEN, changes);
       const { cmdStatus, cmdResultCode } = await refusal();
       assert.deepEqual([cmdStatus, cmdResultCode], [TEMP_TASK_REJECTED, TEMP_TASK_ROBOT_NOT_READY], JSON.stringify(changes));
@@ -183,13 +206,21 @@ describe("simulator: task reports over time", function () {
     const firstDay = START_MS - 10 * DAY;
     const added: Report[] = [];
     for (let day = 0; day < 6; day++) {
-      for (let task = 0; task < 5; task++) added.push(await addPast(KITCHEN, { startTime: iso(firstDay + day * DAY + (7 + task * 2) * 60 * MINUTE), durationSeconds: 3600 }));
+      for (let task = 0; task < 5; task++)
+        added.push(await addPast(KITCHEN, { startTime: iso(firstDay + day * DAY + (7 + task * 2) * 60 * MINUTE), durationSeconds: 3600 }));
     }
     // Added out of order: it still lists by its start.
-    added.push(await addPast(KITCHEN, { startTime: iso(firstDay + DAY + 6 * 60 * MINUTE), taskEndStatus: TASK_END_STATUS.STOPPED, id: "late-filed" }));
+    added.push(
+      await addPast(KITCHEN, {
+        startTime: iso(firstDay + DAY + 6 * 60 * MINUTE),
+        taskEndStatus: TASK_END_STATUS.STOPPED,
+        id: "late-filed",
+      }),
+    );
     const window = { startTimeUtcFloor: iso(firstDay + DAY), startTimeUtcUpper: iso(firstDay + 3 * DAY) };
     const pages = [];
-    for (let page = 1; page <= 4; page++) pages.push(await push.client.listTaskReports({ serialNumber: KITCHEN, pageSize: 4, page, ...window }));
+    for (let page = 1; page <= 4; page++)
+      pages.push(await push.client.listTaskReports({ serialNumber: KITCHEN, pageSize: 4, page, ...window }));
     assert.deepEqual(
       pages.map((answer) => [answer.total, answer.robotTaskReports.length]),
       [
@@ -201,14 +232,28 @@ describe("simulator: task reports over time", function () {
     );
     const listed = pages.flatMap((answer) => answer.robotTaskReports) as Report[];
     const starts = listed.map((report) => Date.parse(report.startTime));
-    assert.deepEqual(starts, [...starts].sort((a, b) => b - a), "newest first");
-    assert.ok(starts.every((start) => start >= firstDay + DAY && start < firstDay + 3 * DAY), "floor included, upper excluded");
+    assert.deepEqual(
+      starts,
+      [...starts].sort((a, b) => b - a),
+      "newest first",
+    );
+    assert.ok(
+      starts.every((start) => start >= firstDay + DAY && start < firstDay + 3 * DAY),
+      "floor included, upper excluded",
+    );
     assert.equal(listed.at(-1)!.id, "late-filed");
     assert.equal(new Set(listed.map((report) => report.id)).size, 11);
     // An overlapping window lists day 2 again, with the same ids.
-    const overlap = await push.client.listTaskReports({ serialNumber: KITCHEN, pageSize: 100, startTimeUtcFloor: iso(firstDay + 2 * DAY), startTimeUtcUpper: iso(firstDay + 4 * DAY) });
+    const overlap = await push.client.listTaskReports({
+      serialNumber: KITCHEN,
+      pageSize: 100,
+      startTimeUtcFloor: iso(firstDay + 2 * DAY),
+      startTimeUtcUpper: iso(firstDay + 4 * DAY),
+    });
     const dayTwo = (reports: readonly { id?: unknown; startTime?: string }[]) =>
-      reports.filter((report) => Date.parse(report.startTime!) < firstDay + 3 * DAY && Date.parse(report.startTime!) >= firstDay + 2 * DAY).map((report) => report.id);
+      reports
+        .filter((report) => Date.parse(report.startTime!) < firstDay + 3 * DAY && Date.parse(report.startTime!) >= firstDay + 2 * DAY)
+        .map((report) => report.id);
     assert.deepEqual(dayTwo(overlap.robotTaskReports), dayTwo(listed));
     assert.equal(dayTwo(listed).length, 5);
     // No window: everything, the seeded reports too.
@@ -219,7 +264,12 @@ describe("simulator: task reports over time", function () {
     const error = await failureOf(push.client.listTaskReports({ serialNumber: KITCHEN, startTimeUtcFloor: "yesterday" }));
     assert.equal(error.code, "INVALID_INPUT");
     assert.equal(error.field, "startTimeUtcFloor");
-    const answer = await rawRequest(push.simulator.url, "GET", `/openapi/v2alpha1/robots/${KITCHEN}/taskReports?startTimeUtcUpper=2026-11-20`, { token: DEMO_TOKEN });
+    const answer = await rawRequest(
+      push.simulator.url,
+      "GET",
+      `/openapi/v2alpha1/robots/${KITCHEN}/taskReports?startTimeUtcUpper=2026-11-20`,
+      { token: DEMO_TOKEN },
+    );
     assert.equal(answer.status, 400);
     assert.match((answer.json as { message: string }).message, /^startTimeUtcUpper: /);
   });
@@ -259,9 +309,16 @@ describe("simulator: task reports over time", function () {
   it("executableTasks are those of the map the robot is on; executingTask shows progress, time remaining and mileage as time passes", async () => {
     const { client } = push;
     const v1 = async () => (await client.batchGetStatuses([LOBBY], { line: "v1" }))[0] as Record<string, unknown>;
-    const taskNames = (status: Record<string, unknown>) => (status.executableTasks as { name: string; map: { id: string } }[]).map((task) => `${task.map.id === FLOOR_1.id ? 1 : 2}:${task.name}`);
+    const taskNames = (status: Record<string, unknown>) =>
+      (status.executableTasks as { name: string; map: { id: string } }[]).map(
+        (task) => `${task.map.id === FLOOR_1.id ? 1 : 2}:${task.name}`,
+      );
     assert.deepEqual(taskNames(await v1()), ["1:All of Floor 1", "1:Lobby", "1:Corridor", "1:Kitchen"]);
-    await client.submitCommand({ serialNumber: LOBBY, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { map: FLOOR_2.name, position: "Canteen" } } });
+    await client.submitCommand({
+      serialNumber: LOBBY,
+      remoteNavigationCommandType: "CROSS_NAVIGATE",
+      commandParameter: { startNavigationParameter: { map: FLOOR_2.name, position: "Canteen" } },
+    });
     assert.deepEqual(taskNames(await v1()), ["2:All of Floor 2", "2:Canteen", "2:Meeting rooms"]);
     assert.equal((await v1()).executingTask, undefined);
 
@@ -308,11 +365,15 @@ describe("simulator: task reports over time", function () {
     // The same through the library.
     const added = push.simulator.addTaskReport(LOBBY, { startTime: iso(START_MS - 2 * DAY), taskEndStatus: TASK_END_STATUS.ERROR });
     assert.equal(added.taskEndStatus, TASK_END_STATUS.ERROR);
-    assert.ok((await reportsSince(LOBBY, START_MS - 2 * DAY, { startTimeUtcUpper: iso(START_MS - 2 * DAY + 1) })).robotTaskReports.some((report) => report.id === added.id));
+    assert.ok(
+      (await reportsSince(LOBBY, START_MS - 2 * DAY, { startTimeUtcUpper: iso(START_MS - 2 * DAY + 1) })).robotTaskReports.some(
+        (report) => report.id === added.id,
+      ),
+    );
     assert.throws(() => push.simulator.addTaskReport(LOBBY, { startTime: "soon" }), /^Error: startTime: /);
     assert.equal(push.simulator.endTask(LOBBY, TASK_END_STATUS.STOPPED).taskState, "IDLE");
     assert.throws(() => push.simulator.endTask(LOBBY, TASK_END_STATUS.STOPPED), /runs no task/);
-        // Reports added in the past are not pushed: they stand for what happened before the push target was set.
+    // Reports added in the past are not pushed: they stand for what happened before the push target was set.
     assert.equal(bodiesOf(push.receiver).length, 0);
   });
 });

@@ -35,7 +35,15 @@ export function startDemo(env: Record<string, string> = {}, args: string[] = [])
   const ownFolder = env.DEMO_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-test-")) : undefined;
   const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js"), ...args], {
     cwd: root,
-    env: { ...process.env, PORT: "0", SIMULATOR_PORT: "0", MQTT_PORT: "0", ...(shared ? { SECOND_PORT: "0", REDIS_PORT: "0" } : {}), ...(ownFolder ? { DEMO_DIR: ownFolder } : {}), ...env },
+    env: {
+      ...process.env,
+      PORT: "0",
+      SIMULATOR_PORT: "0",
+      MQTT_PORT: "0",
+      ...(shared ? { SECOND_PORT: "0", REDIS_PORT: "0" } : {}),
+      ...(ownFolder ? { DEMO_DIR: ownFolder } : {}),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   if (ownFolder) child.once("exit", () => fs.rmSync(ownFolder, { recursive: true, force: true }));
@@ -63,4 +71,3 @@ export function startDemo(env: Record<string, string> = {}, args: string[] = [])
     }, 50);
   });
 }
-

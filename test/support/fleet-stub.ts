@@ -79,11 +79,15 @@ export class FleetStub {
       const page = Number(url.searchParams.get("page") ?? 1);
       const pageSize = Number(url.searchParams.get("pageSize") ?? 100);
       const all = [...this.statuses.values()];
-      const robots = all.slice((page - 1) * pageSize, page * pageSize).map(({ serialNumber, displayName }) => ({ serialNumber, displayName }));
+      const robots = all
+        .slice((page - 1) * pageSize, page * pageSize)
+        .map(({ serialNumber, displayName }) => ({ serialNumber, displayName }));
       return { body: { robots, total: String(all.length) } };
     }
     if (url.pathname === "/v1alpha1/robots/-/status:batchGet") {
-      return { body: { robotStatuses: this.pick(namesOf(request)).map((status) => ({ name: `robots/${status.serialNumber}`, ...status })) } };
+      return {
+        body: { robotStatuses: this.pick(namesOf(request)).map((status) => ({ name: `robots/${status.serialNumber}`, ...status })) },
+      };
     }
     if (url.pathname === "/openapi/v2alpha1/s/robots/*/status:batchGet") {
       return { body: { robotStatus: this.pick(namesOf(request)) } };

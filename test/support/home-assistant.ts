@@ -8,9 +8,44 @@
 import mqtt, { type MqttClient } from "mqtt";
 
 /** Features the MQTT vacuum (state schema) accepts in supported_features. */
-export const VACUUM_FEATURES_ALLOWED = ["start", "stop", "pause", "return_home", "battery", "status", "locate", "clean_spot", "fan_speed", "send_command"];
-export const SENSOR_DEVICE_CLASSES = ["battery", "enum", "timestamp", "duration", "power", "energy", "temperature", "humidity", "signal_strength", "voltage", "current"];
-export const BINARY_SENSOR_DEVICE_CLASSES = ["battery", "battery_charging", "connectivity", "moving", "problem", "running", "safety", "plug", "power", "presence", "update"];
+export const VACUUM_FEATURES_ALLOWED = [
+  "start",
+  "stop",
+  "pause",
+  "return_home",
+  "battery",
+  "status",
+  "locate",
+  "clean_spot",
+  "fan_speed",
+  "send_command",
+];
+export const SENSOR_DEVICE_CLASSES = [
+  "battery",
+  "enum",
+  "timestamp",
+  "duration",
+  "power",
+  "energy",
+  "temperature",
+  "humidity",
+  "signal_strength",
+  "voltage",
+  "current",
+];
+export const BINARY_SENSOR_DEVICE_CLASSES = [
+  "battery",
+  "battery_charging",
+  "connectivity",
+  "moving",
+  "problem",
+  "running",
+  "safety",
+  "plug",
+  "power",
+  "presence",
+  "update",
+];
 const PLATFORMS = ["vacuum", "sensor", "binary_sensor"];
 const ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -35,7 +70,10 @@ export class HomeAssistantClient {
   }
 
   static async connect(url: string, topics: string[]): Promise<HomeAssistantClient> {
-    const client = await mqtt.connectAsync(url, { clientId: `home-assistant-${process.pid}-${Math.random().toString(16).slice(2, 8)}`, reconnectPeriod: 200 });
+    const client = await mqtt.connectAsync(url, {
+      clientId: `home-assistant-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+      reconnectPeriod: 200,
+    });
     const ha = new HomeAssistantClient(client);
     await client.subscribeAsync(topics, { qos: 1 });
     return ha;
@@ -73,7 +111,8 @@ function isPublishTopic(value: unknown): boolean {
 export function deviceConfigProblems(config: Record<string, unknown>, exists: (topic: string) => boolean): string[] {
   const problems: string[] = [];
   const device = config.device as Record<string, unknown> | undefined;
-  if (!device || (!Array.isArray(device.identifiers) && !Array.isArray(device.connections))) problems.push("device needs identifiers or connections");
+  if (!device || (!Array.isArray(device.identifiers) && !Array.isArray(device.connections)))
+    problems.push("device needs identifiers or connections");
   const origin = config.origin as Record<string, unknown> | undefined;
   if (typeof origin?.name !== "string" || origin.name === "") problems.push("origin.name is required");
   const components = config.components as Record<string, Record<string, unknown>> | undefined;
@@ -83,37 +122,51 @@ export function deviceConfigProblems(config: Record<string, unknown>, exists: (t
     const where = `components.${key}`;
     if (!ID.test(key)) problems.push(`${where}: key has characters outside [a-zA-Z0-9_-]`);
     if (!PLATFORMS.includes(String(component.platform))) problems.push(`${where}: platform ${String(component.platform)} is not expected`);
-    if (typeof component.unique_id !== "string" || !ID.test(component.unique_id)) problems.push(`${where}: unique_id must be [a-zA-Z0-9_-]+`);
+    if (typeof component.unique_id !== "string" || !ID.test(component.unique_id))
+      problems.push(`${where}: unique_id must be [a-zA-Z0-9_-]+`);
     else if (uniqueIds.has(component.unique_id)) problems.push(`${where}: unique_id repeats`);
     else uniqueIds.add(component.unique_id);
     for (const [option, value] of Object.entries(component)) {
       if (option.endsWith("_topic") && !isPublishTopic(value)) problems.push(`${where}.${option}: not a valid topic`);
     }
-    const readTopics: unknown[] = ["state_topic", "json_attributes_topic", "availability_topic"].map((option) => component[option]).filter((topic) => topic !== undefined);
+    const readTopics: unknown[] = ["state_topic", "json_attributes_topic", "availability_topic"]
+      .map((option) => component[option])
+      .filter((topic) => topic !== undefined);
     if (Array.isArray(component.availability)) {
       for (const entry of component.availability as Record<string, unknown>[]) readTopics.push(entry.topic);
-      if (component.availability_topic !== undefined) problems.push(`${where}: availability and availability_topic must not be used together`);
+      if (component.availability_topic !== undefined)
+        problems.push(`${where}: availability and availability_topic must not be used together`);
     }
     for (const topic of readTopics) if (!exists(String(topic))) problems.push(`${where}: nothing is published on ${String(topic)}`);
     switch (component.platform) {
       case "vacuum": {
         const features = component.supported_features;
         if (!Array.isArray(features)) problems.push(`${where}: supported_features must be a list of strings`);
-        else for (const feature of features) if (!VACUUM_FEATURES_ALLOWED.includes(String(feature))) problems.push(`${where}: supported feature ${String(feature)} is not allowed`);
+        else
+          for (const feature of features)
+            if (!VACUUM_FEATURES_ALLOWED.includes(String(feature)))
+              problems.push(`${where}: supported feature ${String(feature)} is not allowed`);
         if ("schema" in component) problems.push(`${where}: schema is deprecated`);
-        if (Array.isArray(features) && features.includes("fan_speed") && (!Array.isArray(component.fan_speed_list) || component.fan_speed_list.length === 0 || !component.set_fan_speed_topic)) {
+        if (
+          Array.isArray(features) &&
+          features.includes("fan_speed") &&
+          (!Array.isArray(component.fan_speed_list) || component.fan_speed_list.length === 0 || !component.set_fan_speed_topic)
+        ) {
           problems.push(`${where}: fan_speed needs fan_speed_list and set_fan_speed_topic`);
         }
         if (!component.command_topic) problems.push(`${where}: no command_topic: start/pause/stop would do nothing`);
         break;
       }
       case "sensor":
-        if (component.device_class !== undefined && !SENSOR_DEVICE_CLASSES.includes(component.device_class as string)) problems.push(`${where}: sensor device_class ${JSON.stringify(component.device_class)}`);
-        if (component.device_class === "battery" && component.unit_of_measurement !== "%") problems.push(`${where}: a battery sensor is in %`);
+        if (component.device_class !== undefined && !SENSOR_DEVICE_CLASSES.includes(component.device_class as string))
+          problems.push(`${where}: sensor device_class ${JSON.stringify(component.device_class)}`);
+        if (component.device_class === "battery" && component.unit_of_measurement !== "%")
+          problems.push(`${where}: a battery sensor is in %`);
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
         break;
       case "binary_sensor":
-        if (component.device_class !== undefined && !BINARY_SENSOR_DEVICE_CLASSES.includes(component.device_class as string)) problems.push(`${where}: binary_sensor device_class ${JSON.stringify(component.device_class)}`);
+        if (component.device_class !== undefined && !BINARY_SENSOR_DEVICE_CLASSES.includes(component.device_class as string))
+          problems.push(`${where}: binary_sensor device_class ${JSON.stringify(component.device_class)}`);
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
         break;
     }

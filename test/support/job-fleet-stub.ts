@@ -12,7 +12,11 @@ export const STUB_MAP = { id: "map-floor-1", name: "Floor 1" };
 export const KITCHEN_DOOR = { name: "Kitchen door", x: 600, y: 300 };
 
 type JobStatus = StubStatus & {
-  localizationInfo: { localizationState: string; map?: { id: string; name: string }; mapPosition?: { x: number; y: number; angle: number } };
+  localizationInfo: {
+    localizationState: string;
+    map?: { id: string; name: string };
+    mapPosition?: { x: number; y: number; angle: number };
+  };
   navigationPoints?: unknown;
   cleanModes?: unknown;
   executingTask?: { name: string; progress: number };
@@ -44,7 +48,9 @@ export class JobFleetStub extends FleetStub {
       this.update(stubSerial(index), (status) => {
         const s = status as JobStatus;
         s.localizationInfo = { localizationState: "NORMAL", map: { ...STUB_MAP }, mapPosition: { x: 100 * index, y: 100, angle: 0 } };
-        s.navigationPoints = { naviPoints: [{ naviPointName: KITCHEN_DOOR.name, navPointGridX: KITCHEN_DOOR.x, navPointGridY: KITCHEN_DOOR.y }] };
+        s.navigationPoints = {
+          naviPoints: [{ naviPointName: KITCHEN_DOOR.name, navPointGridX: KITCHEN_DOOR.x, navPointGridY: KITCHEN_DOOR.y }],
+        };
         s.cleanModes = [{ name: "__middle_cleaning" }];
       });
     }
@@ -63,7 +69,15 @@ export class JobFleetStub extends FleetStub {
     delete status.currentTask;
     delete status.executingTask;
     const list = this.reports.get(serialNumber) ?? [];
-    list.push({ id: `${serialNumber}-${list.length + 1}`, displayName: name, robotSerialNumber: serialNumber, taskEndStatus, cleaningMode: "middle_cleaning", startTime: new Date(Date.now() - 1000).toISOString(), endTime: new Date().toISOString() });
+    list.push({
+      id: `${serialNumber}-${list.length + 1}`,
+      displayName: name,
+      robotSerialNumber: serialNumber,
+      taskEndStatus,
+      cleaningMode: "middle_cleaning",
+      startTime: new Date(Date.now() - 1000).toISOString(),
+      endTime: new Date().toISOString(),
+    });
     this.reports.set(serialNumber, list);
   }
 
@@ -104,7 +118,9 @@ export class JobFleetStub extends FleetStub {
     const list = this.commands.get(serialNumber) ?? [];
     list.push({ type, whileBusy: busy && (type === "START_TASK" || type === "CROSS_NAVIGATE") });
     this.commands.set(serialNumber, list);
-    const accepted = { body: { name: `robots/${serialNumber}/commands/${list.length}`, state: "WAITING", serialNumber, rawCommandType: type.toLowerCase() } };
+    const accepted = {
+      body: { name: `robots/${serialNumber}/commands/${list.length}`, state: "WAITING", serialNumber, rawCommandType: type.toLowerCase() },
+    };
     if (type === "STOP_TASK") {
       this.finish(serialNumber, 1);
       return accepted;
@@ -113,9 +129,13 @@ export class JobFleetStub extends FleetStub {
       if (status.navigation) status.navigation.state = "STOPPED";
       return accepted;
     }
-    if (this.refusing.has(serialNumber)) return { status: 400, body: { code: 9, message: "The robot is busy." }, delayMs: this.commandDelayMs };
+    if (this.refusing.has(serialNumber))
+      return { status: 400, body: { code: 9, message: "The robot is busy." }, delayMs: this.commandDelayMs };
     if (this.ignoring.has(serialNumber)) return accepted;
-    const parameter = body.commandParameter as { startTaskParameter?: { task: { name: string } }; startNavigationParameter?: { position: string } };
+    const parameter = body.commandParameter as {
+      startTaskParameter?: { task: { name: string } };
+      startNavigationParameter?: { position: string };
+    };
     if (type === "START_TASK") {
       const name = parameter.startTaskParameter!.task.name;
       status.taskState = "RUNNING";

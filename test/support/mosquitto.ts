@@ -56,21 +56,41 @@ export async function reserveMosquitto(): Promise<Mosquitto> {
     if (running) return;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-test-mosquitto-"));
     const configFile = path.join(dir, "mosquitto.conf");
-    fs.writeFileSync(configFile, [`listener ${port} 127.0.0.1`, "allow_anonymous true", "persistence false", "log_dest stderr", "log_type error", "log_type warning", ""].join("\n"));
+    fs.writeFileSync(
+      configFile,
+      [
+        `listener ${port} 127.0.0.1`,
+        "allow_anonymous true",
+        "persistence false",
+        "log_dest stderr",
+        "log_type error",
+        "log_type warning",
+        "",
+      ].join("\n"),
+    );
     const args = ["-c", configFile];
-    const child = process.platform === "linux" && fs.existsSync(SETPRIV)
-      ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", MOSQUITTO, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(MOSQUITTO, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child =
+      process.platform === "linux" && fs.existsSync(SETPRIV)
+        ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", MOSQUITTO, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+        : spawn(MOSQUITTO, args, { stdio: ["ignore", "pipe", "pipe"] });
     reapOnExit(child, dir);
     const keep = (data: Buffer) => {
-      output.push(...data.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+      output.push(
+        ...data
+          .toString("utf8")
+          .split("\n")
+          .filter((line) => line.trim() !== ""),
+      );
       output.splice(0, Math.max(0, output.length - 40));
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     let ended: Error | undefined;
     child.once("error", (error: NodeJS.ErrnoException) => {
-      ended = error.code === "ENOENT" ? new Error(`${MOSQUITTO} not found: install Debian's mosquitto (npm test does, as root) or set MOSQUITTO`) : error;
+      ended =
+        error.code === "ENOENT"
+          ? new Error(`${MOSQUITTO} not found: install Debian's mosquitto (npm test does, as root) or set MOSQUITTO`)
+          : error;
     });
     child.once("exit", (code, signal) => {
       ended ??= new Error(`mosquitto on port ${port} ended (${signal ?? `code ${code}`}): ${output.slice(-5).join(" | ")}`);

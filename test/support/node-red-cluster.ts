@@ -128,7 +128,9 @@ const exitOf = (child: ChildProcess) =>
   });
 
 function recentLogs(logs: LogLine[], count = 12): string {
-  const lines = logs.slice(-count).map((line) => `  [${line.level}]${line.node ? ` [${line.nodeType ?? ""}:${line.node}]` : ""} ${line.text.split("\n")[0]}`);
+  const lines = logs
+    .slice(-count)
+    .map((line) => `  [${line.level}]${line.node ? ` [${line.nodeType ?? ""}:${line.node}]` : ""} ${line.text.split("\n")[0]}`);
   return lines.length > 0 ? `\n${lines.join("\n")}` : " (no log)";
 }
 
@@ -181,14 +183,27 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
         break;
       case "sent": {
         const { msg } = message;
-        sent.push({ node: message.node, port: message.port, ...("topic" in msg ? { topic: msg.topic } : {}), payload: msg.payload, msg, at: message.at });
+        sent.push({
+          node: message.node,
+          port: message.port,
+          ...("topic" in msg ? { topic: msg.topic } : {}),
+          payload: msg.payload,
+          msg,
+          at: message.at,
+        });
         break;
       }
       case "status":
         statuses.push({ node: message.node, status: message.status as Record<string, unknown>, at: message.at });
         break;
       case "log":
-        logs.push({ level: message.level, text: message.text, ...(message.node ? { node: message.node } : {}), ...(message.nodeType ? { nodeType: message.nodeType } : {}), at: message.at });
+        logs.push({
+          level: message.level,
+          text: message.text,
+          ...(message.node ? { node: message.node } : {}),
+          ...(message.nodeType ? { nodeType: message.nodeType } : {}),
+          at: message.at,
+        });
         break;
       case "injected": {
         const pending = pendingInjects.get(message.id);
@@ -282,7 +297,11 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
         const interval = setInterval(check, 25);
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`Node-RED ${name}: ${what} not within ${ms} ms${instance.running ? "" : " (its process has ended)"}; its last log lines:${recentLogs(logs)}`));
+          reject(
+            new Error(
+              `Node-RED ${name}: ${what} not within ${ms} ms${instance.running ? "" : " (its process has ended)"}; its last log lines:${recentLogs(logs)}`,
+            ),
+          );
         }, ms);
         const done = () => {
           clearInterval(interval);
@@ -335,7 +354,10 @@ function asCluster(instances: Instance[]): Cluster {
  * options or with each one's own (`options(name, index)`). When one fails to
  * start, the others are killed and the error is thrown.
  */
-export async function startCluster(count: number, options: ClusterInstanceOptions | ((name: string, index: number) => ClusterInstanceOptions)): Promise<Cluster> {
+export async function startCluster(
+  count: number,
+  options: ClusterInstanceOptions | ((name: string, index: number) => ClusterInstanceOptions),
+): Promise<Cluster> {
   if (count < 1 || count > INSTANCE_NAMES.length) throw new Error(`a cluster has 1 to ${INSTANCE_NAMES.length} instances`);
   const names = INSTANCE_NAMES.slice(0, count);
   const starting = names.map((name, index) => startInstance({ ...(typeof options === "function" ? options(name, index) : options), name }));
@@ -355,7 +377,10 @@ export async function startCluster(count: number, options: ClusterInstanceOption
  * works) and holds the instances from the block's first before hook on; the
  * options are read then, so they can use servers started by earlier before hooks.
  */
-export function useCluster(count: number, options: ClusterInstanceOptions | ((name: string, index: number) => ClusterInstanceOptions)): Cluster {
+export function useCluster(
+  count: number,
+  options: ClusterInstanceOptions | ((name: string, index: number) => ClusterInstanceOptions),
+): Cluster {
   const cluster = asCluster([]);
   before(async function () {
     this.timeout(START_LIMIT_MS + 10_000);

@@ -48,9 +48,7 @@ export interface ChildConfig {
 }
 
 export type ParentMessage =
-  | { type: "start"; config: ChildConfig }
-  | { type: "inject"; id: number; node: string; msg: Record<string, unknown> }
-  | { type: "stop" };
+  { type: "start"; config: ChildConfig } | { type: "inject"; id: number; node: string; msg: Record<string, unknown> } | { type: "stop" };
 
 export type ChildMessage =
   | { type: "ready"; port: number }
@@ -69,7 +67,6 @@ interface RuntimeNode {
   /** Set once its send is wrapped. */
   [WATCHED]?: true;
 }
-
 
 const WATCHED = Symbol("robot-fleet.watched");
 const LEVEL_NAMES: Record<number, string> = { 10: "fatal", 20: "error", 30: "warn", 40: "info" };
@@ -108,7 +105,8 @@ export function jsonSafe(value: unknown, seen: Set<object> = new Set(), depth = 
     if (tag === "[object Set]") return jsonSafe([...(value as Set<unknown>)], seen, depth);
     // A plain object's prototype is null or some realm's Object.prototype, whose own prototype is null.
     const prototype = Object.getPrototypeOf(value) as object | null;
-    if (prototype !== null && Object.getPrototypeOf(prototype) !== null) return `[${(value.constructor as { name?: string } | undefined)?.name || "Object"}]`;
+    if (prototype !== null && Object.getPrototypeOf(prototype) !== null)
+      return `[${(value.constructor as { name?: string } | undefined)?.name || "Object"}]`;
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const safe = jsonSafe(item, seen, depth + 1);
@@ -159,7 +157,8 @@ function watch(RED: EmbeddedNodeRed, ids: string[]): void {
     const original = node.send;
     node.send = function (this: RuntimeNode, sent: unknown) {
       const at = Date.now();
-      for (const { port, msg } of messagesOf(sent)) send({ type: "sent", node: id, port, msg: jsonSafe(msg) as Record<string, unknown>, at });
+      for (const { port, msg } of messagesOf(sent))
+        send({ type: "sent", node: id, port, msg: jsonSafe(msg) as Record<string, unknown>, at });
       original.call(this, sent);
     };
     node[WATCHED] = true;
@@ -174,7 +173,14 @@ async function start(config: ChildConfig): Promise<void> {
   const logger = (entry: NodeRedLogEntry) => {
     const level = LEVEL_NAMES[entry.level];
     if (!level) return;
-    send({ type: "log", level, text: logText(entry), ...(entry.id ? { node: entry.id } : {}), ...(entry.type ? { nodeType: entry.type } : {}), at: Date.now() });
+    send({
+      type: "log",
+      level,
+      text: logText(entry),
+      ...(entry.id ? { node: entry.id } : {}),
+      ...(entry.type ? { nodeType: entry.type } : {}),
+      at: Date.now(),
+    });
   };
   const settings: Record<string, unknown> = {
     flowFile: "flows.json",
@@ -202,7 +208,12 @@ async function start(config: ChildConfig): Promise<void> {
     // Node-RED does not start flows with an unknown node type or a missing module: it says so here and waits.
     RED.events.on("runtime-event", (event: { id?: string; payload?: { error?: string; types?: string[]; modules?: unknown[] } }) => {
       const error = event.id === "runtime-state" ? event.payload?.error : undefined;
-      if (error) reject(new StartRefused(`${error}${event.payload?.types ? `: ${event.payload.types.join(", ")}` : ""}${event.payload?.modules ? `: ${JSON.stringify(event.payload.modules)}` : ""}`));
+      if (error)
+        reject(
+          new StartRefused(
+            `${error}${event.payload?.types ? `: ${event.payload.types.join(", ")}` : ""}${event.payload?.modules ? `: ${JSON.stringify(event.payload.modules)}` : ""}`,
+          ),
+        );
     });
   });
   await RED.start();

@@ -19,16 +19,23 @@ const catchNode = require("@node-red/nodes/core/common/25-catch.js") as NodeModu
 const statusNode = require("@node-red/nodes/core/common/25-status.js") as NodeModule;
 
 /** The Node-RED under test: this repository's (4.1), or another one's for the compatibility run (npm run compat). */
-export const NODE_RED_PATH = process.env.ROBOT_FLEET_NODE_RED ? require.resolve(process.env.ROBOT_FLEET_NODE_RED) : require.resolve("node-red");
+export const NODE_RED_PATH = process.env.ROBOT_FLEET_NODE_RED
+  ? require.resolve(process.env.ROBOT_FLEET_NODE_RED)
+  : require.resolve("node-red");
 
 helper.init(NODE_RED_PATH);
 
 /** Node-RED's runtime events (of the Node-RED under test), where node statuses go on their way to the editor ("node-status"). */
+const nodeRedUtil = require.resolve("@node-red/util", { paths: [path.dirname(NODE_RED_PATH)] });
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const runtimeEvents = (require(require.resolve("@node-red/util", { paths: [path.dirname(NODE_RED_PATH)] })) as { events: NodeJS.EventEmitter }).events;
+export const runtimeEvents = (require(nodeRedUtil) as { events: NodeJS.EventEmitter }).events;
 
 /** Node-RED 5 registers its own Catch and Status nodes in the test helper; 4.1 needs them loaded. */
-const NODE_RED_MAJOR = Number((JSON.parse(fs.readFileSync(path.join(path.dirname(NODE_RED_PATH), "..", "package.json"), "utf8")) as { version: string }).version.split(".")[0]);
+const NODE_RED_MAJOR = Number(
+  (JSON.parse(fs.readFileSync(path.join(path.dirname(NODE_RED_PATH), "..", "package.json"), "utf8")) as { version: string }).version.split(
+    ".",
+  )[0],
+);
 const CORE_NODES = NODE_RED_MAJOR >= 5 ? [] : [catchNode, statusNode];
 /** Node-RED's own nodes that test flows and the examples use, by the name of their type. */
 const CORE_NODE_FILES = {

@@ -20,7 +20,7 @@ export function decodePng(file: Buffer): DecodedPng {
   const chunks: string[] = [];
   const data: Buffer[] = [];
   let header: Buffer | undefined;
-  for (let at = 8; at < file.length; ) {
+  for (let at = 8; at < file.length;) {
     const length = file.readUInt32BE(at);
     const type = file.toString("latin1", at + 4, at + 8);
     const body = file.subarray(at + 8, at + 8 + length);

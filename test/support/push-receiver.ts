@@ -44,7 +44,12 @@ export async function received(server: RecordingServer, count: number): Promise<
   return bodiesOf(server);
 }
 
-export async function control(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function control(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}/_sim/${path}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },

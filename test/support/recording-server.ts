@@ -70,7 +70,14 @@ export class RecordingServer extends LoopbackServer {
       } catch {
         body = rawBody;
       }
-      const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body, at: performance.now() };
+      const recorded: RecordedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        rawBody,
+        body,
+        at: performance.now(),
+      };
       this.requests.push(recorded);
       const reply = this.queue.shift() ?? this.fallback(recorded);
       const answer = () => {

@@ -147,7 +147,9 @@ export function freePort(): Promise<number> {
 }
 
 const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
 interface Running {
   child: ChildProcess;
@@ -157,14 +159,34 @@ interface Running {
 /** Spawns redis-server on `port` and resolves once it answers PING; rejects (leaving nothing behind) when it ends first. */
 async function spawnRedis(port: number, output: string[]): Promise<Running> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-test-redis-"));
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"];
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--daemonize",
+    "no",
+    "--loglevel",
+    "warning",
+  ];
   const withParentDeath = process.platform === "linux" && fs.existsSync(SETPRIV);
   const child = withParentDeath
     ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", REDIS_SERVER, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(REDIS_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
   reapOnExit(child, dir);
   const keep = (data: Buffer) => {
-    output.push(...data.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+    output.push(
+      ...data
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== ""),
+    );
     output.splice(0, Math.max(0, output.length - KEPT_LINES));
   };
   child.stdout.on("data", keep);
@@ -192,7 +214,9 @@ async function spawnRedis(port: number, output: string[]): Promise<Running> {
       child.kill("SIGKILL");
       await exited(child);
       fs.rmSync(dir, { recursive: true, force: true });
-      throw ended ?? new Error(`redis-server on port ${port} did not answer PING within ${READY_LIMIT_MS} ms: ${output.slice(-5).join(" | ")}`);
+      throw (
+        ended ?? new Error(`redis-server on port ${port} did not answer PING within ${READY_LIMIT_MS} ms: ${output.slice(-5).join(" | ")}`)
+      );
     }
   }
   return { child, dir };
@@ -252,7 +276,8 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
 export function useRedis(options: RedisServerOptions = {}): { readonly redis: RedisServer } {
   let server: RedisServer | undefined;
   const current = () => {
-    if (!server) throw new Error("useRedis(): the redis-server starts in the describe block's before hook; use it in a test or a later hook");
+    if (!server)
+      throw new Error("useRedis(): the redis-server starts in the describe block's before hook; use it in a test or a later hook");
     return server;
   };
   const redis: RedisServer = {

@@ -9,7 +9,15 @@ export const PATH = "/robot-events";
 export function eventsFlow(settings: Record<string, unknown> = {}): FlowNode[] {
   return [
     { id: TAB, type: "tab", label: "events" },
-    { id: "events", type: "robot-events", z: TAB, path: PATH, minLevel: "", ...settings, wires: [["incidents"], ["reports"], ["scheduling"]] },
+    {
+      id: "events",
+      type: "robot-events",
+      z: TAB,
+      path: PATH,
+      minLevel: "",
+      ...settings,
+      wires: [["incidents"], ["reports"], ["scheduling"]],
+    },
     { id: "incidents", type: "helper", z: TAB },
     { id: "reports", type: "helper", z: TAB },
     { id: "scheduling", type: "helper", z: TAB },
@@ -58,7 +66,6 @@ export function reportPush(report: Record<string, unknown> = {}): Record<string,
     },
   };
 }
-
 
 /**
  * A real robot's task report in the polled shape (RFC 3339 times, subTasks,

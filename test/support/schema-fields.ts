@@ -63,7 +63,10 @@ export interface WrongTypeCase {
  * Every field of the samples given each type it does not take: the type of its
  * sample's value, or those `severalTypes` lists for it.
  */
-export function wrongTypesOf(samples: readonly Record<string, unknown>[], severalTypes: Record<string, readonly JsonType[]> = {}): WrongTypeCase[] {
+export function wrongTypesOf(
+  samples: readonly Record<string, unknown>[],
+  severalTypes: Record<string, readonly JsonType[]> = {},
+): WrongTypeCase[] {
   const cases: WrongTypeCase[] = [];
   const seen = new Set<string>();
   for (const sample of samples) {
@@ -84,6 +87,14 @@ export function assertSamplesCover(name: string, schema: z.core.$ZodType, sample
   const sampled = new Set(samples.flatMap((sample) => sampleFields(sample).map(([field]) => field)));
   const fields = schemaFields(schema);
   assert.ok(fields.length > 0, `${name}: its schema has fields`);
-  assert.deepEqual(fields.filter((field) => !sampled.has(field)), [], `${name}: fields without a sample`);
-  assert.deepEqual([...sampled].filter((field) => !fields.includes(field)), [], `${name}: sampled fields the schema lacks`);
+  assert.deepEqual(
+    fields.filter((field) => !sampled.has(field)),
+    [],
+    `${name}: fields without a sample`,
+  );
+  assert.deepEqual(
+    [...sampled].filter((field) => !fields.includes(field)),
+    [],
+    `${name}: sampled fields the schema lacks`,
+  );
 }

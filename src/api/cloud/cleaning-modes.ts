@@ -17,7 +17,9 @@ export const CLEANING_KINDS = {
 export type CleaningKind = keyof typeof CLEANING_KINDS;
 
 const KIND_OF_NAME = new Map<string, CleaningKind>(
-  (Object.keys(CLEANING_KINDS) as CleaningKind[]).flatMap((kind) => CLEANING_KINDS[kind].map((name): [string, CleaningKind] => [name, kind])),
+  (Object.keys(CLEANING_KINDS) as CleaningKind[]).flatMap((kind) =>
+    CLEANING_KINDS[kind].map((name): [string, CleaningKind] => [name, kind]),
+  ),
 );
 
 /** The kind of cleaning a mode name stands for, or undefined when the name does not say. */
@@ -43,7 +45,9 @@ export const CLEANING_MODE_WORDS = {
 export type CleaningModeWords = keyof typeof CLEANING_MODE_WORDS;
 
 const WORDS_OF_NAME = new Map<string, CleaningModeWords>(
-  (Object.keys(CLEANING_MODE_WORDS) as CleaningModeWords[]).flatMap((words) => CLEANING_MODE_WORDS[words].map((name): [string, CleaningModeWords] => [name, words])),
+  (Object.keys(CLEANING_MODE_WORDS) as CleaningModeWords[]).flatMap((words) =>
+    CLEANING_MODE_WORDS[words].map((name): [string, CleaningModeWords] => [name, words]),
+  ),
 );
 
 /**

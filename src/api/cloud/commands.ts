@@ -4,11 +4,7 @@
  * simulator all read this one list.
  */
 
-export const COMMAND_FAMILIES = [
-  "remoteTaskCommandType",
-  "remoteNavigationCommandType",
-  "remoteControlCommandType",
-] as const;
+export const COMMAND_FAMILIES = ["remoteTaskCommandType", "remoteNavigationCommandType", "remoteControlCommandType"] as const;
 export type CommandFamily = (typeof COMMAND_FAMILIES)[number];
 
 export const COMMAND_PARAMETERS = ["startTaskParameter", "startNavigationParameter", "controlMovingParameter"] as const;

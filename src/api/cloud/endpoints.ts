@@ -57,7 +57,10 @@ export interface Endpoint<Req extends z.ZodType = z.ZodType, Res extends z.ZodTy
 }
 
 /** A row of the table: what every call names, and what differs from the usual call. */
-type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<Endpoint<Req, Res>, "id" | "method" | "path" | "request" | "response"> &
+type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<
+  Endpoint<Req, Res>,
+  "id" | "method" | "path" | "request" | "response"
+> &
   Partial<Omit<Endpoint<Req, Res>, "id" | "method" | "path" | "request" | "response">>;
 
 /**
@@ -267,7 +270,11 @@ function encode(name: string, value: string): string {
   try {
     return encodeURIComponent(value);
   } catch {
-    throw new RobotApiError({ kind: "invalid_input", field: name, message: `${name}: holds text that cannot be sent (a lone UTF-16 surrogate)` });
+    throw new RobotApiError({
+      kind: "invalid_input",
+      field: name,
+      message: `${name}: holds text that cannot be sent (a lone UTF-16 surrogate)`,
+    });
   }
 }
 
@@ -283,7 +290,9 @@ function compile(template: string): CompiledTemplate {
   if (!known) {
     const names = pathParamsOf(template);
     if (/\}\{/.test(template)) throw new Error(`path template ${template}: two parameters must not touch`);
-    const literal = template.split(PARAMETER).map((part, index) => (index % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : "([^/]+)"));
+    const literal = template
+      .split(PARAMETER)
+      .map((part, index) => (index % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : "([^/]+)"));
     known = { pattern: new RegExp(`^${literal.join("")}$`), names };
     compiled.set(template, known);
   }

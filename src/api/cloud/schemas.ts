@@ -297,9 +297,16 @@ export type BatchSRobotStatus = z.output<typeof BatchSRobotStatus>;
  * without fractions of a second.
  */
 const utcTime = z
-  .union([z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z"), z.number().int().min(0), z.date()], {
-    error: "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z, or epoch milliseconds",
-  })
+  .union(
+    [
+      z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/, "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z"),
+      z.number().int().min(0),
+      z.date(),
+    ],
+    {
+      error: "must be an ISO 8601 UTC time such as 2026-11-01T00:00:00Z, or epoch milliseconds",
+    },
+  )
   .transform((value) => (typeof value === "string" ? value : new Date(value).toISOString().replace(/\.\d{3}Z$/, "Z")));
 
 /**

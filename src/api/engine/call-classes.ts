@@ -36,7 +36,9 @@ export class ClassQueues<T extends QueueLinks<T> & { readonly callClass: CallCla
   }
 
   get length(): number {
-    return this.stop.length + this.again.length + this.lanes.status.queue.length + this.lanes.other.queue.length + this.lanes.sweep.queue.length;
+    return (
+      this.stop.length + this.again.length + this.lanes.status.queue.length + this.lanes.other.queue.length + this.lanes.sweep.queue.length
+    );
   }
 
   /** Every queue, stop commands first (to drop or fail them all). */

@@ -13,7 +13,14 @@ import { isSharedCallClass, type CallClass } from "../settings/call-settings";
 import { ClassQueues } from "./call-classes";
 import type { AccountGate, Permit } from "../account/shared-account";
 import { REAL_CLOCK, type EngineClock } from "./clock";
-import { DEFAULT_ENGINE_SETTINGS, type EngineSettings, ATTEMPT_TIMED_OUT, ResendRequest, type Attempt, type EngineCallOptions } from "../settings/call-settings";
+import {
+  DEFAULT_ENGINE_SETTINGS,
+  type EngineSettings,
+  ATTEMPT_TIMED_OUT,
+  ResendRequest,
+  type Attempt,
+  type EngineCallOptions,
+} from "../settings/call-settings";
 import { RobotApiError, abortedError } from "../errors";
 import type { QueueLinks } from "./linked-queue";
 
@@ -215,17 +222,20 @@ export class RequestEngine {
     if (this.wakeTimer !== undefined && this.wakeAt <= at) return;
     this.clearWake();
     this.wakeAt = at;
-    this.wakeTimer = this.clock.setTimeout(() => {
-      this.wakeTimer = undefined;
-      this.wakeAt = Infinity;
-      if (this.pauseCause) {
-        // The pause ends on time even when nothing waits, so every status under a node can say so.
-        const remaining = this.pausedUntilMs - this.clock.now();
-        if (remaining <= 0) this.endPause();
-        else this.wakeAfter(remaining);
-      }
-      this.pump();
-    }, Math.max(0, Math.ceil(ms)));
+    this.wakeTimer = this.clock.setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.wakeAt = Infinity;
+        if (this.pauseCause) {
+          // The pause ends on time even when nothing waits, so every status under a node can say so.
+          const remaining = this.pausedUntilMs - this.clock.now();
+          if (remaining <= 0) this.endPause();
+          else this.wakeAfter(remaining);
+        }
+        this.pump();
+      },
+      Math.max(0, Math.ceil(ms)),
+    );
   }
 
   private clearWake(): void {
@@ -393,7 +403,7 @@ export class RequestEngine {
     if (waitMs > this.settings.maxRetryWaitMs) {
       // Waiting that long would hold every call: they fail now, each saying how long the cloud asked for.
       for (const queue of this.queues.all()) {
-        for (let job = queue.head; job; ) {
+        for (let job = queue.head; job;) {
           const next = job.next;
           this.settle(job, this.pauseTooLong(job.options.operation)!);
           job = next;

@@ -37,14 +37,14 @@ function errorBodyOf(body: unknown): { code: number; message: string } | undefin
 
 /** The result of a call from its answer, or the RobotApiError it is. */
 export function readAnswer<Res extends z.ZodType>(
-endpoint: Endpoint<z.ZodType, Res>,
-operation: string,
-response: WireAnswer,
-redact: Redact,
+  endpoint: Endpoint<z.ZodType, Res>,
+  operation: string,
+  response: WireAnswer,
+  redact: Redact,
 ): z.output<Res> {
-const fail = (details: ConstructorParameters<typeof RobotApiError>[0]): never => {
-  throw new RobotApiError({ ...details, message: redact(details.message) });
-};
+  const fail = (details: ConstructorParameters<typeof RobotApiError>[0]): never => {
+    throw new RobotApiError({ ...details, message: redact(details.message) });
+  };
   const { status } = response;
   // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
   // Only the grant's own successful answer may hold a token: it is where tokens come from.

@@ -100,7 +100,8 @@ export class MapDownloads {
   async download(downloadUri: string | URL, options: DownloadOptions = {}): Promise<MapImage> {
     const operation = "downloadMapImage";
     const { maxBytes = DEFAULT_MAX_IMAGE_BYTES, ...callOptions } = options;
-    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
+    if (!Number.isInteger(maxBytes) || maxBytes < 1)
+      throw invalidInput("maxBytes", "must be a whole number of bytes, 1 or more", operation);
     // A URL the caller already checked (the cloud's answer, in getMapImage) is not checked twice.
     const url = downloadUri instanceof URL ? downloadUri : checkDownloadUri(downloadUri, operation);
     const where = `${url.origin}${url.pathname}`;

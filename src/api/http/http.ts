@@ -75,7 +75,9 @@ export function proxyFor(target: URL, operation?: string): URL | undefined {
   const chosen = getProxyForUrl(target.href);
   if (!chosen) return undefined;
   const scheme = target.protocol.slice(0, -1);
-  const written = [`${scheme}_proxy`, `${scheme.toUpperCase()}_PROXY`, "all_proxy", "ALL_PROXY"].map((name) => process.env[name]).find(Boolean);
+  const written = [`${scheme}_proxy`, `${scheme.toUpperCase()}_PROXY`, "all_proxy", "ALL_PROXY"]
+    .map((name) => process.env[name])
+    .find(Boolean);
   const named = written !== undefined && !written.includes("://") ? `http://${written.trim()}` : chosen;
   const variable = target.protocol === "https:" ? "HTTPS_PROXY" : "HTTP_PROXY";
   let proxy: URL;
@@ -161,7 +163,8 @@ class TunnelAgent extends HttpsProxyAgent {
 function tunnelError(error: Error | null, where: string, target: string, connectMs: number): Error {
   const refused = /^Bad response: (\d+)/.exec(error?.message ?? "");
   if (refused) return codedError(`the proxy ${where} answered ${refused[1]} to CONNECT ${target}`, PROXY_REFUSED);
-  if (error?.message === "Proxy timeout") return codedError(`the proxy ${where} did not open a tunnel within ${connectMs / 1000} s`, CONNECT_TIMED_OUT);
+  if (error?.message === "Proxy timeout")
+    return codedError(`the proxy ${where} did not open a tunnel within ${connectMs / 1000} s`, CONNECT_TIMED_OUT);
   return error ?? codedError(`the proxy ${where} gave no connection`, "ECONNRESET");
 }
 

@@ -21,7 +21,7 @@ const CONNECTION_RESETS = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
 /** Why a call's signal ended it: its attempt ran out of time (`timeoutMs`), or its caller (or a close) aborted it. */
 export function abortFailure(signal: AbortSignal, operation: string, timeoutMs: number, waitingFor = "answer"): RobotApiError {
   if (signal.reason === ATTEMPT_TIMED_OUT) {
-  return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no ${waitingFor} within ${timeoutMs / 1000} s` });
+    return new RobotApiError({ kind: "timeout", operation, message: `${operation}: no ${waitingFor} within ${timeoutMs / 1000} s` });
   }
   return abortedError(operation);
 }
@@ -34,7 +34,10 @@ export function abortFailure(signal: AbortSignal, operation: string, timeoutMs: 
 export function wireFailure(error: unknown, operation: string, signal: AbortSignal, timeoutMs: number, redact: Redact): RobotApiError {
   if (signal.aborted) return abortFailure(signal, operation, timeoutMs);
   // Only the code and text are kept: nothing of the request (its headers hold the token) is.
-  const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
+  const code =
+    typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+      ? (error as { code: string }).code
+      : undefined;
   if (code === ANSWER_TOO_LARGE || code?.startsWith("Z_")) {
     return new RobotApiError({ kind: "bad_response", operation, message: `${operation}: answer could not be read` });
   }

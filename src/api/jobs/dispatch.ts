@@ -7,9 +7,7 @@ import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */
 export type JobWork =
-  | { kind: "task"; task: string; map: string }
-  | { kind: "area"; area: string; map: string }
-  | { kind: "goto"; point: string; map: string };
+  { kind: "task"; task: string; map: string } | { kind: "area"; area: string; map: string } | { kind: "goto"; point: string; map: string };
 
 /** A pixel point on the map, rows from the bottom as mapPosition; or a navigation point's name. */
 export type NearSpec = string | { x: number; y: number };
@@ -77,7 +75,8 @@ const BUSY_NAVIGATION_STATES = new Set(["NAVIGATING", "RUNNING", "PAUSED"]);
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
-const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
 function numberOf(value: unknown): number | undefined {
   const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
   return typeof number === "number" && Number.isFinite(number) ? number : undefined;
@@ -135,7 +134,10 @@ export function isOnMap(facts: RobotFacts, map: string): boolean {
 
 /** Whether the robot is doing something: a task running or paused, or a navigation under way. */
 export function isBusy(facts: RobotFacts): boolean {
-  return (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) || (facts.navigationState !== undefined && BUSY_NAVIGATION_STATES.has(facts.navigationState));
+  return (
+    (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) ||
+    (facts.navigationState !== undefined && BUSY_NAVIGATION_STATES.has(facts.navigationState))
+  );
 }
 
 /** The words for an alarm that keeps a robot from work: "alarm H6 Brush motor stalled". */
@@ -158,10 +160,14 @@ export function reasonNotEligible(serialNumber: string, input: DispatchInput): s
   if (alarm && alarm.rank >= BLOCKING_ALARM_RANK) return alarmReason(alarm);
   if (isBusy(facts)) return "busy";
   if (input.heldByOther(serialNumber)) return "held by another job";
-  if (facts.battery === undefined || facts.battery < input.minBattery) return `battery ${facts.battery === undefined ? "unknown" : Math.round(facts.battery)} %`;
+  if (facts.battery === undefined || facts.battery < input.minBattery)
+    return `battery ${facts.battery === undefined ? "unknown" : Math.round(facts.battery)} %`;
   if (input.work.kind === "task" && facts.executableTasks) {
     const { task, map } = input.work;
-    const runnable = facts.executableTasks.some((entry) => entry.name === task && ((entry.mapId === undefined && entry.mapName === undefined) || entry.mapId === map || entry.mapName === map));
+    const runnable = facts.executableTasks.some(
+      (entry) =>
+        entry.name === task && ((entry.mapId === undefined && entry.mapName === undefined) || entry.mapId === map || entry.mapName === map),
+    );
     if (!runnable) return "task not executable there";
   }
   return undefined;

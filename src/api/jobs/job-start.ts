@@ -38,7 +38,9 @@ export async function startRequestFor(
       return { operation: "submitCommand", body: navigateBody(serialNumber, mapName, work.point) };
     case "area": {
       const mapId = facts.mapId ?? work.map;
-      const found = (await client.call("getSubareas", { mapId, robotSn: serialNumber }, options)) as { subareas: { partitions: { id: number; name: string }[] } };
+      const found = (await client.call("getSubareas", { mapId, robotSn: serialNumber }, options)) as {
+        subareas: { partitions: { id: number; name: string }[] };
+      };
       const areaId = areaIdOf(work.area, found.subareas.partitions);
       if (areaId === undefined) throw invalidInput("payload.area", `no area "${work.area}" on map ${mapName} of robot ${serialNumber}`);
       const taskName = settings.name ?? work.area;
@@ -52,7 +54,10 @@ export function startedRule(work: JobWork, serialNumber: string, taskName: strin
   if (work.kind === "goto") {
     return {
       expects: `navigation to "${work.point}" under way`,
-      confirmedBy: (state) => (state.navigation?.position === work.point && NAVIGATION_UNDER_WAY.has(state.navigation.state ?? "") ? state.navigation.state : undefined),
+      confirmedBy: (state) =>
+        state.navigation?.position === work.point && NAVIGATION_UNDER_WAY.has(state.navigation.state ?? "")
+          ? state.navigation.state
+          : undefined,
     };
   }
   if (work.kind === "area") return tempTaskConfirmationRule(taskName);

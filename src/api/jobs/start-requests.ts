@@ -14,7 +14,12 @@ export function mapNameFor(work: JobWork, facts: RobotFacts): string {
   return facts.mapName ?? work.map;
 }
 
-export function startTaskBody(serialNumber: string, taskName: string, mapName: string, cleaningMode: string | undefined): Record<string, unknown> {
+export function startTaskBody(
+  serialNumber: string,
+  taskName: string,
+  mapName: string,
+  cleaningMode: string | undefined,
+): Record<string, unknown> {
   return {
     serialNumber,
     remoteTaskCommandType: "START_TASK",
@@ -23,10 +28,21 @@ export function startTaskBody(serialNumber: string, taskName: string, mapName: s
 }
 
 export function navigateBody(serialNumber: string, mapName: string, point: string): Record<string, unknown> {
-  return { serialNumber, remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { map: mapName, position: point } } };
+  return {
+    serialNumber,
+    remoteNavigationCommandType: "CROSS_NAVIGATE",
+    commandParameter: { startNavigationParameter: { map: mapName, position: point } },
+  };
 }
 
-export function areaTaskBody(serialNumber: string, taskName: string, cleaningMode: string | undefined, mapName: string, mapId: string, areaId: string): Record<string, unknown> {
+export function areaTaskBody(
+  serialNumber: string,
+  taskName: string,
+  cleaningMode: string | undefined,
+  mapName: string,
+  mapId: string,
+  areaId: string,
+): Record<string, unknown> {
   return {
     productId: serialNumber,
     tempTaskCommand: { taskName, cleaningMode, loop: "false", loopCount: "1", mapName, startParam: { mapId, areaId } },
@@ -35,7 +51,9 @@ export function areaTaskBody(serialNumber: string, taskName: string, cleaningMod
 
 /** The command that stops the job's work. */
 export function stopBody(serialNumber: string, work: JobWork): Record<string, unknown> {
-  return work.kind === "goto" ? { serialNumber, remoteNavigationCommandType: "STOP_NAVIGATE" } : { serialNumber, remoteTaskCommandType: "STOP_TASK" };
+  return work.kind === "goto"
+    ? { serialNumber, remoteNavigationCommandType: "STOP_NAVIGATE" }
+    : { serialNumber, remoteTaskCommandType: "STOP_TASK" };
 }
 
 /** The area's id among the map's areas (C1 partitions), matched by id or name. */

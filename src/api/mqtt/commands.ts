@@ -51,7 +51,8 @@ export function readVacuumCommand(text: string): { command: VacuumCommand } | Pr
 }
 
 /** What send_command asked for: one of the cloud's commands with its parameters (flat, as robot-command's compact form), or a job. */
-export type SendCommandRequest = { form: "compact"; command: CommandType; parameters: Record<string, unknown> } | { form: "job"; job: Record<string, unknown> };
+export type SendCommandRequest =
+  { form: "compact"; command: CommandType; parameters: Record<string, unknown> } | { form: "job"; job: Record<string, unknown> };
 
 /**
  * A send_command payload: `{"command": "CROSS_NAVIGATE", "position": "..."}`
@@ -63,7 +64,10 @@ export function readSendCommand(text: string): SendCommandRequest | Problem {
   if (!trimmed.startsWith("{")) {
     const named = trimmed.toUpperCase();
     if (isCommandType(named)) return { form: "compact", command: named, parameters: {} };
-    return { problem: "command", reason: `unknown command ${JSON.stringify(trimmed.slice(0, 100))} (send a JSON object, or one of ${COMMAND_TYPES.join(", ")})` };
+    return {
+      problem: "command",
+      reason: `unknown command ${JSON.stringify(trimmed.slice(0, 100))} (send a JSON object, or one of ${COMMAND_TYPES.join(", ")})`,
+    };
   }
   let parsed: unknown;
   try {
@@ -71,11 +75,16 @@ export function readSendCommand(text: string): SendCommandRequest | Problem {
   } catch (error) {
     return { problem: "json", reason: `the payload is not JSON: ${(error as Error).message}` };
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { problem: "json", reason: "the payload must be a JSON object" };
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return { problem: "json", reason: "the payload must be a JSON object" };
   const object = parsed as Record<string, unknown>;
   if ("command" in object) {
     const named = typeof object.command === "string" ? object.command.trim().toUpperCase() : object.command;
-    if (!isCommandType(named)) return { problem: "command", reason: `command must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(object.command)?.slice(0, 100)})` };
+    if (!isCommandType(named))
+      return {
+        problem: "command",
+        reason: `command must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(object.command)?.slice(0, 100)})`,
+      };
     const parameters = { ...object };
     delete parameters.command;
     return { form: "compact", command: named, parameters };
@@ -126,10 +135,16 @@ export function readStartTasks(text: unknown): Map<string, string> {
 }
 
 /** The task `start` runs: the one set for the robot's map, else the first it can run on that map. */
-export function chooseStartTask(view: RobotView, tasks: readonly ExecutableTask[], startTasks: ReadonlyMap<string, string>): ExecutableTask | Problem {
+export function chooseStartTask(
+  view: RobotView,
+  tasks: readonly ExecutableTask[],
+  startTasks: ReadonlyMap<string, string>,
+): ExecutableTask | Problem {
   const mapId = view.state.mapId;
-  const onMap = (task: ExecutableTask) => (mapId !== undefined && task.mapId === mapId) || (view.mapName !== undefined && task.mapName === view.mapName);
-  const set = (view.mapName !== undefined ? startTasks.get(view.mapName) : undefined) ?? (mapId !== undefined ? startTasks.get(mapId) : undefined);
+  const onMap = (task: ExecutableTask) =>
+    (mapId !== undefined && task.mapId === mapId) || (view.mapName !== undefined && task.mapName === view.mapName);
+  const set =
+    (view.mapName !== undefined ? startTasks.get(view.mapName) : undefined) ?? (mapId !== undefined ? startTasks.get(mapId) : undefined);
   if (set !== undefined) {
     const task = tasks.find((candidate) => candidate.name === set && onMap(candidate)) ?? tasks.find((candidate) => candidate.name === set);
     return task ?? { name: set, mapName: view.mapName, mapId };
@@ -145,7 +160,11 @@ export function chooseStartTask(view: RobotView, tasks: readonly ExecutableTask[
  * pause and stop act on a navigation while one is under way, return_to_base
  * navigates to the charging point of its map.
  */
-export function planVacuumCommand(command: VacuumCommand, view: RobotView, start?: { task: ExecutableTask; cleaningMode: string | undefined }): PlannedCommand | Problem {
+export function planVacuumCommand(
+  command: VacuumCommand,
+  view: RobotView,
+  start?: { task: ExecutableTask; cleaningMode: string | undefined },
+): PlannedCommand | Problem {
   const navigation = view.state.navigation;
   const navigating = navigation?.state === "NAVIGATING" || navigation?.state === "PAUSED";
   const navigationParameters = { map: view.mapName, position: navigation?.position };
@@ -154,19 +173,29 @@ export function planVacuumCommand(command: VacuumCommand, view: RobotView, start
       if (view.state.taskState === "PAUSED") return { command: "RESUME_TASK", parameters: {} };
       if (navigation?.state === "PAUSED") return { command: "RESUME_NAVIGATE", parameters: navigationParameters };
       if (!start) return { problem: "command", reason: "no task to start" };
-      if (start.cleaningMode === undefined) return { problem: "command", reason: "the robot lists no cleaning mode to start its task with" };
+      if (start.cleaningMode === undefined)
+        return { problem: "command", reason: "the robot lists no cleaning mode to start its task with" };
       return {
         command: "START_TASK",
-        parameters: { taskName: start.task.name, map: start.task.mapName ?? start.task.mapId ?? view.mapName, cleaningMode: start.cleaningMode, loop: false, loopCount: 1 },
+        parameters: {
+          taskName: start.task.name,
+          map: start.task.mapName ?? start.task.mapId ?? view.mapName,
+          cleaningMode: start.cleaningMode,
+          loop: false,
+          loopCount: 1,
+        },
       };
     case "pause":
-      if (navigation?.state === "NAVIGATING" && view.state.taskState !== "RUNNING") return { command: "PAUSE_NAVIGATE", parameters: navigationParameters };
+      if (navigation?.state === "NAVIGATING" && view.state.taskState !== "RUNNING")
+        return { command: "PAUSE_NAVIGATE", parameters: navigationParameters };
       return { command: "PAUSE_TASK", parameters: {} };
     case "stop":
-      if (navigating && view.state.taskState !== "RUNNING" && view.state.taskState !== "PAUSED") return { command: "STOP_NAVIGATE", parameters: navigationParameters };
+      if (navigating && view.state.taskState !== "RUNNING" && view.state.taskState !== "PAUSED")
+        return { command: "STOP_NAVIGATE", parameters: navigationParameters };
       return { command: "STOP_TASK", parameters: {} };
     case "return_to_base":
-      if (view.mapName === undefined) return { problem: "command", reason: "the robot's map is not known, so neither is its charging point" };
+      if (view.mapName === undefined)
+        return { problem: "command", reason: "the robot's map is not known, so neither is its charging point" };
       return { command: "CROSS_NAVIGATE", parameters: { map: view.mapName, position: CHARGING_POINT } };
   }
 }
@@ -181,7 +210,12 @@ export function withRobotDefaults(planned: PlannedCommand, view: RobotView, clea
     parameters.loop ??= false;
     parameters.loopCount ??= 1;
   }
-  if (planned.command.endsWith("_NAVIGATE") && planned.command !== "CROSS_NAVIGATE" && parameters.position === undefined && view.state.navigation?.position) {
+  if (
+    planned.command.endsWith("_NAVIGATE") &&
+    planned.command !== "CROSS_NAVIGATE" &&
+    parameters.position === undefined &&
+    view.state.navigation?.position
+  ) {
     parameters.position = view.state.navigation.position;
   }
   return { command: planned.command, parameters };

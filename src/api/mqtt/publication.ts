@@ -24,7 +24,13 @@ export function vacuumStatePayload(view: RobotView, alarm: OpenAlarm | undefined
 }
 
 /** Discovery first (Home Assistant subscribes to a new entity's topics when it reads its config), then its values. */
-export function robotMessages(view: RobotView, alarm: OpenAlarm | undefined, chosenMode: string | undefined, roots: TopicRoots, origin: Origin): MqttMessage[] {
+export function robotMessages(
+  view: RobotView,
+  alarm: OpenAlarm | undefined,
+  chosenMode: string | undefined,
+  roots: TopicRoots,
+  origin: Origin,
+): MqttMessage[] {
   const topics = robotTopics(roots, view.serialNumber);
   return [
     { topic: topics.discovery, payload: JSON.stringify(deviceConfigOf(view, roots, origin)), retain: true, qos: 1 },
@@ -37,7 +43,12 @@ export function robotMessages(view: RobotView, alarm: OpenAlarm | undefined, cho
 /** The retained empty payloads that remove a robot: its device (and so its entities), and its retained values. */
 export function removalMessages(serialNumber: string, roots: TopicRoots): MqttMessage[] {
   const topics = robotTopics(roots, serialNumber);
-  return [topics.discovery, topics.availability, topics.state, topics.attributes].map((topic) => ({ topic, payload: "", retain: true, qos: 1 }));
+  return [topics.discovery, topics.availability, topics.state, topics.attributes].map((topic) => ({
+    topic,
+    payload: "",
+    retain: true,
+    qos: 1,
+  }));
 }
 
 export function bridgeAvailabilityMessage(roots: TopicRoots, online: boolean): MqttMessage {

@@ -148,7 +148,9 @@ export interface Attributes {
 export function attributesOf(view: RobotView, alarm: OpenAlarm | undefined): Attributes {
   const { state } = view;
   const problems = problemsOf(state, alarm);
-  const navigation = state.navigation?.state ? `${state.navigation.state}${state.navigation.position ? ` ${state.navigation.position}` : ""}` : null;
+  const navigation = state.navigation?.state
+    ? `${state.navigation.state}${state.navigation.position ? ` ${state.navigation.position}` : ""}`
+    : null;
   return {
     online: state.online === true,
     battery: state.battery ?? null,

@@ -29,7 +29,8 @@ export function topicLevelProblem(serialNumber: string): string | undefined {
 export function checkTopicRoot(value: unknown, field: string, fallback: string): string {
   const text = typeof value === "string" && value.trim() !== "" ? value.trim() : fallback;
   if (/[+#]/.test(text) || text.includes("\u0000")) throw invalidInput(field, "must not hold MQTT wildcards (+, #) or a NUL");
-  if (text.split("/").some((level) => level === "")) throw invalidInput(field, "must not have an empty level (no leading, trailing or double /)");
+  if (text.split("/").some((level) => level === ""))
+    throw invalidInput(field, "must not have an empty level (no leading, trailing or double /)");
   if (Buffer.byteLength(text) > 1024) throw invalidInput(field, "must be at most 1024 bytes");
   return text;
 }
@@ -105,7 +106,8 @@ export function readIncomingTopic(roots: TopicRoots, topic: unknown): IncomingTo
   const start = `${roots.base}/`;
   if (!topic.startsWith(start)) return { kind: "unknown" };
   const levels = topic.slice(start.length).split("/");
-  if (levels.length !== 2) return { kind: "unknown", ...(levels.length > 1 && !topicLevelProblem(levels[0]!) ? { serialNumber: levels[0] } : {}) };
+  if (levels.length !== 2)
+    return { kind: "unknown", ...(levels.length > 1 && !topicLevelProblem(levels[0]!) ? { serialNumber: levels[0] } : {}) };
   const [serialNumber, suffix] = levels as [string, string];
   if (topicLevelProblem(serialNumber)) return { kind: "unknown" };
   if ((Object.values(OWN_SUFFIXES) as string[]).includes(suffix)) return { kind: "own" };

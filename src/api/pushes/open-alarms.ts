@@ -36,7 +36,8 @@ export function severityOf(alarm: OpenAlarm): number {
 }
 
 const keyOf = (serialNumber: string, incidentId: string) => `${serialNumber}\u0000${incidentId}`;
-const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined);
+const text = (value: unknown) =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
 
 export class AccountAlarms {
   /** In the order raised: the first is the oldest. */

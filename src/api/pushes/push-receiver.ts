@@ -180,7 +180,7 @@ function messageIdOf(push: Push): string | undefined {
  */
 function contentKey(push: Push): string | undefined {
   const { event } = push;
-  const text = (value: unknown) => (typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined;
+  const text = (value: unknown) => ((typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined);
   if (push.kind === "incident") {
     const id = text(push.event.incidentId);
     return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.raised ? 1 : 0}`;

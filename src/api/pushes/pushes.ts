@@ -117,7 +117,8 @@ function kindOf(messageTypeId: unknown, payload: Record<string, unknown>): PushK
  * reads as raised until an end time is given.
  */
 function isRaised(content: Record<string, unknown>): boolean {
-  const status = typeof content.incidentStatus === "number" || typeof content.incidentStatus === "string" ? String(content.incidentStatus).trim() : "";
+  const status =
+    typeof content.incidentStatus === "number" || typeof content.incidentStatus === "string" ? String(content.incidentStatus).trim() : "";
   if (status === "1") return true;
   if (status === "0") return false;
   return pushTimeMs(content.endTime) === undefined;
@@ -142,15 +143,22 @@ export function readPush(body: unknown): Push {
   /** The payload's other fields, and a payload that is not an object as it was sent. */
   const envelopeWith = (rest: Record<string, unknown>): PushEnvelope => ({
     ...top,
-    ...(Object.keys(rest).length > 0 ? { payload: rest } : rawPayload !== undefined && !isRecord(rawPayload) ? { payload: rawPayload } : {}),
+    ...(Object.keys(rest).length > 0
+      ? { payload: rest }
+      : rawPayload !== undefined && !isRecord(rawPayload)
+        ? { payload: rawPayload }
+        : {}),
   });
 
   if (kind === "incident" || kind === "taskReport") {
     const field = kind === "incident" ? content : taskReport;
     const wrappers = { ...optional("content", content), ...optional("taskReport", taskReport) };
     // An event without its wrapper (payload.content / payload.taskReport) is the payload itself; what else was sent stays beside.
-    const [record, rest] = isRecord(field) ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }] : [payloadRest, wrappers];
-    if (kind === "taskReport") return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimes(record) }, envelope: envelopeWith(rest) };
+    const [record, rest] = isRecord(field)
+      ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }]
+      : [payloadRest, wrappers];
+    if (kind === "taskReport")
+      return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimes(record) }, envelope: envelopeWith(rest) };
     const level = incidentLevelOf(record.incidentLevel);
     const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimes(record) };
     return { kind, event, envelope: envelopeWith(rest) };

@@ -12,7 +12,8 @@ export const ROBOTS_WITH_REPORTS = 10_000;
 /** The report's end (or start) as epoch ms: a pushed report has ISO times beside the cloud's epoch ms. */
 export function reportTimeOf(report: Record<string, unknown>, field: "startTime" | "endTime"): number | undefined {
   for (const value of [report[`${field}Iso`], report[field]]) {
-    const time = typeof value === "number" ? value : typeof value === "string" ? (/^\d+$/.test(value) ? Number(value) : Date.parse(value)) : NaN;
+    const time =
+      typeof value === "number" ? value : typeof value === "string" ? (/^\d+$/.test(value) ? Number(value) : Date.parse(value)) : NaN;
     if (Number.isFinite(time)) return time;
   }
   return undefined;

@@ -90,10 +90,17 @@ export class ReportBook {
     const snapshot = value as Partial<ReportBookSnapshot>;
     if (snapshot.version !== 1) return;
     for (const entry of Array.isArray(snapshot.seen) ? snapshot.seen : []) {
-      if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "number" && !this.seen.has(entry[0])) this.seen.set(entry[0], entry[1]);
+      if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "number" && !this.seen.has(entry[0]))
+        this.seen.set(entry[0], entry[1]);
     }
     for (const report of Array.isArray(snapshot.history) ? snapshot.history : []) {
-      if (typeof report?.key === "string" && typeof report.startMs === "number" && Array.isArray(report.maps) && !this.history.has(report.key)) this.history.set(report.key, report);
+      if (
+        typeof report?.key === "string" &&
+        typeof report.startMs === "number" &&
+        Array.isArray(report.maps) &&
+        !this.history.has(report.key)
+      )
+        this.history.set(report.key, report);
     }
     for (const [serialNumber, until] of Object.entries(snapshot.sweptUntil ?? {})) {
       if (typeof until === "number") this.sweptUntil.set(serialNumber, Math.max(until, this.sweptUntil.get(serialNumber) ?? 0));

@@ -9,7 +9,12 @@ import { RobotApiError } from "../errors";
 const OPERATION = "getTaskReportImages";
 
 /** The coverage images of one report: their URLs, as the cloud lists them (endpoint N6, docs/cloud-api.md). */
-export async function taskReportImageUrls(client: RobotClient, serialNumber: string, taskReportId: string, options: DownloadOptions = {}): Promise<string[]> {
+export async function taskReportImageUrls(
+  client: RobotClient,
+  serialNumber: string,
+  taskReportId: string,
+  options: DownloadOptions = {},
+): Promise<string[]> {
   // maxBytes is for the download; the call takes the rest.
   const callOptions = { ...options };
   delete callOptions.maxBytes;
@@ -26,7 +31,12 @@ export async function taskReportImage(
   let url = report.pngUri;
   if (!url) {
     [url] = await taskReportImageUrls(client, report.serialNumber, report.reportId, options);
-    if (!url) throw new RobotApiError({ kind: "bad_response", operation: OPERATION, message: `${OPERATION}: the cloud lists no coverage image for report ${report.reportId}` });
+    if (!url)
+      throw new RobotApiError({
+        kind: "bad_response",
+        operation: OPERATION,
+        message: `${OPERATION}: the cloud lists no coverage image for report ${report.reportId}`,
+      });
   }
   const image = await client.downloadMapImage(url, options);
   // The URL without its query: the signature grants access.

@@ -51,8 +51,7 @@ export interface KpiFigures {
   batteryUsed: number;
 }
 
-export type KpiRow = KpiFigures &
-  ({ serialNumber: string; robotName: string } | { mapId: string; mapName: string } | { day: string });
+export type KpiRow = KpiFigures & ({ serialNumber: string; robotName: string } | { mapId: string; mapName: string } | { day: string });
 
 /** A report's start, for the history: the start time, else its end, else when it was received. */
 export function keptReportOf(report: ReadReport, receivedMs: number): KeptReport {
@@ -209,12 +208,20 @@ export function kpiRows(
     const day = dayOf(report.startMs);
     if (day < request.from || day > request.to) continue;
     if (request.by === "robot") {
-      group(report.serialNumber, () => ({ serialNumber: report.serialNumber, robotName: robotNames.get(report.serialNumber) ?? report.serialNumber })).add(report);
+      group(report.serialNumber, () => ({
+        serialNumber: report.serialNumber,
+        robotName: robotNames.get(report.serialNumber) ?? report.serialNumber,
+      })).add(report);
     } else if (request.by === "day") {
       group(day, () => ({ day })).add(report);
     } else {
       for (const { map, share, areaPlanned } of mapParts(report)) {
-        group(map.mapId || `name:${map.mapName}`, () => ({ mapId: map.mapId, mapName: map.mapName })).add(report, share, map.areaCleaned, areaPlanned);
+        group(map.mapId || `name:${map.mapName}`, () => ({ mapId: map.mapId, mapName: map.mapName })).add(
+          report,
+          share,
+          map.areaCleaned,
+          areaPlanned,
+        );
       }
     }
   }
@@ -231,7 +238,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  * may stand for a day, and `to` defaults to `from`. Errors name the field.
  */
 export function readKpiRequest(value: unknown, today: string): KpiRequest {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidInput("payload.kpi", 'must be {from: "YYYY-MM-DD", to: "YYYY-MM-DD", by: "robot" | "map" | "day"}');
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw invalidInput("payload.kpi", 'must be {from: "YYYY-MM-DD", to: "YYYY-MM-DD", by: "robot" | "map" | "day"}');
   const fields = value as Record<string, unknown>;
   const dayField = (name: "from" | "to", fallback?: string): string => {
     const given = fields[name] ?? fallback;
@@ -245,6 +253,7 @@ export function readKpiRequest(value: unknown, today: string): KpiRequest {
   const to = dayField("to", from);
   if (to < from) throw invalidInput("payload.kpi.to", `must not be before from (${from})`);
   const by = fields.by ?? "robot";
-  if (typeof by !== "string" || !(KPI_GROUPINGS as readonly string[]).includes(by)) throw invalidInput("payload.kpi.by", `must be one of ${KPI_GROUPINGS.join(", ")}`);
+  if (typeof by !== "string" || !(KPI_GROUPINGS as readonly string[]).includes(by))
+    throw invalidInput("payload.kpi.by", `must be one of ${KPI_GROUPINGS.join(", ")}`);
   return { from, to, by: by as KpiGrouping };
 }

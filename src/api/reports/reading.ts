@@ -56,7 +56,8 @@ export function figureOf(value: unknown): number | undefined {
  */
 export function reportIdentity(serialNumber: string, report: Record<string, unknown>): string {
   const id = report.id;
-  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id))) return `${serialNumber}/${String(id).trim()}`;
+  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id)))
+    return `${serialNumber}/${String(id).trim()}`;
   return `${serialNumber}/start:${timeOf(report.startTime) ?? "unknown"}`;
 }
 

@@ -42,7 +42,12 @@ export function sweepWindow(sweptUntilMs: number | undefined, nowMs: number, sin
  * not when that page already reached back before the window or held only
  * reports already seen (a cloud that ignores the window still lists newest first).
  */
-export function wantsNextPage<Report extends Record<string, unknown>>(page: readonly Report[], pageSize: number, floorMs: number, seen: (report: Report) => boolean): boolean {
+export function wantsNextPage<Report extends Record<string, unknown>>(
+  page: readonly Report[],
+  pageSize: number,
+  floorMs: number,
+  seen: (report: Report) => boolean,
+): boolean {
   if (page.length < pageSize) return false;
   const reachedFloor = page.some((report) => (timeOf(report.startTime) ?? Infinity) < floorMs);
   return !reachedFloor && page.some((report) => !seen(report));

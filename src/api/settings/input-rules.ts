@@ -107,7 +107,8 @@ export function numberProblem(value: unknown, range: NumberRange): string | unde
   const kindBounds = range.max === undefined ? `of ${bounds}` : bounds;
   const kind = range.integer ? "a whole number" : "a number";
   if (!Number.isFinite(number) || (range.integer && !Number.isInteger(number))) return `must be ${kind} ${kindBounds}`;
-  if (number < range.min || (range.max !== undefined && number > range.max)) return `must be ${bounds}${range.unit ? ` ${range.unit}` : ""}`;
+  if (number < range.min || (range.max !== undefined && number > range.max))
+    return `must be ${bounds}${range.unit ? ` ${range.unit}` : ""}`;
   return undefined;
 }
 

@@ -27,7 +27,6 @@ export interface RedisLinkOptions {
   log(level: "warn" | "info", text: string): void;
 }
 
-
 /** The URL with any password taken out, for log lines. */
 function shownUrl(url: string): string {
   try {
@@ -121,7 +120,10 @@ export class RedisLink {
     } else if (!this.outageLogged) {
       this.outageLogged = true;
       const share = this.everConnected ? `its share of the rate (1/${this.knownInstances})` : "its share of the rate";
-      this.options.log("warn", `Redis at ${shownUrl(this.options.url)} cannot be reached: this instance goes on alone on ${share} until it is back`);
+      this.options.log(
+        "warn",
+        `Redis at ${shownUrl(this.options.url)} cannot be reached: this instance goes on alone on ${share} until it is back`,
+      );
     }
   }
 

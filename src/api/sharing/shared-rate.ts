@@ -9,7 +9,11 @@
  * limiter takes over while Redis is away, on this instance's share of the
  * slots (N divided by the instances last counted).
  */
-import type { RateLimiterMemory as MemoryLimiter, RateLimiterRedis as RedisLimiter, RateLimiterRes as LimiterAnswer } from "rate-limiter-flexible";
+import type {
+  RateLimiterMemory as MemoryLimiter,
+  RateLimiterRedis as RedisLimiter,
+  RateLimiterRes as LimiterAnswer,
+} from "rate-limiter-flexible";
 import type { AccountGate, GateAnswer, Permit } from "../account/shared-account";
 import { MAX_RECONNECT_DELAY_MS, type RedisLink } from "./redis-link";
 

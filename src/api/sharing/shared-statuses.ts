@@ -38,7 +38,8 @@ export class SharedStatuses implements StatusShare {
   async claim(serialNumbers: readonly string[], forMs: number): Promise<string[]> {
     if (!this.link.ready || serialNumbers.length === 0) return [...serialNumbers];
     const pipeline = this.link.client.pipeline();
-    for (const serialNumber of serialNumbers) pipeline.set(this.link.key("confirm-reading", serialNumber), this.link.instanceId, "PX", Math.max(100, Math.round(forMs)), "NX");
+    for (const serialNumber of serialNumbers)
+      pipeline.set(this.link.key("confirm-reading", serialNumber), this.link.instanceId, "PX", Math.max(100, Math.round(forMs)), "NX");
     const answers = (await pipeline.exec()) ?? [];
     return serialNumbers.filter((_serialNumber, index) => answers[index]?.[1] === "OK");
   }
@@ -46,8 +47,15 @@ export class SharedStatuses implements StatusShare {
   publish(statuses: readonly Record<string, unknown>[]): void {
     if (!this.link.ready || statuses.length === 0) return;
     const at = Date.now();
-    const fields = statuses.flatMap((status) => (typeof status.serialNumber === "string" ? [status.serialNumber, JSON.stringify({ at, status })] : []));
+    const fields = statuses.flatMap((status) =>
+      typeof status.serialNumber === "string" ? [status.serialNumber, JSON.stringify({ at, status })] : [],
+    );
     if (fields.length === 0) return;
-    void this.link.client.multi().hset(this.hashKey, ...fields).pexpire(this.hashKey, KEEP_MS).exec().catch(() => undefined);
+    void this.link.client
+      .multi()
+      .hset(this.hashKey, ...fields)
+      .pexpire(this.hashKey, KEEP_MS)
+      .exec()
+      .catch(() => undefined);
   }
 }

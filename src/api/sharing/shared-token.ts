@@ -53,10 +53,11 @@ export class SharedToken implements SharedTokenStore {
     await this.link.joined;
     if (!this.link.ready) return grant();
     try {
-      for (const giveUpAt = Date.now() + LOCK_MS; Date.now() < giveUpAt; ) {
+      for (const giveUpAt = Date.now() + LOCK_MS; Date.now() < giveUpAt;) {
         const held = await this.load(now);
         if (held) return held;
-        if ((await this.link.client.set(this.lockKey, this.link.instanceId, "PX", LOCK_MS, "NX")) === "OK") return await this.grantUnderLock(grant, now);
+        if ((await this.link.client.set(this.lockKey, this.link.instanceId, "PX", LOCK_MS, "NX")) === "OK")
+          return await this.grantUnderLock(grant, now);
         // Another instance is asking the cloud: its token is used when it comes.
         await sleep(WAIT_STEP_MS);
       }

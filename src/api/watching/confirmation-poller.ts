@@ -120,7 +120,9 @@ export class ConfirmationPoller {
       const deadline = this.clock.setTimeout(() => {
         const state = waiter.lastStatus && readStatus(waiter.lastStatus);
         // What the last status says kept the robot from it: the command's own reason, else offline or stopped.
-        const refusal = state && (rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" as const } : undefined));
+        const refusal =
+          state &&
+          (rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" as const } : undefined));
         const waited = `${timeoutMs / 1000} s`;
         waiter.reject(
           new RobotApiError({
@@ -166,7 +168,9 @@ export class ConfirmationPoller {
    */
   private async readStatuses(serialNumbers: string[]): Promise<Record<string, unknown>[]> {
     const share = this.client.sharing?.statuses;
-    const known = share ? await share.recent(serialNumbers, this.intervalMs).catch(() => new Map<string, Record<string, unknown>>()) : undefined;
+    const known = share
+      ? await share.recent(serialNumbers, this.intervalMs).catch(() => new Map<string, Record<string, unknown>>())
+      : undefined;
     const unknown = known ? serialNumbers.filter((serialNumber) => !known.has(serialNumber)) : serialNumbers;
     // A robot another process is reading right now is left to it: its read comes at the next poll.
     const toRead = share && unknown.length > 0 ? await share.claim(unknown, this.intervalMs).catch(() => unknown) : unknown;

@@ -86,7 +86,10 @@ export function commandConfirmationRule(body: CommandBody): ConfirmationRule | u
   return {
     ...rule,
     // A robot still driving to the point it was sent to is on its way, not refusing.
-    refusal: (state) => (type === "CROSS_NAVIGATE" && state.navigation?.state === "NAVIGATING" && state.navigation.position === target ? undefined : commandRefusal(type, state)),
+    refusal: (state) =>
+      type === "CROSS_NAVIGATE" && state.navigation?.state === "NAVIGATING" && state.navigation.position === target
+        ? undefined
+        : commandRefusal(type, state),
   };
 }
 

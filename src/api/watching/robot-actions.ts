@@ -12,7 +12,18 @@ export type RobotAction = (typeof ROBOT_ACTIONS)[number];
 
 /** Why an action cannot be done now; `task` and `point` name what the robot is busy with. */
 export type ActionRefusal =
-  | { code: "offline" | "emergencyStop" | "lost" | "nothingToPause" | "alreadyPaused" | "nothingToResume" | "nothingToStop" | "remoteControl" | "alreadyCharging" }
+  | {
+      code:
+        | "offline"
+        | "emergencyStop"
+        | "lost"
+        | "nothingToPause"
+        | "alreadyPaused"
+        | "nothingToResume"
+        | "nothingToStop"
+        | "remoteControl"
+        | "alreadyCharging";
+    }
   | { code: "busyWithTask" | "taskPaused"; task?: string }
   | { code: "busyNavigating"; point?: string };
 
@@ -56,9 +67,15 @@ export function refusalOf(action: RobotAction, state: StatusReading): ActionRefu
       if (action === "toCharger" && state.charging === true) return { code: "alreadyCharging" };
       return undefined;
     case "pause":
-      return activity === "task" || activity === "navigating" ? undefined : { code: activity === "idle" ? "nothingToPause" : "alreadyPaused" };
+      return activity === "task" || activity === "navigating"
+        ? undefined
+        : { code: activity === "idle" ? "nothingToPause" : "alreadyPaused" };
     case "resume":
-      return activity === "taskPaused" || activity === "navigationPaused" ? undefined : activity === "idle" ? { code: "nothingToResume" } : busy();
+      return activity === "taskPaused" || activity === "navigationPaused"
+        ? undefined
+        : activity === "idle"
+          ? { code: "nothingToResume" }
+          : busy();
     case "stop":
       return activity === "idle" ? { code: "nothingToStop" } : undefined;
   }

@@ -72,7 +72,12 @@ function isLow(battery: number | undefined, low: number): boolean | undefined {
  * crosses `low`. With `moves`, the map and the position are compared too: a
  * move of MOVE_PIXELS or a turn of TURN_DEGREES counts.
  */
-export function diffWatchedStates(previous: WatchedState | undefined, current: WatchedState, thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS, moves = false): Changes {
+export function diffWatchedStates(
+  previous: WatchedState | undefined,
+  current: WatchedState,
+  thresholds: BatteryThresholds = DEFAULT_BATTERY_THRESHOLDS,
+  moves = false,
+): Changes {
   const changes: Changes = {};
   const before: WatchedState = previous ?? { serialNumber: current.serialNumber };
   const compare = (property: WatchedProperty, old: unknown, now: unknown, differ = old !== now) => {
@@ -86,7 +91,12 @@ export function diffWatchedStates(previous: WatchedState | undefined, current: W
   compare("taskState", before.taskState, current.taskState);
   compare("taskName", before.taskName, current.taskName);
   compare("charging", before.charging, current.charging);
-  compare("battery", before.battery, current.battery, batteryBand(before.battery, thresholds.step) !== batteryBand(current.battery, thresholds.step));
+  compare(
+    "battery",
+    before.battery,
+    current.battery,
+    batteryBand(before.battery, thresholds.step) !== batteryBand(current.battery, thresholds.step),
+  );
   compare("batteryLow", isLow(before.battery, thresholds.low), isLow(current.battery, thresholds.low));
   compare("emergencyStop", before.emergencyStop, current.emergencyStop);
   compare("localizationState", before.localizationState, current.localizationState);

@@ -65,7 +65,9 @@ export class FleetWatcher {
     const { serialNumbers, line, thresholds, moves = false, callOptions = {} } = this.settings;
     // Listing the robots is part of reading their statuses: it keeps the status reads' share of the rate.
     const names =
-      serialNumbers.length > 0 ? serialNumbers : (await this.client.listAllRobots({ callClass: "status", ...callOptions })).map((robot) => robot.serialNumber);
+      serialNumbers.length > 0
+        ? serialNumbers
+        : (await this.client.listAllRobots({ callClass: "status", ...callOptions })).map((robot) => robot.serialNumber);
     const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
     const updates: RobotUpdate[] = [];
     let online = 0;

@@ -49,7 +49,11 @@ const ALLOWED: [RegExp, string][] = [
 /** A request's JSON body, or the answer that refuses it. */
 async function jsonBody(req: http.IncomingMessage, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; reply: Reply }> {
   const body = await readBody(req, limit);
-  if (!body.ok) return { ok: false, reply: { status: 413, body: errorBody(Code.INVALID_ARGUMENT, "Request body is too large."), headers: { Connection: "close" } } };
+  if (!body.ok)
+    return {
+      ok: false,
+      reply: { status: 413, body: errorBody(Code.INVALID_ARGUMENT, "Request body is too large."), headers: { Connection: "close" } },
+    };
   try {
     return { ok: true, value: JSON.parse(body.text) };
   } catch {
@@ -110,7 +114,10 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
     case "POST task end":
       return withBody(req, simulator, (value) => ({ status: 200, body: simulator.endTask(safeDecode(endPath![1]!), value) }));
     case "POST reports":
-      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.addTaskReport(safeDecode(reportsPath![1]!), value, req) }));
+      return withBody(req, simulator, (value) => ({
+        status: 200,
+        body: simulator.addTaskReport(safeDecode(reportsPath![1]!), value, req),
+      }));
     case "POST reset":
       req.resume();
       return { status: 200, body: { reset: true, robots: simulator.reset() } };
@@ -118,7 +125,11 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
   req.resume();
   const allowed = ALLOWED.find(([pattern]) => pattern.test(rest))?.[1];
   if (allowed) {
-    return { status: 405, body: errorBody(Code.UNIMPLEMENTED, `Method ${method} is not allowed here; use ${allowed}.`), headers: { Allow: allowed } };
+    return {
+      status: 405,
+      body: errorBody(Code.UNIMPLEMENTED, `Method ${method} is not allowed here; use ${allowed}.`),
+      headers: { Allow: allowed },
+    };
   }
   return { status: 404, body: errorBody(Code.NOT_FOUND, `No route for ${method} ${pathname}.`) };
 }

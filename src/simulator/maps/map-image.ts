@@ -50,7 +50,11 @@ function paintMap(map: SimMap): Canvas {
   const spaces = [...map.partitions.map((partition) => partition.rect), ...map.otherSpaces];
   // Every space with its walls first, then the floors over them: walls stay only where no floor is.
   for (const space of spaces) {
-    fillRect(canvas, { x: space.x - WALL, y: space.y - WALL, width: space.width + 2 * WALL, height: space.height + 2 * WALL }, MAP_COLOURS.wall);
+    fillRect(
+      canvas,
+      { x: space.x - WALL, y: space.y - WALL, width: space.width + 2 * WALL, height: space.height + 2 * WALL },
+      MAP_COLOURS.wall,
+    );
   }
   for (const space of map.otherSpaces) fillRect(canvas, space, MAP_COLOURS.floor);
   map.partitions.forEach((partition, index) => fillRect(canvas, partition.rect, AREA_COLOURS[index % AREA_COLOURS.length]!));

@@ -110,7 +110,8 @@ export function lanesOver(room: Rect): Point[] {
   for (let lane = 0; lane < lanes; lane++) {
     const offset = lanes === 1 ? across / 2 : Math.min(across, lane * LANE);
     const ends = lane % 2 === 0 ? [0, length] : [length, 0];
-    for (const end of ends) points.push(along === "x" ? { x: inner.x + end, y: inner.y + offset } : { x: inner.x + offset, y: inner.y + end });
+    for (const end of ends)
+      points.push(along === "x" ? { x: inner.x + end, y: inner.y + offset } : { x: inner.x + offset, y: inner.y + end });
   }
   return points;
 }

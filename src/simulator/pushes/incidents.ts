@@ -60,14 +60,24 @@ export const CRITICAL_BATTERY_PERCENT = 5;
  * The codes are the simulator's own: the real ones are not published.
  */
 export const ROBOT_INCIDENTS = {
-  emergencyStop: { incidentCode: 1001, incidentName: "Emergency stop pressed", incidentLevel: "H4", holds: (robot: SimRobot) => robot.emergencyStop },
+  emergencyStop: {
+    incidentCode: 1001,
+    incidentName: "Emergency stop pressed",
+    incidentLevel: "H4",
+    holds: (robot: SimRobot) => robot.emergencyStop,
+  },
   batteryCritical: {
     incidentCode: 1002,
     incidentName: "Battery critically low",
     incidentLevel: "H4",
     holds: (robot: SimRobot) => robot.battery.powerPercentage < CRITICAL_BATTERY_PERCENT,
   },
-  localizationLost: { incidentCode: 1003, incidentName: "Localization lost", incidentLevel: "H4", holds: (robot: SimRobot) => robot.localization.state === "LOST" },
+  localizationLost: {
+    incidentCode: 1003,
+    incidentName: "Localization lost",
+    incidentLevel: "H4",
+    holds: (robot: SimRobot) => robot.localization.state === "LOST",
+  },
   offline: { incidentCode: 1004, incidentName: "Robot offline", incidentLevel: "H5", holds: (robot: SimRobot) => !robot.online },
 } as const satisfies Record<string, IncidentKind & { holds: (robot: SimRobot) => boolean }>;
 type Condition = keyof typeof ROBOT_INCIDENTS;
@@ -92,7 +102,11 @@ export const IncidentRequest = z
   })
   .superRefine((request, context) => {
     if (request.raised !== false && request.incidentLevel === undefined) {
-      context.addIssue({ code: "custom", path: ["incidentLevel"], message: `is needed to raise an incident (${LEVEL.replace("must be ", "")})` });
+      context.addIssue({
+        code: "custom",
+        path: ["incidentLevel"],
+        message: `is needed to raise an incident (${LEVEL.replace("must be ", "")})`,
+      });
     }
     if (request.raised === false && request.incidentId === undefined && request.incidentCode === undefined) {
       context.addIssue({ code: "custom", path: ["incidentId"], message: "or incidentCode is needed to recover an incident" });
@@ -177,8 +191,13 @@ export class IncidentBook {
       }
       return { status: 200, body: this.recover(incident, now) };
     }
-    if (request.incidentId !== undefined && this.openOf(robot.serialNumber).some((incident) => incident.content.incidentId === request.incidentId)) {
-      throw new SimError(Code.ALREADY_EXISTS, `incidentId: incident ${request.incidentId} is already open on robot ${robot.serialNumber}`, { httpStatus: 409 });
+    if (
+      request.incidentId !== undefined &&
+      this.openOf(robot.serialNumber).some((incident) => incident.content.incidentId === request.incidentId)
+    ) {
+      throw new SimError(Code.ALREADY_EXISTS, `incidentId: incident ${request.incidentId} is already open on robot ${robot.serialNumber}`, {
+        httpStatus: 409,
+      });
     }
     const kind: IncidentKind = {
       incidentCode: request.incidentCode ?? MANUAL_INCIDENT.incidentCode,
@@ -224,12 +243,19 @@ export class IncidentBook {
     const payload = { serialNumber: incident.serialNumber, modelTypeCode: incident.modelTypeCode, content: structuredClone(content) };
     const label = `incident ${content.incidentLevel} ${content.incidentStatus === 1 ? "raised" : "recovered"} ${incident.serialNumber}`;
     const outcome = this.push(label, payload);
-    return { incidentId: content.incidentId, incidentStatus: content.incidentStatus, pushed: outcome.pushed, body: outcome.body ?? { payload } };
+    return {
+      incidentId: content.incidentId,
+      incidentStatus: content.incidentStatus,
+      pushed: outcome.pushed,
+      body: outcome.body ?? { payload },
+    };
   }
 }
 
 /** The task, map and navigation fields of an incident the robot raises now. */
-function taskFields(robot: SimRobot): Omit<IncidentContent, keyof IncidentKind | "incidentId" | "incidentStatus" | "startTime" | "endTime"> {
+function taskFields(
+  robot: SimRobot,
+): Omit<IncidentContent, keyof IncidentKind | "incidentId" | "incidentStatus" | "startTime" | "endTime"> {
   const task = robot.currentTask;
   const map = currentMap(robot);
   const navigating = robot.navigation?.state === "NAVIGATING" || robot.navigation?.state === "PAUSED";

@@ -39,7 +39,12 @@ export class PushEvents {
   private closed = false;
 
   constructor(private readonly options: PushEventsOptions) {
-    this.sender = new PushSender({ roll: () => options.faults.pushRoll(), now: options.now, log: options.log, failuresOnly: options.logFailuresOnly });
+    this.sender = new PushSender({
+      roll: () => options.faults.pushRoll(),
+      now: options.now,
+      log: options.log,
+      failuresOnly: options.logFailuresOnly,
+    });
     this.incidents = new IncidentBook((label, payload) => this.sender.push(label, payload));
   }
 
@@ -59,7 +64,11 @@ export class PushEvents {
   /** A task report was filed: pushes it with epoch-ms times. */
   taskEnded(robot: SimRobot, report: Record<string, unknown>): void {
     if (!this.sender.active) return;
-    this.sender.push(`task report ${robot.serialNumber}`, { serialNumber: robot.serialNumber, modelTypeCode: robot.model, taskReport: pushedTaskReport(report) });
+    this.sender.push(`task report ${robot.serialNumber}`, {
+      serialNumber: robot.serialNumber,
+      modelTypeCode: robot.model,
+      taskReport: pushedTaskReport(report),
+    });
   }
 
   /**
@@ -70,7 +79,12 @@ export class PushEvents {
   schedulingTask(robot: SimRobot, raw: unknown, now: number): { status: number; body: unknown } {
     const parsed = SchedulingTaskRequest.safeParse(raw);
     if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
-    const run = { scheduleId: parsed.data.scheduleId ?? randomUUID(), taskName: parsed.data.taskName ?? "Scheduled task", startTime: now, endTime: 0 };
+    const run = {
+      scheduleId: parsed.data.scheduleId ?? randomUUID(),
+      taskName: parsed.data.taskName ?? "Scheduled task",
+      startTime: now,
+      endTime: 0,
+    };
     const payload = { serialNumber: robot.serialNumber, modelTypeCode: robot.model, schedulingTask: run };
     const outcome = this.sender.push(`scheduling task ${robot.serialNumber}`, payload);
     return { status: 201, body: { pushed: outcome.pushed, body: outcome.body ?? { payload } } };

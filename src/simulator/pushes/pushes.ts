@@ -86,11 +86,16 @@ export function pushBody(target: PushTarget, payload: Record<string, unknown>, n
   const times = target.times ?? "epochMs";
   const kind = (Object.keys(MESSAGE_TYPES) as (keyof typeof MESSAGE_TYPES)[]).find((key) => key in payload);
   const event = kind === undefined ? undefined : (payload[kind] as Record<string, unknown>);
-  const shaped = kind === undefined || event === undefined ? payload : { ...payload, [kind]: { ...event, startTime: timeAs(event.startTime, times), endTime: timeAs(event.endTime, times) } };
-  if ((target.envelope ?? "documented") === "documented" && kind !== "schedulingTask") return { appId: target.appId, payload: shaped, pushTime: now };
+  const shaped =
+    kind === undefined || event === undefined
+      ? payload
+      : { ...payload, [kind]: { ...event, startTime: timeAs(event.startTime, times), endTime: timeAs(event.endTime, times) } };
+  if ((target.envelope ?? "documented") === "documented" && kind !== "schedulingTask")
+    return { appId: target.appId, payload: shaped, pushTime: now };
   const { serialNumber, ...rest } = shaped;
   // A scheduling task's fields are the payload itself (their shape is not published).
-  const typedPayload = kind === "schedulingTask" ? { ...(rest.schedulingTask as Record<string, unknown>), modelTypeCode: rest.modelTypeCode } : rest;
+  const typedPayload =
+    kind === "schedulingTask" ? { ...(rest.schedulingTask as Record<string, unknown>), modelTypeCode: rest.modelTypeCode } : rest;
   return {
     appId: target.appId,
     messageTypeId: kind === undefined ? 0 : MESSAGE_TYPES[kind],
@@ -139,7 +144,8 @@ export const PushTargetSchema = z.strictObject({ url: httpUrl, appId, envelope, 
 export const PushUpdate = z
   .strictObject({ url: httpUrl.nullable(), appId: appId.optional(), envelope, times })
   .superRefine((update, context) => {
-    if (update.url !== null && update.appId === undefined) context.addIssue({ code: "custom", path: ["appId"], message: "is needed with a url" });
+    if (update.url !== null && update.appId === undefined)
+      context.addIssue({ code: "custom", path: ["appId"], message: "is needed with a url" });
   });
 
 export interface PushSenderOptions {
@@ -188,7 +194,13 @@ export class PushSender {
 
   get state(): PushState {
     const target = this.target;
-    return { url: target?.url ?? null, appId: target?.appId ?? null, envelope: target?.envelope ?? "documented", times: target?.times ?? "epochMs", ...this.counters };
+    return {
+      url: target?.url ?? null,
+      appId: target?.appId ?? null,
+      envelope: target?.envelope ?? "documented",
+      times: target?.times ?? "epochMs",
+      ...this.counters,
+    };
   }
 
   /** Sets the target (undefined stops pushing); throws a ZodError naming the field when it is not valid. */
@@ -237,7 +249,9 @@ export class PushSender {
       this.counters.failed++;
       if (!this.overflowing) {
         this.overflowing = true;
-        this.options.log?.(`PUSH ${label} to ${where} not sent: ${this.maxInFlight} pushes already on the way (more are counted as failed until they are done)`);
+        this.options.log?.(
+          `PUSH ${label} to ${where} not sent: ${this.maxInFlight} pushes already on the way (more are counted as failed until they are done)`,
+        );
       }
       return;
     }

@@ -117,6 +117,11 @@ export class Accounts {
     this.issued.push(accessToken);
     while (this.issued.length > MAX_ISSUED_TOKENS) this.tokens.delete(this.issued.shift()!);
     // expires_in is an absolute epoch in milliseconds, as the real cloud answers it.
-    return { token_type: "bearer", access_token: accessToken, expires_in: expiresAt, refresh_token: `sim-refresh-${randomBytes(18).toString("hex")}` };
+    return {
+      token_type: "bearer",
+      access_token: accessToken,
+      expires_in: expiresAt,
+      refresh_token: `sim-refresh-${randomBytes(18).toString("hex")}`,
+    };
   }
 }

@@ -76,13 +76,19 @@ export class ObjectStore {
    */
   serve(req: http.IncomingMessage, method: string, pathname: string, search: URLSearchParams): BinaryReply {
     req.resume();
-    if (method !== "GET" && method !== "HEAD") return objectError(405, "MethodNotAllowed", `${method} is not allowed on an object.`, { Allow: "GET, HEAD" });
+    if (method !== "GET" && method !== "HEAD")
+      return objectError(405, "MethodNotAllowed", `${method} is not allowed on an object.`, { Allow: "GET, HEAD" });
     if (req.headers.authorization !== undefined) {
-      return objectError(400, "InvalidArgument", "Only one auth mechanism allowed: the signature in the query, or an Authorization header, not both.");
+      return objectError(
+        400,
+        "InvalidArgument",
+        "Only one auth mechanism allowed: the signature in the query, or an Authorization header, not both.",
+      );
     }
     const expires = search.get("expires");
     const signature = search.get("signature");
-    if (!expires || !signature) return objectError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters.");
+    if (!expires || !signature)
+      return objectError(403, "AccessDenied", "Query-string authentication requires the expires and signature parameters.");
     const expected = this.signature(pathname, expires);
     const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, "hex") : Buffer.alloc(0);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {

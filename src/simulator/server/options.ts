@@ -69,7 +69,6 @@ export interface FleetView {
   commands(serialNumber: string): CommandResource[];
 }
 
-
 export interface RunningSimulator {
   /** Base URL for the client and the robot-config node, e.g. http://127.0.0.1:18080. */
   readonly url: string;

@@ -1,5 +1,12 @@
 /** The simulated cloud's routes, from the endpoint table, and one handler per robot operation. */
-import { ENDPOINTS, OPERATION_NAMES, matchPath, type Endpoint, type OperationName, type RobotOperationName } from "../../api/cloud/endpoints";
+import {
+  ENDPOINTS,
+  OPERATION_NAMES,
+  matchPath,
+  type Endpoint,
+  type OperationName,
+  type RobotOperationName,
+} from "../../api/cloud/endpoints";
 import type { AccountSeed, SimRobot } from "../world/fleet";
 import { readCommand, submitCommand } from "../world/robot-commands";
 import { coverageKey } from "../world/report-book";
@@ -9,7 +16,14 @@ import { fleetStatusOf, mapListOf, robotPage, siteInfoOf, statusOf, subareasOf }
 import type { Parsed, World } from "../world/world";
 
 /** Codes that the envelope endpoints (C1, C2) answer inside the envelope rather than as an HTTP status. */
-export const ENVELOPE_CODES = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.RESOURCE_EXHAUSTED, Code.FAILED_PRECONDITION, Code.INTERNAL]);
+export const ENVELOPE_CODES = new Set<number>([
+  Code.INVALID_ARGUMENT,
+  Code.NOT_FOUND,
+  Code.PERMISSION_DENIED,
+  Code.RESOURCE_EXHAUSTED,
+  Code.FAILED_PRECONDITION,
+  Code.INTERNAL,
+]);
 
 export interface Route {
   operation: OperationName;
@@ -26,9 +40,7 @@ const ROUTES: Route[] = [
 ];
 
 export type Resolved =
-  | { kind: "operation"; route: Route; params: Record<string, string> }
-  | { kind: "wrongMethod"; allowed: string[] }
-  | { kind: "unknown" };
+  { kind: "operation"; route: Route; params: Record<string, string> } | { kind: "wrongMethod"; allowed: string[] } | { kind: "unknown" };
 
 export function resolve(method: string, pathname: string): Resolved {
   const allowed = new Set<string>();
@@ -100,7 +112,9 @@ export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
 export function refuseJoinedNames(operation: OperationName, raw: unknown): void {
   if (operation !== "batchGetRobotStatus") return;
   const names = (raw as { names?: unknown }).names;
-  const joined = Array.isArray(names) ? (names as unknown[]).find((name): name is string => typeof name === "string" && name.includes(",")) : undefined;
+  const joined = Array.isArray(names)
+    ? (names as unknown[]).find((name): name is string => typeof name === "string" && name.includes(","))
+    : undefined;
   if (joined !== undefined) {
     throw new SimError(Code.PERMISSION_DENIED, `The caller has no permission on robot ${joined} (or no such robot exists).`);
   }

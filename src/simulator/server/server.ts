@@ -17,10 +17,27 @@ import { demoFleet, grownFleet, type FleetSeed, type SimRobot } from "../world/f
 import { envelope, errorBody, isJsonContentType, isZodError, readBody, safeDecode, writeJson, type Reply } from "./http-io";
 import type { IncidentContent } from "../pushes/incidents";
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
-import { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RunningSimulator, type SimulatorOptions } from "./options";
+import {
+  CONTROL_PREFIX,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RATE_LIMIT,
+  type FleetView,
+  type RunningSimulator,
+  type SimulatorOptions,
+} from "./options";
 import { PushEvents } from "../pushes/push-events";
 import type { PushState, PushTarget } from "../pushes/pushes";
-import { ENVELOPE_CODES, HANDLERS, envelopeErrorData, refuseJoinedNames, resolve, type Handler, type HandlerContext, type Resolved, type Route } from "./routes";
+import {
+  ENVELOPE_CODES,
+  HANDLERS,
+  envelopeErrorData,
+  refuseJoinedNames,
+  resolve,
+  type Handler,
+  type HandlerContext,
+  type Resolved,
+  type Route,
+} from "./routes";
 import { Code, SimError } from "./sim-errors";
 import { statusOf } from "../world/views";
 import { withImage } from "../world/report-book";
@@ -28,7 +45,15 @@ import { EndTask, RobotChanges, World, type Parsed } from "../world/world";
 
 // The simulator's public names that live in the modules it is made of.
 export { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX } from "./object-store";
-export { CONTROL_PREFIX, DEFAULT_MAX_BODY_BYTES, DEFAULT_RATE_LIMIT, type FleetView, type RateLimit, type RunningSimulator, type SimulatorOptions } from "./options";
+export {
+  CONTROL_PREFIX,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RATE_LIMIT,
+  type FleetView,
+  type RateLimit,
+  type RunningSimulator,
+  type SimulatorOptions,
+} from "./options";
 
 class Simulator {
   private world: World;
@@ -61,7 +86,13 @@ class Simulator {
     });
     if (options.push) this.setPush(options.push);
     this.world = this.freshWorld();
-    this.accounts = new Accounts(this.seed().accounts, options.tokens, rateLimit, options.tokenLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS, this.now);
+    this.accounts = new Accounts(
+      this.seed().accounts,
+      options.tokens,
+      rateLimit,
+      options.tokenLifetimeMs ?? DEFAULT_TOKEN_LIFETIME_MS,
+      this.now,
+    );
     this.objects = new ObjectStore(
       options.downloadUrlLifetimeMs ?? DEFAULT_DOWNLOAD_URL_LIFETIME_MS,
       this.now,
@@ -92,7 +123,11 @@ class Simulator {
       maxCommandsPerRobot: this.maxCommandsPerRobot,
       timing: this.options.timing,
       ignores: () => this.faults.ignores(),
-      taskEnded: (robot, filed) => this.pushes.taskEnded(robot, withImage(robot.serialNumber, filed, (key) => this.objects.presign(undefined, key))),
+      taskEnded: (robot, filed) =>
+        this.pushes.taskEnded(
+          robot,
+          withImage(robot.serialNumber, filed, (key) => this.objects.presign(undefined, key)),
+        ),
       changed: (robots, at) => this.pushes.changed(robots, at),
     });
   }
@@ -336,15 +371,24 @@ class Simulator {
     }
   }
 
-  private async operation(req: http.IncomingMessage, route: Route, params: Record<string, string>, search: URLSearchParams): Promise<Reply> {
+  private async operation(
+    req: http.IncomingMessage,
+    route: Route,
+    params: Record<string, string>,
+    search: URLSearchParams,
+  ): Promise<Reply> {
     const { endpoint, operation } = route;
     const account = endpoint.authenticated ? this.accounts.authenticate(req) : undefined;
     if (endpoint.withoutContentType && req.headers["content-type"] !== undefined) {
       req.resume();
-      throw new SimError(Code.INVALID_ARGUMENT, `${endpoint.method} ${endpoint.path} must be sent without a Content-Type header (the cloud answers this call 415 when it has one).`, {
-        httpStatus: 415,
-        transport: true,
-      });
+      throw new SimError(
+        Code.INVALID_ARGUMENT,
+        `${endpoint.method} ${endpoint.path} must be sent without a Content-Type header (the cloud answers this call 415 when it has one).`,
+        {
+          httpStatus: 415,
+          transport: true,
+        },
+      );
     }
     let raw: unknown;
     if (endpoint.sendsBody) {

@@ -52,7 +52,11 @@ export class ReportBook {
    * each with `taskReportPngUri` from `imageUrl`; `total` counts the window's
    * reports, as an int64 string.
    */
-  list(serialNumber: string, window: ReportWindow, imageUrl: (key: string) => string): { robotTaskReports: Record<string, unknown>[]; total: string } {
+  list(
+    serialNumber: string,
+    window: ReportWindow,
+    imageUrl: (key: string) => string,
+  ): { robotTaskReports: Record<string, unknown>[]; total: string } {
     const inWindow = (this.byRobot.get(serialNumber) ?? []).filter((filed) => {
       const start = startOf(filed);
       return (window.floorMs === undefined || start >= window.floorMs) && (window.upperMs === undefined || start < window.upperMs);

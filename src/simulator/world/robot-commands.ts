@@ -28,7 +28,6 @@ function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandPa
   return echo;
 }
 
-
 /** A remote-control step: 10 pixels (0.5 m) forward or back, or a turn of 15 degrees. */
 const REMOTE_STEP_PIXELS = 10;
 const REMOTE_TURN_DEGREES = 15;
@@ -79,12 +78,7 @@ export function readCommand(world: World, robot: SimRobot, commandId: string): C
  * (battery low, emergency stop, lost) ends as a report of a task that failed
  * to start.
  */
-function planCommand(
-  world: World,
-  robot: SimRobot,
-  type: CommandType,
-  parameter: Parsed<"submitCommand">["commandParameter"],
-): Effect {
+function planCommand(world: World, robot: SimRobot, type: CommandType, parameter: Parsed<"submitCommand">["commandParameter"]): Effect {
   const busy = () => robot.taskState === "RUNNING" || robot.taskState === "PAUSED";
   switch (type) {
     case "START_TASK": {
@@ -92,7 +86,15 @@ function planCommand(
       const field = "commandParameter.startTaskParameter";
       const map = mapByIdOrName(robot, task.map, `${field}.task.map`);
       checkCleaningMode(robot, cleaningMode, `${field}.cleaningMode`);
-      const starting: StartingTask = { name: task.name, source: "command", cleaningMode, map, loop: task.loop, loopCount: task.loopCount, areaIds: [] };
+      const starting: StartingTask = {
+        name: task.name,
+        source: "command",
+        cleaningMode,
+        map,
+        loop: task.loop,
+        loopCount: task.loopCount,
+        areaIds: [],
+      };
       const apply = () => {
         if (!busy()) world.startTask(robot, starting);
       };

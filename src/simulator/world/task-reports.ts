@@ -111,7 +111,11 @@ export function finishedTaskReport(robot: SimRobot, task: CurrentTask, endStatus
   const plannedSeconds = areas * SECONDS_PER_AREA * Math.max(1, task.loopCount);
   const durationSeconds = Math.max(0, Math.round((endMs - startMs) / 1000));
   const completion =
-    endStatus === TASK_END_STATUS.FINISHED ? 1 : endStatus === TASK_END_STATUS.FAILED_TO_START ? 0 : Math.min(1, durationSeconds / plannedSeconds);
+    endStatus === TASK_END_STATUS.FINISHED
+      ? 1
+      : endStatus === TASK_END_STATUS.FAILED_TO_START
+        ? 0
+        : Math.min(1, durationSeconds / plannedSeconds);
   return filedReport(robot, task.areaIds, {
     id: randomUUID(),
     name: task.name,
@@ -138,7 +142,12 @@ export function pushedTaskReport(report: Record<string, unknown>): Record<string
 /** What POST /_sim/robots/<serial>/taskReports takes: a report of a task that ran in the past (for sweeps over days). */
 export const PastReport = z.strictObject({
   startTime: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time, e.g. 2026-11-20T07:00:00Z" }),
-  durationSeconds: z.number().int().min(0).max(7 * 24 * 3600).default(1800),
+  durationSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(1800),
   taskEndStatus: z.number().int().min(-1).max(3).default(TASK_END_STATUS.FINISHED),
   /** 0-1; default 1 for a normal end, 0 for a failed start, else 0.5. */
   completion: z.number().min(0).max(1).optional(),

@@ -18,13 +18,19 @@ export const TEMP_TASK_ROBOT_NOT_READY = "2010100013";
 export const TEMP_TASK_REJECTED = 7;
 
 /** B3: a temporary task on the robot's site. */
-export function createTempSiteTask(world: World, robot: SimRobot, request: Parsed<"createTempSiteTask">, raw: unknown): Record<string, unknown> {
+export function createTempSiteTask(
+  world: World,
+  robot: SimRobot,
+  request: Parsed<"createTempSiteTask">,
+  raw: unknown,
+): Record<string, unknown> {
   requireStrings(raw, [
     ...request.floors.map((_, index) => ["floors", index, "area", "id"]),
     ...request.tasks.flatMap((task, index) => task.subTasks.map((_, sub) => ["tasks", index, "subTasks", sub, "areaId"])),
   ]);
   const site = siteOf(world.sites, robot);
-  if (request.siteId !== site.id) throw invalid("siteId", `robot ${robot.serialNumber} is on site ${site.id} (${site.name}), not ${request.siteId}`);
+  if (request.siteId !== site.id)
+    throw invalid("siteId", `robot ${robot.serialNumber} is on site ${site.id} (${site.name}), not ${request.siteId}`);
   checkCleaningMode(robot, request.cleaningMode, "cleaningMode");
   request.floors.forEach((floor, index) => {
     const map = mapById(robot, floor.mapId, `floors.${index}.mapId`);
@@ -43,7 +49,10 @@ export function createTempSiteTask(world: World, robot: SimRobot, request: Parse
     });
   });
   if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
-    throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} is busy with task "${robot.currentTask?.name ?? "unknown"}".`);
+    throw new SimError(
+      Code.FAILED_PRECONDITION,
+      `Robot ${robot.serialNumber} is busy with task "${robot.currentTask?.name ?? "unknown"}".`,
+    );
   }
   const notReady = notReadyFor(robot);
   if (notReady) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} ${notReady}: it cannot start a task.`);
@@ -96,7 +105,8 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
   });
   const map = robot.maps.find((candidate) => candidate.id === command.startParam.mapId);
   const areaId = String(command.startParam.areaId);
-  const reachable = map !== undefined && map.name === command.mapName && map.partitions.some((partition) => String(partition.id) === areaId);
+  const reachable =
+    map !== undefined && map.name === command.mapName && map.partitions.some((partition) => String(partition.id) === areaId);
   if (!reachable) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_PARAMETERS_REJECTED });
   if (robot.taskState === "RUNNING" || robot.taskState === "PAUSED") {
     return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });

@@ -119,7 +119,11 @@ export function robotPage(
 }
 
 /** The v1 status (any line): the S-line fields and what docs/cloud-api.md lists beyond them. */
-export function fleetStatusOf(robot: SimRobot, now: number, progress?: { progress: number; timeRemaining: number; cleaningMileage: number }): Record<string, unknown> {
+export function fleetStatusOf(
+  robot: SimRobot,
+  now: number,
+  progress?: { progress: number; timeRemaining: number; cleaningMileage: number },
+): Record<string, unknown> {
   const map = currentMap(robot);
   const task = robot.currentTask;
   return {
@@ -167,7 +171,11 @@ export function executableTasksOf(robot: SimRobot, map: SimMap): { id: string; n
   const onMap = { id: map.id, name: map.name };
   return [
     { id: stableId(`${robot.serialNumber}/${map.id}/all`), name: `All of ${map.name}`, map: onMap },
-    ...map.partitions.map((partition) => ({ id: stableId(`${robot.serialNumber}/${map.id}/${partition.id}`), name: partition.name, map: onMap })),
+    ...map.partitions.map((partition) => ({
+      id: stableId(`${robot.serialNumber}/${map.id}/${partition.id}`),
+      name: partition.name,
+      map: onMap,
+    })),
   ];
 }
 

@@ -9,7 +9,17 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Endpoints, OperationName } from "../../api/cloud/endpoints";
 import type { CommandResource } from "../../api/cloud/schemas";
-import { mayUse, type AccountSeed, type CurrentTask, type FleetSeed, type NavigationPoint, type Position, type SimMap, type SimRobot, type SimSite } from "./fleet";
+import {
+  mayUse,
+  type AccountSeed,
+  type CurrentTask,
+  type FleetSeed,
+  type NavigationPoint,
+  type Position,
+  type SimMap,
+  type SimRobot,
+  type SimSite,
+} from "./fleet";
 import { poseAt } from "../maps/geometry";
 import { drawMap } from "../maps/map-image";
 import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Motion } from "../maps/movement";
@@ -35,7 +45,10 @@ export const RobotChanges = z.strictObject({
     .strictObject({
       x: z.number(),
       y: z.number(),
-      angle: z.number().gt(-180, "must be more than -180 and at most 180 degrees").lte(180, "must be more than -180 and at most 180 degrees"),
+      angle: z
+        .number()
+        .gt(-180, "must be more than -180 and at most 180 degrees")
+        .lte(180, "must be more than -180 and at most 180 degrees"),
     })
     .optional(),
 });
@@ -68,7 +81,8 @@ export function notReadyFor(robot: SimRobot): string | undefined {
   if (!robot.online) return "is offline";
   if (robot.emergencyStop) return "has its emergency stop pressed";
   if (robot.localization.state === "LOST") return "is not localized (LOST)";
-  if (robot.battery.powerPercentage < LOW_BATTERY_PERCENT) return `has ${robot.battery.powerPercentage} % battery, below ${LOW_BATTERY_PERCENT} %`;
+  if (robot.battery.powerPercentage < LOW_BATTERY_PERCENT)
+    return `has ${robot.battery.powerPercentage} % battery, below ${LOW_BATTERY_PERCENT} %`;
   return undefined;
 }
 
@@ -137,7 +151,13 @@ export class World {
       this.robots.set(robot.serialNumber, robot);
       this.commands.set(robot.serialNumber, new Map());
       for (const filed of seededReports(robot, index, now)) this.reports.file(robot.serialNumber, filed);
-      this.motion.set(robot, { lastMs: now, battery: robot.battery.powerPercentage, taskRunMs: 0, navigation: undefined, cleaning: undefined });
+      this.motion.set(robot, {
+        lastMs: now,
+        battery: robot.battery.powerPercentage,
+        taskRunMs: 0,
+        navigation: undefined,
+        cleaning: undefined,
+      });
     });
   }
 
@@ -215,7 +235,8 @@ export class World {
       this.drain(robot, motion, end - at);
       at = end;
       if (end === navigation.arriveAt) this.arrive(robot, navigation.map, navigation.point);
-      else robot.localization.position = poseOnLeg({ ...navigation, arriveAt: navigation.arriveAt }, end, robot.localization.position.angle);
+      else
+        robot.localization.position = poseOnLeg({ ...navigation, arriveAt: navigation.arriveAt }, end, robot.localization.position.angle);
     }
     if (robot.taskState === "RUNNING") {
       const left = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs - motion.taskRunMs : Infinity;
@@ -225,11 +246,13 @@ export class World {
       this.drain(robot, motion, span);
       at += span;
       if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
-      else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0) this.finishTask(robot, TASK_END_STATUS.FINISHED);
+      else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0)
+        this.finishTask(robot, TASK_END_STATUS.FINISHED);
     }
     if (robot.battery.charging) {
       this.dock(robot);
-      if (this.timing.batteryChargePerMinute > 0) this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
+      if (this.timing.batteryChargePerMinute > 0)
+        this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
     }
   }
 
@@ -248,7 +271,8 @@ export class World {
   }
 
   private drain(robot: SimRobot, motion: Motion, ms: number): void {
-    if (this.timing.batteryDrainPerMinute > 0) this.setBattery(robot, motion, motion.battery - (ms / 60_000) * this.timing.batteryDrainPerMinute);
+    if (this.timing.batteryDrainPerMinute > 0)
+      this.setBattery(robot, motion, motion.battery - (ms / 60_000) * this.timing.batteryDrainPerMinute);
   }
 
   private setBattery(robot: SimRobot, motion: Motion, percent: number): void {
@@ -310,9 +334,13 @@ export class World {
     const map = currentMap(robot);
     if (changes.mapPosition) {
       const { x, y } = changes.mapPosition;
-      if (changes.charging) throw invalid("mapPosition", "a charging robot stands at the charging point: give charging true or mapPosition, not both");
+      if (changes.charging)
+        throw invalid("mapPosition", "a charging robot stands at the charging point: give charging true or mapPosition, not both");
       if (!onImage(map, { x, y })) {
-        throw invalid("mapPosition", `(${x}, ${y}) is not on map ${map.name} of ${map.width} x ${map.height} pixels: x from 0 to below ${map.width}, y above 0 up to ${map.height} (rows from the bottom edge)`);
+        throw invalid(
+          "mapPosition",
+          `(${x}, ${y}) is not on map ${map.name} of ${map.width} x ${map.height} pixels: x from 0 to below ${map.width}, y above 0 up to ${map.height} (rows from the bottom edge)`,
+        );
       }
     }
     const motion = this.motion.get(robot)!;
@@ -342,7 +370,6 @@ export class World {
     return robot;
   }
 
-
   /**
    * The robots a batch names, in its order. A name the account cannot use,
    * because no such robot exists or it belongs to another account, fails the
@@ -361,14 +388,19 @@ export class World {
   }
 
   /** One page of the robot's task reports in a window of their start, newest first. */
-  listTaskReports(robot: SimRobot, window: ReportWindow, imageUrl: (key: string) => string): { robotTaskReports: Record<string, unknown>[]; total: string } {
+  listTaskReports(
+    robot: SimRobot,
+    window: ReportWindow,
+    imageUrl: (key: string) => string,
+  ): { robotTaskReports: Record<string, unknown>[]; total: string } {
     return this.reports.list(robot.serialNumber, window, imageUrl);
   }
 
   /** Files a report of a task that ran in the past (the control API); returns it. */
   addPastReport(robot: SimRobot, raw: unknown): FiledReport {
     const filed = pastReport(robot, raw);
-    if (this.reports.find(robot.serialNumber, String(filed.report.id))) throw invalid("id", `robot ${robot.serialNumber} already has report ${String(filed.report.id)}`);
+    if (this.reports.find(robot.serialNumber, String(filed.report.id)))
+      throw invalid("id", `robot ${robot.serialNumber} already has report ${String(filed.report.id)}`);
     this.reports.file(robot.serialNumber, filed);
     return filed;
   }
@@ -399,9 +431,11 @@ export class World {
     if (!task) return undefined;
     const motion = this.motionOf(robot);
     const areas = task.areaIds.length || robot.maps.find((map) => map.id === task.mapId)?.partitions.length || 1;
-    const plannedMs = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
+    const plannedMs =
+      this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
     const runMs = Math.min(motion.taskRunMs, plannedMs);
-    const metresPerSecond = this.timing.speedPixelsPerSecond > 0 ? this.timing.speedPixelsPerSecond * METRES_PER_PIXEL : NOMINAL_CLEANING_SPEED;
+    const metresPerSecond =
+      this.timing.speedPixelsPerSecond > 0 ? this.timing.speedPixelsPerSecond * METRES_PER_PIXEL : NOMINAL_CLEANING_SPEED;
     return {
       progress: Math.round((runMs / plannedMs) * 1000) / 1000,
       timeRemaining: Math.max(0, Math.round((plannedMs - runMs) / 1000)),
@@ -416,7 +450,8 @@ export class World {
    */
   imageMap(robot: SimRobot, request: Parsed<"getMapImageUri">): SimMap {
     const map = robot.maps.find((candidate) => candidate.id === request.mapId);
-    if (!map) throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
+    if (!map)
+      throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
     if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
     if (request.mapVersion !== String(map.version)) {
       throw invalid("mapVersion", `map ${map.name} is at version ${map.version}, not ${request.mapVersion}`);
@@ -435,11 +470,7 @@ export class World {
    * cannot (battery low; emergency stop or lost when called directly) files
    * a report of a task that failed to start instead.
    */
-  startTask(
-    robot: SimRobot,
-    task: StartingTask,
-    id: string = randomUUID(),
-  ): CurrentTask | undefined {
+  startTask(robot: SimRobot, task: StartingTask, id: string = randomUUID()): CurrentTask | undefined {
     if (notReadyFor(robot)) {
       this.failToStart(robot, task, id);
       return undefined;
