@@ -56,6 +56,6 @@ export {
   TEMP_TASK_ROBOT_NOT_READY,
 } from "./world/temp-tasks";
 export { MAX_TASK_REPORTS_PER_ROBOT } from "./world/report-book";
-export { LOW_BATTERY_PERCENT } from "./world/world";
+export { LOW_BATTERY_PERCENT } from "./world/readiness";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./world/timing";
 export type { RobotChanges } from "./world/world";

@@ -5,7 +5,8 @@ import type { SimMap, SimRobot } from "./fleet";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { nanoTimestamp } from "./values";
 import { siteOf } from "./views";
-import { notReadyFor, type Parsed, type StartingTask, type World } from "./world";
+import { notReadyFor } from "./readiness";
+import type { Parsed, StartingTask, World } from "./world";
 
 /** B4 result codes (docs/cloud-api.md: 2010100006-13 are refusals with published meanings; 6880 with cmdStatus 5 is accepted). */
 export const TEMP_TASK_ACCEPTED = { cmdStatus: 5, cmdResultCode: "6880" } as const;

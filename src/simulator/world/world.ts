@@ -23,8 +23,8 @@ import {
 import { poseAt } from "../maps/geometry";
 import { drawMap } from "../maps/map-image";
 import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Motion } from "../maps/movement";
-import { CRITICAL_BATTERY_PERCENT } from "../pushes/incidents";
 import { METRES_PER_PIXEL } from "../maps/maps";
+import { canAct, notReadyFor } from "./readiness";
 import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
@@ -59,32 +59,6 @@ export const EndTask = z.strictObject({ taskEndStatus: z.number().int().min(-1).
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
-
-/**
- * Whether a robot carries out a command that falls due: not while offline (it
- * does not hear it), its emergency stop pressed, or lost. The simulator's
- * choice; what the cloud does then is not known.
- */
-function canAct(robot: SimRobot): boolean {
-  return robot.online && !robot.emergencyStop && robot.localization.state !== "LOST";
-}
-
-/**
- * Below this battery a robot starts no task (it fails to start): where the
- * simulator raises its critical-battery alarm. The simulator's choice; the
- * real threshold is not published.
- */
-export const LOW_BATTERY_PERCENT = CRITICAL_BATTERY_PERCENT;
-
-/** Why the robot cannot start a task now (offline, emergency stop, lost, battery low), or undefined when it can. */
-export function notReadyFor(robot: SimRobot): string | undefined {
-  if (!robot.online) return "is offline";
-  if (robot.emergencyStop) return "has its emergency stop pressed";
-  if (robot.localization.state === "LOST") return "is not localized (LOST)";
-  if (robot.battery.powerPercentage < LOW_BATTERY_PERCENT)
-    return `has ${robot.battery.powerPercentage} % battery, below ${LOW_BATTERY_PERCENT} %`;
-  return undefined;
-}
 
 /** What a running task shows in the v1 status's executingTask (docs/cloud-api.md). */
 export interface TaskProgress {
