@@ -46,4 +46,20 @@ export * as schemas from "./cloud/schemas";
 export { readStatus, type StatusReading, type MapPosition } from "./watching/status-reader";
 export { INCIDENT_LEVELS, incidentLevelOf, type IncidentLevel, type IncidentLevelCode } from "./cloud/incident-levels";
 export { TASK_OUTCOMES, taskOutcomeOf, withTaskReading, type TaskOutcome, type TaskReportReading } from "./cloud/task-outcomes";
-export { CLEANING_KINDS, cleaningKindOf, type CleaningKind } from "./cloud/cleaning-modes";
+export { CLEANING_KINDS, cleaningKindOf, readableCleaningMode, type CleaningKind } from "./cloud/cleaning-modes";
+// What a dashboard or function node decides as the nodes do: the actions a robot's state allows and why not,
+// which robot a job would get, a task report read and the fleet's figures, the robot as Home Assistant sees it.
+export { ROBOT_ACTIONS, allowedActions, refusalOf, refusalText, type RobotAction, type ActionRefusal } from "./watching/robot-actions";
+export { chooseRobot, robotFactsOf, type DispatchInput, type DispatchChoice, type JobWork, type RobotFacts } from "./jobs/dispatch";
+export { readReport, type ReadReport } from "./reports/reading";
+export {
+  KPI_GROUPINGS,
+  keptReportOf,
+  kpiRows,
+  dayFormatter,
+  type KeptReport,
+  type KpiRow,
+  type KpiGrouping,
+  type KpiRequest,
+} from "./reports/kpi";
+export { VACUUM_STATES, robotViewOf, vacuumStateOf, type VacuumState, type RobotView } from "./mqtt/robot-view";

@@ -57,3 +57,6 @@ export const MOTION_STOPPING_COMMANDS: ReadonlySet<CommandType> = new Set<Comman
 export function commandTypeOf(body: Partial<Record<CommandFamily, string>>): string | undefined {
   return body.remoteTaskCommandType ?? body.remoteNavigationCommandType ?? body.remoteControlCommandType;
 }
+
+/** The navigation point every robot's charger is: going to the charger is CROSS_NAVIGATE to it (docs/cloud-api.md). */
+export const CHARGING_POINT = "charging";

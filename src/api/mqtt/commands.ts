@@ -4,8 +4,9 @@
  * form or a robot-job job), or a problem that names what is wrong. And which
  * of the cloud's commands a vacuum command becomes for the robot's state now.
  */
+import { CHARGING_POINT } from "../cloud/commands";
 import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
-import { CHARGING_POINT, type RobotView } from "./robot-view";
+import type { RobotView } from "./robot-view";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;

@@ -4,6 +4,7 @@
  * as fan speeds, and the problem and alarm sensors.
  */
 import { readableCleaningMode } from "../cloud/cleaning-modes";
+import { CHARGING_POINT } from "../cloud/commands";
 import type { OpenAlarm } from "../pushes/open-alarms";
 import type { MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
@@ -14,9 +15,6 @@ export type VacuumState = (typeof VACUUM_STATES)[number];
 
 /** An alarm at this level or above makes a problem (and the vacuum's state error). */
 export const PROBLEM_ALARM_RANK = 4;
-
-/** The navigation point robots charge at (docs/cloud-api.md). */
-export const CHARGING_POINT = "charging";
 
 export interface TaskOfRobot {
   name: string;

@@ -5,7 +5,7 @@
  * notes), so a flow that must know waits for these. One table, read by the
  * nodes, the help and the tests.
  */
-import { commandTypeOf, type CommandType } from "../cloud/commands";
+import { commandTypeOf, type CommandType, CHARGING_POINT } from "../cloud/commands";
 import { commandRefusal } from "./robot-actions";
 import type { ConfirmationRule } from "./confirmation-poller";
 import type { StatusReading } from "./status-reader";
@@ -44,10 +44,10 @@ function taskState(wanted: string): ConfirmationRule {
  */
 function arrivedAt(position: string | undefined): ConfirmationRule {
   return {
-    expects: position === "charging" ? `arrival at "charging" (or the battery charging)` : `navigation ARRIVED at "${position ?? "?"}"`,
+    expects: position === CHARGING_POINT ? `arrival at "charging" (or the battery charging)` : `navigation ARRIVED at "${position ?? "?"}"`,
     confirmedBy: (state: StatusReading) => {
       if (state.navigation?.state === "ARRIVED" && state.navigation.position === position) return `ARRIVED at ${position}`;
-      if (position === "charging" && state.charging === true) return "charging";
+      if (position === CHARGING_POINT && state.charging === true) return "charging";
       return undefined;
     },
   };

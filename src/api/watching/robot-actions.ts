@@ -4,7 +4,7 @@
  * buttons, and a command that was sent but not carried out names the reason
  * (NOT_CONFIRMED). Pure: a state in, a choice out.
  */
-import type { CommandType } from "../cloud/commands";
+import { CHARGING_POINT, type CommandType } from "../cloud/commands";
 import type { StatusReading } from "./status-reader";
 
 export const ROBOT_ACTIONS = ["startTask", "goTo", "toCharger", "pause", "resume", "stop"] as const;
@@ -151,6 +151,6 @@ export function refusalText(refusal: ActionRefusal): string {
     case "taskPaused":
       return `has ${refusal.task ?? "a task"} paused: resume or stop it first`;
     case "busyNavigating":
-      return `is driving${refusal.point ? ` to ${refusal.point === "charging" ? "its charger" : refusal.point}` : ""}: pause or stop it first`;
+      return `is driving${refusal.point ? ` to ${refusal.point === CHARGING_POINT ? "its charger" : refusal.point}` : ""}: pause or stop it first`;
   }
 }

@@ -13,9 +13,6 @@ import { isPlainObject } from "../shared/plain-data";
 export const MARKER_STATES = ["cleaning", "navigating", "paused", "idle", "charging", "emergencyStop", "offline"] as const;
 export type MarkerState = (typeof MARKER_STATES)[number];
 
-/** The navigation point every robot's charger is (docs/cloud-api.md: going to the charger is CROSS_NAVIGATE to it). */
-export const CHARGING_POINT = "charging";
-
 /** Fill colours by state: distinct for colour-blind readers too (hue and lightness differ). */
 export const STATE_COLOURS: Readonly<Record<MarkerState, string>> = {
   cleaning: "#1b9e4b",

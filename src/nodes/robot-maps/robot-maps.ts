@@ -4,6 +4,7 @@
  * with every robot on it (fleetMap, an SVG). msg.payload becomes the
  * envelope's data on code 0; any other code is an error that names the code.
  */
+import { CHARGING_POINT } from "../../api/cloud/commands";
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../../api/client";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
@@ -14,7 +15,7 @@ import { handleRobotInput, type RobotCall } from "../shared/robot-input";
 import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
 import { isPlainObject } from "../shared/plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
-import { CHARGING_POINT, mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
+import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
 import { fleetMapSource, listedMap, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
 import { MAP_OPERATIONS, type MapOperation } from "./table";
 
