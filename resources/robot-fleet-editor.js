@@ -65,6 +65,16 @@
     return t("validation.serialNumber");
   }
 
+  /** A list of serial numbers ("GS-S-1, GS-S-2"): valid when each entry is one; the reason names the first that is not. */
+  function serialNumberListProblem(v) {
+    var bad = String(v || "")
+      .split(/[\s,;]+/)
+      .filter(function (n) {
+        return n && serialNumberProblem(n) !== true;
+      });
+    return bad.length === 0 || t("validation.notSerialNumber", { value: bad[0] });
+  }
+
   /**
    * A validator from a check that returns true or the reason. Node-RED 3 and
    * later read a returned string as "invalid, because ..." only from a
@@ -658,6 +668,7 @@
     reasoned: reasoned,
     typedValidator: typedValidator,
     serialNumberProblem: serialNumberProblem,
+    serialNumberListProblem: serialNumberListProblem,
     numberValidator: numberValidator,
     choiceValidator: choiceValidator,
     baseUrlProblem: baseUrlProblem,

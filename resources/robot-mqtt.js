@@ -21,14 +21,7 @@
       interval: { value: mqtt.limits.interval.default, validate: fleet.numberValidator("interval", mqtt.limits.interval) },
       serialNumbers: {
         value: "",
-        validate: fleet.reasoned(function (v) {
-          var bad = String(v || "")
-            .split(/[\s,;]+/)
-            .filter(function (n) {
-              return n && fleet.serialNumberProblem(n) !== true;
-            });
-          return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
-        }),
+        validate: fleet.reasoned(fleet.serialNumberListProblem),
       },
       prefix: { value: mqtt.defaults.prefix, validate: topicRoot },
       base: { value: mqtt.defaults.base, validate: topicRoot },

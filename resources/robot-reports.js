@@ -18,14 +18,7 @@
     defaults: {
       serialNumbers: {
         value: "",
-        validate: fleet.reasoned(function (v) {
-          var bad = String(v || "")
-            .split(/[\s,;]+/)
-            .filter(function (n) {
-              return n && fleet.serialNumberProblem(n) !== true;
-            });
-          return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
-        }),
+        validate: fleet.reasoned(fleet.serialNumberListProblem),
       },
       every: { value: limits.every.default, validate: fleet.numberValidator("every", limits.every) },
       since: { value: limits.since.default, validate: fleet.numberValidator("since", limits.since) },

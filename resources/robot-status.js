@@ -17,14 +17,7 @@
       },
       serialNumbers: {
         value: "",
-        validate: fleet.reasoned(function (v) {
-          var bad = String(v || "")
-            .split(/[\s,;]+/)
-            .filter(function (n) {
-              return n && fleet.serialNumberProblem(n) !== true;
-            });
-          return bad.length === 0 || fleet.t("validation.notSerialNumber", { value: bad[0] });
-        }),
+        validate: fleet.reasoned(fleet.serialNumberListProblem),
       },
       fleetOutput: {
         value: "each",
