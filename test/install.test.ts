@@ -54,11 +54,11 @@ function runtimePackages(): string[] {
 }
 
 // 0.3 adds the fleet map, the simulator's floor plans and pushes, the editor scripts in resources/,
-// robot-events and the shared account (275 kB packed, 964 kB unpacked); 0.4's robot-job, robot-reports
-// and robot-mqtt with their examples, help and the account's jobs, reports and alarms bring it to
-// about 360 kB packed. A bound a stray image or fixture would break.
-const MAX_PACKED_BYTES = 340 * 1024;
-const MAX_UNPACKED_BYTES = 1200 * 1024;
+// robot-events and the shared account (275 kB packed, 964 kB unpacked); robot-job, robot-reports and
+// robot-mqtt with their examples, help and the account's jobs, reports and alarms bring it to 380 kB
+// packed, 1342 kB unpacked. A bound a stray image or fixture would break.
+const MAX_PACKED_BYTES = 420 * 1024;
+const MAX_UNPACKED_BYTES = 1450 * 1024;
 
 describe("install", function () {
   this.timeout(300_000);

@@ -176,7 +176,7 @@ const flow: FlowNode[] = [
     base: "robot-fleet",
     startTasks: "",
     x: 200,
-    y: 480,
+    y: 640,
     wires: [[]],
   },
   {
@@ -250,8 +250,8 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         { type: "robot-events", label: "robot events", fits: true, category: "robot fleet", shown: true },
         { type: "robot-job", label: "job", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
-        { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
         { type: "robot-mqtt", label: "mqtt bridge", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
       ],
