@@ -135,6 +135,8 @@ async function main(): Promise<void> {
   });
   const prepared = prepareUserDir(demoFolder(), flows, credentials, process.argv.includes("--fresh"));
   const { userDir } = prepared;
+  // A flow's relative files (the cleaning-reports example's CSV) belong with the user's flows, not in this clone.
+  process.chdir(userDir);
   const nodeRed = await onPort("PORT", editorPort, () => startEmbeddedNodeRed({ host, port: editorPort, settings: demoSettings(userDir) }));
   const port = nodeRed.port;
   await sensorsSubscribed;
