@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DECLARED_NODE_TYPES } from "./support/declared-nodes";
 import { packageRoot, startNodeRed } from "./support/editor";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -107,17 +108,7 @@ describe("install", function () {
         const ours = sets.filter((set) => set.module === "node-red-contrib-robot-fleet");
         assert.deepEqual(ours.map((set) => set.err ?? "").filter(Boolean), []);
         assert.ok(ours.length > 0 && ours.every((set) => set.enabled));
-        assert.deepEqual(ours.flatMap((set) => set.types).sort(), [
-          "robot-command",
-          "robot-config",
-          "robot-events",
-          "robot-job",
-          "robot-maps",
-          "robot-mqtt",
-          "robot-reports",
-          "robot-site-task",
-          "robot-status",
-        ]);
+        assert.deepEqual(ours.flatMap((set) => set.types).sort(), DECLARED_NODE_TYPES);
         const plugins = (await (await fetch(new URL("plugins", nodeRed.url), json)).json()) as Array<{
           module: string;
           plugins: Array<{ id: string }>;

@@ -12,6 +12,7 @@ import path from "node:path";
 import mqtt from "mqtt";
 import WebSocket from "ws";
 import { RobotClient } from "../../src/api/client";
+import { DECLARED_NODE_TYPES } from "../support/declared-nodes";
 import { root, startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
 
@@ -109,17 +110,7 @@ describe("demo (npm start)", function () {
       enabled: boolean;
     }>;
     const ours = nodeSets.filter((set) => set.module === "node-red-contrib-robot-fleet");
-    assert.deepEqual(ours.flatMap((set) => set.types).sort(), [
-      "robot-command",
-      "robot-config",
-      "robot-events",
-      "robot-job",
-      "robot-maps",
-      "robot-mqtt",
-      "robot-reports",
-      "robot-site-task",
-      "robot-status",
-    ]);
+    assert.deepEqual(ours.flatMap((set) => set.types).sort(), DECLARED_NODE_TYPES);
     for (const set of ours) {
       assert.equal(set.err, undefined);
       assert.equal(set.enabled, true);
@@ -131,18 +122,7 @@ describe("demo (npm start)", function () {
     const tabs = flows.filter((node) => node.type === "tab").map((tab) => tab.label);
     assert.ok(tabs.includes("iot-spill-sensor-cleaning"), `tabs: ${tabs.join(", ")}`);
     const types = new Set(flows.map((node) => node.type));
-    for (const type of [
-      "robot-command",
-      "robot-site-task",
-      "robot-maps",
-      "robot-config",
-      "robot-status",
-      "robot-events",
-      "robot-reports",
-      "robot-job",
-      "robot-mqtt",
-    ])
-      assert.ok(types.has(type), type);
+    for (const type of DECLARED_NODE_TYPES) assert.ok(types.has(type), type);
     // What Import > Examples lists for this package: one entry per file in examples/.
     const listed = (await getJson(`${demo.urls.editor}/library/examples/flows/node-red-contrib-robot-fleet`)) as Array<{ fn: string }>;
     const files = fs.readdirSync(path.join(root, "examples")).map((file) => path.basename(file, ".json"));
