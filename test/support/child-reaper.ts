@@ -4,11 +4,12 @@
  * test process exits (mocha --exit, an uncaught error) or is ended by SIGINT,
  * SIGTERM or SIGHUP, and the temp dir it was given is removed then. A
  * SIGKILLed test process runs no handler: for that,
- * redis-server is started under setpriv --pdeathsig (redis-server.ts) and a
+ * test servers are started under setpriv --pdeathsig (spawnTestServer) and a
  * Node-RED child ends itself when its IPC channel closes
  * (node-red-instance-child.ts).
  */
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import fs from "node:fs";
 
 /** Each running child, with the temp dir to remove once it has ended. */
@@ -72,4 +73,38 @@ export function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+const SETPRIV = "/usr/bin/setpriv";
+
+/**
+ * Starts a test server (redis-server, mosquitto) that dies with this process
+ * even when it is SIGKILLed (setpriv --pdeathsig where Linux has it), reaped
+ * with its temp dir on exit, and whose last `keptLines` lines of output are
+ * kept in `output` (for the error that says why it ended).
+ */
+export function spawnTestServer(
+  program: string,
+  args: readonly string[],
+  dir: string,
+  output: string[],
+  keptLines: number,
+): ChildProcessByStdio<null, Readable, Readable> {
+  const child =
+    process.platform === "linux" && fs.existsSync(SETPRIV)
+      ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", program, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(program, args, { stdio: ["ignore", "pipe", "pipe"] });
+  reapOnExit(child, dir);
+  const keep = (data: Buffer) => {
+    output.push(
+      ...data
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== ""),
+    );
+    output.splice(0, Math.max(0, output.length - keptLines));
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  return child;
 }

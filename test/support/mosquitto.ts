@@ -13,16 +13,15 @@
  * No mosquitto outlives the test process (child-reaper.ts, and setpriv
  * --pdeathsig KILL where util-linux has it).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { reapOnExit } from "./child-reaper";
+import { spawnTestServer } from "./child-reaper";
 import { freePort } from "./redis-server";
 
 const MOSQUITTO = process.env.MOSQUITTO ?? (fs.existsSync("/usr/sbin/mosquitto") ? "/usr/sbin/mosquitto" : "mosquitto");
-const SETPRIV = "/usr/bin/setpriv";
 const READY_LIMIT_MS = 10_000;
 
 export interface Mosquitto {
@@ -69,22 +68,7 @@ export async function reserveMosquitto(): Promise<Mosquitto> {
       ].join("\n"),
     );
     const args = ["-c", configFile];
-    const child =
-      process.platform === "linux" && fs.existsSync(SETPRIV)
-        ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", MOSQUITTO, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-        : spawn(MOSQUITTO, args, { stdio: ["ignore", "pipe", "pipe"] });
-    reapOnExit(child, dir);
-    const keep = (data: Buffer) => {
-      output.push(
-        ...data
-          .toString("utf8")
-          .split("\n")
-          .filter((line) => line.trim() !== ""),
-      );
-      output.splice(0, Math.max(0, output.length - 40));
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
+    const child = spawnTestServer(MOSQUITTO, args, dir, output, 40);
     let ended: Error | undefined;
     child.once("error", (error: NodeJS.ErrnoException) => {
       ended =

@@ -21,15 +21,14 @@
  * (Debian: always) it is started with --pdeathsig KILL, so even a SIGKILLed
  * test process takes it along.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { reapOnExit } from "./child-reaper";
+import { spawnTestServer } from "./child-reaper";
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? "redis-server";
-const SETPRIV = "/usr/bin/setpriv";
 const READY_LIMIT_MS = 10_000;
 const STOP_LIMIT_MS = 5_000;
 /** Lines of the server's own output kept for error messages. */
@@ -175,22 +174,7 @@ async function spawnRedis(port: number, output: string[]): Promise<Running> {
     "--loglevel",
     "warning",
   ];
-  const withParentDeath = process.platform === "linux" && fs.existsSync(SETPRIV);
-  const child = withParentDeath
-    ? spawn(SETPRIV, ["--pdeathsig", "KILL", "--", REDIS_SERVER, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(REDIS_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
-  reapOnExit(child, dir);
-  const keep = (data: Buffer) => {
-    output.push(
-      ...data
-        .toString("utf8")
-        .split("\n")
-        .filter((line) => line.trim() !== ""),
-    );
-    output.splice(0, Math.max(0, output.length - KEPT_LINES));
-  };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
+  const child = spawnTestServer(REDIS_SERVER, args, dir, output, KEPT_LINES);
 
   let ended: Error | undefined;
   const failed = new Promise<void>((resolve) => {
