@@ -3,6 +3,7 @@
  * function of the robots' last statuses, the work, the holds of other jobs,
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
+import { cleaningModesOf, mapNameOf, numberOf } from "../watching/status-reader";
 import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */
@@ -77,16 +78,10 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 const text = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
-function numberOf(value: unknown): number | undefined {
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
-}
 
 /** The facts of a status of any of the cloud's shapes (B1, the S-line batch, the v1 batch). */
 export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
   const state = watchedStateOf(status);
-  const localization = record(status.localizationInfo);
-  const map = record(localization?.map);
   const points = record(status.navigationPoints)?.naviPoints;
   const navigationPoints = (Array.isArray(points) ? points : []).flatMap((point: unknown) => {
     const entry = record(point);
@@ -94,7 +89,6 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
     return name !== undefined && x !== undefined && y !== undefined ? [{ name, x, y }] : [];
   });
   const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : undefined;
-  const modes = Array.isArray(status.cleanModes) ? status.cleanModes : [];
   return {
     serialNumber: state.serialNumber,
     ...(state.displayName !== undefined ? { displayName: state.displayName } : {}),
@@ -107,7 +101,7 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
     emergencyStop: state.emergencyStop,
     localizationState: state.localizationState,
     mapId: state.mapId,
-    mapName: text(map?.name) ?? text(record(status.position)?.mapName),
+    mapName: mapNameOf(status),
     ...(state.position ? { position: { x: state.position.x, y: state.position.y } } : {}),
     navigationPoints,
     ...(tasks
@@ -120,10 +114,7 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
           }),
         }
       : {}),
-    cleanModes: modes.flatMap((mode: unknown) => {
-      const name = typeof mode === "string" ? mode : text(record(mode)?.name);
-      return name === undefined ? [] : [name];
-    }),
+    cleanModes: cleaningModesOf(status),
   };
 }
 

@@ -6,7 +6,7 @@
 import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { CHARGING_POINT } from "../cloud/commands";
 import type { OpenAlarm } from "../pushes/open-alarms";
-import type { MapPosition } from "../watching/status-reader";
+import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
@@ -54,9 +54,7 @@ function percent(value: unknown): number | undefined {
 export function robotViewOf(status: Record<string, unknown>): RobotView {
   const state = watchedStateOf(status);
   const device = record(status.device);
-  const localization = record(status.localizationInfo);
   const task = record(status.executingTask) ?? record(status.currentTask);
-  const modes = Array.isArray(status.cleanModes) ? status.cleanModes : [];
   const view: RobotView = {
     serialNumber: state.serialNumber,
     displayName: state.displayName,
@@ -64,8 +62,8 @@ export function robotViewOf(status: Record<string, unknown>): RobotView {
     softwareVersion: text(device?.softwareVersion) ?? text(device?.firmwareVersion) ?? text(status.softwareVersion),
     manufacturer: text(device?.manufacturer),
     state,
-    mapName: text(record(localization?.map)?.name) ?? text(record(status.position)?.mapName),
-    cleaningModes: modes.map((mode) => text(record(mode)?.name) ?? text(mode)).filter((name): name is string => name !== undefined),
+    mapName: mapNameOf(status),
+    cleaningModes: cleaningModesOf(status),
   };
   const taskName = text(task?.name);
   if (taskName !== undefined) {

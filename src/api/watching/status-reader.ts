@@ -85,3 +85,17 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   if (x !== undefined && y !== undefined) reading.position = { x, y, angle: angle ?? 0 };
   return reading;
 }
+
+/** The name of the map the robot is on: localizationInfo.map.name, else the v1 status' position.mapName. */
+export function mapNameOf(status: Record<string, unknown>): string | undefined {
+  return text(record(record(status.localizationInfo)?.map)?.name) ?? text(record(status.position)?.mapName);
+}
+
+/** The cleaning modes a status offers (cleanModes, as names or {name}), named as the robot names them ("__洗地"). */
+export function cleaningModesOf(status: Record<string, unknown>): string[] {
+  const modes = Array.isArray(status.cleanModes) ? (status.cleanModes as unknown[]) : [];
+  return modes.flatMap((mode) => {
+    const name = text(record(mode)?.name) ?? text(mode);
+    return name === undefined ? [] : [name];
+  });
+}

@@ -13,7 +13,7 @@ import type { RobotClient } from "../../api/client";
 import { internalError, type RobotApiError } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
-import { serialNumberOf } from "../../api/watching/status-reader";
+import { cleaningModesOf, serialNumberOf } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotConfigNode } from "../shared/types";
 
@@ -86,10 +86,7 @@ const LOOKUPS = {
   async options(client: RobotClient, serialNumber: string) {
     const status = (await client.getRobotStatus({ serialNumber })) as Record<string, unknown>;
     const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-    const cleaningModes = list(status.cleanModes)
-      .map((mode) => textOf(isPlainObject(mode) ? mode.name : mode))
-      .filter((name) => name !== undefined)
-      .map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
+    const cleaningModes = cleaningModesOf(status).map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
     const points = isPlainObject(status.navigationPoints) ? list(status.navigationPoints.naviPoints) : [];
     const positions = points.map((point) => textOf(isPlainObject(point) ? point.naviPointName : point)).filter((name) => name !== undefined);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
