@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DAY_MS, ReportBook } from "../../src/api/reports/book";
-import { dayFormatter, keptReportOf, kpiRows, readKpiRequest, type KeptReport } from "../../src/api/reports/kpi";
+import { dayFormatter, keptReportOf, kpiChartPoints, kpiRows, readKpiRequest, type KeptReport } from "../../src/api/reports/kpi";
 import { readReport, reportIdentity, type ReadReport } from "../../src/api/reports/reading";
 import { RUNNING_TASK_REACH_MS, SWEEP_PAGE_SIZE, sweepFleet, sweepWindow, wantsNextPage } from "../../src/api/reports/sweep";
 import { HALL, KPI_REPORTS, LOBBY, ROBOT_NAMES, pushedEvent, reportAt } from "../support/report-fixtures";
@@ -143,6 +143,26 @@ describe("task reports: the fleet's figures", () => {
     ]);
   });
 
+  it("as chart points: figure by figure, each row named by its map, cut short counting every outcome but a normal end", () => {
+    const rows = kpiRows(kept(), { ...PERIOD, by: "map" }, UTC);
+    const names: Record<string, string> = { areaCleaned: "m² cleaned", cutShort: "cut short" };
+    assert.deepEqual(
+      kpiChartPoints(rows, ["areaCleaned", "cutShort"], (figure) => names[figure]!),
+      [
+        { x: "Floor 1", series: "m² cleaned", y: 600 },
+        { x: "Floor 2", series: "m² cleaned", y: 120 },
+        // Floor 1: one error; Floor 2: one stopped by hand, one failed to start.
+        { x: "Floor 1", series: "cut short", y: 1 },
+        { x: "Floor 2", series: "cut short", y: 2 },
+      ],
+    );
+    const byRobot = kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, NAMES);
+    assert.deepEqual(
+      kpiChartPoints(byRobot, ["completed"], () => "done").map((point) => point.x),
+      byRobot.map((row) => ("robotName" in row ? row.robotName : "")),
+    );
+  });
+
   it("by day, in UTC and in another time zone", () => {
     assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "day" }, UTC), [
       {
@@ -200,6 +220,15 @@ describe("task reports: the fleet's figures", () => {
     assert.throws(() => readKpiRequest({ from: "2026-11-26", to: "2026-11-01" }, "x"), /payload\.kpi\.to: must not be before/);
     assert.throws(() => readKpiRequest({ from: "2026-11-26", by: "floor" }, "x"), /payload\.kpi\.by: must be one of robot, map, day/);
     assert.throws(() => readKpiRequest("2026", "x"), /payload\.kpi: must be/);
+    assert.deepEqual(readKpiRequest({ from: "today", by: "map", chart: ["areaCleaned", "cutShort"] }, "2026-11-26").chart, [
+      "areaCleaned",
+      "cutShort",
+    ]);
+    assert.throws(
+      () => readKpiRequest({ from: "today", chart: ["coverage"] }, "2026-11-26"),
+      /payload\.kpi\.chart: must be a list of figures among tasks/,
+    );
+    assert.throws(() => readKpiRequest({ from: "today", chart: [] }, "2026-11-26"), /payload\.kpi\.chart/);
     assert.throws(() => dayFormatter("Mars/Olympus"), /timeZone: "Mars\/Olympus" is not a time zone/);
   });
 });

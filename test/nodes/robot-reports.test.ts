@@ -127,6 +127,13 @@ describe("robot-reports: every report once, and the fleet's figures", function (
       { mapId: "m-1", mapName: "Floor 1", tasks: 3, completed: 2, stoppedByHand: 0, error: 1, failedToStart: 0, areaCleaned: 600, areaPlanned: 700, coverage: 0.857, hours: 3.5, efficiency: 171.4, cloudEfficiency: 172.9, water: 12, batteryUsed: 65 },
       { mapId: "m-2", mapName: "Floor 2", tasks: 3, completed: 1, stoppedByHand: 1, error: 0, failedToStart: 1, areaCleaned: 120, areaPlanned: 350, coverage: 0.343, hours: 1, efficiency: 120, cloudEfficiency: 120, water: 2.4, batteryUsed: 18 },
     ]);
+    // The same figures as a ui-chart's points, named in the runtime's words.
+    assert.deepEqual((await table({ from: "2026-11-24", to: "2026-11-25", by: "map", chart: ["areaCleaned", "cutShort"] })).payload, [
+      { x: "Floor 1", series: "m² cleaned", y: 600 },
+      { x: "Floor 2", series: "m² cleaned", y: 120 },
+      { x: "Floor 1", series: "cut short", y: 1 },
+      { x: "Floor 2", series: "cut short", y: 2 },
+    ]);
     assert.deepEqual((await table({ from: "2026-11-24", to: "2026-11-25", by: "robot" })).payload, [
       { serialNumber: LOBBY, robotName: LOBBY, tasks: 3, completed: 1, stoppedByHand: 1, error: 1, failedToStart: 0, areaCleaned: 360, areaPlanned: 500, coverage: 0.72, hours: 2.5, efficiency: 144, cloudEfficiency: 154, water: 7.2, batteryUsed: 43 },
       { serialNumber: HALL, robotName: HALL, tasks: 2, completed: 1, stoppedByHand: 0, error: 0, failedToStart: 1, areaCleaned: 360, areaPlanned: 550, coverage: 0.655, hours: 2, efficiency: 180, cloudEfficiency: 170, water: 7.2, batteryUsed: 40 },

@@ -185,6 +185,50 @@ export interface KpiRequest {
   from: string;
   to: string;
   by: KpiGrouping;
+  /** The figures to answer as chart points instead of rows (a Dashboard 2 ui-chart plots them as they are). */
+  chart?: KpiChartFigure[];
+}
+
+/** The figures a chart may plot: the numbers of a row, and `cutShort` (stopped by hand, error or failed to start). */
+export const KPI_CHART_FIGURES = [
+  "tasks",
+  "completed",
+  "cutShort",
+  "stoppedByHand",
+  "error",
+  "failedToStart",
+  "areaCleaned",
+  "areaPlanned",
+  "hours",
+  "water",
+  "batteryUsed",
+] as const;
+export type KpiChartFigure = (typeof KPI_CHART_FIGURES)[number];
+
+/** One bar or point of a chart: `x` the row's name (robot name, map name or day), `series` the figure's name as a person reads it. */
+export interface KpiChartPoint {
+  x: string;
+  series: string;
+  y: number;
+}
+
+/** A figure of a row, `cutShort` included. */
+function chartFigureOf(row: KpiRow, figure: KpiChartFigure): number {
+  return figure === "cutShort" ? row.stoppedByHand + row.error + row.failedToStart : row[figure];
+}
+
+/** The name a chart shows for a row: its robot's, its map's, or its day. */
+function rowName(row: KpiRow): string {
+  return "robotName" in row ? row.robotName : "mapName" in row ? row.mapName : row.day;
+}
+
+/** The rows as chart points, figure by figure in the order asked, each named by `seriesName` (in the runtime's language). */
+export function kpiChartPoints(
+  rows: readonly KpiRow[],
+  figures: readonly KpiChartFigure[],
+  seriesName: (figure: KpiChartFigure) => string,
+): KpiChartPoint[] {
+  return figures.flatMap((figure) => rows.map((row) => ({ x: rowName(row), series: seriesName(figure), y: chartFigureOf(row, figure) })));
 }
 
 /**
@@ -255,5 +299,12 @@ export function readKpiRequest(value: unknown, today: string): KpiRequest {
   const by = fields.by ?? "robot";
   if (typeof by !== "string" || !(KPI_GROUPINGS as readonly string[]).includes(by))
     throw invalidInput("payload.kpi.by", `must be one of ${KPI_GROUPINGS.join(", ")}`);
-  return { from, to, by: by as KpiGrouping };
+  const request: KpiRequest = { from, to, by: by as KpiGrouping };
+  if (fields.chart !== undefined) {
+    const chart = fields.chart;
+    if (!Array.isArray(chart) || chart.length === 0 || !chart.every((figure) => (KPI_CHART_FIGURES as readonly unknown[]).includes(figure)))
+      throw invalidInput("payload.kpi.chart", `must be a list of figures among ${KPI_CHART_FIGURES.join(", ")}`);
+    request.chart = chart as KpiChartFigure[];
+  }
+  return request;
 }

@@ -10,7 +10,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "nod
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { readNumberSetting, SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { DAY_MS } from "../../api/reports/book";
-import { dayFormatter, readKpiRequest } from "../../api/reports/kpi";
+import { dayFormatter, kpiChartPoints, readKpiRequest } from "../../api/reports/kpi";
 import { readReport, type ReadReport } from "../../api/reports/reading";
 import type { SweepSummary } from "../../api/reports/sweep";
 import { reportImagesModule } from "../shared/api";
@@ -164,7 +164,8 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
       const request = readKpiRequest(payload.kpi, keeper.today());
       const out = msg as NodeMessageInFlow & { kpi: unknown };
       out.kpi = request;
-      out.payload = keeper.table(request);
+      const rows = keeper.table(request);
+      out.payload = request.chart ? kpiChartPoints(rows, request.chart, (figure) => t(`chart.${figure}`)) : rows;
       send([null, out]);
       return;
     }
