@@ -11,6 +11,7 @@
  * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
  * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
  * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
+ * --lang zh-CN runs Node-RED in that language (node statuses, the console's words).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import net from "node:net";
@@ -23,7 +24,7 @@ import { REALISTIC_TIMING } from "../simulator/world/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
 import { startRedisServer, type RedisServer } from "./redis-server";
-import { demoFolder, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
+import { demoFolder, demoLanguage, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -63,7 +64,7 @@ function listen(server: net.Server, port: number, host: string): Promise<number>
 /** Starts the second instance in its own process and resolves once its editor answers. */
 function startSecondInstance(userDir: string, host: string, port: number): Promise<ChildProcess> {
   const child = fork(path.join(__dirname, "second-instance.js"), [], {
-    env: { ...process.env, ROBOT_FLEET_DEMO_USER_DIR: userDir, HOST: host, PORT: String(port) },
+    env: { ...process.env, ROBOT_FLEET_DEMO_USER_DIR: userDir, HOST: host, PORT: String(port), DEMO_LANG: demoLanguage() ?? "" },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let output = "";

@@ -94,11 +94,23 @@ export function prepareSecondUserDir(first: string, transform: (flows: FlowNode[
   return userDir;
 }
 
+/**
+ * The language the demo's Node-RED runs in: `--lang zh-CN` (or `--lang=zh-CN`), else DEMO_LANG (how the
+ * second instance is told), else Node-RED's own choice (the environment's locale).
+ */
+export function demoLanguage(argv: readonly string[] = process.argv): string | undefined {
+  const index = argv.findIndex((arg) => arg === "--lang" || arg.startsWith("--lang="));
+  const given = index < 0 ? process.env.DEMO_LANG : argv[index]!.includes("=") ? argv[index]!.slice("--lang=".length) : argv[index + 1];
+  return given === undefined || given === "" ? undefined : given;
+}
+
 /** The embedded Node-RED settings of a demo instance. */
 export function demoSettings(userDir: string): Record<string, unknown> {
+  const lang = demoLanguage();
   return {
     userDir,
     flowFile: "flows.json",
+    ...(lang ? { lang } : {}),
     // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
     httpNodeRoot: "/",
     logging: { console: { level: "info", metrics: false, audit: false } },
