@@ -1,12 +1,16 @@
 /**
- * The fleet-dashboard example on Node-RED Dashboard 2, in headless Chromium
- * against the running demo: every simulated robot in the table, each marker on
- * the rendered map within 2 pixels of where its mapPosition puts it, a robot
- * sent somewhere moving on the map without a page reload, "to charger"
- * ending with the robot at its charger and a notification saying so, and an
- * incident the simulator pushes ringing its robot on the map and in the table.
+ * The fleet-dashboard example, the operator console on Node-RED Dashboard 2,
+ * in headless Chromium against the running demo (`npm start`): what an
+ * operator sees and does in a shift. Every robot in the table and on the
+ * map at 800 px wide with no sideways scroll; two robots at one point both
+ * visible and clickable; no two labels overlapping on any floor; a click on a
+ * navigation point sending the selected robot there; a button answering
+ * *sent* at once and then the outcome, or the reason a robot cannot; an
+ * alarm listed until its robot recovers, acknowledged, and kept across a
+ * redeploy; and, in a demo run in zh-CN, no English word of the package's own.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -16,37 +20,66 @@ import { launchChromium } from "../support/editor";
 
 type Status = Record<string, unknown> & {
   displayName: string;
-  localizationInfo: { map: { id: string }; mapPosition?: { x: number; y: number } };
-  navigationPoints: { naviPoints: Array<{ naviPointName: string; navPointGridX: number; navPointGridY: number }> };
+  localizationInfo: { map: { id: string; name: string }; mapPosition?: { x: number; y: number } };
+  navigationPoints?: { naviPoints: Array<{ naviPointName: string; navPointGridX: number; navPointGridY: number }> };
+  navigation?: { state?: string; position?: string };
   battery: { charging: boolean };
+  taskState?: string;
 };
 
 const screenshot = (name: string) => path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), name);
 
-/** Where each robot marker's body is drawn on the page, and where its position says it should be. */
-function markersOnPage(
-  page: Page,
-): Promise<Array<{ serial: string; drawn: { x: number; y: number }; svg: { left: number; top: number; scale: number; height: number } }>> {
-  return page.evaluate(() => {
-    const svg = document.querySelector<SVGSVGElement>(".robot-fleet-live-map svg")!;
-    const box = svg.getBoundingClientRect();
-    const [, , width] = svg.getAttribute("viewBox")!.split(" ").map(Number);
-    // The floor plan's own height: the legend below it makes the viewBox taller.
-    const height = Number(svg.getAttribute("data-map-height"));
-    return [...svg.querySelectorAll<SVGGElement>("[data-serial-number]")].map((marker) => {
-      // A robot set beside another on one spot marks its true spot with a dot (robot-spot); others' body is on it.
-      const body = (marker.querySelector(".robot-spot") ?? marker.querySelector(".robot-body"))!.getBoundingClientRect();
-      return {
-        serial: marker.getAttribute("data-serial-number")!,
-        drawn: { x: body.left + body.width / 2, y: body.top + body.height / 2 },
-        svg: { left: box.left, top: box.top, scale: box.width / width!, height: height },
-      };
-    });
-  });
+const CONSOLE = ".robot-console";
+const MAP = `${CONSOLE} .rc-map-inner svg`;
+const row = (serial: string) => `${CONSOLE} .rc-robots tr[data-serial-number="${serial}"]`;
+
+/** The robots' markers on the drawn floor: where each one's body (or its true spot, when set beside another) is on the page. */
+function markersOnPage(page: Page): Promise<Array<{ serial: string; body: { x: number; y: number }; spot: { x: number; y: number } }>> {
+  return page.evaluate((selector) => {
+    const svg = document.querySelector<SVGSVGElement>(selector)!;
+    const centre = (element: Element) => {
+      const box = element.getBoundingClientRect();
+      return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+    };
+    return [...svg.querySelectorAll<SVGGElement>("[data-serial-number]")].map((marker) => ({
+      serial: marker.getAttribute("data-serial-number")!,
+      body: centre(marker.querySelector(".robot-body")!),
+      spot: centre(marker.querySelector(".robot-spot") ?? marker.querySelector(".robot-body")!),
+    }));
+  }, MAP);
 }
 
-describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)", function () {
-  this.timeout(120_000);
+/** The newest notice about a robot, as the console shows it. */
+function noticeOf(page: Page, name: string): Promise<string> {
+  return page.evaluate(
+    ({ console, name }) =>
+      [...document.querySelectorAll(`${console} .rc-notice`)]
+        .map((notice) => notice.textContent ?? "")
+        .find((text) => text.includes(name)) ?? "",
+    { console: CONSOLE, name },
+  );
+}
+
+async function post(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+/** A full deploy of the flows as they are: every node closed and made again, as the editor's Deploy does. */
+async function redeploy(editor: string): Promise<void> {
+  const current = (await (await fetch(`${editor}/flows`, { headers: { "Node-RED-API-Version": "v2" } })).json()) as {
+    rev: string;
+    flows: unknown[];
+  };
+  const answer = await fetch(`${editor}/flows`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "Node-RED-API-Version": "v2", "Node-RED-Deployment-Type": "full" },
+    body: JSON.stringify({ flows: current.flows, rev: current.rev }),
+  });
+  assert.equal(answer.status, 200, await answer.text());
+}
+
+describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)", function () {
+  this.timeout(180_000);
   let demo: RunningDemo;
   let browser: Browser;
   let page: Page;
@@ -59,10 +92,10 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     robots = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: "demo-token" } });
     assert.match(demo.output(), /Fleet dashboard\s+http:\/\/\S+\/dashboard/);
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page = await browser.newPage({ viewport: { width: 800, height: 1000 } });
     page.setDefaultTimeout(30_000);
     await page.goto(`${demo.urls.editor}/dashboard/fleet`);
-    await page.waitForSelector(".robot-fleet-live-map svg [data-serial-number]");
+    await page.waitForSelector(`${MAP} [data-serial-number]`);
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
   });
 
@@ -72,100 +105,287 @@ describe("demo: the fleet dashboard on Node-RED Dashboard 2 (headless Chromium)"
     if (demo) assert.equal(await demo.stop(), 0);
   });
 
-  it("lists every simulated robot in the table", async () => {
-    const listed = (await robots.listAllRobots()).map((robot) => String(robot.displayName)).sort();
-    await page.waitForFunction((count) => document.querySelectorAll("tbody tr").length === count, listed.length);
-    const names = await page.$$eval("tbody tr td:first-child", (cells) => cells.map((cell) => (cell.textContent ?? "").trim()).sort());
-    assert.deepEqual(names, listed);
-    await page.screenshot({ path: screenshot("fleet-dashboard.png"), fullPage: true });
+  it("lists every robot with its state in words and its battery as a number, and fits 800 px with no sideways scroll", async () => {
+    const listed = await robots.listAllRobots();
+    await page.waitForFunction(({ selector, count }) => document.querySelectorAll(selector).length === count, {
+      selector: `${CONSOLE} .rc-robots tbody tr`,
+      count: listed.length,
+    });
+    for (const robot of listed) {
+      const cells = await page.$$eval(`${row(robot.serialNumber)} td`, (tds) => tds.map((td) => (td.textContent ?? "").trim()));
+      assert.ok(cells[0]!.startsWith(String(robot.displayName)), cells[0]);
+      assert.match(cells[1]!, /^(idle|cleaning|paused|charging|to charger|to .+|offline|emergency stop)/, `state in words: ${cells[1]}`);
+      assert.match(cells[2]!, /^\d+ %$/, `battery as a number: ${cells[2]}`);
+    }
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, view: window.innerWidth }));
+    assert.ok(widths.scroll <= widths.view, `page ${widths.scroll} px wide in a ${widths.view} px window`);
+    await page.screenshot({ path: screenshot("fleet-console-800.png"), fullPage: true });
   });
 
   it("draws each robot of the floor within 2 pixels of where its mapPosition puts it", async () => {
+    const geometry = await page.evaluate((selector) => {
+      const svg = document.querySelector<SVGSVGElement>(selector)!;
+      const box = svg.getBoundingClientRect();
+      return {
+        left: box.left,
+        top: box.top,
+        scale: box.width / Number(svg.getAttribute("viewBox")!.split(" ")[2]),
+        height: Number(svg.getAttribute("data-map-height")),
+      };
+    }, MAP);
     const markers = await markersOnPage(page);
     assert.ok(markers.length >= 2, `${markers.length} markers`);
     for (const marker of markers) {
       const position = (await status(marker.serial)).localizationInfo.mapPosition!;
       const expected = {
-        x: marker.svg.left + position.x * marker.svg.scale,
-        y: marker.svg.top + (marker.svg.height - position.y) * marker.svg.scale,
+        x: geometry.left + position.x * geometry.scale,
+        y: geometry.top + (geometry.height - position.y) * geometry.scale,
       };
       assert.ok(
-        Math.abs(marker.drawn.x - expected.x) <= 2 && Math.abs(marker.drawn.y - expected.y) <= 2,
-        `${marker.serial}: drawn at ${JSON.stringify(marker.drawn)}, position at ${JSON.stringify(expected)}`,
+        Math.abs(marker.spot.x - expected.x) <= 2 && Math.abs(marker.spot.y - expected.y) <= 2,
+        `${marker.serial}: drawn at ${JSON.stringify(marker.spot)}, position at ${JSON.stringify(expected)}`,
       );
     }
   });
 
-  it("moves a robot sent somewhere on the map between two updates, without reloading the page", async () => {
+  it("shows two robots at one point both, each selected by a click on it (its row highlighted)", async () => {
+    const pair = ["GS-S-000101", "GS-S-000102"];
+    const { localizationInfo } = await status(pair[0]!);
+    for (const serialNumber of pair) {
+      await robots.submitCommand({
+        serialNumber,
+        remoteNavigationCommandType: "CROSS_NAVIGATE",
+        commandParameter: { startNavigationParameter: { map: localizationInfo.map.name, position: "charging" } },
+      });
+    }
+    await page.waitForFunction(
+      ({ selector, pair }) =>
+        pair.every(
+          (serial) => document.querySelector(`${selector} [data-serial-number="${serial}"]`)?.getAttribute("data-state") === "charging",
+        ),
+      { selector: MAP, pair },
+      { timeout: 120_000 },
+    );
+    const markers = (await markersOnPage(page)).filter((marker) => pair.includes(marker.serial));
+    assert.equal(markers.length, 2);
+    assert.ok(
+      Math.hypot(markers[0]!.spot.x - markers[1]!.spot.x, markers[0]!.spot.y - markers[1]!.spot.y) < 2,
+      "both stand on the charger",
+    );
+    assert.ok(Math.hypot(markers[0]!.body.x - markers[1]!.body.x, markers[0]!.body.y - markers[1]!.body.y) > 10, "drawn apart");
+    for (const marker of markers) {
+      const hit = await page.evaluate(
+        ({ x, y }) => document.elementFromPoint(x, y)?.closest("[data-serial-number]")?.getAttribute("data-serial-number"),
+        marker.body,
+      );
+      assert.equal(hit, marker.serial, `${marker.serial} is on top where it is drawn`);
+      await page.mouse.click(marker.body.x, marker.body.y);
+      await page.waitForSelector(`${row(marker.serial)}.rc-selected`);
+      assert.equal(await page.locator(`${CONSOLE} .rc-robots tr.rc-selected`).count(), 1);
+      // Selected again: unselected, so the next test starts with none.
+      await page.mouse.click(marker.body.x, marker.body.y);
+      await page.waitForSelector(`${row(marker.serial)}.rc-selected`, { state: "detached" });
+    }
+    await page.screenshot({ path: screenshot("fleet-console-two-at-charger.png"), fullPage: true });
+  });
+
+  it("places no two labels over each other on any floor (boxes of the rendered page)", async () => {
+    const floors = await page.$$eval(`${CONSOLE} .rc-floor`, (buttons) => buttons.map((button) => button.getAttribute("data-map-id")!));
+    assert.ok(floors.length >= 2, `${floors.length} floors`);
+    for (const mapId of floors) {
+      await page.click(`${CONSOLE} .rc-floor[data-map-id="${mapId}"]`);
+      await page.waitForSelector(`${MAP}[data-map-id="${mapId}"]`);
+      const overlaps = await page.evaluate((selector) => {
+        const boxes = [...document.querySelectorAll(`${selector} .robots text, ${selector} .navigation-points text`)].map((text) => ({
+          text: text.textContent,
+          box: text.getBoundingClientRect(),
+        }));
+        const found: string[] = [];
+        boxes.forEach((a, i) =>
+          boxes.slice(i + 1).forEach((b) => {
+            const width = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
+            const height = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
+            if (width > 0.5 && height > 0.5) found.push(`${a.text} / ${b.text}`);
+          }),
+        );
+        return { labels: boxes.length, found };
+      }, MAP);
+      assert.ok(overlaps.labels >= 2, `${mapId}: ${overlaps.labels} labels`);
+      assert.deepEqual(overlaps.found, [], `${mapId}: labels over each other`);
+    }
+  });
+
+  it("sends the selected robot to a navigation point clicked on the map", async () => {
+    const serial = "GS-S-000201";
+    const robot = await status(serial);
+    await page.click(`${CONSOLE} .rc-floor[data-map-id="${robot.localizationInfo.map.id}"]`);
+    await page.click(`${row(serial)} td.rc-name`);
+    await page.waitForSelector(`${row(serial)}.rc-selected`);
+    const point = robot.navigationPoints!.naviPoints.find((candidate) => candidate.naviPointName !== "charging")!.naviPointName;
+    await page.click(`${MAP} .navigation-point[data-name="${point}"] circle`, { force: true });
+    const deadline = Date.now() + 30_000;
+    let now = await status(serial);
+    while (now.navigation?.position !== point && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await status(serial);
+    }
+    assert.equal(now.navigation?.position, point, JSON.stringify(now.navigation));
+    await page.waitForFunction(
+      ({ selector, point }) => (document.querySelector(selector)?.textContent ?? "").includes(point),
+      { selector: `${row(serial)} td:nth-child(2)`, point },
+      { timeout: 20_000 },
+    );
+    await page.screenshot({ path: screenshot("fleet-console-goto.png"), fullPage: true });
+  });
+
+  it("offers only what a robot's state allows; a button answers at once, then the outcome, or the reason the robot cannot", async () => {
     const serial = "GS-S-000102";
-    const before = (await markersOnPage(page)).find((marker) => marker.serial === serial)!;
+    const { displayName, localizationInfo } = await status(serial);
     await robots.submitCommand({
       serialNumber: serial,
-      remoteNavigationCommandType: "CROSS_NAVIGATE",
-      commandParameter: { startNavigationParameter: { map: "Floor 1", position: "Lobby entrance" } },
-    });
-    await page.waitForFunction(
-      ({ serial, x, y }) => {
-        const body = document.querySelector(`.robot-fleet-live-map [data-serial-number="${serial}"] .robot-body`)?.getBoundingClientRect();
-        return body !== undefined && Math.hypot(body.left + body.width / 2 - x, body.top + body.height / 2 - y) > 10;
+      remoteTaskCommandType: "START_TASK",
+      commandParameter: {
+        startTaskParameter: {
+          cleaningMode: "__middle_cleaning",
+          task: { name: `All of ${localizationInfo.map.name}`, map: localizationInfo.map.name, loop: false, loopCount: 1 },
+        },
       },
-      { serial, ...before.drawn },
-      { timeout: 40_000 },
+    });
+    await page.waitForSelector(`${row(serial)} [data-action="pause"]`, { timeout: 60_000 });
+    assert.equal(await page.locator(`${row(serial)} [data-action="toCharger"]`).count(), 0, "no 'to charger' while it cleans");
+    const clicked = Date.now();
+    await page.click(`${row(serial)} [data-action="pause"]`);
+    await page.waitForFunction(
+      ({ console, name }) => [...document.querySelectorAll(`${console} .rc-notice`)].some((notice) => notice.textContent?.includes(name)),
+      {
+        console: CONSOLE,
+        name: displayName,
+      },
     );
-    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
+    console.log(`      first answer to the click after ${Date.now() - clicked} ms: ${await noticeOf(page, displayName)}`);
+    await page.waitForFunction(
+      ({ console, name }) =>
+        [...document.querySelectorAll(`${console} .rc-notice.rc-done`)].some((notice) => notice.textContent?.includes(name)),
+      { console: CONSOLE, name: displayName },
+      { timeout: 60_000 },
+    );
+    assert.equal((await status(serial)).taskState, "PAUSED");
+
+    // A robot the console still shows idle has its emergency stop pressed meanwhile: the command is not sent, and says why.
+    const idle = "GS-S-000201";
+    const idleName = (await status(idle)).displayName;
+    await page.waitForSelector(`${row(idle)} [data-action="stop"], ${row(idle)} [data-action="toCharger"]`, { timeout: 60_000 });
+    const button = (await page.locator(`${row(idle)} [data-action="stop"]`).count()) > 0 ? "stop" : "toCharger";
+    assert.equal(
+      (
+        await fetch(`${demo.urls.simulator}/_sim/robots/${idle}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json" },
+          body: '{"emergencyStop": true}',
+        })
+      ).status,
+      200,
+    );
+    await page.click(`${row(idle)} [data-action="${button}"]`);
+    await page.waitForFunction(
+      ({ console, name }) =>
+        [...document.querySelectorAll(`${console} .rc-notice.rc-failed`)].some(
+          (notice) => notice.textContent?.includes(name) && notice.textContent.includes("emergency stop"),
+        ),
+      { console: CONSOLE, name: idleName },
+      { timeout: 20_000 },
+    );
+    const reason = await noticeOf(page, idleName);
+    assert.doesNotMatch(reason, /submitCommand|RobotApiError|NOT_ALLOWED/, reason);
+    await page.screenshot({ path: screenshot("fleet-console-buttons.png"), fullPage: true });
+    assert.equal(
+      (
+        await fetch(`${demo.urls.simulator}/_sim/robots/${idle}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json" },
+          body: '{"emergencyStop": false}',
+        })
+      ).status,
+      200,
+    );
   });
 
-  it("rings a robot with an alarm raised (pushed by the simulator) on the map, names it in the table, notifies, and clears it on recovery", async () => {
-    const serial = "GS-S-000102";
+  it("keeps an alarm listed until its robot recovers, acknowledged by name, across a redeploy", async () => {
+    const serial = "GS-S-000101";
     const { displayName } = await status(serial);
-    const response = await fetch(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ incidentLevel: "H6", incidentName: "Brush motor fault" }),
+    const raised = await post(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, {
+      incidentLevel: "H6",
+      incidentName: "Brush motor fault",
     });
-    assert.equal(response.status, 201);
-    const { incidentId } = (await response.json()) as { incidentId: string };
-    const ring = `.robot-fleet-live-map [data-serial-number="${serial}"].robot-alarm .alarm-ring`;
-    await page.waitForSelector(ring, { timeout: 20_000 });
-    await page
-      .locator("tbody tr", { hasText: displayName })
-      .locator("td", { hasText: "H6 Brush motor fault" })
-      .waitFor({ timeout: 20_000 });
-    await page
-      .locator(".v-snackbar", { hasText: `${displayName}: H6 Brush motor fault` })
-      .first()
-      .waitFor({ timeout: 20_000 });
-    assert.equal(await page.locator(".robot-fleet-live-map .alarm-ring").count(), 1, "only that robot is ringed");
-    await page.screenshot({ path: screenshot("fleet-dashboard-alarm.png"), fullPage: true });
+    assert.equal(raised.status, 201);
+    const { incidentId } = (await raised.json()) as { incidentId: string };
+    const alarm = `${CONSOLE} .rc-alarm[data-incident-id="${incidentId}"]`;
+    await page.waitForSelector(alarm, { timeout: 20_000 });
+    assert.match((await page.textContent(alarm)) ?? "", new RegExp(`${displayName}.*H6.*Brush motor fault`));
+    // Long after any notice would be gone, it is still listed.
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    assert.equal(await page.locator(alarm).count(), 1);
 
-    const recovered = await fetch(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ incidentLevel: "H6", incidentId, raised: false }),
-    });
+    await page.fill(`${CONSOLE} .rc-operator input`, "Ana");
+    await page.click(`${alarm} .rc-ack`);
+    await page.waitForSelector(`${alarm} .rc-acked`);
+    assert.match((await page.textContent(`${alarm} .rc-acked`)) ?? "", /Ana/);
+    await page.screenshot({ path: screenshot("fleet-console-alarm.png"), fullPage: true });
+
+    await redeploy(demo.urls.editor);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    await page.waitForSelector(`${alarm} .rc-acked`, { timeout: 30_000 });
+    assert.match((await page.textContent(`${alarm} .rc-acked`)) ?? "", /Ana/, "the acknowledgement outlives the redeploy");
+
+    const recovered = await post(`${demo.urls.simulator}/_sim/robots/${serial}/incidents`, { incidentId, raised: false });
     assert.equal(recovered.status, 200);
-    await page.waitForSelector(ring, { state: "detached", timeout: 20_000 });
-    await page
-      .locator(".v-snackbar", { hasText: `${displayName}: no alarm left` })
-      .first()
-      .waitFor({ timeout: 20_000 });
-    assert.equal(await page.locator("tbody tr", { hasText: displayName }).locator("td", { hasText: "Brush motor fault" }).count(), 0);
+    await page.waitForSelector(alarm, { state: "detached", timeout: 20_000 });
+    // The shift's log keeps it, with its recovery.
+    await page.click(`${CONSOLE} .rc-tabs button:nth-child(2)`);
+    await page.waitForFunction(
+      (name) =>
+        [...document.querySelectorAll(".robot-console .rc-alarms li")].some(
+          (item) => item.textContent?.includes(name) && item.textContent.includes("Brush motor fault"),
+        ),
+      displayName,
+    );
+    await page.click(`${CONSOLE} .rc-tabs button:nth-child(1)`);
     assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
   });
+});
 
-  it("sends a robot to its charger from the table: confirmed at the charger, with a notification", async () => {
-    const serial = "GS-S-000201";
-    const { displayName } = await status(serial);
-    await page.locator("tbody tr", { hasText: displayName }).locator("button", { hasText: "to charger" }).click();
-    const notification = page.locator(".v-snackbar", { hasText: `${displayName}: is at its charger` });
-    await notification.first().waitFor({ timeout: 60_000 });
-    const now = await status(serial);
-    const charger = now.navigationPoints.naviPoints.find((point) => point.naviPointName === "charging")!;
-    const position = now.localizationInfo.mapPosition!;
-    assert.ok(
-      now.battery.charging || (position.x === charger.navPointGridX && position.y === charger.navPointGridY),
-      JSON.stringify({ position, charger }),
+describe("demo: the operator console in Chinese (npm start -- --lang zh-CN)", function () {
+  this.timeout(120_000);
+  let demo: RunningDemo;
+  let browser: Browser;
+
+  before(async () => {
+    demo = await startDemo({}, ["--lang", "zh-CN"]);
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (demo) assert.equal(await demo.stop(), 0);
+  });
+
+  it("shows no English word of the package's own on the console", async () => {
+    const page = await browser.newPage({ locale: "zh-CN", viewport: { width: 1000, height: 1000 } });
+    await page.goto(`${demo.urls.editor}/dashboard/fleet`);
+    await page.waitForSelector(`${MAP} [data-serial-number]`);
+    await page.waitForFunction((selector) => document.querySelectorAll(selector).length >= 3, `${CONSOLE} .rc-robots tbody tr`);
+    const english = JSON.parse(fs.readFileSync(path.join(root, "nodes/locales/en-US/robot-maps.json"), "utf8")) as {
+      "robot-maps": { fleetView: { words: Record<string, string> }; fleetMap: { states: Record<string, string> } };
+    };
+    const ownWords = [...Object.values(english["robot-maps"].fleetView.words), ...Object.values(english["robot-maps"].fleetMap.states)]
+      .map((text) => text.replace(/\{\w+\}/g, "").trim())
+      .filter((text) => /[A-Za-z]{3,}/.test(text));
+    const shown = await page.evaluate(
+      () =>
+        `${document.querySelector(".robot-console")!.textContent} ${document.querySelector(".robot-console-today")?.textContent ?? ""} ${[...document.querySelectorAll(".robot-console svg text")].map((text) => text.textContent).join(" ")}`,
     );
-    await page.screenshot({ path: path.join(os.tmpdir(), "fleet-dashboard-charger.png"), fullPage: true });
+    const found = ownWords.filter((text) => new RegExp(`\\b${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(shown));
+    assert.deepEqual(found, [], `English words of the package on the zh-CN console:\n${shown}`);
+    await page.screenshot({ path: screenshot("fleet-console-zh.png"), fullPage: true });
   });
 });
