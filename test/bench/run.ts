@@ -6,7 +6,7 @@
  * absolute numbers, are what to compare between runs and machines.
  *
  *   npm run bench            (node --expose-gc, so heap figures are after GC)
- *   npm run bench -- status-age pacing    only these parts (rows, pacing, status-age, footprint, fleet-map, shared)
+ *   npm run bench -- status-age pacing    only these parts (rows, pacing, status-age, footprint, fleet-map, reports, shared, console)
  *
  * BENCH_MESSAGES=10000    messages per row
  * BENCH_BIG=100000        the big robot-command burst
@@ -15,11 +15,13 @@
  * BENCH_ROW_LIMIT_S=120   seconds a row may take before it is reported unfinished
  * BENCH_SHARED_S=180      the shared-account soak (3 Node-RED processes, Redis, 200 robots)
  * BENCH_SKIP_SHARED=1     skips it
+ * BENCH_CONSOLE_MINUTES=10  the operator console in Chromium (200 robots on one floor)
  *
  * The task reports part runs alone too: node dist/test/bench/reports.js
  *
  * Exits non-zero only when the bench itself crashes, never for a missed goal.
  */
+import { printConsoleCost } from "./console";
 import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
 import { printReportsCost } from "./reports";
@@ -187,7 +189,7 @@ async function runPacing(runtime: BenchRuntime, counts: { requests: number; rate
 }
 
 /** The parts `npm run bench -- <part> ...` may name. */
-const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "reports", "shared"] as const;
+const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "reports", "shared", "console"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsToRun(): (part: Part) => boolean {
@@ -324,6 +326,8 @@ async function main(): Promise<void> {
     await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
   if (!SKIP_SHARED && runs("shared"))
     await printSharedWatch(progress).catch((error: unknown) => console.log(`\nshared account: could not run: ${describeError(error)}`));
+  if (runs("console"))
+    await printConsoleCost(progress).catch((error: unknown) => console.log(`\noperator console: could not run: ${describeError(error)}`));
   if (logLines.length) {
     console.log("\nNode-RED log, warnings and errors (grouped):");
     for (const line of logLines) console.log(`  ${line}`);

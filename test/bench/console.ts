@@ -1,0 +1,127 @@
+/**
+ * The operator console (the fleet-dashboard example on Node-RED Dashboard 2)
+ * in headless Chromium with 200 simulated robots on one floor, half of them
+ * cleaning and moving: how long each update takes to be applied in the
+ * browser (from the message's arrival to the console's DOM patched and laid
+ * out, as the console announces it with its "robot-console-updated" event),
+ * and the page's memory (JS heap after GC, DOM nodes) sampled over
+ * BENCH_CONSOLE_MINUTES (default 10). Figures are printed, never asserted.
+ *
+ *   npm run bench -- console
+ *   node dist/test/bench/console.js
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { RobotClient } from "../../src/api/client";
+import { DEMO_TOKEN, REALISTIC_TIMING, startSimulator } from "../../src/simulator";
+import { DEMO_PUSH_APP_ID } from "../../src/demo/flows";
+import { launchChromium, packageRoot, startNodeRed, type FlowNode } from "../support/editor";
+
+export const CONSOLE_ROBOTS = 200;
+export const CONSOLE_UPDATE_GOAL_MS = 100;
+const MINUTES = Number(process.env.BENCH_CONSOLE_MINUTES ?? 10);
+const SAMPLE_EVERY_MS = 30_000;
+const CONFIG = "robot-cloud-simulator";
+
+function percentile(sorted: readonly number[], share: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!;
+}
+
+/** The example flow on one tab, pointed at `url`. */
+function consoleFlow(url: string): FlowNode[] {
+  const nodes = JSON.parse(fs.readFileSync(path.join(packageRoot, "examples/fleet-dashboard.json"), "utf8")) as FlowNode[];
+  return [
+    { id: "bench-console-tab", type: "tab", label: "console" },
+    ...nodes.map((node) =>
+      node.type === "robot-config"
+        ? { ...node, baseUrl: url }
+        : "wires" in node || "x" in node
+          ? { ...node, z: "bench-console-tab" }
+          : node,
+    ),
+  ];
+}
+
+export async function printConsoleCost(progress: (line: string) => void = console.log): Promise<void> {
+  const simulator = await startSimulator({ port: 0, robots: CONSOLE_ROBOTS, timing: REALISTIC_TIMING, rateLimit: false, quiet: true });
+  const nodeRed = await startNodeRed(consoleFlow(simulator.url), {
+    [CONFIG]: { token: DEMO_TOKEN },
+    "fleetdash-alarms": { appId: DEMO_PUSH_APP_ID },
+  });
+  const browser = await launchChromium();
+  try {
+    // Half the fleet cleans, so robots move and change between updates.
+    const serialNumbers = simulator.state.serialNumbers();
+    const floor = "Floor 1";
+    const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN } });
+    await Promise.all(
+      serialNumbers
+        .filter((_serial, index) => index % 2 === 0)
+        .map((serialNumber) =>
+          client
+            .submitCommand({
+              serialNumber,
+              remoteTaskCommandType: "START_TASK",
+              commandParameter: {
+                startTaskParameter: {
+                  cleaningMode: "__middle_cleaning",
+                  task: { name: `All of ${floor}`, map: floor, loop: true, loopCount: 100 },
+                },
+              },
+            })
+            .catch(() => undefined),
+        ),
+    );
+    client.close();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable");
+    await page.addInitScript(() => {
+      const times: number[] = [];
+      (window as unknown as { consoleUpdateTimes: number[] }).consoleUpdateTimes = times;
+      window.addEventListener("robot-console-updated", (event) => times.push((event as CustomEvent<number>).detail));
+    });
+    await page.goto(`${nodeRed.url}dashboard/fleet`);
+    await page.waitForSelector(".robot-console .rc-map-inner svg [data-serial-number]", { timeout: 120_000 });
+    const robotsOnMap = await page.locator(".robot-console .rc-map-inner svg [data-serial-number]").count();
+    progress(`console: ${robotsOnMap} robots on the floor drawn, sampling for ${MINUTES} min`);
+
+    const samples: Array<{ minute: number; heapMb: number; nodes: number }> = [];
+    const started = Date.now();
+    const sample = async () => {
+      await cdp.send("HeapProfiler.collectGarbage");
+      const { metrics } = await cdp.send("Performance.getMetrics");
+      const value = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? NaN;
+      samples.push({ minute: (Date.now() - started) / 60_000, heapMb: value("JSHeapUsedSize") / 1e6, nodes: value("Nodes") });
+    };
+    await sample();
+    while (Date.now() - started < MINUTES * 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(SAMPLE_EVERY_MS, MINUTES * 60_000 - (Date.now() - started))));
+      await sample();
+    }
+    const times = (await page.evaluate(() => (window as unknown as { consoleUpdateTimes: number[] }).consoleUpdateTimes)).sort(
+      (a, b) => a - b,
+    );
+    const first = samples[0]!;
+    const last = samples.at(-1)!;
+    const peak = Math.max(...samples.map((entry) => entry.heapMb));
+    console.log(`
+Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} drawn on one floor, half of them cleaning
+  updates applied       ${times.length} in ${MINUTES} min
+  time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms)
+  JS heap after GC      ${first.heapMb.toFixed(1)} MB at start, ${last.heapMb.toFixed(1)} MB after ${last.minute.toFixed(1)} min, peak ${peak.toFixed(1)} MB  (goal: flat)
+  DOM nodes             ${first.nodes} at start, ${last.nodes} at the end
+  samples (min: MB)     ${samples.map((entry) => `${entry.minute.toFixed(1)}: ${entry.heapMb.toFixed(1)}`).join(", ")}`);
+  } finally {
+    await browser.close();
+    await nodeRed.stop();
+    await simulator.close();
+  }
+}
+
+if (require.main === module) {
+  printConsoleCost().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
