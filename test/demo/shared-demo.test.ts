@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import WebSocket from "ws";
 import { startDemo, type RunningDemo } from "../support/demo-process";
+import { launchChromium } from "../support/editor";
 
 /** The last status of every node, as the editor at `url` is told of them (Node-RED's comms, status/#). */
 async function statusesOf(url: string, waitMs = 3000): Promise<Map<string, string>> {
@@ -64,6 +65,31 @@ describe("demo: npm start -- --shared (two Node-RED instances, one account, Redi
         /robots?, \d+ online/,
         `${node} polls in the other: ${JSON.stringify(texts)}`,
       );
+    }
+  });
+
+  it("the instance standing by shows the fleet on its console too, from the watching instance's reads", async () => {
+    const browser = await launchChromium();
+    try {
+      const rowsOn = async (url: string) => {
+        const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+        await page.goto(`${url}/dashboard/fleet`);
+        await page.waitForFunction(() => document.querySelectorAll(".robot-console .rc-robots tbody tr").length >= 3, undefined, {
+          timeout: 30_000,
+        });
+        const rows = await page.$$eval(".robot-console .rc-robots tbody tr", (trs) =>
+          trs.map((tr) => tr.getAttribute("data-serial-number")).sort(),
+        );
+        await page.close();
+        return rows;
+      };
+      const [first, second] = [await rowsOn(demo.urls.editor), await rowsOn(demo.urls.second!)];
+      assert.deepEqual(second, first);
+      // Its watching node stands by: what its console shows came through Redis, not from a poll of its own.
+      const statuses = await statusesOf(demo.urls.second!);
+      assert.match([statuses.get("fleetdash-watch") ?? "", statuses.get("fleetwatch-status") ?? ""].join(" "), /standing by/);
+    } finally {
+      await browser.close();
     }
   });
 
