@@ -127,7 +127,7 @@ export interface WatchHandlers {
   recovered(failures: number): void;
   /** A shared account: this process started (true) or stopped (false) being the one that watches. */
   watching?(watching: boolean): void;
-  /** Standing by: another instance's reads were kept in this process's fleet statuses (`robots` of them); nothing is sent for them. */
+  /** Standing by: another instance's reads were kept in this process's fleet statuses, which now hold `robots`; nothing is sent for them. */
   mirrored?(robots: number): void;
 }
 
@@ -201,7 +201,7 @@ export class WatchLoop {
     const kept = await lease.mirroredStatuses?.().catch(() => undefined);
     if (this.stopped || kept === undefined || kept.length === 0) return;
     this.watcher.fleetStatuses.recordKept(kept);
-    this.handlers.mirrored?.(kept.length);
+    this.handlers.mirrored?.(this.watcher.fleetStatuses.size);
   }
 
   private async once(): Promise<void> {
