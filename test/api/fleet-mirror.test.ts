@@ -17,20 +17,11 @@ import { FleetStatuses } from "../../src/api/watching/fleet-statuses";
 import { FleetWatcher, WatchLoop } from "../../src/api/watching/watcher";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { useRedis } from "../support/redis-server";
+import { until } from "../support/until";
 
 const INTERVAL_MS = 1000;
 const ROBOTS = 5;
 const IDENTITY = "tok-fleet-mirror";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, check: () => boolean | Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const giveUpAt = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > giveUpAt) throw new Error(`waited ${withinMs} ms for ${what}`);
-    await sleep(20);
-  }
-}
 
 let prefixes = 0;
 

@@ -9,48 +9,10 @@ import assert from "node:assert/strict";
 import { startCluster, type Instance } from "../support/node-red-cluster";
 import { useRedis } from "../support/redis-server";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
+import { sharedWatchFlow } from "../support/shared-watch-flow";
 
 const ROBOTS = 3;
 const INTERVAL_S = 5;
-
-function flows(
-  baseUrl: string,
-  redisUrl: string,
-  prefix: string,
-): { flows: Array<Record<string, unknown>>; credentials: Record<string, Record<string, string>> } {
-  return {
-    flows: [
-      { id: "tab", type: "tab", label: "mirror" },
-      {
-        id: "cfg",
-        type: "robot-config",
-        name: "shared",
-        baseUrl,
-        timeout: 10,
-        maxRetries: 0,
-        rateLimit: 20,
-        redisUrl,
-        redisPrefix: prefix,
-        authMode: "token",
-      },
-      {
-        id: "watcher",
-        type: "robot-status",
-        z: "tab",
-        robot: "cfg",
-        operation: "fleetStatus",
-        serialNumbers: "",
-        line: "s",
-        watch: true,
-        interval: INTERVAL_S,
-        batteryStep: 10,
-        batteryLow: 20,
-        wires: [[], []],
-      },
-    ],
-    credentials: { cfg: { token: "mirror-token" } },
-  };
-}
 
 const sentBy = (instance: Instance) => instance.sent.filter((sent) => sent.node === "watcher");
 const statusTexts = (instance: Instance) =>
@@ -74,7 +36,14 @@ describe("the account's last statuses mirrored between two Node-RED processes th
   });
 
   it("the standing-by instance keeps every robot the watching one read, says so under its node, and sends nothing", async () => {
-    cluster = await startCluster(2, { ...flows(fleet.url, redis.url, `mirror-${process.pid}`), watch: ["watcher"] });
+    const flows = sharedWatchFlow({
+      baseUrl: fleet.url,
+      redisUrl: redis.url,
+      redisPrefix: `mirror-${process.pid}`,
+      rateLimit: 20,
+      intervalS: INTERVAL_S,
+    });
+    cluster = await startCluster(2, { flows, credentials: { cfg: { token: "mirror-token" } }, watch: ["watcher"] });
     const [first, second] = cluster as [Instance, Instance];
     await first.waitFor(() => sentBy(first).length + sentBy(second).length >= ROBOTS, 20_000, "every robot's first report");
     const [watching, standing] = sentBy(first).length > 0 ? [first, second] : [second, first];
