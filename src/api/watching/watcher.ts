@@ -82,10 +82,8 @@ export class FleetWatcher {
       serialNumbers.length > 0
         ? serialNumbers
         : (await this.client.listAllRobots({ callClass: "status", ...callOptions })).map((robot) => robot.serialNumber);
-    const statuses = (names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line })) as Record<
-      string,
-      unknown
-    >[];
+    const read = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
+    const statuses = read as Record<string, unknown>[];
     const at = new Date();
     this.fleetStatuses.record(statuses, at.getTime());
     const updates: RobotUpdate[] = [];
