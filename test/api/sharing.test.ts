@@ -21,23 +21,13 @@ import { busiestSecond } from "../support/busiest-second";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
 import { useRecordingServer, type RecordedRequest } from "../support/recording-server";
 import { startRedis, useRedis, type TestRedis } from "../support/redis-server";
+import { sleep, until } from "../support/until";
 
 const GRANT_PATH = "/gas/api/v1alpha1/oauth/token";
 const STATUS_PATH = /^\/openapi\/v2alpha1\/s\/robots\/([^/]+)\/status$/;
 const CREDENTIALS = { clientId: "client-shared-1", clientSecret: "cs-shared-5150", accessKeySecret: "aks-shared-7788" };
 const DAY_S = 86_400;
 const THRESHOLDS = { step: 10, low: 20 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` holds, asking every 20 ms, or fails after `withinMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const giveUpAt = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > giveUpAt) throw new Error(`waited ${withinMs} ms for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** The serial number a B1 status call asked for (each client's calls have their own). */
 function serialOf(request: RecordedRequest): string | undefined {

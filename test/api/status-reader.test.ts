@@ -83,4 +83,20 @@ describe("api: the robot status reader", function () {
       state: "idle",
     });
   });
+
+  it("reads a running task's progress (0-1) and time remaining (s) from the v1 executingTask, int64 strings too; B1's currentTask has neither", function () {
+    const running = readStatus(
+      onFloor({ taskState: "RUNNING", executingTask: { id: "t1", name: "All of Lobby", progress: 0.42, timeRemaining: "360" } }),
+    );
+    assert.equal(running.taskName, "All of Lobby");
+    assert.equal(running.taskProgress, 0.42);
+    assert.equal(running.timeRemaining, 360);
+    const b1 = readStatus(onFloor({ taskState: "RUNNING", currentTask: { name: "All of Lobby" } }));
+    assert.equal(b1.taskName, "All of Lobby");
+    assert.equal("taskProgress" in b1 || "timeRemaining" in b1, false, "nothing made up where the status has no figures");
+    const odd = readStatus(onFloor({ executingTask: { name: "x", progress: 1.02, timeRemaining: -3 } }));
+    assert.deepEqual([odd.taskProgress, odd.timeRemaining], [1, 0], "kept within 0-1 and never below 0 s");
+    const garbled = readStatus(onFloor({ executingTask: { name: "x", progress: "soon", timeRemaining: null } }));
+    assert.deepEqual([garbled.taskProgress, garbled.timeRemaining], [undefined, undefined]);
+  });
 });

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
 import { startCluster, type Instance } from "../support/node-red-cluster";
+import { sharedWatchFlow } from "../support/shared-watch-flow";
 import { startRedis } from "../support/redis-server";
 import { SHARED_SECONDS } from "./settings";
 import { busiestSecond } from "../support/busiest-second";
@@ -45,33 +46,13 @@ export async function printSharedWatch(progress: (line: string) => void): Promis
       if (/ 429( |$)/.test(line)) rateLimited++;
     },
   });
-  const flows = [
-    { id: "tab", type: "tab", label: "shared" },
-    {
-      id: "cfg",
-      type: "robot-config",
-      name: "shared",
-      baseUrl: simulator.url,
-      authMode: "token",
-      rateLimit: RATE_LIMIT,
-      redisUrl: redis.url,
-      redisPrefix: "bench",
-    },
-    {
-      id: "watcher",
-      type: "robot-status",
-      z: "tab",
-      robot: "cfg",
-      operation: "fleetStatus",
-      serialNumbers: "",
-      line: "s",
-      watch: true,
-      interval: INTERVAL_S,
-      batteryStep: 10,
-      batteryLow: 20,
-      wires: [[], []],
-    },
-  ];
+  const flows = sharedWatchFlow({
+    baseUrl: simulator.url,
+    redisUrl: redis.url,
+    redisPrefix: "bench",
+    rateLimit: RATE_LIMIT,
+    intervalS: INTERVAL_S,
+  });
   let cluster: Instance[] = [];
   try {
     cluster = await startCluster(3, { flows, credentials: { cfg: { token: DEMO_TOKEN } }, watch: ["watcher"] });

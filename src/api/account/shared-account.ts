@@ -7,6 +7,7 @@
  */
 import type { SharedTokenStore } from "./auth";
 import type { WatchedState } from "../watching/watcher-state";
+import type { KeptStatus } from "../watching/fleet-statuses";
 
 /** One call's place in the shared rate, held until the call has reached the server. */
 export interface Permit {
@@ -41,6 +42,10 @@ export interface WatchLease {
   saveStates(states: WatchedState[]): Promise<void>;
   /** This process stops watching (its node closed): another may take over at once. */
   release(): void;
+  /** The statuses a poll of this process read, `at` (ms), for the instances standing by (the account's last statuses). */
+  publishStatuses?(statuses: readonly Record<string, unknown>[], at: number): Promise<void>;
+  /** The statuses the watching instances published since this process last asked (undefined: nothing new). */
+  mirroredStatuses?(): Promise<KeptStatus[] | undefined>;
 }
 
 /**

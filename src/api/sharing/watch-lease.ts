@@ -8,9 +8,17 @@
  * (Redis restarted empty) writes it back within a quarter interval, before
  * anyone may take it. While Redis cannot be reached nobody changes role: the
  * holder goes on polling, the others go on standing by.
+ *
+ * The holder also publishes every status it read into the account's one hash
+ * (serial number → {at, status}, kept three intervals past the last poll, a
+ * minute at least), with the time of that publication beside it; an instance
+ * standing by reads the hash whenever that time changed, so its console shows
+ * the fleet without a call to the cloud.
  */
 import type { WatchLease } from "../account/shared-account";
 import type { WatchedState } from "../watching/watcher-state";
+import type { KeptStatus } from "../watching/fleet-statuses";
+import { serialNumberOf } from "../watching/status-reader";
 import type { RedisLink } from "./redis-link";
 
 /** Renews the lease if this instance holds it, or writes it back if it vanished; 1 when it holds it after. */
@@ -30,6 +38,11 @@ export class RedisWatchLease implements WatchLease {
   private holding = false;
   private seenFree = false;
   private renewTimer: NodeJS.Timeout | undefined;
+  private readonly fleetKey: string;
+  private readonly fleetStampKey: string;
+  private readonly fleetKeepMs: number;
+  /** The publication last mirrored (its stamp), so an unchanged hash is not read again. */
+  private mirroredStamp: string | undefined;
 
   constructor(
     private readonly link: RedisLink,
@@ -40,6 +53,9 @@ export class RedisWatchLease implements WatchLease {
     this.ttlMs = Math.max(1500, Math.round(intervalMs * 0.6));
     this.leaseKey = link.key("watch", nodeId, "lease");
     this.statesKey = link.key("watch", nodeId, "states");
+    this.fleetKey = link.key("fleet-statuses");
+    this.fleetStampKey = link.key("fleet-statuses", "stamp");
+    this.fleetKeepMs = Math.max(60_000, 3 * intervalMs);
   }
 
   async claim(): Promise<boolean> {
@@ -76,6 +92,38 @@ export class RedisWatchLease implements WatchLease {
   async saveStates(states: WatchedState[]): Promise<void> {
     if (!this.link.ready) return;
     await this.link.client.set(this.statesKey, JSON.stringify(states), "PX", STATES_KEEP_MS);
+  }
+
+  async publishStatuses(statuses: readonly Record<string, unknown>[], at: number): Promise<void> {
+    if (!this.link.ready) return;
+    const fields = statuses.flatMap((status) => {
+      const serialNumber = serialNumberOf(status);
+      return serialNumber === undefined ? [] : [serialNumber, JSON.stringify({ at, status })];
+    });
+    if (fields.length === 0) return;
+    await this.link.client
+      .multi()
+      .hset(this.fleetKey, ...fields)
+      .pexpire(this.fleetKey, this.fleetKeepMs)
+      .set(this.fleetStampKey, `${this.link.instanceId} ${at}`, "PX", this.fleetKeepMs)
+      .exec();
+  }
+
+  async mirroredStatuses(): Promise<KeptStatus[] | undefined> {
+    if (!this.link.ready) return undefined;
+    const stamp = await this.link.client.get(this.fleetStampKey);
+    if (stamp === null || stamp === this.mirroredStamp) return undefined;
+    const values = await this.link.client.hgetall(this.fleetKey);
+    this.mirroredStamp = stamp;
+    return Object.values(values).flatMap((value) => {
+      try {
+        const { at, status } = JSON.parse(value) as Partial<KeptStatus>;
+        return typeof at === "number" && typeof status === "object" && status !== null ? [{ at, status }] : [];
+      } catch {
+        // Not a status this package wrote: left out.
+        return [];
+      }
+    });
   }
 
   release(): void {

@@ -10,6 +10,7 @@ import { REAL_CLOCK, type EngineClock } from "../engine/clock";
 import { RobotApiError, abortedError, internalError } from "../errors";
 import { refusalText, stateRefusal, type ActionRefusal } from "./robot-actions";
 import { readStatus, type StatusReading } from "./status-reader";
+import { fleetStatusesOf } from "./fleet-statuses";
 
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
@@ -176,6 +177,8 @@ export class ConfirmationPoller {
     const toRead = share && unknown.length > 0 ? await share.claim(unknown, this.intervalMs).catch(() => unknown) : unknown;
     const read = toRead.length === 0 ? [] : ((await this.client.batchGetStatuses(toRead, { line: "s" })) as Record<string, unknown>[]);
     share?.publish(read);
+    // The account's last statuses, for a console: only where no richer (v1) status is kept.
+    fleetStatusesOf(this.client.accountKey).recordLean(read);
     return known ? [...known.values(), ...read] : read;
   }
 

@@ -40,6 +40,35 @@ export class FleetStatuses {
     if (changed) for (const listener of this.listeners) listener();
   }
 
+  /** Statuses each with its own read time (another instance's reads, mirrored): one record per read time. */
+  recordKept(kept: readonly KeptStatus[]): void {
+    const byTime = new Map<number, Record<string, unknown>[]>();
+    for (const { status, at } of kept) {
+      if (!Number.isFinite(at)) continue;
+      let statuses = byTime.get(at);
+      if (!statuses) byTime.set(at, (statuses = []));
+      statuses.push(status);
+    }
+    for (const [at, statuses] of [...byTime].sort(([left], [right]) => left - right)) this.record(statuses, at);
+  }
+
+  /**
+   * S-line statuses (a confirmation poll's): kept only for robots of which no
+   * v1 status is kept, which alone lists the executable tasks and the task's
+   * progress; a console's pickers and progress would otherwise blink away
+   * between two polls of a v1 watcher.
+   */
+  recordLean(statuses: readonly Record<string, unknown>[], at: number = Date.now()): void {
+    this.record(
+      statuses.filter((status) => {
+        const serialNumber = serialNumberOf(status);
+        const known = serialNumber === undefined ? undefined : this.statuses.get(serialNumber);
+        return known === undefined || !isV1Status(known.status);
+      }),
+      at,
+    );
+  }
+
   get(serialNumber: string): KeptStatus | undefined {
     return this.statuses.get(serialNumber);
   }
@@ -61,6 +90,11 @@ export class FleetStatuses {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** The v1 batch's status names the robot `robots/<sn>`; B1 and the S-line batch have no name. */
+function isV1Status(status: Record<string, unknown>): boolean {
+  return typeof status.name === "string" && status.name.startsWith("robots/");
 }
 
 /** The last statuses of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */

@@ -26,6 +26,10 @@ export interface StatusReading {
   localizationState?: string;
   /** Name of the task the robot runs (B1 currentTask, v1 executingTask). */
   taskName?: string;
+  /** How far the running task is, 0-1 (v1 executingTask.progress). */
+  taskProgress?: number;
+  /** Seconds the running task still needs (v1 executingTask.timeRemaining). */
+  timeRemaining?: number;
   /** The navigation the status reports, where it reports one (the simulator's B1 does). */
   navigation?: { state?: string; position?: string };
   remoteControl?: boolean;
@@ -77,6 +81,11 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
     taskName: text(task?.name),
     remoteControl: flag(record(status.remoteControl)?.enabled),
   };
+  const executing = record(status.executingTask);
+  const progress = numberOf(executing?.progress);
+  if (progress !== undefined) reading.taskProgress = Math.min(1, Math.max(0, progress));
+  const timeRemaining = numberOf(executing?.timeRemaining);
+  if (timeRemaining !== undefined) reading.timeRemaining = Math.max(0, timeRemaining);
   if (navigation) reading.navigation = { state: text(navigation.state), position: text(navigation.position) };
   const mapId = text(record(localization?.map)?.id);
   if (mapId !== undefined) reading.mapId = mapId;

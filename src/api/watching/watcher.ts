@@ -8,6 +8,7 @@ import type { CallOptions, RobotClient } from "../client";
 import { REAL_CLOCK, type EngineClock } from "../engine/clock";
 import { internalError, type RobotApiError } from "../errors";
 import type { WatchLease } from "../account/shared-account";
+import { fleetStatusesOf, type FleetStatuses } from "./fleet-statuses";
 import { diffWatchedStates, watchedStateOf, type BatteryThresholds, type Changes, type WatchedState } from "./watcher-state";
 
 // ------------------------------------------------------------ the fleet watcher
@@ -26,6 +27,8 @@ export interface FleetWatchSettings {
   moves?: boolean;
   /** Signal and tracker of every call the watcher makes. */
   callOptions?: CallOptions;
+  /** Where every status read is kept (and, standing by, another instance's): default the account's, fleetStatusesOf. */
+  fleetStatuses?: FleetStatuses;
 }
 
 /** One robot after a poll: its status as the cloud gave it, and what changed. */
@@ -38,6 +41,13 @@ export interface RobotUpdate {
   initial: boolean;
   /** online went from true to false. */
   wentOffline: boolean;
+}
+
+export interface PollOutcome {
+  updates: RobotUpdate[];
+  summary: PollSummary;
+  /** Every status the poll read (a shared account publishes them for the instances standing by). */
+  statuses?: Record<string, unknown>[];
 }
 
 export interface PollSummary {
@@ -54,24 +64,31 @@ export interface PollSummary {
  */
 export class FleetWatcher {
   private readonly known = new Map<string, WatchedState>();
+  /** The account's last statuses, which each poll fills. */
+  readonly fleetStatuses: FleetStatuses;
 
   constructor(
     private readonly client: RobotClient,
     readonly settings: FleetWatchSettings,
-  ) {}
+  ) {
+    this.fleetStatuses = settings.fleetStatuses ?? fleetStatusesOf(client.accountKey);
+  }
 
   /** One poll: the robots' statuses (listing the account's robots first when none are named), diffed against the last. */
-  async poll(): Promise<{ updates: RobotUpdate[]; summary: PollSummary }> {
+  async poll(): Promise<PollOutcome> {
     const { serialNumbers, line, thresholds, moves = false, callOptions = {} } = this.settings;
     // Listing the robots is part of reading their statuses: it keeps the status reads' share of the rate.
     const names =
       serialNumbers.length > 0
         ? serialNumbers
         : (await this.client.listAllRobots({ callClass: "status", ...callOptions })).map((robot) => robot.serialNumber);
-    const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
+    const read = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...callOptions, line });
+    const statuses = read as Record<string, unknown>[];
+    const at = new Date();
+    this.fleetStatuses.record(statuses, at.getTime());
     const updates: RobotUpdate[] = [];
     let online = 0;
-    for (const status of statuses as Record<string, unknown>[]) {
+    for (const status of statuses) {
       const state = watchedStateOf(status);
       if (!state.serialNumber) continue;
       if (state.online) online++;
@@ -82,7 +99,7 @@ export class FleetWatcher {
       const wentOffline = previous?.online === true && state.online === false;
       updates.push({ serialNumber: state.serialNumber, status, state, changes, initial: previous === undefined, wentOffline });
     }
-    return { updates, summary: { robots: statuses.length, online, at: new Date() } };
+    return { updates, summary: { robots: statuses.length, online, at }, statuses };
   }
 
   /** What the watcher knows of each robot (to hand over to another process). */
@@ -108,6 +125,8 @@ export interface WatchHandlers {
   recovered(failures: number): void;
   /** A shared account: this process started (true) or stopped (false) being the one that watches. */
   watching?(watching: boolean): void;
+  /** Standing by: another instance's reads were kept in this process's fleet statuses, which now hold `robots`; nothing is sent for them. */
+  mirrored?(robots: number): void;
 }
 
 /**
@@ -117,6 +136,9 @@ export interface WatchHandlers {
  * interval. With a `lease` (a shared account), only the process holding it
  * polls; the others ask for it every lease.checkEveryMs and, taking it over,
  * continue from the states the last holder saved, so no change is sent twice.
+ * The holder publishes every status it read; the others keep them in their
+ * own process's fleet statuses at each check (a console there shows the
+ * fleet), and send nothing for them.
  */
 export class WatchLoop {
   private timer: unknown;
@@ -172,9 +194,17 @@ export class WatchLoop {
     return holds;
   }
 
+  /** Standing by: keeps what the watching instance published since the last check. */
+  private async mirror(lease: WatchLease): Promise<void> {
+    const kept = await lease.mirroredStatuses?.().catch(() => undefined);
+    if (this.stopped || kept === undefined || kept.length === 0) return;
+    this.watcher.fleetStatuses.recordKept(kept);
+    this.handlers.mirrored?.(this.watcher.fleetStatuses.size);
+  }
+
   private async once(): Promise<void> {
-    if (this.lease && !(await this.claimed(this.lease))) return;
-    let outcome: Awaited<ReturnType<FleetWatcher["poll"]>>;
+    if (this.lease && !(await this.claimed(this.lease))) return this.mirror(this.lease);
+    let outcome: PollOutcome;
     try {
       outcome = await this.watcher.poll();
     } catch (error) {
@@ -196,6 +226,7 @@ export class WatchLoop {
     // Saved before the messages go out: a process that takes over after this never sends them again.
     await this.lease?.saveStates(this.watcher.states()).catch(() => undefined);
     if (this.stopped) return;
+    if (outcome.statuses) void this.lease?.publishStatuses?.(outcome.statuses, outcome.summary.at.getTime()).catch(() => undefined);
     this.handlers.polled(outcome.updates, outcome.summary);
   }
 }

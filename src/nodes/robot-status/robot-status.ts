@@ -201,6 +201,10 @@ function setUpWatch(
     watching: (watching) => {
       if (!watching) node.status({ fill: "blue", shape: "ring", text: t("status.standingBy") });
     },
+    // Standing by, it keeps the watching instance's reads for this instance's console, and sends nothing.
+    mirrored: (robots) => {
+      node.status({ fill: "blue", shape: "ring", text: t("status.mirroring", { robots: counted(t, robots, "robot") }) });
+    },
   }, undefined, lease);
   loop.start();
 
