@@ -147,9 +147,10 @@ describe("api: a standing-by instance keeps the watching instance's statuses (Re
     const hash = await reader.hgetall(accountKey("fleet-statuses"));
     assert.deepEqual(
       Object.keys(hash).sort(),
-      Array.from({ length: ROBOTS }, (_, index) => stubSerial(index + 1)),
+      // One field per robot and status shape: these stub statuses are S-line's.
+      Array.from({ length: ROBOTS }, (_, index) => `${stubSerial(index + 1)}/lean`),
     );
-    const stored = JSON.parse(hash[stubSerial(3)]!) as { at: number; status: Record<string, unknown> };
+    const stored = JSON.parse(hash[`${stubSerial(3)}/lean`]!) as { at: number; status: Record<string, unknown> };
     assert.equal(typeof stored.at, "number");
     assert.equal(stored.status.serialNumber, stubSerial(3));
     const ttl = await reader.pttl(accountKey("fleet-statuses"));

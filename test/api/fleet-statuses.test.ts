@@ -1,8 +1,8 @@
 /**
  * The account's last statuses (fleetStatusesOf): what FleetStatuses keeps and
  * in which order, and who fills it in one process: a fleet watcher's every
- * poll, the confirmation poller's S-line reads only where no v1 status is
- * kept. Against the simulator, so the statuses are the cloud's shapes.
+ * poll, the confirmation poller's S-line reads, each robot's last read of
+ * each shape merged. Against the simulator, so the statuses are the cloud's shapes.
  */
 import assert from "node:assert/strict";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
@@ -83,14 +83,35 @@ describe("api: the account's last statuses", function () {
       );
     });
 
-    it("keeps an S-line read only where no v1 status is kept: the v1 status alone lists the tasks and the progress", function () {
+    it("merges a robot's last v1 and S-line reads: the newer one's facts, the tasks only the v1 read lists, the navigation only the S-line read carries", function () {
       const kept = new FleetStatuses();
-      kept.record([{ name: "robots/A-1", serialNumber: "A-1", taskState: "RUNNING", executableTasks: [{ name: "All of Lobby" }] }], 1000);
-      kept.record([status("B-2", { taskState: "IDLE" })], 1000);
-      kept.recordLean([status("A-1", { taskState: "PAUSED" }), status("B-2", { taskState: "RUNNING" }), status("C-3")], 2000);
-      assert.equal(kept.get("A-1")?.status.taskState, "RUNNING", "the v1 status stays");
-      assert.equal(kept.get("B-2")?.status.taskState, "RUNNING", "an S-line status replaces an S-line status");
-      assert.equal(kept.get("C-3")?.at, 2000, "a robot not kept yet is kept");
+      const v1 = {
+        name: "robots/A-1",
+        serialNumber: "A-1",
+        taskState: "RUNNING",
+        executableTasks: [{ name: "All of Lobby" }],
+        executingTask: { name: "All of Lobby", progress: 0.4, timeRemaining: 300 },
+      };
+      kept.record([v1], 1000);
+      kept.record([status("A-1", { taskState: "PAUSED", navigation: { state: "PAUSED", position: "charging" } })], 2000);
+      let merged = kept.get("A-1")!;
+      assert.equal(merged.at, 2000);
+      assert.equal(merged.status.taskState, "PAUSED", "the newer read's state");
+      assert.deepEqual(merged.status.executableTasks, v1.executableTasks, "the tasks only the v1 read lists");
+      assert.deepEqual(merged.status.executingTask, v1.executingTask, "a paused task keeps its progress");
+      assert.equal(readStatus(merged.status).navigation?.position, "charging");
+
+      // The task ended: the next S-line read shows none running, and its progress is not carried on.
+      kept.record([status("A-1", { taskState: "IDLE", navigation: { state: "NAVIGATING", position: "charging" } })], 3000);
+      merged = kept.get("A-1")!;
+      assert.equal(merged.status.executingTask, undefined);
+      assert.deepEqual(merged.status.executableTasks, v1.executableTasks);
+      // A newer v1 read keeps the navigation of the last S-line read (a v1 status has none).
+      kept.record([{ ...v1, taskState: "IDLE", executingTask: undefined }], 4000);
+      assert.equal(readStatus(kept.get("A-1")!.status).navigation?.state, "NAVIGATING");
+      // An older read of a shape never replaces that shape's newer one.
+      kept.record([status("A-1", { taskState: "RUNNING", navigation: { state: "IDLE" } })], 2500);
+      assert.equal(readStatus(kept.get("A-1")!.status).navigation?.state, "NAVIGATING");
     });
 
     it("is one object per account in a process", function () {
@@ -139,7 +160,7 @@ describe("api: the account's last statuses", function () {
       assert.ok(kitchen.timeRemaining !== undefined && kitchen.timeRemaining > 0, `time remaining ${kitchen.timeRemaining}`);
     });
 
-    it("the confirmation poller's S-line reads fill robots no v1 status is kept of, and leave the v1 ones", async function () {
+    it("the confirmation poller's S-line reads fill robots no v1 status is kept of, and add their navigation to the v1 ones", async function () {
       const kept = fleetStatusesOf(demo.client.accountKey);
       const [lobbyV1] = (await demo.client.batchGetStatuses([LOBBY], { line: "v1" })) as Record<string, unknown>[];
       kept.record([lobbyV1!], 1);
@@ -156,7 +177,12 @@ describe("api: the account's last statuses", function () {
         stop();
       }
       assert.ok(seen.includes(KITCHEN), "the poller read the robots");
-      assert.equal(kept.get(LOBBY)?.status, lobbyV1, "the v1 status stays");
+      const lobby = kept.get(LOBBY)!.status;
+      assert.deepEqual(lobby.executableTasks, lobbyV1!.executableTasks, "the v1 status's tasks stay");
+      assert.ok(
+        lobby.navigationPoints !== undefined && lobbyV1!.navigationPoints === undefined,
+        "the S-line read's navigation points are added",
+      );
       const kitchen = kept.get(KITCHEN);
       assert.ok(kitchen, "the kitchen robot, read only by the poller, is kept");
       assert.equal(kitchen.status.name, undefined, "as the S-line read it");

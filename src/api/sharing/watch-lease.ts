@@ -17,7 +17,7 @@
  */
 import type { WatchLease } from "../account/shared-account";
 import type { WatchedState } from "../watching/watcher-state";
-import type { KeptStatus } from "../watching/fleet-statuses";
+import { statusShapeOf, type KeptStatus } from "../watching/fleet-statuses";
 import { serialNumberOf } from "../watching/status-reader";
 import type { RedisLink } from "./redis-link";
 
@@ -98,7 +98,8 @@ export class RedisWatchLease implements WatchLease {
     if (!this.link.ready) return;
     const fields = statuses.flatMap((status) => {
       const serialNumber = serialNumberOf(status);
-      return serialNumber === undefined ? [] : [serialNumber, JSON.stringify({ at, status })];
+      // One field per robot and shape: a v1 watcher and an S-line watcher of one account do not overwrite each other's reads.
+      return serialNumber === undefined ? [] : [`${serialNumber}/${statusShapeOf(status)}`, JSON.stringify({ at, status })];
     });
     if (fields.length === 0) return;
     await this.link.client

@@ -177,8 +177,8 @@ export class ConfirmationPoller {
     const toRead = share && unknown.length > 0 ? await share.claim(unknown, this.intervalMs).catch(() => unknown) : unknown;
     const read = toRead.length === 0 ? [] : ((await this.client.batchGetStatuses(toRead, { line: "s" })) as Record<string, unknown>[]);
     share?.publish(read);
-    // The account's last statuses, for a console: only where no richer (v1) status is kept.
-    fleetStatusesOf(this.client.accountKey).recordLean(read);
+    // The account's last statuses, for a console: the S-line read brings the navigation a v1 read lacks.
+    fleetStatusesOf(this.client.accountKey).record(read);
     return known ? [...known.values(), ...read] : read;
   }
 

@@ -17,26 +17,56 @@ export interface KeptStatus {
   at: number;
 }
 
+/** A robot's last read of each shape: the v1 status lists its tasks and their progress, the S-line status its navigation and navigation points. */
+interface Reads {
+  v1?: KeptStatus;
+  lean?: KeptStatus;
+  /** The two merged, as get() answers. */
+  merged: KeptStatus;
+}
+
+/** Fields of a task that is running: not carried from an older read into one that shows no task running. */
+const TASK_UNDER_WAY = new Set(["RUNNING", "PAUSED"]);
+
+/**
+ * One picture of a robot from its last reads of both shapes: the newer read's
+ * fields, and the fields only the other shape carries (a v1 read's executable
+ * tasks under an S-line read, an S-line read's navigation under a v1 read),
+ * except a running task's progress once the newer read shows none running.
+ */
+function merge(reads: Omit<Reads, "merged">): KeptStatus {
+  const [newer, older] = [reads.v1, reads.lean].filter((read): read is KeptStatus => read !== undefined).sort((a, b) => b.at - a.at);
+  if (!older) return newer!;
+  const status: Record<string, unknown> = { ...older.status, ...newer!.status };
+  if (!("executingTask" in newer!.status) && !TASK_UNDER_WAY.has(String(newer!.status.taskState))) delete status.executingTask;
+  return { status, at: newer!.at };
+}
+
 export class FleetStatuses {
   /** Least recently read first. */
-  private readonly statuses = new Map<string, KeptStatus>();
+  private readonly robots = new Map<string, Reads>();
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly capacity = MAX_KEPT_STATUSES) {}
 
-  /** Keeps each status (one without a serial number is skipped); an older read never replaces a newer one. */
+  /**
+   * Keeps each status (one without a serial number is skipped) as the robot's
+   * last read of its shape (v1 or S-line); an older read never replaces a newer one.
+   */
   record(statuses: readonly Record<string, unknown>[], at: number = Date.now()): void {
     let changed = false;
     for (const status of statuses) {
       const serialNumber = serialNumberOf(status);
       if (serialNumber === undefined) continue;
-      const known = this.statuses.get(serialNumber);
-      if (known && known.at > at) continue;
-      this.statuses.delete(serialNumber);
-      this.statuses.set(serialNumber, { status, at });
+      const shape = statusShapeOf(status);
+      const known = this.robots.get(serialNumber);
+      if (known?.[shape] && known[shape].at > at) continue;
+      const reads = { v1: known?.v1, lean: known?.lean, [shape]: { status, at } };
+      this.robots.delete(serialNumber);
+      this.robots.set(serialNumber, { ...reads, merged: merge(reads) });
       changed = true;
     }
-    while (this.statuses.size > this.capacity) this.statuses.delete(this.statuses.keys().next().value!);
+    while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
     if (changed) for (const listener of this.listeners) listener();
   }
 
@@ -52,37 +82,20 @@ export class FleetStatuses {
     for (const [at, statuses] of [...byTime].sort(([left], [right]) => left - right)) this.record(statuses, at);
   }
 
-  /**
-   * S-line statuses (a confirmation poll's): kept only for robots of which no
-   * v1 status is kept, which alone lists the executable tasks and the task's
-   * progress; a console's pickers and progress would otherwise blink away
-   * between two polls of a v1 watcher.
-   */
-  recordLean(statuses: readonly Record<string, unknown>[], at: number = Date.now()): void {
-    this.record(
-      statuses.filter((status) => {
-        const serialNumber = serialNumberOf(status);
-        const known = serialNumber === undefined ? undefined : this.statuses.get(serialNumber);
-        return known === undefined || !isV1Status(known.status);
-      }),
-      at,
-    );
-  }
-
+  /** The robot's last reads merged: the newest facts of both status shapes. */
   get(serialNumber: string): KeptStatus | undefined {
-    return this.statuses.get(serialNumber);
+    return this.robots.get(serialNumber)?.merged;
   }
 
-  /** Every robot's last status, by serial number. */
+  /** Every robot's last status (merged as get() does), by serial number. */
   all(): KeptStatus[] {
-    return [...this.statuses.values()].sort((a, b) => {
-      const [left, right] = [serialNumberOf(a.status)!, serialNumberOf(b.status)!];
-      return left < right ? -1 : left > right ? 1 : 0;
-    });
+    return [...this.robots.entries()]
+      .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
+      .map(([, reads]) => reads.merged);
   }
 
   get size(): number {
-    return this.statuses.size;
+    return this.robots.size;
   }
 
   /** Calls `listener` after each record that kept something; returns what stops it. */
@@ -92,9 +105,9 @@ export class FleetStatuses {
   }
 }
 
-/** The v1 batch's status names the robot `robots/<sn>`; B1 and the S-line batch have no name. */
-function isV1Status(status: Record<string, unknown>): boolean {
-  return typeof status.name === "string" && status.name.startsWith("robots/");
+/** Which of the two status shapes a status is: the v1 batch's names the robot `robots/<sn>`; B1 and the S-line batch's have no name. */
+export function statusShapeOf(status: Record<string, unknown>): "v1" | "lean" {
+  return typeof status.name === "string" && status.name.startsWith("robots/") ? "v1" : "lean";
 }
 
 /** The last statuses of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */

@@ -59,7 +59,7 @@ class StatusReader extends FleetWatcher {
       return problem === undefined;
     });
     const statuses = names.length === 0 ? [] : ((await this.account.batchGetStatuses(names, { ...options, line: "s" })) as Record<string, unknown>[]);
-    this.fleetStatuses.recordLean(statuses);
+    this.fleetStatuses.record(statuses);
     const updates = statuses.map((status) => {
       const view = robotViewOf(status);
       return { serialNumber: view.serialNumber, status, state: view.state, changes: {}, initial: false, wentOffline: false };
