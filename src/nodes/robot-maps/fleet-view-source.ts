@@ -73,7 +73,8 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   const navigation = new Map<string, Record<string, unknown>>();
   await Promise.all(
     floors.map(async (floor) => {
-      const picture = await pictureOf(client, floor.serialNumber, floor, options);
+      const { mapId, mapName, mapVersion } = floor;
+      const picture = await pictureOf(client, floor.serialNumber, { mapId, mapName, mapVersion }, options);
       pictures.set(floor.mapId, { ...picture, mapVersion: floor.mapVersion });
       // The v1 status lists no navigation points: the S-line status of a robot on the floor does.
       if (!floor.hasPoints) navigation.set(floor.mapId, await client.getRobotStatus({ serialNumber: floor.serialNumber }, options));
