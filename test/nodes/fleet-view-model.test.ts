@@ -233,4 +233,20 @@ describe("fleetView's model", () => {
     assert.equal((view.words.actions as Record<string, string>).toCharger, "to charger");
     assert.equal((view.words.states as Record<string, string>).emergencyStop, "emergency stop");
   });
+
+  it("shows a robot named twice once, by its latest status, and reads odd fields as absent", () => {
+    const view = fleetView(
+      input([
+        { status: status("GS-S-000101", "Old name"), at: AT - 1000 },
+        { status: status("GS-S-000101", "New name", { executableTasks: "all", executingTask: { progress: "abc" }, taskState: "RUNNING", navigationPoints: 5, battery: "full" }), at: AT },
+        { status: status("GS-S-000101", "Older name"), at: AT - 2000 },
+      ]),
+      t,
+    );
+    assert.equal(view.robots.length, 1);
+    const [robot] = view.robots;
+    assert.equal(robot!.name, "New name");
+    assert.deepEqual([robot!.tasks, robot!.points, robot!.task, robot!.battery, robot!.state], [[], [], undefined, null, "cleaning"]);
+    assert.equal(view.floors[0]!.robots, 1);
+  });
 });

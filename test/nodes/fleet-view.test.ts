@@ -176,6 +176,18 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.deepEqual(model.robots.find((robot) => robot.serialNumber === WAREHOUSE)!.alarm, { level: "H6", text: "H6 Brush motor fault" });
   });
 
+  it("ends in one catchable error, nothing sent, when a floor's image cannot be had", async () => {
+    await load();
+    const [lobby] = await new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } }).batchGetStatuses([LOBBY], { line: "s" });
+    const elsewhere = structuredClone(lobby!) as { localizationInfo: { map: { id: string } } };
+    elsewhere.localizationInfo.map.id = "no-such-map";
+    const { output, caught } = await outcomeOf("maps", { statuses: [elsewhere], topic: "console" });
+    assert.equal(output, undefined);
+    assert.ok(caught, "one error at the Catch node");
+    assert.equal(caught.topic, "console");
+    assert.match((caught.error as { message: string }).message, /no-such-map|not found|404/i);
+  });
+
   it("refuses a msg.statuses that is not a list of statuses, naming it, with nothing sent or asked", async () => {
     await load();
     requests.length = 0;

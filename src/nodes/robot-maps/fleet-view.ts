@@ -212,10 +212,8 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   for (const alarm of input.alarms) openOf.set(alarm.serialNumber, [...(openOf.get(alarm.serialNumber) ?? []), alarm]);
   const floorStatuses = new Map<string, { mapName: string; statuses: Record<string, unknown>[] }>();
   const robots: ViewRobot[] = [];
-  for (const { status, at } of input.statuses) {
-    const reading = readStatus(status);
-    if (reading.serialNumber === undefined) continue;
-    const robot = viewRobot(status, reading, at, input, openOf.get(reading.serialNumber) ?? [], t);
+  for (const { status, at, reading, serialNumber } of latestOfEach(input.statuses)) {
+    const robot = viewRobot(status, { ...reading, serialNumber }, at, input, openOf.get(serialNumber) ?? [], t);
     robots.push(robot);
     if (robot.mapId !== undefined) {
       const floor = floorStatuses.get(robot.mapId) ?? { mapName: robot.mapName ?? robot.mapId, statuses: [] };
@@ -224,7 +222,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
     }
   }
   robots.sort((a, b) => compareText(a.name, b.name) || compareText(a.serialNumber, b.serialNumber));
-  const floorOf = new Map(robots.map((robot) => [robot.serialNumber, robot]));
+  const robotBySerial = new Map(robots.map((robot) => [robot.serialNumber, robot]));
   // Each floor's navigation points, for the pickers of robots whose own status has none (the v1 status).
   const anchors = new Map([...floorStatuses].map(([mapId, floor]) => [mapId, floorAnchor(floor.statuses, input.navigation?.get(mapId))]));
   for (const robot of robots) {
@@ -240,7 +238,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   });
   floors.sort((a, b) => compareText(a.mapName, b.mapName) || compareText(a.mapId, b.mapId));
   const open = input.alarms.map((alarm): ViewAlarm => {
-    const robot = floorOf.get(alarm.serialNumber);
+    const robot = robotBySerial.get(alarm.serialNumber);
     const mapName = alarm.mapName ?? robot?.mapName;
     // The floor the alarm is on: the robot's, unless the incident names another map.
     const floorId = robot?.mapId !== undefined && (alarm.mapName === undefined || alarm.mapName === robot.mapName) ? robot.mapId : undefined;
@@ -256,12 +254,25 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   return { at: input.now.toISOString(), floors, robots, alarms: { open, shift: [...(input.shift ?? [])] }, words: viewWords(t) };
 }
 
+/** One status per robot, the latest read (msg.statuses may name a robot twice); statuses without a serial number are left out. */
+function latestOfEach(statuses: readonly KeptStatus[]): Array<KeptStatus & { reading: StatusReading; serialNumber: string }> {
+  const latest = new Map<string, KeptStatus & { reading: StatusReading; serialNumber: string }>();
+  for (const kept of statuses) {
+    const reading = readStatus(kept.status);
+    const { serialNumber } = reading;
+    if (serialNumber === undefined) continue;
+    const known = latest.get(serialNumber);
+    if (!known || known.at <= kept.at) latest.set(serialNumber, { ...kept, reading, serialNumber });
+  }
+  return [...latest.values()];
+}
+
 function pointNames(status: Record<string, unknown> | undefined): string[] {
   return status ? navigationMarks(status, 0).map((mark) => mark.name) : [];
 }
 
-function viewRobot(status: Record<string, unknown>, reading: StatusReading, at: number, input: FleetViewInput, open: readonly OpenAlarm[], t: Translate): ViewRobot {
-  const serialNumber = reading.serialNumber!;
+function viewRobot(status: Record<string, unknown>, reading: StatusReading & { serialNumber: string }, at: number, input: FleetViewInput, open: readonly OpenAlarm[], t: Translate): ViewRobot {
+  const { serialNumber } = reading;
   const state = markerStateOf(reading);
   const mapName = mapNameOf(status);
   const held = input.jobs.get(serialNumber);
