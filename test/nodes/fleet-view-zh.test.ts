@@ -7,12 +7,11 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { RobotClient } from "../../src/api/client";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { packageRoot, startNodeRed, type RunningNodeRed } from "../support/editor";
 import { robotMapsNode } from "../support/fixtures";
-import { waitFor } from "../support/push-receiver";
+import { runTaskOn } from "../support/client-on-server";
 
 const LOBBY = "GS-S-000101";
 const LATIN_WORD = /[A-Za-z]{2,}/;
@@ -59,13 +58,7 @@ describe("robot-maps: fleetView in Chinese", function () {
   });
 
   it("says states, actions, task progress, levels and every word in Chinese", async () => {
-    const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-    await client.submitCommand({
-      serialNumber: LOBBY,
-      remoteTaskCommandType: "START_TASK",
-      commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "All of Floor 1", map: "Floor 1", loop: false, loopCount: 1 } } },
-    });
-    await waitFor(() => simulator.state.robot(LOBBY)!.taskState === "RUNNING", "the task to run", 10_000);
+    await runTaskOn(simulator, LOBBY, "All of Floor 1", "Floor 1");
 
     const response = await fetch(new URL("api/view", nodeRed.url));
     assert.equal(response.status, 200, nodeRed.output());

@@ -8,17 +8,16 @@
  */
 import assert from "node:assert/strict";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
-import { RobotClient } from "../../src/api/client";
 import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
-import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
+import { runTaskOn, useClientOnSimulator } from "../support/client-on-server";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
-import { waitFor } from "../support/push-receiver";
 
 const LOBBY = "GS-S-000101";
 const WAREHOUSE = "GS-S-000201";
@@ -27,24 +26,14 @@ const FLOOR_NAMES = [...new Set(FLEET.map((robot) => robot.maps.find((map) => ma
 
 describe("robot-maps: fleetView against the simulator", function () {
   this.timeout(30_000);
-  let simulator: RunningSimulator;
   const requests: string[] = [];
-
-  before(async () => {
-    simulator = await startSimulator({ rateLimit: false, log: (line) => requests.push(line) });
-  });
-  after(async () => {
-    await simulator.close();
-  });
-  beforeEach(() => {
-    simulator.reset();
-    requests.length = 0;
-  });
+  const cloud = useClientOnSimulator({ quiet: false, log: (line) => requests.push(line) });
+  beforeEach(() => (requests.length = 0));
   afterEach(() => forgetAccountMemory());
   useNodeRed();
 
   async function load() {
-    await loadFlow([robotMaps], flowWith(simulator.url, [robotMapsNode("maps", { operation: "fleetView", serialNumber: "", mapId: "" }), ...outputsAndCatch("maps")]), {
+    await loadFlow([robotMaps], flowWith(cloud.simulator.url, [robotMapsNode("maps", { operation: "fleetView", serialNumber: "", mapId: "" }), ...outputsAndCatch("maps")]), {
       config: { token: DEMO_TOKEN },
     });
   }
@@ -61,13 +50,7 @@ describe("robot-maps: fleetView against the simulator", function () {
   it("with nothing kept reads every robot's v1 status once, and one S-line status per floor for its points", async () => {
     await load();
     const statuses = recordStatuses("maps");
-    const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-    await client.submitCommand({
-      serialNumber: LOBBY,
-      remoteTaskCommandType: "START_TASK",
-      commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: "All of Floor 1", map: "Floor 1", loop: false, loopCount: 1 } } },
-    });
-    await waitFor(() => simulator.state.robot(LOBBY)!.taskState === "RUNNING", "the task to run", 10_000);
+    await runTaskOn(cloud.simulator, LOBBY, "All of Floor 1", "Floor 1");
     requests.length = 0;
 
     const model = await view();
@@ -113,8 +96,7 @@ describe("robot-maps: fleetView against the simulator", function () {
 
   it("draws from the account's last statuses without a status call, and from msg.statuses when given", async () => {
     await load();
-    const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
-    const read = await client.batchGetStatuses([LOBBY, WAREHOUSE], { line: "s" });
+    const read = await cloud.client.batchGetStatuses([LOBBY, WAREHOUSE], { line: "s" });
     fleetStatusesOf(accountKey()).record(read, Date.parse("2026-11-26T08:00:00Z"));
     requests.length = 0;
     const model = await view();
@@ -178,7 +160,7 @@ describe("robot-maps: fleetView against the simulator", function () {
 
   it("ends in one catchable error, nothing sent, when a floor's image cannot be had", async () => {
     await load();
-    const [lobby] = await new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } }).batchGetStatuses([LOBBY], { line: "s" });
+    const [lobby] = await cloud.client.batchGetStatuses([LOBBY], { line: "s" });
     const elsewhere = structuredClone(lobby!) as { localizationInfo: { map: { id: string } } };
     elsewhere.localizationInfo.map.id = "no-such-map";
     const { output, caught } = await outcomeOf("maps", { statuses: [elsewhere], topic: "console" });
