@@ -101,6 +101,7 @@ describe("fleetView's model", () => {
           status("GS-S-000101", "Alpha", { taskState: "RUNNING", executingTask: { name: "Lobby", progress: "0.42", timeRemaining: 360 } }),
           status("GS-S-000102", "Bravo", { taskState: "RUNNING", executingTask: { name: "Hall", timeRemaining: 20 }, battery: { charging: true } }),
           status("GS-S-000103", "Charlie", { taskState: "RUNNING", executingTask: { name: "Stairs" } }),
+          status("GS-S-000104", "Delta", { taskState: "IDLE", executingTask: { name: "Done", progress: 1 } }),
         ),
       ),
       t,
@@ -108,6 +109,7 @@ describe("fleetView's model", () => {
     assert.deepEqual(robotOf(view, "GS-S-000101").task, { name: "Lobby", progress: 0.42, timeRemaining: 360, text: "42 % · 6 min left" });
     assert.deepEqual(robotOf(view, "GS-S-000102").task, { name: "Hall", timeRemaining: 20, text: "under a minute left" });
     assert.deepEqual(robotOf(view, "GS-S-000103").task, { name: "Stairs", text: "Stairs" });
+    assert.equal(robotOf(view, "GS-S-000104").task, undefined, "an idle robot runs no task");
     assert.equal(robotOf(view, "GS-S-000101").battery, 64);
     assert.equal(robotOf(view, "GS-S-000102").battery, null);
     assert.equal(robotOf(view, "GS-S-000102").charging, true);

@@ -7,7 +7,6 @@
  * runtime's language. Pure: the node gathers (fleet-view-source.ts), this
  * decides, the console only displays.
  */
-import { CHARGING_POINT } from "../../api/cloud/commands";
 import type { JobWork } from "../../api/jobs/dispatch";
 import type { JobRecord } from "../../api/jobs/job-book";
 import { severityOf, type OpenAlarm } from "../../api/pushes/open-alarms";
@@ -17,7 +16,7 @@ import { mapNameOf, numberOf, readStatus, type StatusReading } from "../../api/w
 import type { Translate } from "../shared/i18n";
 import { isPlainObject } from "../shared/plain-data";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState } from "./fleet-map";
-import { alarmText, drawFleetMap } from "./fleet-map-draw";
+import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
 export type ConsoleAction = RobotAction | "cancelJob";
@@ -139,10 +138,7 @@ export function taskProgressOf(status: Record<string, unknown>): { progress?: nu
 
 /** "cleaning Lobby", "to charger", "paused: Lobby", "offline": a robot's state as a person reads it. */
 export function stateTextOf(state: MarkerState, reading: StatusReading, t: Translate): string {
-  if (state === "navigating" && reading.navigation?.position) {
-    const point = reading.navigation.position;
-    return point === CHARGING_POINT ? t("fleetMap.toCharger") : t("fleetMap.goingTo", { point });
-  }
+  if (state === "navigating" && reading.navigation?.position) return fleetMapWords(t).goingTo(reading.navigation.position);
   if ((state === "cleaning" || state === "paused") && reading.taskName) return t(`view.stateWithTask.${state}`, { task: reading.taskName });
   return t(`fleetMap.states.${state}`);
 }
@@ -163,7 +159,7 @@ export function jobTextOf(job: HeldJob, t: Translate): string {
   const { work } = job;
   if (work.kind === "task") return t("view.jobOf.task", { task: work.task });
   if (work.kind === "area") return t("view.jobOf.area", { area: work.area });
-  return work.point === CHARGING_POINT ? t("fleetMap.toCharger") : t("fleetMap.goingTo", { point: work.point });
+  return fleetMapWords(t).goingTo(work.point);
 }
 
 export function levelTextOf(alarm: OpenAlarm, t: Translate): string {
@@ -209,7 +205,11 @@ export function viewWords(t: Translate): Record<string, unknown> {
 /** The console's model of the fleet (see the file's head). */
 export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   const openOf = new Map<string, OpenAlarm[]>();
-  for (const alarm of input.alarms) openOf.set(alarm.serialNumber, [...(openOf.get(alarm.serialNumber) ?? []), alarm]);
+  for (const alarm of input.alarms) {
+    const ofRobot = openOf.get(alarm.serialNumber);
+    if (ofRobot) ofRobot.push(alarm);
+    else openOf.set(alarm.serialNumber, [alarm]);
+  }
   const floorStatuses = new Map<string, { mapName: string; statuses: Record<string, unknown>[] }>();
   const robots: ViewRobot[] = [];
   for (const { status, at, reading, serialNumber } of latestOfEach(input.statuses)) {
@@ -277,7 +277,8 @@ function viewRobot(status: Record<string, unknown>, reading: StatusReading & { s
   const mapName = mapNameOf(status);
   const held = input.jobs.get(serialNumber);
   const highest = open.reduce<OpenAlarm | undefined>((top, alarm) => (!top || severityOf(alarm) > severityOf(top) ? alarm : top), undefined);
-  const task = reading.taskName !== undefined ? { name: reading.taskName, ...taskProgressOf(status) } : undefined;
+  // A task the status still names once the robot is idle again is over.
+  const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(status) } : undefined;
   return {
     serialNumber,
     name: reading.displayName ?? serialNumber,
