@@ -45,6 +45,8 @@
       $("#node-input-operation")
         .on("change", function () {
           $(".robot-maps-row-mapId").toggle(fleet.has(maps.needMap, $(this).val()));
+          // The fleet view is the whole account's: no robot to name.
+          $(".robot-maps-row-serialNumber").toggle($(this).val() !== "fleetView");
         })
         .trigger("change");
     },

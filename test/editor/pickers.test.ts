@@ -276,6 +276,20 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await deployAndInject("pick-maps", /"Meeting rooms"/);
   });
 
+  it("robot-maps fleetView: no robot or map id to fill in; deployed, the console's model comes out in the runtime's words", async () => {
+    await add(
+      page,
+      injectInto("pick-view", { type: "robot-maps", operation: "listMaps", serialNumber: "", mapId: "" }, "payload.words.openAlarms"),
+    );
+    await edit("pick-view");
+    assert.equal(await page.isVisible(".robot-maps-row-serialNumber"), true);
+    await page.selectOption("#node-input-operation", "fleetView");
+    assert.equal(await page.isVisible(".robot-maps-row-serialNumber"), false, "the whole account's: no robot to name");
+    assert.equal(await page.isVisible(".robot-maps-row-mapId"), false);
+    await page.click("#node-dialog-ok");
+    await deployAndInject("pick-view", /Open alarms/);
+  });
+
   // Left undeployed (its task fields stay empty): it comes after the tests that deploy.
   it("robot-site-task: the site and floor of a site task come from the robot's site (id with name, floor with index)", async () => {
     await add(page, [

@@ -5,6 +5,7 @@
  */
 import { RobotClient, type RobotClientOptions } from "../../src/api/client";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator, type SimulatorOptions } from "../../src/simulator";
+import { waitFor } from "./push-receiver";
 import { useRecordingServer, type RecordingServer } from "./recording-server";
 
 export function useClientOnRecordingServer(options: Omit<RobotClientOptions, "baseUrl">): {
@@ -35,4 +36,19 @@ export function useClientOnSimulator(options: SimulatorOptions = {}): {
     await context.simulator.close();
   });
   return context;
+}
+
+/** Starts task `task` of map `map` on the simulated robot through the cloud's command, and waits until the robot runs it. */
+export async function runTaskOn(simulator: RunningSimulator, serialNumber: string, task: string, map: string): Promise<void> {
+  const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 0 } });
+  try {
+    await client.submitCommand({
+      serialNumber,
+      remoteTaskCommandType: "START_TASK",
+      commandParameter: { startTaskParameter: { cleaningMode: "__middle_cleaning", task: { name: task, map, loop: false, loopCount: 1 } } },
+    });
+    await waitFor(() => simulator.state.robot(serialNumber)?.taskState === "RUNNING", `${serialNumber} to run ${task}`, 10_000);
+  } finally {
+    client.close();
+  }
 }

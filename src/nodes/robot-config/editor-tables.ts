@@ -41,7 +41,7 @@ export function editorTables() {
       wholeNumbers: WHOLE_NUMBER_FIELDS,
       bodySources: [...BODY_SOURCES],
     },
-    maps: { operations: [...MAP_OPERATIONS], needMap: MAP_OPERATIONS.filter((operation) => operation !== "listMaps") },
+    maps: { operations: [...MAP_OPERATIONS], needMap: MAP_OPERATIONS.filter((operation) => operation !== "listMaps" && operation !== "fleetView") },
     status: {
       operations: [...STATUS_OPERATIONS],
       needSerialNumber: ["status", "taskReports"],

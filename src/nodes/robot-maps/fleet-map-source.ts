@@ -74,7 +74,7 @@ export async function fleetMapSource(client: RobotClient, request: FleetMapReque
 }
 
 /** The map's image, once per map id and version for the account; a failed download is not kept. */
-function pictureOf(client: RobotClient, serialNumber: string, entry: { mapId: string; mapName: string; mapVersion: string }, options: CallOptions): Promise<MapPicture> {
+export function pictureOf(client: RobotClient, serialNumber: string, entry: { mapId: string; mapName: string; mapVersion: string }, options: CallOptions): Promise<MapPicture> {
   let pictures = picturesOf.get(client);
   if (!pictures) picturesOf.set(client, (pictures = new Map<string, Promise<MapPicture>>()));
   const key = `${entry.mapId}\u0000${entry.mapVersion}`;

@@ -1,10 +1,10 @@
 /**
  * robot-maps: lists a robot's maps (C2), reads the sub-areas of one map (C1),
  * fetches a map's image (the map endpoint's pre-signed PNG), or draws a floor
- * with every robot on it (fleetMap, an SVG). msg.payload becomes the
+ * with every robot on it (fleetMap, an SVG), or gives the operator console's
+ * model of the whole fleet (fleetView). msg.payload becomes the
  * envelope's data on code 0; any other code is an error that names the code.
  */
-import { CHARGING_POINT } from "../../api/cloud/commands";
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../../api/client";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
@@ -15,10 +15,14 @@ import { handleRobotInput, type RobotCall } from "../shared/robot-input";
 import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
 import { isPlainObject } from "../shared/plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
-import { mapIdOf, navigationMarks, placeRobots, renderFleetMap, withAlarms, type FleetMapWords, type PlacedRobot, type UnplacedRobot } from "./fleet-map";
-import { fleetMapSource, listedMap, type FleetMapRequest, type FleetMapSource } from "./fleet-map-source";
+import type { PlacedRobot, UnplacedRobot } from "./fleet-map";
+import { alarmText, drawFleetMap, type FleetMapResult } from "./fleet-map-draw";
+import { fleetMapSource, listedMap, type FleetMapRequest } from "./fleet-map-source";
+import { fleetView, type FleetView } from "./fleet-view";
+import { gatherFleetView } from "./fleet-view-source";
 import { MAP_OPERATIONS, type MapOperation } from "./table";
 
+export { drawFleetMap, type FleetMapResult } from "./fleet-map-draw";
 
 export interface RobotMapsProperties extends NodeDef, SerialNumberSetting {
   robot: string;
@@ -33,15 +37,7 @@ export interface MapImageResult {
   map: { mapId: string; mapName: string; mapVersion: string | number };
 }
 
-/** fleetMap's answer: the SVG, and what it shows as data. */
-export interface FleetMapResult {
-  svg: string;
-  map: { mapId: string; mapName: string; mapVersion: string; width: number; height: number };
-  robots: PlacedRobot[];
-  unplaced: UnplacedRobot[];
-}
-
-type MapsResult = MapList | Subareas | MapImageResult | FleetMapResult;
+type MapsResult = MapList | Subareas | MapImageResult | FleetMapResult | FleetView;
 
 function isImage(result: MapsResult): result is MapImageResult {
   return "image" in result;
@@ -51,31 +47,8 @@ function isFleetMap(result: MapsResult): result is FleetMapResult {
   return "svg" in result;
 }
 
-/** The picture's words in the runtime's language. */
-function fleetMapWords(t: Translate): FleetMapWords {
-  return {
-    state: (state) => t(`fleetMap.states.${state}`),
-    goingTo: (point) => (point === CHARGING_POINT ? t("fleetMap.toCharger") : t("fleetMap.goingTo", { point })),
-    reason: (reason) => t(`fleetMap.reasons.${reason}`),
-    title: (mapName, robots) => t(robots === 1 ? "fleetMap.titleOne" : "fleetMap.title", { map: mapName, count: robots }),
-    unplacedHeading: t("fleetMap.unplaced"),
-    alarm: t("fleetMap.alarm"),
-  };
-}
-
-/** Draws the floor `source` shows, with the robots its statuses put on it, ringed where `alarms` names them. */
-export function drawFleetMap(source: FleetMapSource, t: Translate, alarms: ReadonlyMap<string, string> = new Map()): FleetMapResult {
-  const { picture } = source;
-  const found = placeRobots(source.statuses, picture.mapId, picture.height);
-  const placed = withAlarms(found.placed, alarms);
-  const unplaced = withAlarms(found.unplaced, alarms);
-  const marks = mapIdOf(source.anchor) === picture.mapId ? navigationMarks(source.anchor, picture.height) : [];
-  return {
-    svg: renderFleetMap(picture, placed, unplaced, marks, fleetMapWords(t)),
-    map: { mapId: picture.mapId, mapName: picture.mapName, mapVersion: source.mapVersion, width: picture.width, height: picture.height },
-    robots: placed,
-    unplaced,
-  };
+function isFleetView(result: MapsResult): result is FleetView {
+  return "floors" in result;
 }
 
 /** The account's open alarms as fleetMap's rings: the most severe per robot, "H6 Brush motor stalled". */
@@ -84,8 +57,7 @@ export function accountAlarmsOf(accountKey: string): Map<string, string> {
   const open = alarmsOfAccount(accountKey);
   for (const { serialNumber } of open.list()) {
     if (rings.has(serialNumber)) continue;
-    const alarm = open.highestOf(serialNumber)!;
-    rings.set(serialNumber, [alarm.level?.code, alarm.name ?? alarm.code].filter((part) => part !== undefined).join(" "));
+    rings.set(serialNumber, alarmText(open.highestOf(serialNumber)!));
   }
   return rings;
 }
@@ -119,6 +91,10 @@ export function alarmsOf(value: unknown): Map<string, string> {
 export function mapsStatusText(data: MapsResult, t: Translate): string {
   if (Array.isArray(data)) return t(data.length === 1 ? "status.oneMap" : "status.maps", { count: data.length });
   if (isImage(data)) return t("status.image", { size: Math.max(1, Math.round(data.image.data.length / 1024)) });
+  if (isFleetView(data)) {
+    const alarms = data.alarms.open.length;
+    return t(alarms === 0 ? "status.view" : "status.viewWithAlarms", { floors: data.floors.length, robots: data.robots.length, alarms });
+  }
   if (isFleetMap(data)) return t(data.robots.length === 1 ? "status.oneRobotOnMap" : "status.robotsOnMap", { map: data.map.mapName, count: data.robots.length });
   const count = data.subareas.partitions.length;
   return t(count === 1 ? "status.oneArea" : "status.areas", { count });
@@ -165,6 +141,8 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
   async function fetchMaps(call: RobotCall): Promise<MapsResult> {
     const { client, options } = call;
     const operation = chooseSetting(call.input, "operation", config.operation, MAP_OPERATIONS);
+    // The whole account's fleet: no robot or map to name.
+    if (operation === "fleetView") return fleetView(await gatherFleetView(client, call.input.statuses, options), t);
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
     const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);

@@ -1,0 +1,312 @@
+/**
+ * robot-maps' fleetView: the operator console's model. From the account's
+ * last statuses, its open alarms and the jobs holding its robots, it decides
+ * everything the console shows: each robot's state in words and colour, its
+ * task's progress, the actions its state allows, what its pickers offer, the
+ * floors with their counts and pictures, and every fixed word, in the
+ * runtime's language. Pure: the node gathers (fleet-view-source.ts), this
+ * decides, the console only displays.
+ */
+import type { JobWork } from "../../api/jobs/dispatch";
+import type { JobRecord } from "../../api/jobs/job-book";
+import { severityOf, type OpenAlarm } from "../../api/pushes/open-alarms";
+import { allowedActions, type RobotAction } from "../../api/watching/robot-actions";
+import type { KeptStatus } from "../../api/watching/fleet-statuses";
+import { mapNameOf, numberOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
+import type { Translate } from "../shared/i18n";
+import { isPlainObject } from "../shared/plain-data";
+import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState } from "./fleet-map";
+import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
+
+/** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
+export type ConsoleAction = RobotAction | "cancelJob";
+export const CONSOLE_ACTIONS: readonly ConsoleAction[] = ["startTask", "goTo", "toCharger", "pause", "resume", "stop", "cancelJob"];
+
+/** The job holding a robot, as the view needs it. */
+export interface HeldJob {
+  jobId: string;
+  work: JobWork;
+  /** The job's own name (robot-job's Name setting), when it has one. */
+  name?: string;
+}
+
+export interface FleetViewInput {
+  statuses: readonly KeptStatus[];
+  /** Each floor's image, by map id (a floor without one is drawn with none: its svg is empty). */
+  pictures: ReadonlyMap<string, MapPicture & { mapVersion: string }>;
+  /** For a floor whose statuses carry no navigation points: a status of a robot on it that does. */
+  navigation?: ReadonlyMap<string, Record<string, unknown>>;
+  alarms: readonly OpenAlarm[];
+  shift?: readonly unknown[];
+  /** Serial number → the job holding it. */
+  jobs: ReadonlyMap<string, HeldJob>;
+  now: Date;
+}
+
+export interface ViewTask {
+  name: string;
+  progress?: number;
+  timeRemaining?: number;
+  text: string;
+}
+
+export interface ViewRobot {
+  serialNumber: string;
+  name: string;
+  mapId?: string;
+  mapName?: string;
+  online: boolean;
+  state: MarkerState;
+  stateText: string;
+  colour: string;
+  battery: number | null;
+  charging: boolean;
+  task?: ViewTask;
+  job?: { jobId: string; text: string };
+  alarm?: { level: string; text: string };
+  alarms: number;
+  actions: { action: ConsoleAction; label: string }[];
+  tasks: string[];
+  points: string[];
+  updatedAt: string;
+}
+
+export interface ViewFloor {
+  mapId: string;
+  mapName: string;
+  robots: number;
+  alarms: number;
+  svg: string;
+}
+
+export type ViewAlarm = OpenAlarm & { robotName: string; levelText: string; since: string; mapName?: string; floorId?: string };
+
+export interface FleetView {
+  at: string;
+  floors: ViewFloor[];
+  robots: ViewRobot[];
+  alarms: { open: ViewAlarm[]; shift: unknown[] };
+  words: Record<string, unknown>;
+}
+
+/** The fixed words a console shows, by key (nodes/locales/<lang>/robot-maps.json, robot-maps.view.words). */
+export const VIEW_WORDS = [
+  "robot",
+  "state",
+  "battery",
+  "task",
+  "job",
+  "alarm",
+  "actions",
+  "floor",
+  "floors",
+  "allFloors",
+  "robots",
+  "openAlarms",
+  "shift",
+  "level",
+  "since",
+  "where",
+  "noAlarm",
+  "noRobots",
+  "acknowledge",
+  "acknowledged",
+  "by",
+  "recovered",
+  "sent",
+  "charging",
+  "chooseTask",
+  "choosePoint",
+  "nearestFree",
+] as const;
+
+/** The levels an open alarm can have (H2-H7; H0 and H1 are no alarms), and "unknown" for one the package could not read. */
+const LEVEL_CODES = ["H2", "H3", "H4", "H5", "H6", "H7"];
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A task's progress (0-1) and time left (seconds) where the status's executingTask gives them. */
+export function taskProgressOf(status: Record<string, unknown>): { progress?: number; timeRemaining?: number } {
+  const task = isPlainObject(status.executingTask) ? status.executingTask : undefined;
+  const progress = numberOf(task?.progress);
+  const timeRemaining = numberOf(task?.timeRemaining);
+  return {
+    ...(progress !== undefined ? { progress: Math.min(1, Math.max(0, progress)) } : {}),
+    ...(timeRemaining !== undefined ? { timeRemaining: Math.max(0, timeRemaining) } : {}),
+  };
+}
+
+/** "cleaning Lobby", "to charger", "paused: Lobby", "offline": a robot's state as a person reads it. */
+export function stateTextOf(state: MarkerState, reading: StatusReading, t: Translate): string {
+  if (state === "navigating" && reading.navigation?.position) return fleetMapWords(t).goingTo(reading.navigation.position);
+  if ((state === "cleaning" || state === "paused") && reading.taskName) return t(`view.stateWithTask.${state}`, { task: reading.taskName });
+  return t(`fleetMap.states.${state}`);
+}
+
+/** "42 % · 6 min left"; the task's name when its status tells neither. */
+export function taskTextOf(task: { name: string; progress?: number; timeRemaining?: number }, t: Translate): string {
+  const parts: string[] = [];
+  if (task.progress !== undefined) parts.push(t("view.percent", { percent: Math.round(task.progress * 100) }));
+  if (task.timeRemaining !== undefined) {
+    parts.push(task.timeRemaining < 60 ? t("view.underAMinuteLeft") : t("view.minutesLeft", { minutes: Math.round(task.timeRemaining / 60) }));
+  }
+  return parts.length > 0 ? parts.join(" · ") : task.name;
+}
+
+/** What a job does, in words: its own name, else its task, area or point. */
+export function jobTextOf(job: HeldJob, t: Translate): string {
+  if (job.name) return job.name;
+  const { work } = job;
+  if (work.kind === "task") return t("view.jobOf.task", { task: work.task });
+  if (work.kind === "area") return t("view.jobOf.area", { area: work.area });
+  return fleetMapWords(t).goingTo(work.point);
+}
+
+export function levelTextOf(alarm: OpenAlarm, t: Translate): string {
+  const code = alarm.level?.code;
+  return t(`view.levels.${code !== undefined && LEVEL_CODES.includes(code) ? code : "unknown"}`);
+}
+
+/** The actions a console offers for a robot: what its state allows, and cancelling the job that holds it. */
+export function consoleActionsOf(reading: StatusReading, held: boolean, t: Translate): { action: ConsoleAction; label: string }[] {
+  const actions: ConsoleAction[] = [...allowedActions(reading), ...(held ? (["cancelJob"] as const) : [])];
+  return actions.map((action) => ({ action, label: t(`view.actions.${action}`) }));
+}
+
+/** The names of the tasks a status offers on map `mapId` (the v1 status's executableTasks). */
+export function executableTaskNames(status: Record<string, unknown>, mapId: string | undefined): string[] {
+  if (!Array.isArray(status.executableTasks)) return [];
+  const names: string[] = [];
+  for (const task of status.executableTasks as unknown[]) {
+    if (!isPlainObject(task) || typeof task.name !== "string" || task.name === "") continue;
+    const onMap = isPlainObject(task.map) && typeof task.map.id === "string" ? task.map.id : undefined;
+    if (onMap === undefined || mapId === undefined || onMap === mapId) names.push(task.name);
+  }
+  return names;
+}
+
+const hasNavigationPoints = (status: Record<string, unknown>) => navigationMarks(status, 0).length > 0;
+
+/** The navigation points of a floor: from a status of a robot on it that carries them, else the one gathered for it. */
+function floorAnchor(onFloor: readonly Record<string, unknown>[], gathered: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  return onFloor.find(hasNavigationPoints) ?? (gathered && mapIdOf(gathered) === mapIdOf(onFloor[0]!) ? gathered : undefined);
+}
+
+/** Every fixed word of the console, in the runtime's language. */
+export function viewWords(t: Translate): Record<string, unknown> {
+  const words: Record<string, unknown> = {};
+  for (const key of VIEW_WORDS) words[key] = t(`view.words.${key}`);
+  words.states = Object.fromEntries(MARKER_STATES.map((state) => [state, t(`fleetMap.states.${state}`)]));
+  words.actions = Object.fromEntries(CONSOLE_ACTIONS.map((action) => [action, t(`view.actions.${action}`)]));
+  words.levels = Object.fromEntries([...LEVEL_CODES, "unknown"].map((code) => [code, t(`view.levels.${code}`)]));
+  return words;
+}
+
+/** The console's model of the fleet (see the file's head). */
+export function fleetView(input: FleetViewInput, t: Translate): FleetView {
+  const openOf = new Map<string, OpenAlarm[]>();
+  for (const alarm of input.alarms) {
+    const ofRobot = openOf.get(alarm.serialNumber);
+    if (ofRobot) ofRobot.push(alarm);
+    else openOf.set(alarm.serialNumber, [alarm]);
+  }
+  const floorStatuses = new Map<string, { mapName: string; statuses: Record<string, unknown>[] }>();
+  const robots: ViewRobot[] = [];
+  for (const { status, at, reading, serialNumber } of latestOfEach(input.statuses)) {
+    const robot = viewRobot(status, { ...reading, serialNumber }, at, input, openOf.get(serialNumber) ?? [], t);
+    robots.push(robot);
+    if (robot.mapId !== undefined) {
+      const floor = floorStatuses.get(robot.mapId) ?? { mapName: robot.mapName ?? robot.mapId, statuses: [] };
+      floor.statuses.push(status);
+      floorStatuses.set(robot.mapId, floor);
+    }
+  }
+  robots.sort((a, b) => compareText(a.name, b.name) || compareText(a.serialNumber, b.serialNumber));
+  const robotBySerial = new Map(robots.map((robot) => [robot.serialNumber, robot]));
+  // Each floor's navigation points, for the pickers of robots whose own status has none (the v1 status).
+  const anchors = new Map([...floorStatuses].map(([mapId, floor]) => [mapId, floorAnchor(floor.statuses, input.navigation?.get(mapId))]));
+  for (const robot of robots) {
+    if (robot.points.length === 0 && robot.mapId !== undefined) robot.points = pointNames(anchors.get(robot.mapId));
+  }
+  const rings = new Map(robots.flatMap((robot) => (robot.alarm ? [[robot.serialNumber, robot.alarm.text] as const] : [])));
+  const floors: ViewFloor[] = [...floorStatuses].map(([mapId, floor]) => {
+    const picture = input.pictures.get(mapId);
+    const anchor = anchors.get(mapId) ?? floor.statuses[0]!;
+    const svg = picture ? drawFleetMap({ picture, statuses: floor.statuses, anchor, mapVersion: picture.mapVersion }, t, rings).svg : "";
+    const onFloor = robots.filter((robot) => robot.mapId === mapId);
+    return { mapId, mapName: floor.mapName, robots: onFloor.length, alarms: onFloor.reduce((sum, robot) => sum + robot.alarms, 0), svg };
+  });
+  floors.sort((a, b) => compareText(a.mapName, b.mapName) || compareText(a.mapId, b.mapId));
+  const open = input.alarms.map((alarm): ViewAlarm => {
+    const robot = robotBySerial.get(alarm.serialNumber);
+    const mapName = alarm.mapName ?? robot?.mapName;
+    // The floor the alarm is on: the robot's, unless the incident names another map.
+    const floorId = robot?.mapId !== undefined && (alarm.mapName === undefined || alarm.mapName === robot.mapName) ? robot.mapId : undefined;
+    return {
+      ...alarm,
+      robotName: robot?.name ?? alarm.serialNumber,
+      levelText: levelTextOf(alarm, t),
+      since: alarm.raisedAt,
+      ...(mapName !== undefined ? { mapName } : {}),
+      ...(floorId !== undefined ? { floorId } : {}),
+    };
+  });
+  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift: [...(input.shift ?? [])] }, words: viewWords(t) };
+}
+
+/** One status per robot, the latest read (msg.statuses may name a robot twice); statuses without a serial number are left out. */
+function latestOfEach(statuses: readonly KeptStatus[]): Array<KeptStatus & { reading: StatusReading; serialNumber: string }> {
+  const latest = new Map<string, KeptStatus & { reading: StatusReading; serialNumber: string }>();
+  for (const kept of statuses) {
+    const reading = readStatus(kept.status);
+    const { serialNumber } = reading;
+    if (serialNumber === undefined) continue;
+    const known = latest.get(serialNumber);
+    if (!known || known.at <= kept.at) latest.set(serialNumber, { ...kept, reading, serialNumber });
+  }
+  return [...latest.values()];
+}
+
+function pointNames(status: Record<string, unknown> | undefined): string[] {
+  return status ? navigationMarks(status, 0).map((mark) => mark.name) : [];
+}
+
+function viewRobot(status: Record<string, unknown>, reading: StatusReading & { serialNumber: string }, at: number, input: FleetViewInput, open: readonly OpenAlarm[], t: Translate): ViewRobot {
+  const { serialNumber } = reading;
+  const state = markerStateOf(reading);
+  const mapName = mapNameOf(status);
+  const held = input.jobs.get(serialNumber);
+  const highest = open.reduce<OpenAlarm | undefined>((top, alarm) => (!top || severityOf(alarm) > severityOf(top) ? alarm : top), undefined);
+  // A task the status still names once the robot is idle again is over.
+  const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(status) } : undefined;
+  return {
+    serialNumber,
+    name: reading.displayName ?? serialNumber,
+    ...(reading.mapId !== undefined ? { mapId: reading.mapId } : {}),
+    ...(mapName !== undefined ? { mapName } : {}),
+    online: reading.online !== false,
+    state,
+    stateText: stateTextOf(state, reading, t),
+    colour: STATE_COLOURS[state],
+    battery: reading.battery ?? null,
+    charging: reading.charging === true,
+    ...(task ? { task: { ...task, text: taskTextOf(task, t) } } : {}),
+    ...(held ? { job: { jobId: held.jobId, text: jobTextOf(held, t) } } : {}),
+    ...(highest ? { alarm: { level: highest.level?.code ?? "", text: alarmText(highest) } } : {}),
+    alarms: open.length,
+    actions: consoleActionsOf(reading, held !== undefined, t),
+    tasks: executableTaskNames(status, reading.mapId),
+    points: hasNavigationPoints(status) ? pointNames(status) : [],
+    updatedAt: new Date(at).toISOString(),
+  };
+}
+
+/** The jobs holding the account's robots (a started job holds its robot until it ends). */
+export function heldJobs(jobs: Iterable<JobRecord>): Map<string, HeldJob> {
+  const held = new Map<string, HeldJob>();
+  for (const job of jobs) {
+    if (job.phase === "waiting" || job.serialNumber === undefined) continue;
+    held.set(job.serialNumber, { jobId: job.jobId, work: job.work, ...(job.settings.name !== undefined ? { name: job.settings.name } : {}) });
+  }
+  return held;
+}
