@@ -97,7 +97,8 @@ export const VIEW_WORDS = [
   "task",
   "job",
   "alarm",
-  "actions",
+  // The column's heading; words.actions is each action's label.
+  "actionsHeading",
   "floor",
   "floors",
   "allFloors",
@@ -118,7 +119,25 @@ export const VIEW_WORDS = [
   "chooseTask",
   "choosePoint",
   "nearestFree",
+  "operator",
+  "operatorPlaceholder",
+  "zoomIn",
+  "zoomOut",
+  "fit",
+  "clickPointSelected",
+  "clickPointNearest",
+  "sinceTime",
+  "acknowledgedBy",
+  "recoveredAt",
+  "sending",
+  "done",
+  "todayWork",
+  "updatedAt",
 ] as const;
+
+/** How a job ends and what it reports on its way (robot-job's outcomes and progress events), as a console tells them. */
+const JOB_OUTCOMES = ["completed", "stoppedByHand", "error", "failedToStart", "cancelled", "unknown"] as const;
+const JOB_EVENTS = ["assigned", "started", "progress", "retrying", "waiting"] as const;
 
 /** The levels an open alarm can have (H2-H7; H0 and H1 are no alarms), and "unknown" for one the package could not read. */
 const LEVEL_CODES = ["H2", "H3", "H4", "H5", "H6", "H7"];
@@ -199,6 +218,8 @@ export function viewWords(t: Translate): Record<string, unknown> {
   words.states = Object.fromEntries(MARKER_STATES.map((state) => [state, t(`fleetMap.states.${state}`)]));
   words.actions = Object.fromEntries(CONSOLE_ACTIONS.map((action) => [action, t(`view.actions.${action}`)]));
   words.levels = Object.fromEntries([...LEVEL_CODES, "unknown"].map((code) => [code, t(`view.levels.${code}`)]));
+  words.outcomes = Object.fromEntries(JOB_OUTCOMES.map((outcome) => [outcome, t(`view.outcomes.${outcome}`)]));
+  words.jobEvents = Object.fromEntries(JOB_EVENTS.map((event) => [event, t(`view.jobEvents.${event}`)]));
   return words;
 }
 
