@@ -6,28 +6,9 @@
  */
 import assert from "node:assert/strict";
 import net from "node:net";
-import WebSocket from "ws";
+import { statusesOf } from "../support/comms";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
-
-/** The last status of every node, as the editor at `url` is told of them (Node-RED's comms, status/#). */
-async function statusesOf(url: string, waitMs = 3000): Promise<Map<string, string>> {
-  const comms = new WebSocket(`${url.replace(/^http/, "ws")}/comms`);
-  const statuses = new Map<string, string>();
-  await new Promise((resolve, reject) => {
-    comms.once("open", resolve);
-    comms.once("error", reject);
-  });
-  comms.on("message", (data: Buffer) => {
-    for (const event of JSON.parse(data.toString()) as Array<{ topic: string; data: { text?: string } }>) {
-      if (event.topic.startsWith("status/")) statuses.set(event.topic.slice("status/".length), event.data.text ?? "");
-    }
-  });
-  comms.send(JSON.stringify({ subscribe: "status/#" }));
-  await new Promise((resolve) => setTimeout(resolve, waitMs));
-  comms.close();
-  return statuses;
-}
 
 const WATCHING_NODES = ["fleetwatch-status", "fleetdash-watch"];
 

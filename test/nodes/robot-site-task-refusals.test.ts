@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { TEMP_TASK_REFUSALS } from "../../src/api/errors";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { statusesOf } from "../support/comms";
 import { packageRoot, startNodeRed, type RunningNodeRed } from "../support/editor";
 import { robotSiteTaskNode } from "../support/fixtures";
 import { waitFor } from "../support/push-receiver";
@@ -57,6 +58,9 @@ describe("robot-site-task: refusal codes in words", function () {
           { id: "config", type: "robot-config", baseUrl: simulator.url, authMode: "token" },
           { id: "go", type: "inject", z: "t1", props: [{ p: "payload" }], payload: JSON.stringify(body), payloadType: "json", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["site"]] },
           { ...robotSiteTaskNode("site", { operation: "sendTempTask", bodyFrom: "payload" }), z: "t1", wires: [[]] },
+          // A status read: its task state under the node, in Chinese.
+          { id: "read", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["state"]] },
+          { ...robotSiteTaskNode("state", { operation: "status", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
         ],
         { config: { token: DEMO_TOKEN } },
         { lang: "zh-CN" },
@@ -72,6 +76,11 @@ describe("robot-site-task: refusal codes in words", function () {
       await waitFor(() => nodeRed.output().includes("2010100009"), "the refusal in Node-RED's log", 30_000);
       const line = nodeRed.output().split("\n").find((text) => text.includes("2010100009"))!;
       assert.match(line, /sendTempTask: 机器人拒绝了临时任务（cmdResultCode 2010100009：任务参数被拒绝（最常见的原因是 areaId 错误，或机器人不支持该清洁模式））/);
+    });
+
+    it("shows a status read's task state in Chinese under the node", async () => {
+      const statuses = await statusesOf(nodeRed.url);
+      assert.match(statuses.get("state") ?? "", /^空闲 \d+%$/, JSON.stringify([...statuses]));
     });
   });
 });

@@ -40,12 +40,20 @@ function fill(text: string, params: Record<string, string | number> = {}): strin
 }
 
 /**
- * Texts of one catalogue in the runtime's language. Where the runtime has no
- * catalogue to offer (node-red-node-test-helper's RED._ answers with the key;
- * an embedding without i18n), the English catalogue is read from disk, so a
- * status is never a bare key.
+ * Texts of one catalogue in the runtime's language; a key the catalogue lacks
+ * is looked up in the shared one (words every node shows, such as a task
+ * state's). Where the runtime has no catalogue to offer
+ * (node-red-node-test-helper's RED._ answers with the key; an embedding
+ * without i18n), the English catalogue is read from disk, so a status is
+ * never a bare key.
  */
 export function translator(RED: NodeAPI, catalogue: string): Translate {
+  const own = catalogueText(RED, catalogue);
+  const shared = catalogue === SHARED_CATALOGUE ? undefined : catalogueText(RED, SHARED_CATALOGUE);
+  return (shortKey, params) => own(shortKey, params) ?? shared?.(shortKey, params) ?? `${catalogue}.${shortKey}`;
+}
+
+function catalogueText(RED: NodeAPI, catalogue: string): (shortKey: string, params?: Record<string, string | number>) => string | undefined {
   const namespace = `${MODULE_NAME}/${catalogue}`;
   return (shortKey, params) => {
     // Node-RED's convention: a catalogue's keys sit under its own name ({"robot-maps": {"status": ...}}).
@@ -59,6 +67,6 @@ export function translator(RED: NodeAPI, catalogue: string): Translate {
     }
     if (typeof text === "string" && text !== full && text !== key) return text;
     const fallback = englishText(catalogue, key);
-    return fallback === undefined ? key : fill(fallback, params);
+    return fallback === undefined ? undefined : fill(fallback, params);
   };
 }

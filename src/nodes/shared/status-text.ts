@@ -10,7 +10,15 @@ export function shorten(text: string, max = 32): string {
 
 /** What a robot's status read shows, the same in robot-status and robot-site-task: "RUNNING 87%": the task state (or offline, or just "status read") and the battery when the status gives it. */
 export function robotStatusText(status: Record<string, unknown>, t: Translate): string {
-  const state = firstText(status.taskState) ?? t(status.online === false ? "status.offline" : "status.statusRead");
+  const taskState = firstText(status.taskState);
+  const state = taskState !== undefined ? taskStateWord(taskState, t) : t(status.online === false ? "status.offline" : "status.statusRead");
   const { battery } = readStatus(status);
   return battery === undefined ? state : `${state} ${Math.round(battery)}%`;
+}
+
+/** A task state in the runtime's language (the shared catalogue's taskStates); one the package does not know, as the cloud sent it. */
+export function taskStateWord(taskState: string, t: Translate): string {
+  const key = `taskStates.${taskState}`;
+  const word = t(key);
+  return word.endsWith(key) ? taskState : word;
 }
