@@ -13,7 +13,8 @@
   var definition = {
     category: "robot fleet",
     color: "#7fb7df",
-    inputs: 0,
+    // The input lists and acknowledges the account's alarms; the cloud's pushes come over HTTP.
+    inputs: 1,
     // The third (scheduling tasks) came last, so flows wired to the first two keep their meaning.
     outputs: 3,
     icon: "robot-events.svg",
@@ -33,6 +34,9 @@
     credentials: { appId: { type: "password" } },
     paletteLabel: function () {
       return this._("robot-events.paletteLabel");
+    },
+    inputLabels: function () {
+      return this._("robot-events.inputLabel");
     },
     outputLabels: function (index) {
       return this._("robot-events.outputLabels." + ["incidents", "taskReports", "schedulingTasks"][index]);

@@ -67,15 +67,58 @@ describe("open alarms of an account", () => {
     assert.deepEqual(changes, ["raised a", "acknowledged a", "raised b", "raised c"]);
   });
 
-  it("goes to plain JSON and back, skipping what is not an alarm", () => {
+  it("goes to plain JSON and back, with acknowledgements and the shift's log, skipping what is not an alarm", () => {
     const alarms = new AccountAlarms();
-    alarms.record(incident("R1", "a", true, "H6"));
+    alarms.record(incident("R1", "a", true, "H6", { startTime: Date.now() - 60_000 }));
     alarms.acknowledge("R1", "a", "Bo");
+    alarms.record(incident("R2", "b", true, "H4", { startTime: Date.now() - 30_000 }));
+    alarms.record(incident("R2", "b", false, "H4", { startTime: Date.now() - 30_000 }));
+    const plain = JSON.parse(JSON.stringify(alarms.toPlain())) as { open: unknown[]; shift: unknown[] };
     const copy = new AccountAlarms();
-    copy.restore(JSON.parse(JSON.stringify([...alarms.toPlain(), { serialNumber: 5 }, null])));
+    copy.restore({ open: [...plain.open, { serialNumber: 5 }, null], shift: [...plain.shift, "x"] });
     assert.deepEqual(copy.list(), alarms.list());
+    assert.deepEqual(copy.list()[0]?.acknowledged?.by, "Bo");
+    assert.deepEqual(copy.log(), alarms.log());
+    // Read twice (a restart after a redeploy): the log gains nothing it has.
+    copy.restore(plain);
+    assert.equal(copy.log().length, 2);
     copy.restore("nonsense");
     assert.equal(copy.list().length, 1);
+    // What an earlier version stored: the open alarms as a list.
+    const earlier = new AccountAlarms();
+    earlier.restore(plain.open);
+    assert.deepEqual(earlier.list(), alarms.list());
+  });
+
+  it("keeps the shift: each alarm raised with who acknowledged it when and when it recovered, for 24 hours, open ones longer", () => {
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const at = (hoursAgo: number) => new Date(now - hoursAgo * 3600_000);
+    const alarms = new AccountAlarms(10_000, 3);
+    alarms.record(incident("R1", "old", true, "H5", { startTime: now - 30 * 3600_000 }), at(30));
+    alarms.record(incident("R1", "gone", true, "H5", { startTime: now - 26 * 3600_000 }), at(26));
+    alarms.record(incident("R1", "gone", false, "H5", { startTime: now - 26 * 3600_000, endTime: now - 25 * 3600_000 }), at(25));
+    alarms.record(incident("R2", "today", true, "H6", { startTime: now - 2 * 3600_000 }), at(2));
+    alarms.acknowledge("R2", "today", "Ana", at(1));
+    alarms.record(incident("R2", "today", false, "H6", { startTime: now - 2 * 3600_000, endTime: now - 1800_000 }), at(0.5));
+    assert.deepEqual(
+      alarms.log(new Date(now)).map((entry) => [entry.incidentId, entry.acknowledged?.by, entry.recoveredAt]),
+      [
+        // Raised 30 hours ago and still open: kept; recovered a day ago: gone.
+        ["old", undefined, undefined],
+        ["today", "Ana", new Date(now - 1800_000).toISOString()],
+      ],
+    );
+    assert.deepEqual(
+      alarms.list().map((alarm) => alarm.incidentId),
+      ["old"],
+      "the log keeps what the open list no longer has",
+    );
+    // Past its size the oldest goes, open or not.
+    for (const id of ["x", "y", "z"]) alarms.record(incident("R3", id, true, "H4", { startTime: now - 60_000 }), new Date(now));
+    assert.deepEqual(
+      alarms.log(new Date(now)).map((entry) => entry.incidentId),
+      ["x", "y", "z"],
+    );
   });
 
   it("is one object per account for the life of the process, another for another account", () => {

@@ -356,10 +356,11 @@ describe("pushes: the receiver", () => {
     assert.equal(last.status === 200 && last.openAlarmsOfRobot, PUSH_MEMORY - 1);
   });
 
-  it("neither sends nor counts an alarm below the minimum level", () => {
+  it("neither sends nor counts an alarm below the minimum level, but holds it back for the account", () => {
     const receiver = new PushReceiver({ appId: APP_ID, minLevelRank: 4 });
     const below = receiver.receive(incident("low", 1, { incidentLevel: "H3" }));
-    assert.deepEqual(below, { status: 200, belowMinimum: true });
+    assert.ok(below.status === 200 && below.belowMinimum && below.push === undefined);
+    assert.equal(below.heldBack?.kind === "incident" && below.heldBack.event.incidentId, "low");
     const above = receiver.receive(incident("high", 1, { incidentLevel: "H5" }));
     assert.equal(above.status === 200 && above.openAlarmsOfRobot, 1);
     assert.equal(receiver.openAlarmCount, 1);
@@ -381,7 +382,8 @@ describe("pushes: the receiver", () => {
     }
     assert.equal(receiver.openAlarmCount, 0);
     const filtered = new PushReceiver({ appId: APP_ID, minLevelRank: 1 });
-    assert.deepEqual(filtered.receive(incident("n", 1, { incidentLevel: 0 })), { status: 200, belowMinimum: true });
+    const dropped = filtered.receive(incident("n", 1, { incidentLevel: 0 }));
+    assert.ok(dropped.status === 200 && dropped.belowMinimum && dropped.push === undefined && dropped.heldBack !== undefined);
   });
 
   it("counts a re-raised alarm once, for the robot too", () => {

@@ -11,6 +11,9 @@ import type { IncidentEvent } from "./pushes";
 
 /** Alarms kept at most per account; past this the oldest raised is forgotten. */
 export const MAX_OPEN_ALARMS = 10_000;
+/** The shift's log: alarms raised in the last 24 hours (and any still open), at most this many. */
+export const SHIFT_LOG_MS = 24 * 3600_000;
+export const MAX_SHIFT_LOG = 2000;
 const FIRST_ALARM_RANK = 2;
 
 export interface OpenAlarm {
@@ -30,6 +33,15 @@ export interface OpenAlarm {
 
 export type AlarmChange = { kind: "raised" | "recovered" | "acknowledged"; alarm: OpenAlarm };
 
+/** An alarm of the shift: as it was raised, who acknowledged it when, and when its robot recovered. */
+export type AlarmLogEntry = OpenAlarm & { recoveredAt?: string };
+
+/** What toPlain gives and restore takes: the open alarms and the shift's log. */
+export interface PlainAlarms {
+  open: OpenAlarm[];
+  shift: AlarmLogEntry[];
+}
+
 /** The rank an alarm counts at when comparing severity: an unreadable level counts as the highest. */
 export function severityOf(alarm: OpenAlarm): number {
   return alarm.level?.rank ?? 7;
@@ -42,9 +54,14 @@ const text = (value: unknown) =>
 export class AccountAlarms {
   /** In the order raised: the first is the oldest. */
   private readonly open = new Map<string, OpenAlarm>();
+  /** The shift's log, oldest raised first; an open alarm's entry is the one kept in `open` under the same key. */
+  private readonly shift: AlarmLogEntry[] = [];
   private readonly listeners = new Set<(change: AlarmChange) => void>();
 
-  constructor(private readonly capacity = MAX_OPEN_ALARMS) {}
+  constructor(
+    private readonly capacity = MAX_OPEN_ALARMS,
+    private readonly logCapacity = MAX_SHIFT_LOG,
+  ) {}
 
   /** What an incident push changes: an alarm raised or recovered; undefined when it changes nothing. */
   record(event: IncidentEvent, now: Date = new Date()): AlarmChange | undefined {
@@ -57,6 +74,8 @@ export class AccountAlarms {
       const alarm = this.open.get(key);
       if (!alarm) return undefined;
       this.open.delete(key);
+      const logged = this.logEntryOf(alarm);
+      if (logged) logged.recoveredAt = event.endTimeIso ?? now.toISOString();
       return this.changed({ kind: "recovered", alarm });
     }
     const known = this.open.get(key);
@@ -77,6 +96,8 @@ export class AccountAlarms {
     }
     this.open.set(key, alarm);
     if (this.open.size > this.capacity) this.open.delete(this.open.keys().next().value!);
+    this.shift.push({ ...alarm });
+    this.trimLog(now);
     return this.changed({ kind: "raised", alarm });
   }
 
@@ -85,8 +106,16 @@ export class AccountAlarms {
     const alarm = this.open.get(keyOf(serialNumber, incidentId));
     if (!alarm) return undefined;
     alarm.acknowledged = { by, at: now.toISOString() };
+    const logged = this.logEntryOf(alarm);
+    if (logged) logged.acknowledged = alarm.acknowledged;
     this.changed({ kind: "acknowledged", alarm });
     return alarm;
+  }
+
+  /** The shift: every alarm raised in the last 24 hours and every one still open, oldest raised first, with its acknowledgement and recovery. */
+  log(now: Date = new Date()): AlarmLogEntry[] {
+    this.trimLog(now);
+    return this.shift.map((entry) => ({ ...entry }));
   }
 
   /** Every open alarm, oldest raised first. */
@@ -113,25 +142,64 @@ export class AccountAlarms {
     return () => this.listeners.delete(listener);
   }
 
-  /** Plain JSON, for a context store. */
-  toPlain(): OpenAlarm[] {
-    return this.list().map((alarm) => ({ ...alarm }));
+  /** Plain JSON, for a context store: the open alarms with their acknowledgements, and the shift's log. */
+  toPlain(): PlainAlarms {
+    return { open: this.list().map((alarm) => ({ ...alarm })), shift: this.log() };
   }
 
-  /** Takes back what toPlain gave (read from a context store), skipping what is not an alarm; alarms already open stay. */
+  /**
+   * Takes back what toPlain gave (read from a context store; a list of open
+   * alarms as an earlier version wrote it), skipping what is not an alarm;
+   * alarms already open stay, and the log gains only entries it lacks.
+   */
   restore(plain: unknown): void {
-    if (!Array.isArray(plain)) return;
-    for (const entry of plain as Partial<OpenAlarm>[]) {
-      if (typeof entry?.serialNumber !== "string" || typeof entry.incidentId !== "string" || typeof entry.raisedAt !== "string") continue;
+    const stored = Array.isArray(plain) ? { open: plain as unknown[], shift: [] } : isPlain(plain) ? plain : undefined;
+    if (!stored) return;
+    for (const entry of Array.isArray(stored.open) ? stored.open : []) {
+      if (!isAlarm(entry)) continue;
       const key = keyOf(entry.serialNumber, entry.incidentId);
-      if (!this.open.has(key) && this.open.size < this.capacity) this.open.set(key, { ...(entry as OpenAlarm) });
+      if (!this.open.has(key) && this.open.size < this.capacity) this.open.set(key, { ...entry });
     }
+    const logged = new Set(this.shift.map(logKeyOf));
+    for (const entry of Array.isArray(stored.shift) ? stored.shift : []) {
+      if (isAlarm(entry) && !logged.has(logKeyOf(entry))) this.shift.push({ ...(entry as AlarmLogEntry) });
+    }
+    this.shift.sort((a, b) => (a.raisedAt < b.raisedAt ? -1 : a.raisedAt > b.raisedAt ? 1 : 0));
+    this.trimLog(new Date());
+  }
+
+  /** The log's entry of an open alarm: the last one raised under its robot and id. */
+  private logEntryOf(alarm: OpenAlarm): AlarmLogEntry | undefined {
+    for (let index = this.shift.length - 1; index >= 0; index--) {
+      const entry = this.shift[index]!;
+      if (entry.serialNumber === alarm.serialNumber && entry.incidentId === alarm.incidentId) return entry;
+    }
+    return undefined;
+  }
+
+  /** Drops what fell out of the shift: raised over 24 hours ago and no longer open, then the oldest past the log's size. */
+  private trimLog(now: Date): void {
+    const since = new Date(now.getTime() - SHIFT_LOG_MS).toISOString();
+    const kept = this.shift.filter((entry) => entry.raisedAt >= since || this.open.has(keyOf(entry.serialNumber, entry.incidentId)));
+    this.shift.splice(0, this.shift.length, ...kept.slice(Math.max(0, kept.length - this.logCapacity)));
   }
 
   private changed(change: AlarmChange): AlarmChange {
     for (const listener of this.listeners) listener(change);
     return change;
   }
+}
+
+const logKeyOf = (entry: OpenAlarm) => `${keyOf(entry.serialNumber, entry.incidentId)}\u0000${entry.raisedAt}`;
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isAlarm(entry: unknown): entry is OpenAlarm {
+  return (
+    isPlain(entry) && typeof entry.serialNumber === "string" && typeof entry.incidentId === "string" && typeof entry.raisedAt === "string"
+  );
 }
 
 function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {

@@ -22,8 +22,11 @@ export interface PushReceiverOptions {
 export type PushReceipt =
   | { status: 401; error: string }
   | { status: 400; error: string; field: string }
-  /** Answered 200; `push` is what to send on, absent for a repeated delivery or a level below the minimum. */
-  | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; openAlarmsOfRobot?: number };
+  /**
+   * Answered 200; `push` is what to send on, absent for a repeated delivery or a level below the minimum.
+   * `heldBack` is an incident below the minimum: not sent on, but still an alarm of the account.
+   */
+  | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; heldBack?: Push; openAlarmsOfRobot?: number };
 
 /** The last `capacity` keys, each with a value, oldest forgotten first. */
 class RecentKeys<Value = true> {
@@ -137,7 +140,7 @@ export class PushReceiver {
     const rank = event.level?.rank;
     // Below the minimum is neither sent nor counted: the open alarms are those the flow is told of.
     if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
-      return { status: 200, belowMinimum: true };
+      return { status: 200, belowMinimum: true, heldBack: push };
     }
     if ((rank === undefined || rank >= FIRST_ALARM_RANK) && event.incidentId !== undefined) {
       if (event.raised) this.openAlarms.raise(event.serialNumber, String(event.incidentId));

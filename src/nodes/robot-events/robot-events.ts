@@ -4,20 +4,22 @@
  * (httpNodeRoot, with the user's httpNodeMiddleware and httpNodeCors), added on
  * deploy and removed on close. Each push is answered at once; incidents go to
  * output 1, task reports to output 2, scheduling tasks (and pushes of a kind
- * not known) to output 3. No input: the cloud is the only sender.
+ * not known) to output 3. Its input lists and acknowledges the account's
+ * alarms (with a robot-config set), answered on output 1.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import type { PushReceiver } from "../../api/pushes/push-receiver";
 import type { IncidentLevel } from "../../api/cloud/incident-levels";
 import type { Push } from "../../api/pushes/pushes";
-import { RobotApiError, internalError } from "../../api/errors";
-import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { RobotApiError, internalError, invalidInput } from "../../api/errors";
+import { alarmsOfAccount, type AccountAlarms } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/pushes/recent-reports";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
 import { translator, type Translate } from "../shared/i18n";
+import { readAlarmRequest } from "./alarm-requests";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
 import { EVENTS_PATH_RULE, MAX_PUSH_BYTES, eventsPathOf, minLevelOf } from "./table";
 
@@ -112,6 +114,10 @@ class EventsStatus {
 
 function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
   const t = translator(RED, "robot-events");
+  // The account's alarms answer the input whether or not pushes can arrive here (another node may receive them).
+  const account = linkAccount(RED, node, config.robot);
+  answerAlarmRequests(node, account, t);
+  node.on("close", () => account?.close());
   /** A setting the node cannot work with: said under the node, and logged as an error naming the field. */
   const settingProblem = (field: string, text: string) => new RobotApiError({ kind: "invalid_input", field, message: text });
   const refuse = (field: string, key: string, params?: Record<string, string>) => {
@@ -167,7 +173,9 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
         if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
         // Answered before any flow runs: the sender is not kept waiting by what the flow does.
         answer(res, 200, { ok: true });
-        if (receipt.push) account?.(receipt.push);
+        // An incident below Incidents from is not sent on, but is still one of the account's alarms.
+        const recorded = receipt.push ?? receipt.heldBack;
+        if (recorded) account?.record(recorded);
         if (receipt.push) node.send(messagesOf(receipt.push, receipt.openAlarmsOfRobot, t));
         status.changed();
       })
@@ -185,7 +193,6 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     const cors = require("cors") as (options: unknown) => Parameters<typeof addRoute>[3];
     middleware.unshift(cors(settings.httpNodeCors));
   }
-  const account = recordForAccount(RED, node, config.robot);
   const removeRoute = addRoute(app, path, middleware, receive);
   status.draw();
   if (noAppId !== undefined) node.error(settingProblem("appId", noAppId));
@@ -200,12 +207,21 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   });
 }
 
+/** The node's link to its account: where pushes are recorded, and the alarms its input lists and acknowledges. */
+interface AccountLink {
+  record(push: Push): void;
+  alarms: AccountAlarms;
+  close(): void;
+}
+
 /**
  * With a robot-config, what the pushes tell goes to its account: incidents
- * become the account's open alarms (mirrored to this node's context and read
- * back at start), task reports the account's recent reports (for robot-job).
+ * become the account's open alarms, task reports the account's recent reports
+ * (for robot-job). The alarms, their acknowledgements and the shift's log are
+ * mirrored to this node's context at every change (whoever made it) and read
+ * back at start, so a persistent context store carries them across a restart.
  */
-function recordForAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined): ((push: Push) => void) | undefined {
+function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined): AccountLink | undefined {
   if (!configNodeId) return undefined;
   const { client } = lookUpConfig(RED, configNodeId);
   if (!client) return undefined;
@@ -213,10 +229,32 @@ function recordForAccount(RED: NodeAPI, node: Node, configNodeId: string | undef
   const reports = reportsOfAccount(client.accountKey);
   const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
   void mirror.read().then((stored) => alarms.restore(stored));
-  return (push) => {
-    if (push.kind === "taskReport") return reports.record(push.event.serialNumber, push.event);
-    if (push.kind === "incident" && alarms.record(push.event)) mirror.changed();
+  const stopMirroring = alarms.onChange(() => mirror.changed());
+  return {
+    record: (push) => {
+      if (push.kind === "taskReport") reports.record(push.event.serialNumber, push.event);
+      else if (push.kind === "incident") alarms.record(push.event);
+    },
+    alarms,
+    close: stopMirroring,
   };
+}
+
+/** The input: the account's alarms listed, or one acknowledged; the answer (the list after it) on output 1, as msg.pushType "alarms". */
+function answerAlarmRequests(node: Node, account: AccountLink | undefined, t: Translate): void {
+  node.on("input", (msg: NodeMessageInFlow, send: (msg: Array<NodeMessage | null>) => void, done: (error?: Error) => void) => {
+    try {
+      if (!account) throw invalidInput("robot", t("errors.noAccount"));
+      const request = readAlarmRequest(msg);
+      if (request.kind === "acknowledge" && !account.alarms.acknowledge(request.serialNumber, request.incidentId, request.by)) {
+        throw invalidInput("payload.acknowledge.incidentId", `no open alarm ${request.incidentId} of robot ${request.serialNumber}`);
+      }
+      send([Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: account.alarms.toPlain() }), null, null]);
+      done();
+    } catch (error) {
+      done(internalError(error, "robot-events"));
+    }
+  });
 }
 
 export default function registerRobotEvents(RED: NodeAPI): void {

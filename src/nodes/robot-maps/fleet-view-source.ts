@@ -81,5 +81,6 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
     }),
   );
   const jobs = jobsOfAccount(client.accountKey);
-  return { statuses, pictures, navigation, alarms: alarmsOfAccount(client.accountKey).list(), shift: [], jobs: heldJobs(jobs.jobs.values()), now };
+  const alarms = alarmsOfAccount(client.accountKey);
+  return { statuses, pictures, navigation, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now };
 }

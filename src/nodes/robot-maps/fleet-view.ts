@@ -9,7 +9,7 @@
  */
 import type { JobWork } from "../../api/jobs/dispatch";
 import type { JobRecord } from "../../api/jobs/job-book";
-import { severityOf, type OpenAlarm } from "../../api/pushes/open-alarms";
+import { severityOf, type AlarmLogEntry, type OpenAlarm } from "../../api/pushes/open-alarms";
 import { allowedActions, type RobotAction } from "../../api/watching/robot-actions";
 import type { KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, numberOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
@@ -37,7 +37,8 @@ export interface FleetViewInput {
   /** For a floor whose statuses carry no navigation points: a status of a robot on it that does. */
   navigation?: ReadonlyMap<string, Record<string, unknown>>;
   alarms: readonly OpenAlarm[];
-  shift?: readonly unknown[];
+  /** The shift's log (AccountAlarms.log). */
+  shift?: readonly AlarmLogEntry[];
   /** Serial number → the job holding it. */
   jobs: ReadonlyMap<string, HeldJob>;
   now: Date;
@@ -80,12 +81,14 @@ export interface ViewFloor {
 }
 
 export type ViewAlarm = OpenAlarm & { robotName: string; levelText: string; since: string; mapName?: string; floorId?: string };
+/** An alarm of the shift's log, named as the open ones are. */
+export type ViewLogEntry = AlarmLogEntry & { robotName: string; levelText: string };
 
 export interface FleetView {
   at: string;
   floors: ViewFloor[];
   robots: ViewRobot[];
-  alarms: { open: ViewAlarm[]; shift: unknown[] };
+  alarms: { open: ViewAlarm[]; shift: ViewLogEntry[] };
   words: Record<string, unknown>;
 }
 
@@ -272,7 +275,10 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
       ...(floorId !== undefined ? { floorId } : {}),
     };
   });
-  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift: [...(input.shift ?? [])] }, words: viewWords(t) };
+  const shift = (input.shift ?? []).map(
+    (entry): ViewLogEntry => ({ ...entry, robotName: robotBySerial.get(entry.serialNumber)?.name ?? entry.serialNumber, levelText: levelTextOf(entry, t) }),
+  );
+  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, words: viewWords(t) };
 }
 
 /** One status per robot, the latest read (msg.statuses may name a robot twice); statuses without a serial number are left out. */

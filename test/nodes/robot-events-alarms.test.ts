@@ -1,0 +1,196 @@
+/**
+ * The account's alarms until they are dealt with, through robot-events'
+ * input in real Node-RED: listed with the shift's log, acknowledged by name,
+ * kept across a full redeploy (the package's memory) and across a restart
+ * with the localfilesystem context store (its own Node-RED process); every
+ * incident counts, also one below the node's Incidents from; bad requests
+ * end in one error naming the field and change nothing.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import robotEvents from "../../src/nodes/robot-events/robot-events";
+import { HttpNodeServer } from "../support/http-node";
+import { collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { startInstance } from "../support/node-red-cluster";
+import { rawRequest } from "../support/raw-http";
+import { APP_ID, PATH, SERIAL, incidentPush } from "../support/robot-events";
+
+type Alarm = { serialNumber: string; incidentId: string; name?: string; acknowledged?: { by: string; at: string }; recoveredAt?: string };
+type AlarmsAnswer = { topic: string; pushType: string; payload: { open: Alarm[]; shift: Alarm[] } };
+
+/** An incident raised (or recovered) now, so that it is within the shift. */
+const incident = (incidentId: string, raised: boolean, level = "H6", name = "Brush motor stalled") =>
+  incidentPush({ incidentId, incidentStatus: raised ? 1 : 0, incidentLevel: level, incidentName: name, startTime: Date.now() - 60_000, endTime: raised ? 0 : Date.now() });
+
+const eventsNode = (settings: Record<string, unknown> = {}): FlowNode => ({
+  id: "events",
+  type: "robot-events",
+  robot: "config",
+  path: PATH,
+  minLevel: "",
+  ...settings,
+  wires: [["incidents"], [], []],
+});
+const around = (settings: Record<string, unknown> = {}): FlowNode[] => [
+  eventsNode(settings),
+  { id: "incidents", type: "helper" },
+  { id: "catch-errors", type: "catch", scope: ["events"], uncaught: false, wires: [["caught"]] },
+  { id: "caught", type: "helper" },
+];
+
+describe("robot-events: the account's alarms listed and acknowledged through its input", function () {
+  this.timeout(30_000);
+  const http = new HttpNodeServer();
+  before(() => http.start());
+  after(() => http.stop());
+  useNodeRed();
+  afterEach(forgetAccountMemory);
+
+  const credentials = { config: { token: "alarms-token" }, events: { appId: APP_ID } };
+  async function deploy(settings: Record<string, unknown> = {}) {
+    await loadFlow([http.serving(robotEvents)], flowWith("http://127.0.0.1:9", around(settings)), credentials);
+    return { out: collectMessages("incidents") as unknown as AlarmsAnswer[], caught: collectMessages("caught") };
+  }
+  const push = async (body: unknown) => assert.equal((await rawRequest(http.url, "POST", PATH, { body })).status, 200);
+  const ask = (payload: unknown, extra: Record<string, unknown> = {}) => helper.getNode("events").receive({ payload, ...extra });
+  const answers = (out: AlarmsAnswer[]) => out.filter((msg) => msg.pushType === "alarms");
+
+  it("lists the open alarms and the shift's log, and an acknowledgement names who and when; a recovery leaves the list but not the log", async () => {
+    const { out, caught } = await deploy();
+    await push(incident("i-1", true));
+    await push(incident("i-2", true, "H4", "Water tank empty"));
+    ask("alarms", { topic: "console" });
+    await waitFor(() => answers(out).length === 1, 3000, "the list");
+    const listed = answers(out)[0]!;
+    assert.equal(listed.topic, "alarms");
+    assert.deepEqual(
+      listed.payload.open.map((alarm) => [alarm.incidentId, alarm.name, alarm.acknowledged]),
+      [
+        ["i-1", "Brush motor stalled", undefined],
+        ["i-2", "Water tank empty", undefined],
+      ],
+    );
+    const before = Date.now();
+    ask({ acknowledge: { serialNumber: SERIAL, incidentId: "i-1" }, by: "Ana" });
+    await waitFor(() => answers(out).length === 2, 3000, "the answer to the acknowledgement");
+    const acknowledged = answers(out)[1]!.payload.open.find((alarm) => alarm.incidentId === "i-1")!.acknowledged!;
+    assert.equal(acknowledged.by, "Ana");
+    assert.ok(Date.parse(acknowledged.at) >= before - 1000, acknowledged.at);
+
+    await push(incident("i-1", false));
+    ask({ alarms: true });
+    await waitFor(() => answers(out).length === 3, 3000, "the list after the recovery");
+    const after = answers(out)[2]!.payload;
+    assert.deepEqual(after.open.map((alarm) => alarm.incidentId), ["i-2"]);
+    const logged = after.shift.find((alarm) => alarm.incidentId === "i-1")!;
+    assert.equal(logged.acknowledged?.by, "Ana");
+    assert.ok(logged.recoveredAt, "the log keeps when it recovered");
+    assert.equal(caught.length, 0);
+  });
+
+  it("counts an incident below Incidents from as an alarm of the account, without sending it on", async () => {
+    const { out } = await deploy({ minLevel: "H5" });
+    await push(incident("low", true, "H3", "Side brush worn"));
+    ask("alarms");
+    await waitFor(() => answers(out).length === 1, 3000, "the list");
+    assert.deepEqual(answers(out)[0]!.payload.open.map((alarm) => alarm.incidentId), ["low"]);
+    assert.equal(out.filter((msg) => msg.pushType === "incident").length, 0, "not sent on");
+  });
+
+  it("refuses a request it does not understand, an alarm that is not open, and a node with no account, naming the field and changing nothing", async () => {
+    const { out, caught } = await deploy();
+    await push(incident("i-1", true));
+    const refusals: Array<[unknown, RegExp]> = [
+      [{ acknowledge: { serialNumber: SERIAL, incidentId: "nope" } }, /payload\.acknowledge\.incidentId: no open alarm nope of robot GS-S-000101/],
+      [{ acknowledge: { serialNumber: SERIAL } }, /payload\.acknowledge\.incidentId/],
+      [{ acknowledge: "i-1" }, /payload\.acknowledge: must be/],
+      [{ acknowledge: { serialNumber: SERIAL, incidentId: "i-1" }, by: "" }, /payload\.by: must be a name/],
+      ["please", /payload: must be "alarms"/],
+    ];
+    for (const [payload] of refusals) ask(payload);
+    await waitFor(() => caught.length === refusals.length, 3000, "one error per request");
+    refusals.forEach(([, expected], index) => assert.match((caught[index]!.error as { message: string }).message, expected));
+    assert.ok(caught.every((msg) => (msg.error as { code: string }).code === "INVALID_INPUT"));
+    assert.equal(answers(out).length, 0, "nothing answered");
+    ask("alarms");
+    await waitFor(() => answers(out).length === 1, 3000, "the list");
+    assert.equal(answers(out)[0]!.payload.open[0]!.acknowledged, undefined, "nothing acknowledged");
+
+    await helper.unload();
+    await loadFlow([http.serving(robotEvents)], flowWith("http://127.0.0.1:9", around({ robot: "" })), credentials);
+    const noAccount = collectMessages("caught");
+    ask("alarms");
+    await waitFor(() => noAccount.length === 1, 3000, "the error");
+    assert.match((noAccount[0]!.error as { message: string }).message, /^.*robot: set this node's Account/);
+  });
+
+  it("keeps an acknowledgement across a full redeploy, and the new node writes it to its context", async () => {
+    const { out } = await deploy();
+    await push(incident("i-1", true));
+    ask({ acknowledge: { serialNumber: SERIAL, incidentId: "i-1" }, by: "Ana" });
+    await waitFor(() => answers(out).length === 1, 3000, "the acknowledgement");
+    const flow = flowWith("http://127.0.0.1:9", around());
+    await helper.setFlows(flow.map((node) => (node.id === "events" ? { ...node, name: "renamed" } : node)), "full", credentials);
+    const again = collectMessages("incidents") as unknown as AlarmsAnswer[];
+    ask("alarms");
+    await waitFor(() => answers(again).length === 1, 3000, "the list after the redeploy");
+    assert.equal(answers(again)[0]!.payload.open[0]!.acknowledged?.by, "Ana");
+    await push(incident("i-2", true));
+    await waitFor(() => {
+      const stored = helper.getNode("events").context().get("robot-events.alarms") as { open?: Alarm[] } | undefined;
+      return stored?.open?.length === 2 && stored.open[0]!.acknowledged?.by === "Ana";
+    }, 3000, "the alarms and the acknowledgement in the new node's context");
+  });
+});
+
+describe("robot-events: the account's alarms across a restart with the localfilesystem context store", function () {
+  this.timeout(90_000);
+  let store: string;
+  before(() => (store = fs.mkdtempSync(path.join(os.tmpdir(), "robot-events-store-"))));
+  after(() => fs.rmSync(store, { recursive: true, force: true }));
+
+  const start = (name: string) =>
+    startInstance({
+      name,
+      flows: [
+        { id: "tab", type: "tab", label: "alarms" },
+        { id: "config", type: "robot-config", z: "tab", baseUrl: "http://127.0.0.1:9", timeout: 5, maxRetries: 1, authMode: "token" },
+        { id: "events", type: "robot-events", z: "tab", robot: "config", path: "/alarms-restart", minLevel: "", wires: [[], [], []] },
+      ],
+      credentials: { config: { token: "restart-alarms" }, events: { appId: APP_ID } },
+      settings: { contextStorage: { default: { module: "localfilesystem", config: { dir: store, flushInterval: 1 } } } },
+      watch: ["events"],
+    });
+
+  it("lists the open alarm with its acknowledgement, and the shift's log, after Node-RED starts again", async () => {
+    const first = await start("A");
+    const base = first.url.replace(/\/$/, "");
+    for (const body of [incident("i-1", true), incident("i-2", true), incident("i-2", false)])
+      assert.equal((await rawRequest(base, "POST", "/alarms-restart", { body })).status, 200);
+    await first.inject("events", { payload: { acknowledge: { serialNumber: SERIAL, incidentId: "i-1" }, by: "Ana" } });
+    await first.waitFor((instance) => instance.sent.some((sent) => (sent.payload as { open?: Alarm[] }).open?.[0]?.acknowledged !== undefined), 5000, "the acknowledgement");
+    // Past the store's flush interval, then a clean stop (which flushes too).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await first.stop();
+
+    const second = await start("B");
+    try {
+      await second.inject("events", { payload: "alarms" });
+      await second.waitFor((instance) => instance.sent.length > 0, 10_000, "the list");
+      const { open, shift } = second.sent[0]!.payload as { open: Alarm[]; shift: Alarm[] };
+      assert.deepEqual(open.map((alarm) => [alarm.incidentId, alarm.acknowledged?.by]), [["i-1", "Ana"]]);
+      assert.deepEqual(
+        shift.map((alarm) => [alarm.incidentId, alarm.recoveredAt !== undefined]),
+        [
+          ["i-1", false],
+          ["i-2", true],
+        ],
+      );
+    } finally {
+      await second.stop();
+    }
+  });
+});
