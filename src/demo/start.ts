@@ -11,7 +11,8 @@
  * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
  * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
  * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
- * --lang zh-CN runs Node-RED in that language (node statuses, the console's words).
+ * --lang zh-CN runs Node-RED in that language (node statuses, the console's words);
+ * SIMULATOR_ROBOTS=200 grows the simulated fleet (the console at a fleet's size).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import net from "node:net";
@@ -19,7 +20,7 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Aedes } from "aedes";
 import { startSimulator } from "../simulator";
-import { DEMO_TOKEN } from "../simulator/world/fleet";
+import { DEMO_TOKEN, MAX_FLEET_ROBOTS } from "../simulator/world/fleet";
 import { REALISTIC_TIMING } from "../simulator/world/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
@@ -86,6 +87,17 @@ function startSecondInstance(userDir: string, host: string, port: number): Promi
   });
 }
 
+/** SIMULATOR_ROBOTS: the simulated fleet grown to that many robots (the console at a fleet's size); unset, the three of the examples. */
+function robotsFromEnv(): { robots?: number } {
+  const raw = process.env.SIMULATOR_ROBOTS;
+  if (raw === undefined || raw === "") return {};
+  const robots = Number(raw);
+  if (!Number.isInteger(robots) || robots < 1 || robots > MAX_FLEET_ROBOTS) {
+    throw new Error(`SIMULATOR_ROBOTS=${raw}: must be a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
+  }
+  return { robots };
+}
+
 async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const requestedEditorPort = portFromEnv("PORT", 1880);
@@ -108,6 +120,7 @@ async function main(): Promise<void> {
       port: simulatorPort,
       timing: REALISTIC_TIMING,
       logFailuresOnly: !process.argv.includes("--verbose"),
+      ...robotsFromEnv(),
     }),
   );
 

@@ -1,6 +1,7 @@
 /**
- * The operator console (the fleet-dashboard example on Node-RED Dashboard 2)
- * in headless Chromium with 200 simulated robots on one floor, half of them
+ * The operator console (the fleet-dashboard example on Node-RED Dashboard 2,
+ * in the README's demo with SIMULATOR_ROBOTS=200) in headless Chromium, 200
+ * simulated robots, nearly all on one floor, half of them
  * cleaning and moving: how long each update takes to be applied in the
  * browser (from the message's arrival to the console's DOM patched and laid
  * out, as the console announces it with its "robot-console-updated" event),
@@ -10,50 +11,29 @@
  *   npm run bench -- console
  *   node dist/test/bench/console.js
  */
-import fs from "node:fs";
-import path from "node:path";
 import { RobotClient } from "../../src/api/client";
-import { DEMO_TOKEN, REALISTIC_TIMING, startSimulator } from "../../src/simulator";
-import { DEMO_PUSH_APP_ID } from "../../src/demo/flows";
-import { launchChromium, packageRoot, startNodeRed, type FlowNode } from "../support/editor";
+import { DEMO_TOKEN } from "../../src/simulator";
+import { startDemo } from "../support/demo-process";
+import { launchChromium } from "../support/editor";
 
 export const CONSOLE_ROBOTS = 200;
 export const CONSOLE_UPDATE_GOAL_MS = 100;
 const MINUTES = Number(process.env.BENCH_CONSOLE_MINUTES ?? 10);
 const SAMPLE_EVERY_MS = 30_000;
-const CONFIG = "robot-cloud-simulator";
 
 function percentile(sorted: readonly number[], share: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))]!;
 }
 
-/** The example flow on one tab, pointed at `url`. */
-function consoleFlow(url: string): FlowNode[] {
-  const nodes = JSON.parse(fs.readFileSync(path.join(packageRoot, "examples/fleet-dashboard.json"), "utf8")) as FlowNode[];
-  return [
-    { id: "bench-console-tab", type: "tab", label: "console" },
-    ...nodes.map((node) =>
-      node.type === "robot-config"
-        ? { ...node, baseUrl: url }
-        : "wires" in node || "x" in node
-          ? { ...node, z: "bench-console-tab" }
-          : node,
-    ),
-  ];
-}
-
 export async function printConsoleCost(progress: (line: string) => void = console.log): Promise<void> {
-  const simulator = await startSimulator({ port: 0, robots: CONSOLE_ROBOTS, timing: REALISTIC_TIMING, rateLimit: false, quiet: true });
-  const nodeRed = await startNodeRed(consoleFlow(simulator.url), {
-    [CONFIG]: { token: DEMO_TOKEN },
-    "fleetdash-alarms": { appId: DEMO_PUSH_APP_ID },
-  });
+  // The README's demo with its simulator grown to a fleet: the console as a user runs it, every example deployed beside it.
+  const demo = await startDemo({ SIMULATOR_ROBOTS: String(CONSOLE_ROBOTS) });
   const browser = await launchChromium();
   try {
     // Half the fleet cleans, so robots move and change between updates.
-    const serialNumbers = simulator.state.serialNumbers();
+    const client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN } });
+    const serialNumbers = (await client.listAllRobots()).map((robot) => robot.serialNumber);
     const floor = "Floor 1";
-    const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN } });
     await Promise.all(
       serialNumbers
         .filter((_serial, index) => index % 2 === 0)
@@ -81,7 +61,7 @@ export async function printConsoleCost(progress: (line: string) => void = consol
       (window as unknown as { consoleUpdateTimes: number[] }).consoleUpdateTimes = times;
       window.addEventListener("robot-console-updated", (event) => times.push((event as CustomEvent<number>).detail));
     });
-    await page.goto(`${nodeRed.url}dashboard/fleet`);
+    await page.goto(`${demo.urls.editor}/dashboard/fleet`);
     await page.waitForSelector(".robot-console .rc-map-inner svg [data-serial-number]", { timeout: 120_000 });
     const robotsOnMap = await page.locator(".robot-console .rc-map-inner svg [data-serial-number]").count();
     progress(`console: ${robotsOnMap} robots on the floor drawn, sampling for ${MINUTES} min`);
@@ -114,8 +94,7 @@ Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} 
   samples (min: MB)     ${samples.map((entry) => `${entry.minute.toFixed(1)}: ${entry.heapMb.toFixed(1)}`).join(", ")}`);
   } finally {
     await browser.close();
-    await nodeRed.stop();
-    await simulator.close();
+    await demo.stop();
   }
 }
 
