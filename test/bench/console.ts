@@ -31,7 +31,13 @@ export async function printConsoleCost(progress: (line: string) => void = consol
   const browser = await launchChromium();
   try {
     // Half the fleet cleans, so robots move and change between updates.
-    const client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN } });
+    // The demo's flows use the same token's rate: this client waits its turn (few calls a second, retried when refused).
+    const client = new RobotClient({
+      baseUrl: demo.urls.simulator,
+      auth: { token: DEMO_TOKEN },
+      engine: { rateLimit: 5 },
+      retry: { maxRetries: 10 },
+    });
     const serialNumbers = (await client.listAllRobots()).map((robot) => robot.serialNumber);
     const floor = "Floor 1";
     await Promise.all(
