@@ -13,7 +13,8 @@ import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotCommand from "../../src/nodes/robot-command/robot-command";
 import { refusalText, type ActionRefusal } from "../../src/api/watching/robot-actions";
 import { refusalWords } from "../../src/nodes/shared/refusal-words";
-import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { executableTasksOf } from "../../src/simulator/world/views";
 import { collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { packageRoot, startNodeRed } from "../support/editor";
 import { robotCommandNode } from "../support/fixtures";
@@ -163,6 +164,30 @@ describe("robot-command: actions", function () {
       assert.ok(messages.some((text) => text.startsWith("RobotApiError: payload.action: must be one of")), messages.join("\n"));
       assert.ok(messages.some((text) => text.startsWith("RobotApiError: payload.point: is not set")), messages.join("\n"));
       assert.equal(commandsTo(IDLE_ROBOT), 0);
+    });
+  });
+
+  describe("the examples", () => {
+    it("name only tasks and areas the simulator's robots offer", () => {
+      const fleet = demoFleet();
+      const tasks = new Set(fleet.robots.flatMap((robot) => robot.maps.flatMap((map) => executableTasksOf(robot, map).map((task) => task.name))));
+      const areas = new Set(fleet.robots.flatMap((robot) => robot.maps.flatMap((map) => map.partitions.map((partition) => partition.name))));
+      const named: string[] = [];
+      for (const file of fs.readdirSync(path.join(packageRoot, "examples")).filter((name) => name.endsWith(".json"))) {
+        const nodes = JSON.parse(fs.readFileSync(path.join(packageRoot, "examples", file), "utf8")) as FlowNode[];
+        for (const node of nodes) {
+          const where = `${file} ${String(node.id)}`;
+          if (node.type === "robot-command" && node.command === "START_TASK" && (node.taskNameType ?? "str") === "str") {
+            assert.ok(tasks.has(String(node.taskName)), `${where}: task "${String(node.taskName)}" is not among ${[...tasks].join(", ")}`);
+            named.push(String(node.taskName));
+          }
+          if (node.type === "robot-job" && (node.work === "task" || node.work === "area")) {
+            assert.ok((node.work === "task" ? tasks : areas).has(String(node.target)), `${where}: ${String(node.work)} "${String(node.target)}"`);
+            named.push(String(node.target));
+          }
+        }
+      }
+      assert.ok(named.length >= 2, `the examples name tasks: ${named.join(", ")}`);
     });
   });
 
