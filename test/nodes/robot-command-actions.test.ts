@@ -18,6 +18,7 @@ import { executableTasksOf } from "../../src/simulator/world/views";
 import { collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { packageRoot, startNodeRed } from "../support/editor";
 import { robotCommandNode } from "../support/fixtures";
+import { useSimulator } from "../support/simulator";
 
 type Msg = Record<string, unknown>;
 
@@ -72,17 +73,12 @@ describe("robot-command: actions", function () {
   });
 
   describe("against the simulator", () => {
+    const running = useSimulator();
     let simulator: RunningSimulator;
     let seen: { outputs: Msg[]; sent: Msg[]; caught: Msg[]; order: string[] };
 
-    before(async () => {
-      simulator = await startSimulator({ port: 0, quiet: true, rateLimit: false });
-    });
-    after(async () => {
-      await simulator.close();
-    });
     beforeEach(() => {
-      simulator.reset();
+      simulator = running.simulator;
       // Each test's robots start from the simulator's seed, not from a status an earlier test kept.
       forgetAccountMemory();
     });
