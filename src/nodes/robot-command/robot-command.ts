@@ -1,6 +1,7 @@
 /**
  * robot-command: submits one of the eleven commands of Endpoint A. msg.payload
- * may be the API's request body, a compact {command, ...parameters} object, or
+ * may be the API's request body, a compact {command, ...parameters} object, an
+ * action ({action: "pause"}, checked against the robot's state first), or
  * anything else (a sensor reading), in which case the node's command is sent.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
