@@ -77,6 +77,9 @@
       validate: fleet.choiceValidator(tables.sendWhen, "accepted"),
     },
     confirmTimeout: { value: "", validate: fleet.numberValidator("confirmTimeout", tables.confirmTimeout) },
+    // Flows saved before the setting have neither: one output.
+    sentOutput: { value: false },
+    outputs: { value: 1 },
   };
 
   fleet.registerRobotNode("robot-command", {
@@ -84,8 +87,18 @@
     label: function () {
       return this.name || (this.command ? this.command.toLowerCase().replace(/_/g, " ") : this._("robot-command.paletteLabel"));
     },
+    outputLabels: function (index) {
+      return this._(index === 0 ? "robot-command.outputLabel" : "robot-command.sentOutputLabel");
+    },
     oneditprepare: function () {
       var node = this;
+      // The editor rewires the node when the hidden outputs field changes: output 2 comes and goes with the checkbox.
+      $("#node-input-sentOutput")
+        .on("change", function () {
+          $("#node-input-outputs").val(this.checked ? 2 : 1);
+        })
+        .prop("checked", node.sentOutput === true || node.sentOutput === "true")
+        .trigger("change");
       ["cleaningMode", "taskName", "map", "position"].forEach(function (field) {
         fleet.typedInput(field, "str");
       });

@@ -18,6 +18,8 @@ export type RobotApiErrorKind =
   | "aborted"
   | "queue_full"
   | "not_confirmed"
+  /** An action the robot's last status does not allow (robot-command's actions): refused before anything is sent. */
+  | "not_allowed"
   /** A bug in this package (a thrown TypeError, a thrown non-Error), not a fault of the cloud or the input. */
   | "internal";
 
@@ -192,6 +194,8 @@ function codeFor(error: RobotApiError): string {
       return "QUEUE_FULL";
     case "not_confirmed":
       return "NOT_CONFIRMED";
+    case "not_allowed":
+      return "NOT_ALLOWED";
     // Not the cloud's code 13 (INTERNAL): that one is the cloud's own fault.
     case "internal":
       return "INTERNAL_ERROR";

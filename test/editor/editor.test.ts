@@ -75,6 +75,27 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
     await page.screenshot({ path: "/tmp/robot-command-dialog.png" });
   });
 
+  it("gives robot-command a second output while Sent output is ticked, one for a node saved without it", async () => {
+    const node = () =>
+      page.evaluate(() => {
+        const edited = RED.nodes.node("command-charger") as { outputs?: number; sentOutput?: boolean };
+        return { outputs: edited.outputs, sentOutput: edited.sentOutput };
+      });
+    const editAndTick = async (ticked: boolean) => {
+      await page.evaluate(() => RED.editor.edit(RED.nodes.node("command-charger")));
+      await page.waitForSelector("#node-input-sentOutput", { state: "visible" });
+      await page.setChecked("#node-input-sentOutput", ticked);
+      await page.click("#node-dialog-ok");
+      await page.waitForFunction(() => document.querySelectorAll(".red-ui-tray").length === 0);
+    };
+    // The example was saved before the setting: one output.
+    assert.notEqual((await node()).outputs, 2);
+    await editAndTick(true);
+    assert.deepEqual(await node(), { outputs: 2, sentOutput: true });
+    await editAndTick(false);
+    assert.deepEqual(await node(), { outputs: 1, sentOutput: false });
+  });
+
   it("shows only the fields of the chosen operation in the site-task and maps dialogs", async () => {
     await page.evaluate(() => RED.editor.edit(RED.nodes.node("sitetask-b3-create")));
     await page.waitForSelector("#node-input-operation", { state: "visible" });

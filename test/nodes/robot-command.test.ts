@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { COMMAND_TYPES } from "../../src/api/cloud/commands";
 import robotCommand from "../../src/nodes/robot-command/robot-command";
-import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, type RunningSimulator } from "../../src/simulator";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import {
   TEST_TOKEN,
@@ -33,6 +33,7 @@ import {
 } from "../support/node-red";
 import { SERIAL, robotCommandNode, COMMAND_BODIES, NAVIGATION } from "../support/fixtures";
 import { PACKAGE_ROOT } from "../support/child-node";
+import { useSimulator } from "../support/simulator";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment");
 
@@ -599,18 +600,10 @@ describe("robot-command", function () {
 
   describe("the example flow", () => {
     const EXAMPLE = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "examples/robot-command.json"), "utf8")) as FlowNode[];
+    const running = useSimulator();
     let simulator: RunningSimulator;
     let example: { outputs: Msg[]; caught: Msg[] };
-
-    before(async () => {
-      simulator = await startSimulator({ port: 0, quiet: true, rateLimit: false });
-    });
-    after(async () => {
-      await simulator.close();
-    });
-    beforeEach(() => {
-      simulator.reset();
-    });
+    beforeEach(() => (simulator = running.simulator));
 
     async function loadExample() {
       await loadExampleFlow(EXAMPLE, [robotCommand, ...CORE_NODES_USED_BY_THE_EXAMPLE], simulator.url, DEMO_TOKEN);

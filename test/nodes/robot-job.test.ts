@@ -42,7 +42,7 @@ describe("robot-job: send the right robot and follow the job to its end", functi
 
   async function start(robots: number, settings: Record<string, unknown> = {}, extra: FlowNode[] = [], credentials?: Record<string, Record<string, string>>) {
     stub = await new JobFleetStub(robots).start();
-    await loadFlow([http.serving(robotJob), robotEvents], flowWith(stub.url, [jobNode(settings), ...outputsAndCatch("job"), { id: "progress", type: "helper" }, ...extra]), credentials);
+    await loadFlow([http.serving(robotJob), robotEvents], flowWith(stub.url, [jobNode(settings), ...outputsAndCatch("job", "console"), { id: "progress", type: "helper" }, ...extra]), credentials);
     return { ends: collectMessages("out") as Msg[], caught: collectMessages("caught"), progress: collectMessages("progress") as Msg[] };
   }
   const send = (payload: unknown, extra: Record<string, unknown> = {}) => helper.getNode("job").receive({ payload, ...extra });
@@ -169,6 +169,33 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     await waitFor(() => ends.length === 2, 10_000, "the second job's end");
     assert.equal(ends[1]!.jobId, "second");
     assert.equal(ends[1]!.payload.serialNumber, other);
+  });
+
+  it("cancels a job of another robot-job node of the account: the owning node ends it once and stops its robot", async () => {
+    const other: FlowNode[] = [
+      { ...jobNode(), id: "console", wires: [["console-out"], []] },
+      { id: "console-out", type: "helper" },
+    ];
+    const { ends, caught } = await start(1, {}, other);
+    const consoleEnds = collectMessages("console-out");
+    stub.runReads = undefined;
+    send({ task: "Kitchen", map: "Floor 1", jobId: "spill-1" }, { topic: "spill" });
+    await waitFor(() => stub.statuses.get(R1)!.taskState === "RUNNING", 10_000, "the job running");
+    helper.getNode("console").receive({ payload: { cancel: "spill-1" } });
+    await waitFor(() => ends.length + caught.length > 0, 10_000, "the cancelled job's end");
+    // Time for a second end or an error to show, if one were coming.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
+    assert.deepEqual([ends.length, consoleEnds.length], [1, 0]);
+    assert.equal(ends[0]!.jobId, "spill-1");
+    assert.equal(ends[0]!.topic, "spill");
+    assert.equal(ends[0]!.payload.outcome, "cancelled");
+    assert.equal((stub.commands.get(R1) ?? []).filter((command) => command.type === "STOP_TASK").length, 1, "the robot was stopped once");
+    // The job has ended: cancelling it again, through either node, is bad input naming payload.cancel.
+    helper.getNode("console").receive({ payload: { cancel: "spill-1" } });
+    await waitFor(() => caught.length === 1, 10_000, "the refused cancel");
+    assert.match((caught[0]!.error as { message: string }).message, /payload\.cancel: no job "spill-1"/);
+    assert.equal(ends.length, 1);
   });
 
   it("a job cancelled while its start is on the way, which the robot then refuses, stops nothing", async () => {

@@ -125,7 +125,7 @@ export function commandRefusal(command: CommandType, state: StatusReading): Acti
   return action ? refusalOf(action, state) : undefined;
 }
 
-/** A refusal in English words, after the robot's name ("is cleaning Lobby clean: pause or stop it first"). */
+/** A refusal in English words, after the robot's name ("is cleaning Lobby: pause or stop it first"). */
 export function refusalText(refusal: ActionRefusal): string {
   switch (refusal.code) {
     case "offline":

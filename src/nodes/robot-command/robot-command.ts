@@ -1,10 +1,11 @@
 /**
  * robot-command: submits one of the eleven commands of Endpoint A. msg.payload
- * may be the API's request body, a compact {command, ...parameters} object, or
+ * may be the API's request body, a compact {command, ...parameters} object, an
+ * action ({action: "pause"}, checked against the robot's state first), or
  * anything else (a sensor reading), in which case the node's command is sent.
  */
-import type { Node, NodeAPI, NodeDef } from "node-red";
-import { COMMAND_FAMILIES, COMMAND_TYPES, isCommandType, type CommandParameterName, type CommandType } from "../../api/cloud/commands";
+import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
+import { COMMAND_FAMILIES, COMMAND_TYPES, commandTypeOf, isCommandType, type CommandParameterName, type CommandType } from "../../api/cloud/commands";
 import type { PreparedCall } from "../../api/client";
 import { clientModule } from "../shared/api";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
@@ -17,6 +18,8 @@ import { handleRobotInput, type RobotCall } from "../shared/robot-input";
 import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
 import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type ParameterField, type ParameterValues } from "./table";
 import { SEND_WHEN } from "../shared/confirm-table";
+import { commandForAction, isActionPayload, noteCommandSent } from "./action";
+import type { RobotAction } from "../../api/watching/robot-actions";
 
 
 
@@ -56,6 +59,8 @@ export interface RobotCommandProperties extends NodeDef, SerialNumberSetting {
   positionType?: string;
   direction: string;
   directionType?: string;
+  /** A second output that says "sent" once the cloud accepted the command; flows saved before it have one output. */
+  sentOutput?: boolean | string;
 }
 
 
@@ -225,6 +230,22 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     return checkRequest(buildCommandRequest(serial.value, command, values), nameOf, command);
   }
 
+  /** Form 4: an action ({action, point?, task?, map?}), allowed or refused by the robot's last status. */
+  async function fromAction(call: RobotCall, payload: Record<string, unknown>): Promise<{ prepared: PreparedCommand; action: RobotAction }> {
+    const serial = await serialNumberFor(call, payload.serialNumber);
+    if (typeof serial.value !== "string" || serial.value.trim() === "") throw invalidInput(serial.name, "is not set (an action needs the robot's serial number)");
+    const { action, command, values } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
+    const nameOf = (path: readonly PropertyKey[]) => {
+      const field = fieldAtPath(path);
+      if (field === "serialNumber") return serial.name;
+      if (field === "taskName") return "payload.task";
+      if (field === "position") return action === "goTo" ? "payload.point" : "the robot's navigation point";
+      if (field === "map") return payload.map !== undefined ? "payload.map" : "payload.map (the robot's status names no map)";
+      return field === undefined ? path.join(".") : settingName(field);
+    };
+    return { prepared: checkRequest(buildCommandRequest(serial.value, command, values), nameOf, action), action };
+  }
+
   /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
   async function fromSettings(call: RobotCall): Promise<PreparedCommand> {
     const fromMsg = call.input.command;
@@ -276,8 +297,10 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   async function submitAndConfirm(call: RobotCall): Promise<Submitted | NoOutput> {
     const sendWhen = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN);
     const timeoutMs = sendWhen === "shown" ? confirmTimeout() : 0;
-    const prepared = await requestFor(call);
-    return submit(call, prepared, async (resource) => {
+    const payload = call.input.payload;
+    const asAction = isActionPayload(payload) ? await fromAction(call, payload) : undefined;
+    const prepared = asAction?.prepared ?? (await requestFor(call));
+    return submit(call, prepared, asAction?.action, async (resource) => {
       if (sendWhen === "accepted") return { resource };
       const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
       return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
@@ -289,10 +312,20 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
    * not sent. The message stays pending for its robot until `finish` (the
    * confirmation) ends: "skip" also skips while the robot is being watched.
    */
-  async function submit(call: RobotCall, prepared: PreparedCommand, finish: (resource: CommandResource) => Promise<Submitted>): Promise<Submitted | NoOutput> {
+  async function submit(
+    call: RobotCall,
+    prepared: PreparedCommand,
+    action: RobotAction | undefined,
+    finish: (resource: CommandResource) => Promise<Submitted>,
+  ): Promise<Submitted | NoOutput> {
+    const accepted = (resource: CommandResource): Promise<Submitted> => {
+      noteCommandSent(call.client.accountKey, prepared.serialNumber!);
+      if (sentOutput) call.sendEarly([null, sentMessage(call, prepared, resource, action)]);
+      return finish(resource);
+    };
     // Flows saved before the setting existed send every message.
     const policy = chooseSetting(call.input, "burst", config.burst || "all", BURST_POLICIES);
-    if (policy === "all") return finish(await call.client.send(prepared, call.options));
+    if (policy === "all") return accepted(await call.client.send(prepared, call.options));
 
     const robot = prepared.serialNumber!;
     const earlier = pendingByRobot.get(robot);
@@ -320,10 +353,22 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
         if (withdrawn) return REPLACED;
         throw error;
       }
-      return await finish(resource);
+      return await accepted(resource);
     } finally {
       if (--entry.count === 0 && pendingByRobot.get(robot) === entry) pendingByRobot.delete(robot);
     }
+  }
+
+  const sentOutput = isTicked(config.sentOutput);
+
+  /** What output 2 says the moment the cloud accepted the command. */
+  function sentMessage(call: RobotCall, prepared: PreparedCommand, resource: CommandResource, action: RobotAction | undefined): NodeMessage {
+    const command = commandTypeOf(JSON.parse(prepared.body!) as Record<string, unknown>) ?? resource.rawCommandType?.toUpperCase();
+    return {
+      topic: call.msg.topic,
+      serialNumber: prepared.serialNumber,
+      payload: { event: "sent", command, ...(action ? { action } : {}) },
+    };
   }
 
   handleRobotInput<Submitted>(RED, node, config.robot, {
@@ -334,7 +379,10 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
       const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : resource.state;
       return resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${state}` : state;
     },
-    output: ({ resource, confirmation }, msg) => messageWithConfirmation(msg, resource, confirmation),
+    output: ({ resource, confirmation }, msg) => {
+      const ended = messageWithConfirmation(msg, resource, confirmation);
+      return sentOutput ? [ended, null] : ended;
+    },
   });
 }
 

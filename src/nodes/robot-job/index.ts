@@ -9,6 +9,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
+import { keptForAccount } from "../../api/account/account-memory";
 import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/pushes/recent-reports";
@@ -23,6 +24,11 @@ import { jobStatus } from "./status";
 
 export interface RobotJobProperties extends NodeDef, RobotJobSettings {
   robot: string;
+}
+
+/** The job runners of an account's robot-job nodes in this process, by node id: a cancel reaches the node that owns the job. */
+function runnersOfAccount(accountKey: string): Map<string, JobRunner> {
+  return keptForAccount(accountKey, "job runners", () => new Map<string, JobRunner>());
 }
 
 /** The context key the node's jobs are copied to. */
@@ -53,6 +59,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     defaults = error as RobotApiError;
   }
   const book: AccountJobs = jobsOfAccount(client.accountKey);
+  const runners = runnersOfAccount(client.accountKey);
   const asked = new Map<string, Asked>();
   const mirror = new ContextMirror(node, JOBS_CONTEXT_KEY, () => book.toPlain(node.id));
   let runner: JobRunner | undefined;
@@ -97,6 +104,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
       book.restore(node.id, stored);
       if (closed) return;
       runner = new JobRunner(node.id, account, book, alarmsOfAccount(account.accountKey), reportsOfAccount(account.accountKey), sink);
+      runners.set(node.id, runner);
       runner.start();
     });
   }
@@ -107,10 +115,14 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
       try {
         if (defaults instanceof RobotApiError) throw defaults;
         const { payload } = readMessage(msg, []);
-        const mine = (jobId: string) => book.jobs.get(jobId)?.nodeId === node.id;
-        const request = readJobRequest(payload, config, defaults, (jobId) => book.jobs.has(jobId), mine);
+        // A job of any node of the account in this process: its own node stops it and sends its one end.
+        const ownerOf = (jobId: string) => {
+          const owner = book.jobs.get(jobId)?.nodeId;
+          return owner === undefined ? undefined : runners.get(owner);
+        };
+        const request = readJobRequest(payload, config, defaults, (jobId) => book.jobs.has(jobId), (jobId) => ownerOf(jobId) !== undefined);
         if ("cancel" in request) {
-          await runner.cancel(request.cancel);
+          await ownerOf(request.cancel)!.cancel(request.cancel);
           done();
           return;
         }
@@ -137,6 +149,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
   node.on("close", (removed: boolean, done: () => void) => {
     closed = true;
     runner?.close();
+    if (runner && runners.get(node.id) === runner) runners.delete(node.id);
     const underWay = book.ofNode(node.id);
     if (removed) {
       // Deleted or disabled: nobody follows its jobs any more. Their robots are let go (and go on working), nothing is stopped.

@@ -67,12 +67,22 @@ function robotsOf(value: unknown): string[] {
   return value.map((entry, index) => nonEmptyText(entry, `payload.robots.${index}`));
 }
 
-/** The request a message makes. `known(jobId)` says whether the account has that job; `mine(jobId)` whether this node does. */
-export function readJobRequest(payload: unknown, config: RobotJobSettings, defaults: NodeDefaults, known: (jobId: string) => boolean, mine: (jobId: string) => boolean): JobRequest {
+/**
+ * The request a message makes. `known(jobId)` says whether the account has
+ * that job; `cancellable(jobId)` whether a robot-job node of the account in
+ * this process follows it (so can stop it).
+ */
+export function readJobRequest(
+  payload: unknown,
+  config: RobotJobSettings,
+  defaults: NodeDefaults,
+  known: (jobId: string) => boolean,
+  cancellable: (jobId: string) => boolean,
+): JobRequest {
   const given = isPlainObject(payload) ? payload : {};
   if (given.cancel !== undefined) {
     const jobId = nonEmptyText(given.cancel, "payload.cancel");
-    if (!mine(jobId)) throw invalidInput("payload.cancel", `no job "${jobId}" of this node is under way`);
+    if (!cancellable(jobId)) throw invalidInput("payload.cancel", `no job "${jobId}" of this account is under way here`);
     return { cancel: jobId };
   }
   const kinds = WORK_KINDS.filter((kind) => given[kind] !== undefined);

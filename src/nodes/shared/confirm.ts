@@ -8,6 +8,7 @@ import { readNumberSetting } from "../../api/settings/input-rules";
 import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
 import type { RobotCall } from "./robot-input";
 import { CONFIRM_TIMEOUT } from "./confirm-table";
+import { rewordNotConfirmed } from "./refusal-words";
 
 /** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
 export interface Confirmation {
@@ -38,7 +39,15 @@ export async function confirmOnRobot(
     if (failure.kind === "internal") call.log.error(failure);
     else call.log.warn(`${operation} on ${serialNumber}: a status read failed (${failure.code}: ${failure.message}); still waiting for the robot to show it`);
   };
-  const confirmed = await call.waitForRobot(poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook }));
+  const waiting = poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook });
+  let confirmed;
+  try {
+    confirmed = await call.waitForRobot(waiting);
+  } catch (error) {
+    // The reason a robot did not act is read by a person: in the runtime's language.
+    rewordNotConfirmed(call.t, error, serialNumber, timeoutMs, rule.expects);
+    throw error;
+  }
   return { state: confirmed.state, seconds: confirmed.seconds };
 }
 

@@ -10,7 +10,7 @@ import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { CallOptions, RobotClient } from "../../api/client";
 import { RobotApiError, internalError, invalidInput } from "../../api/errors";
 import { lookUpConfig } from "./config-node";
-import { SHARED_CATALOGUE, translator } from "./i18n";
+import { SHARED_CATALOGUE, translator, type Translate } from "./i18n";
 import { NoOutput } from "./no-output";
 import { NodeStatusView } from "./node-status-view";
 import { readMessage, type MessageInput } from "./plain-data";
@@ -26,6 +26,10 @@ export interface RobotCall {
   waitForRobot<T>(waiting: Promise<T>): Promise<T>;
   /** The node's log, for what goes wrong beside the message's own outcome. */
   log: Pick<Node, "warn" | "error">;
+  /** Sends at once, before the message ends (robot-command's "sent" output); the message still ends once. */
+  sendEarly(outgoing: (NodeMessage | null)[]): void;
+  /** The shared catalogue's texts in the runtime's language. */
+  t: Translate;
 }
 
 export interface RobotNodeBehaviour<Result> {
@@ -54,7 +58,8 @@ export function handleRobotInput<Result>(
   configNodeId: string | undefined,
   behaviour: RobotNodeBehaviour<Result>,
 ): void {
-  const view = new NodeStatusView(node, () => lookUpConfig(RED, configNodeId).client?.engine, translator(RED, SHARED_CATALOGUE));
+  const t = translator(RED, SHARED_CATALOGUE);
+  const view = new NodeStatusView(node, () => lookUpConfig(RED, configNodeId).client?.engine, t);
   /** Aborted on close: every call of this node leaves the queue or the wire, quietly. */
   const lifetime = new AbortController();
   const options: CallOptions = { signal: lifetime.signal, tracker: view.tracker };
@@ -82,7 +87,10 @@ export function handleRobotInput<Result>(
     // A new burst starts counting its skipped messages afresh.
     if (view.pending === 0) view.dropped.clear();
     view.pending++;
-    const call: RobotCall = { msg, input: {}, client, options, waitForRobot, log: node };
+    const sendEarly = (outgoing: (NodeMessage | null)[]) => {
+      if (!closed) send(outgoing);
+    };
+    const call: RobotCall = { msg, input: {}, client, options, waitForRobot, log: node, sendEarly, t };
     let result: Promise<Result | NoOutput>;
     try {
       call.input = readMessage(msg, behaviour.reads);
