@@ -220,7 +220,7 @@ describe("robot-command: actions", function () {
         await waitFor(() => nodeRed.output().includes("Kitchen scrubber 未在清洁"), 30_000, "the refusal in Node-RED's log");
         assert.match(nodeRed.output(), /Kitchen scrubber 未在清洁或行驶：无可暂停/);
         await waitFor(() => nodeRed.output().includes("已等待 5 秒"), 30_000, "NOT_CONFIRMED in Node-RED's log");
-        assert.match(nodeRed.output(), /submitCommand：机器人 GS-S-000102 未在清洁或行驶：无可暂停（已等待 5 秒/);
+        assert.match(nodeRed.output(), /[^：]机器人 GS-S-000102 未在清洁或行驶：无可暂停（已等待 5 秒/);
         // The action sent nothing; the plain command was sent (and not carried out).
         assert.equal(simulator.state.commands(IDLE_ROBOT).length, 1);
       } finally {

@@ -130,7 +130,8 @@ export class ConfirmationPoller {
             kind: "not_confirmed",
             operation,
             message: refusal
-              ? `${operation}: robot ${serialNumber} ${refusalText(refusal)} (waited ${waited} for ${rule.expects})`
+              ? // What a person reads (a console's notice): the robot and why, no operation's name.
+                `robot ${serialNumber} ${refusalText(refusal)} (waited ${waited} for ${rule.expects})`
               : `${operation}: robot ${serialNumber} did not show it within ${waited} (waited for ${rule.expects})${state ? "" : ": no status of the robot was read"}`,
             lastStatus: waiter.lastStatus,
             ...(refusal ? { refusal } : {}),

@@ -31,7 +31,6 @@ export function refusalWords(t: Translate, refusal: ActionRefusal): string {
 export function rewordNotConfirmed(t: Translate, error: unknown, serialNumber: string, timeoutMs: number, expects: string): void {
   if (!(error instanceof RobotApiError) || error.kind !== "not_confirmed" || !error.refusal) return;
   error.message = t("refusal.notConfirmed", {
-    operation: error.operation ?? "confirm",
     robot: serialNumber,
     refusal: refusalWords(t, error.refusal),
     seconds: timeoutMs / 1000,
