@@ -128,13 +128,15 @@ describe("robot-command: actions", function () {
 
     it("sends an allowed action: output 2 says sent before output 1 ends it, once each", async () => {
       await load({ sentOutput: true, sendWhen: "shown", confirmTimeout: "20" });
-      helper.getNode("cmd").receive({ topic: "console", serialNumber: IDLE_ROBOT, payload: { action: "startTask", task: "Lobby", map: "Floor 1" } });
+      const click = { id: "console-1", robot: "Kitchen scrubber" };
+      helper.getNode("cmd").receive({ topic: "console", consoleRequest: click, serialNumber: IDLE_ROBOT, payload: { action: "startTask", task: "Lobby", map: "Floor 1" } });
       await waitFor(() => seen.outputs.length + seen.caught.length > 0, 30_000, "the end");
       assert.equal(seen.caught.length, 0, JSON.stringify(seen.caught[0]?.error));
       assert.deepEqual(seen.order, ["sent", "out"]);
       assert.deepEqual(seen.sent[0]!.payload, { event: "sent", command: "START_TASK", action: "startTask" });
       assert.equal(seen.sent[0]!.serialNumber, IDLE_ROBOT);
       assert.equal(seen.sent[0]!.topic, "console");
+      assert.deepEqual(seen.sent[0]!.consoleRequest, click, "the asking message's own properties, for a dashboard to match it to its click");
       assert.equal((seen.outputs[0]!.confirmation as { state: string }).state, "RUNNING");
       assert.equal(commandsTo(IDLE_ROBOT), 1);
       assert.equal(simulator.state.robot(IDLE_ROBOT)!.currentTask?.name, "Lobby");

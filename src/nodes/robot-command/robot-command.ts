@@ -361,11 +361,15 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
 
   const sentOutput = isTicked(config.sentOutput);
 
-  /** What output 2 says the moment the cloud accepted the command. */
+  /**
+   * What output 2 says the moment the cloud accepted the command: a copy of the
+   * asking message (so a dashboard matches it to its click by its own
+   * properties), its payload the event.
+   */
   function sentMessage(call: RobotCall, prepared: PreparedCommand, resource: CommandResource, action: RobotAction | undefined): NodeMessage {
     const command = commandTypeOf(JSON.parse(prepared.body!) as Record<string, unknown>) ?? resource.rawCommandType?.toUpperCase();
     return {
-      topic: call.msg.topic,
+      ...RED.util.cloneMessage(call.msg),
       serialNumber: prepared.serialNumber,
       payload: { event: "sent", command, ...(action ? { action } : {}) },
     };
