@@ -6,7 +6,6 @@
  */
 import { CHARGING_POINT, type CommandType } from "../../api/cloud/commands";
 import { RobotApiError, invalidInput } from "../../api/errors";
-import { keptForAccount } from "../../api/account/account-memory";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
 import { ROBOT_ACTIONS, commandOf, refusalOf, type RobotAction } from "../../api/watching/robot-actions";
 import { cleaningModesOf, mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
@@ -14,9 +13,6 @@ import { isPlainObject } from "../shared/plain-data";
 import { refusalWords } from "../shared/refusal-words";
 import type { RobotCall } from "../shared/robot-input";
 import type { ParameterValues } from "./table";
-
-/** A status the account read this recently is taken as the robot's state; an older one is read again. */
-export const FRESH_STATUS_MS = 10_000;
 
 const ACTION_FIELDS = new Set(["action", "point", "task", "map", "serialNumber"]);
 
@@ -37,26 +33,14 @@ function textField(payload: Record<string, unknown>, field: string): string | un
   return value.trim();
 }
 
-/** When this process last had a command accepted for each robot of an account. */
-function commandsSentOf(accountKey: string): Map<string, number> {
-  return keptForAccount(accountKey, "commands sent", () => new Map<string, number>());
-}
-
-/** A status read before this moment no longer shows what the robot does (its "paused" would refuse a resume). */
-export function noteCommandSent(accountKey: string, serialNumber: string): void {
-  commandsSentOf(accountKey).set(serialNumber, Date.now());
-}
-
 /**
- * The robot's last status: the account's own if read in the last
- * FRESH_STATUS_MS and after the last command this process sent it, else one
- * status call (kept for the others).
+ * The robot's state as the action arrives: one status call (kept for the
+ * others). A kept status may be seconds old, and a person who clicked on
+ * what a console showed then must hear why the robot cannot, not wait for a
+ * command it will ignore; an action is a person's or a sensor's, not a stream.
  */
 async function lastStatusOf(call: RobotCall, serialNumber: string): Promise<Record<string, unknown>> {
   const statuses = fleetStatusesOf(call.client.accountKey);
-  const kept = statuses.get(serialNumber);
-  const sentAt = commandsSentOf(call.client.accountKey).get(serialNumber) ?? 0;
-  if (kept && kept.at > sentAt && Date.now() - kept.at <= FRESH_STATUS_MS) return kept.status;
   const [status] = (await call.client.batchGetStatuses([serialNumber], { line: "s", ...call.options })) as Record<string, unknown>[];
   if (!status) throw new RobotApiError({ kind: "bad_response", operation: "batchGetSRobotStatus", message: `batchGetSRobotStatus: no status of robot ${serialNumber} in the answer` });
   statuses.record([status]);

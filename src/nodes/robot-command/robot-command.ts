@@ -18,7 +18,7 @@ import { handleRobotInput, type RobotCall } from "../shared/robot-input";
 import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
 import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type ParameterField, type ParameterValues } from "./table";
 import { SEND_WHEN } from "../shared/confirm-table";
-import { commandForAction, isActionPayload, noteCommandSent } from "./action";
+import { commandForAction, isActionPayload } from "./action";
 import type { RobotAction } from "../../api/watching/robot-actions";
 
 
@@ -319,7 +319,6 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     finish: (resource: CommandResource) => Promise<Submitted>,
   ): Promise<Submitted | NoOutput> {
     const accepted = (resource: CommandResource): Promise<Submitted> => {
-      noteCommandSent(call.client.accountKey, prepared.serialNumber!);
       if (sentOutput) call.sendEarly([null, sentMessage(call, prepared, resource, action)]);
       return finish(resource);
     };
