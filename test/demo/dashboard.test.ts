@@ -216,13 +216,22 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
   });
 
   it("sends the selected robot to a navigation point clicked on the map", async () => {
-    const serial = "GS-S-000201";
+    // On a floor with points to choose from (the warehouse's only other point is where its robot stands).
+    const serial = "GS-S-000101";
     const robot = await status(serial);
     await page.click(`${CONSOLE} .rc-floor[data-map-id="${robot.localizationInfo.map.id}"]`);
     await page.click(`${row(serial)} td.rc-name`);
     await page.waitForSelector(`${row(serial)}.rc-selected`);
-    const point = robot.navigationPoints!.naviPoints.find((candidate) => candidate.naviPointName !== "charging")!.naviPointName;
-    await page.click(`${MAP} .navigation-point[data-name="${point}"] circle`, { force: true });
+    // The point farthest from the robot: nothing of the robot's own covers it.
+    const here = robot.localizationInfo.mapPosition!;
+    const point = robot
+      .navigationPoints!.naviPoints.filter((candidate) => candidate.naviPointName !== "charging")
+      .sort(
+        (a, b) =>
+          Math.hypot(b.navPointGridX - here.x, b.navPointGridY - here.y) - Math.hypot(a.navPointGridX - here.x, a.navPointGridY - here.y),
+      )[0]!.naviPointName;
+    // Its name: a robot standing on the point covers its dot, never its name.
+    await page.click(`${MAP} .navigation-point[data-name="${point}"] text`);
     const deadline = Date.now() + 30_000;
     let now = await status(serial);
     while (now.navigation?.position !== point && Date.now() < deadline) {
@@ -384,12 +393,30 @@ describe("demo: the operator console in Chinese (npm start -- --lang zh-CN)", fu
     const ownWords = [...Object.values(view.words), ...Object.values(view.actions), ...Object.values(fleetMap.states)]
       .map((text) => text.replace(/\{\w+\}/g, "").trim())
       .filter((text) => /[A-Za-z]{3,}/.test(text));
-    // The page's own text, without the cloud's names: navigation points' labels are the robots' data (a point named "charging").
-    const shown = await page.evaluate(() => {
+    // The page's text without the cloud's own names (robots, maps, tasks, points: "Floor 1", a point named
+    // "charging"), as the fleet view gives them, and without the map's style sheet.
+    const fleet = (await (await fetch(`${demo.urls.editor}/fleet/view`)).json()) as {
+      floors: Array<{ mapName: string }>;
+      robots: Array<{ name: string; mapName?: string; tasks: string[]; points: string[] }>;
+    };
+    const cloudNames = [
+      ...fleet.floors.map((floor) => floor.mapName),
+      ...fleet.robots.flatMap((robot) => [robot.name, robot.mapName ?? "", ...robot.tasks, ...robot.points]),
+    ]
+      .filter((name) => name !== "")
+      .sort((a, b) => b.length - a.length);
+    const text = await page.evaluate(() => {
       const copy = document.querySelector(".robot-console")!.cloneNode(true) as HTMLElement;
-      for (const own of copy.querySelectorAll(".navigation-point, title")) own.remove();
-      return `${copy.textContent} ${document.querySelector(".robot-console-today")?.textContent ?? ""}`;
+      for (const notText of copy.querySelectorAll("style, title")) notText.remove();
+      // Each element's text apart, so that names do not run into the words beside them.
+      return [...copy.querySelectorAll("*")]
+        .flatMap((element) =>
+          [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent ?? ""),
+        )
+        .concat(document.querySelector(".robot-console-today")?.textContent ?? "")
+        .join(" | ");
     });
+    const shown = cloudNames.reduce((rest, name) => rest.split(name).join(" "), text);
     const found = ownWords.filter((text) => new RegExp(`\\b${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(shown));
     assert.deepEqual(found, [], `English words of the package on the zh-CN console:\n${shown}`);
     await page.screenshot({ path: screenshot("fleet-console-zh.png"), fullPage: true });

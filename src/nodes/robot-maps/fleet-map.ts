@@ -201,8 +201,9 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
   const fullHeight = round(height + legendBlock.height);
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" data-map-height="${height}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
+    // A fanned robot's line and true-spot dot may lie over another robot's body: they never take its click.
     `<style>.robot-fleet-map text{font-family:sans-serif;font-size:${font}px;paint-order:stroke;stroke:#fff;stroke-width:${round(unit / 2)}px}` +
-      `.robot-fleet-map .robot-offline{opacity:.55}</style>`,
+      `.robot-fleet-map .robot-offline{opacity:.55}.robot-fleet-map .robot-spot,.robot-fleet-map .robot-leader,.robot-fleet-map .label-leader{pointer-events:none}</style>`,
     `<image href="${map.imageUrl}" x="0" y="0" width="${width}" height="${height}"/>`,
     `<g class="navigation-points">`,
   ];
