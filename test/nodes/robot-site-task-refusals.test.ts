@@ -11,7 +11,7 @@ import { TEMP_TASK_REFUSALS } from "../../src/api/errors";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { statusesOf } from "../support/comms";
 import { packageRoot, startNodeRed, type RunningNodeRed } from "../support/editor";
-import { robotSiteTaskNode } from "../support/fixtures";
+import { robotCommandNode, robotSiteTaskNode } from "../support/fixtures";
 import { waitFor } from "../support/push-receiver";
 
 function catalogue(lang: string): { rejected: Record<string, string>; refusals: Record<string, string> } {
@@ -61,6 +61,9 @@ describe("robot-site-task: refusal codes in words", function () {
           // A status read: its task state under the node, in Chinese.
           { id: "read", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["state"]] },
           { ...robotSiteTaskNode("state", { operation: "status", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
+          // A command the cloud accepted: its name and state under the node, in Chinese.
+          { id: "pause", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["command"]] },
+          { ...robotCommandNode("command", { command: "PAUSE_TASK", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
         ],
         { config: { token: DEMO_TOKEN } },
         { lang: "zh-CN" },
@@ -78,9 +81,10 @@ describe("robot-site-task: refusal codes in words", function () {
       assert.match(line, /sendTempTask: 机器人拒绝了临时任务（cmdResultCode 2010100009：任务参数被拒绝（最常见的原因是 areaId 错误，或机器人不支持该清洁模式））/);
     });
 
-    it("shows a status read's task state in Chinese under the node", async () => {
+    it("shows a status read's task state and an accepted command in Chinese under the node", async () => {
       const statuses = await statusesOf(nodeRed.url);
       assert.match(statuses.get("state") ?? "", /^空闲 \d+%$/, JSON.stringify([...statuses]));
+      assert.equal(statuses.get("command"), "暂停任务: 等待中");
     });
   });
 });

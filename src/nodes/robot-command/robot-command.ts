@@ -18,6 +18,7 @@ import { handleRobotInput, type RobotCall } from "../shared/robot-input";
 import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
 import { BURST_POLICIES, FIELD_PATHS, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type ParameterField, type ParameterValues } from "./table";
 import { SEND_WHEN } from "../shared/confirm-table";
+import { cloudWord } from "../shared/status-text";
 import { commandForAction, isActionPayload } from "./action";
 import type { RobotAction } from "../../api/watching/robot-actions";
 
@@ -377,10 +378,10 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   handleRobotInput<Submitted>(RED, node, config.robot, {
     reads: ["serialNumber", "command", "burst", "sendWhen"],
     run: submitAndConfirm,
-    // "START_TASK: WAITING": the command the cloud stored and the state it is in; once confirmed, what the robot showed.
-    statusText: ({ resource, confirmation }) => {
-      const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : resource.state;
-      return resource.rawCommandType ? `${resource.rawCommandType.toUpperCase()}: ${state}` : state;
+    // "START_TASK: WAITING" ("开始清洁任务：等待中"): the command the cloud stored and the state it is in; once confirmed, what the robot showed.
+    statusText: ({ resource, confirmation }, call) => {
+      const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : cloudWord(call.t, "commandStates", resource.state);
+      return resource.rawCommandType ? `${cloudWord(call.t, "statusCommands", resource.rawCommandType.toUpperCase())}: ${state}` : state;
     },
     output: ({ resource, confirmation }, msg) => {
       const ended = messageWithConfirmation(msg, resource, confirmation);

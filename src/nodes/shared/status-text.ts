@@ -16,9 +16,18 @@ export function robotStatusText(status: Record<string, unknown>, t: Translate): 
   return battery === undefined ? state : `${state} ${Math.round(battery)}%`;
 }
 
-/** A task state in the runtime's language (the shared catalogue's taskStates); one the package does not know, as the cloud sent it. */
-export function taskStateWord(taskState: string, t: Translate): string {
-  const key = `taskStates.${taskState}`;
+/**
+ * One of the cloud's values in the runtime's language, from a group of the
+ * catalogue (`taskStates.RUNNING`); a value the catalogue does not know, as
+ * the cloud sent it. In English the catalogue keeps the cloud's own names.
+ */
+export function cloudWord(t: Translate, group: string, value: string): string {
+  const key = `${group}.${value}`;
   const word = t(key);
-  return word.endsWith(key) ? taskState : word;
+  return word.endsWith(key) ? value : word;
+}
+
+/** A task state in the runtime's language (the shared catalogue's taskStates). */
+export function taskStateWord(taskState: string, t: Translate): string {
+  return cloudWord(t, "taskStates", taskState);
 }
