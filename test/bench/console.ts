@@ -72,13 +72,15 @@ export async function printConsoleCost(progress: (line: string) => void = consol
     const robotsOnMap = await page.locator(".robot-console .rc-map-inner svg [data-serial-number]").count();
     progress(`console: ${robotsOnMap} robots on the floor drawn, sampling for ${MINUTES} min`);
 
-    const samples: Array<{ minute: number; heapMb: number; nodes: number }> = [];
+    const samples: Array<{ minute: number; heapMb: number; nodes: number; inPage: number }> = [];
     const started = Date.now();
     const sample = async () => {
       await cdp.send("HeapProfiler.collectGarbage");
       const { metrics } = await cdp.send("Performance.getMetrics");
       const value = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? NaN;
-      samples.push({ minute: (Date.now() - started) / 60_000, heapMb: value("JSHeapUsedSize") / 1e6, nodes: value("Nodes") });
+      // Nodes counts every DOM node Chromium holds, detached ones not yet collected too; inPage those in the document.
+      const inPage = await page.evaluate(() => document.getElementsByTagName("*").length);
+      samples.push({ minute: (Date.now() - started) / 60_000, heapMb: value("JSHeapUsedSize") / 1e6, nodes: value("Nodes"), inPage });
     };
     await sample();
     while (Date.now() - started < MINUTES * 60_000) {
@@ -94,9 +96,9 @@ export async function printConsoleCost(progress: (line: string) => void = consol
     console.log(`
 Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} drawn on one floor, half of them cleaning
   updates applied       ${times.length} in ${MINUTES} min
-  time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms)
+  time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms, ${times.filter((time) => time >= CONSOLE_UPDATE_GOAL_MS).length} at or over ${CONSOLE_UPDATE_GOAL_MS} ms  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms; the bench's own GC every 30 s blocks the page too)
   JS heap after GC      ${first.heapMb.toFixed(1)} MB at start, ${last.heapMb.toFixed(1)} MB after ${last.minute.toFixed(1)} min, peak ${peak.toFixed(1)} MB  (goal: flat)
-  DOM nodes             ${first.nodes} at start, ${last.nodes} at the end
+  DOM nodes             ${first.nodes} at start, ${last.nodes} at the end (in the document: ${first.inPage}, then ${last.inPage})
   samples (min: MB)     ${samples.map((entry) => `${entry.minute.toFixed(1)}: ${entry.heapMb.toFixed(1)}`).join(", ")}`);
   } finally {
     await browser.close();
