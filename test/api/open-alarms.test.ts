@@ -103,7 +103,7 @@ describe("open alarms of an account", () => {
     assert.deepEqual(
       alarms.log(new Date(now)).map((entry) => [entry.incidentId, entry.acknowledged?.by, entry.recoveredAt]),
       [
-        // Raised 30 hours ago and still open: kept; recovered a day ago: gone.
+        // Raised 30 hours ago and still open: kept; recovered 25 hours ago: gone.
         ["old", undefined, undefined],
         ["today", "Ana", new Date(now - 1800_000).toISOString()],
       ],
@@ -112,6 +112,14 @@ describe("open alarms of an account", () => {
       alarms.list().map((alarm) => alarm.incidentId),
       ["old"],
       "the log keeps what the open list no longer has",
+    );
+    // Raised long ago by the cloud's clock, recovered now: a day in the log from its recovery.
+    alarms.record(incident("R4", "stale", true, "H4", { startTime: now - 40 * 3600_000 }), new Date(now));
+    alarms.record(incident("R4", "stale", false, "H4", { startTime: now - 40 * 3600_000, endTime: now }), new Date(now));
+    assert.deepEqual(
+      alarms.log(new Date(now)).map((entry) => entry.incidentId),
+      ["old", "today", "stale"],
+      "in the order they came",
     );
     // Past its size the oldest goes, open or not.
     for (const id of ["x", "y", "z"]) alarms.record(incident("R3", id, true, "H4", { startTime: now - 60_000 }), new Date(now));

@@ -78,6 +78,17 @@ async function redeploy(editor: string): Promise<void> {
   assert.equal(answer.status, 200, await answer.text());
 }
 
+describe("the fleet-dashboard example decides nothing itself", function () {
+  it("has no function node: every decision is the package's nodes', the template only shows and forwards", () => {
+    const nodes = JSON.parse(fs.readFileSync(path.join(root, "examples/fleet-dashboard.json"), "utf8")) as Array<{ type: string }>;
+    assert.deepEqual(
+      nodes.filter((node) => node.type === "function"),
+      [],
+    );
+    assert.equal(nodes.filter((node) => node.type === "ui-template").length, 2, "the console and the heading of today's charts");
+  });
+});
+
 describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)", function () {
   this.timeout(180_000);
   let demo: RunningDemo;
@@ -245,6 +256,37 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       { timeout: 20_000 },
     );
     await page.screenshot({ path: screenshot("fleet-console-goto.png"), fullPage: true });
+  });
+
+  it("with no robot selected, sends the nearest free robot to the point clicked (a job), and names it", async () => {
+    await page.click(`${CONSOLE} .rc-robots tr.rc-selected td.rc-name`);
+    await page.waitForSelector(`${CONSOLE} .rc-robots tr.rc-selected`, { state: "detached" });
+    const serial = "GS-S-000201";
+    const { displayName, localizationInfo } = await status(serial);
+    await page.click(`${CONSOLE} .rc-floor[data-map-id="${localizationInfo.map.id}"]`);
+    await page.waitForSelector(`${MAP}[data-map-id="${localizationInfo.map.id}"]`);
+    await page.click(`${MAP} .navigation-point[data-name="charging"] text`);
+    await page.waitForFunction(
+      ({ console, name }) => [...document.querySelectorAll(`${console} .rc-notice`)].some((notice) => notice.textContent?.startsWith(name)),
+      { console: CONSOLE, name: displayName },
+      { timeout: 30_000 },
+    );
+    const deadline = Date.now() + 30_000;
+    let now = await status(serial);
+    while (now.navigation?.position !== "charging" && !now.battery.charging && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await status(serial);
+    }
+    assert.ok(now.navigation?.position === "charging" || now.battery.charging, JSON.stringify(now.navigation));
+  });
+
+  it("zooms in and back to the whole floor", async () => {
+    const scale = () => page.$eval(`${CONSOLE} .rc-map-inner`, (inner) => (inner as HTMLElement).style.transform);
+    assert.match(await scale(), /scale\(1\)/);
+    await page.click(`${CONSOLE} .rc-zoom button:nth-child(1)`);
+    assert.match(await scale(), /scale\(1\.25\)/);
+    await page.click(`${CONSOLE} .rc-zoom button:nth-child(3)`);
+    assert.match(await scale(), /translate\(0px, 0px\) scale\(1\)/);
   });
 
   it("offers only what a robot's state allows; a button answers at once, then the outcome, or the reason the robot cannot", async () => {

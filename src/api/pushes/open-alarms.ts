@@ -54,7 +54,7 @@ const text = (value: unknown) =>
 export class AccountAlarms {
   /** In the order raised: the first is the oldest. */
   private readonly open = new Map<string, OpenAlarm>();
-  /** The shift's log, oldest raised first; an open alarm's entry is the one kept in `open` under the same key. */
+  /** The shift's log, in the order the alarms came. */
   private readonly shift: AlarmLogEntry[] = [];
   private readonly listeners = new Set<(change: AlarmChange) => void>();
 
@@ -112,7 +112,7 @@ export class AccountAlarms {
     return alarm;
   }
 
-  /** The shift: every alarm raised in the last 24 hours and every one still open, oldest raised first, with its acknowledgement and recovery. */
+  /** The shift: every alarm with news in the last 24 hours and every one still open, in the order they came, with its acknowledgement and recovery. */
   log(now: Date = new Date()): AlarmLogEntry[] {
     this.trimLog(now);
     return this.shift.map((entry) => ({ ...entry }));
@@ -164,7 +164,6 @@ export class AccountAlarms {
     for (const entry of Array.isArray(stored.shift) ? stored.shift : []) {
       if (isAlarm(entry) && !logged.has(logKeyOf(entry))) this.shift.push({ ...(entry as AlarmLogEntry) });
     }
-    this.shift.sort((a, b) => (a.raisedAt < b.raisedAt ? -1 : a.raisedAt > b.raisedAt ? 1 : 0));
     this.trimLog(new Date());
   }
 
@@ -177,10 +176,15 @@ export class AccountAlarms {
     return undefined;
   }
 
-  /** Drops what fell out of the shift: raised over 24 hours ago and no longer open, then the oldest past the log's size. */
+  /**
+   * Drops what fell out of the shift: no news of it (raised, acknowledged,
+   * recovered) for 24 hours and no longer open, then the oldest past the
+   * log's size. A cloud's old start time recovered now stays a day.
+   */
   private trimLog(now: Date): void {
     const since = new Date(now.getTime() - SHIFT_LOG_MS).toISOString();
-    const kept = this.shift.filter((entry) => entry.raisedAt >= since || this.open.has(keyOf(entry.serialNumber, entry.incidentId)));
+    const lastNews = (entry: AlarmLogEntry) => [entry.raisedAt, entry.acknowledged?.at ?? "", entry.recoveredAt ?? ""].sort().at(-1)!;
+    const kept = this.shift.filter((entry) => lastNews(entry) >= since || this.open.has(keyOf(entry.serialNumber, entry.incidentId)));
     this.shift.splice(0, this.shift.length, ...kept.slice(Math.max(0, kept.length - this.logCapacity)));
   }
 

@@ -211,6 +211,8 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
 interface AccountLink {
   record(push: Push): void;
   alarms: AccountAlarms;
+  /** Resolves once what the context stored has been read back (after a restart). */
+  restored: Promise<void>;
   close(): void;
 }
 
@@ -228,7 +230,7 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
   const alarms = alarmsOfAccount(client.accountKey);
   const reports = reportsOfAccount(client.accountKey);
   const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
-  void mirror.read().then((stored) => alarms.restore(stored));
+  const restored = mirror.read().then((stored) => alarms.restore(stored));
   const stopMirroring = alarms.onChange(() => mirror.changed());
   return {
     record: (push) => {
@@ -236,6 +238,7 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
       else if (push.kind === "incident") alarms.record(push.event);
     },
     alarms,
+    restored,
     close: stopMirroring,
   };
 }
@@ -243,17 +246,20 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
 /** The input: the account's alarms listed, or one acknowledged; the answer (the list after it) on output 1, as msg.pushType "alarms". */
 function answerAlarmRequests(node: Node, account: AccountLink | undefined, t: Translate): void {
   node.on("input", (msg: NodeMessageInFlow, send: (msg: Array<NodeMessage | null>) => void, done: (error?: Error) => void) => {
-    try {
+    const answer = async () => {
       if (!account) throw invalidInput("robot", t("errors.noAccount"));
       const request = readAlarmRequest(msg);
+      // Just after a restart, the alarms the context kept are listed (and acknowledged) once read back.
+      await account.restored;
       if (request.kind === "acknowledge" && !account.alarms.acknowledge(request.serialNumber, request.incidentId, request.by)) {
         throw invalidInput("payload.acknowledge.incidentId", `no open alarm ${request.incidentId} of robot ${request.serialNumber}`);
       }
       send([Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: account.alarms.toPlain() }), null, null]);
-      done();
-    } catch (error) {
-      done(internalError(error, "robot-events"));
-    }
+    };
+    answer().then(
+      () => done(),
+      (error: unknown) => done(internalError(error, "robot-events")),
+    );
   });
 }
 
