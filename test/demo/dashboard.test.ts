@@ -322,11 +322,11 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     );
     assert.equal((await status(serial)).taskState, "PAUSED");
 
-    // A robot the console still shows idle has its emergency stop pressed meanwhile: the command is not sent, and says why.
+    // A robot whose emergency stop is pressed just before the click, as the console still shows it well: nothing is sent, and it says why.
     const idle = "GS-S-000201";
     const idleName = (await status(idle)).displayName;
-    await page.waitForSelector(`${row(idle)} [data-action="stop"], ${row(idle)} [data-action="toCharger"]`, { timeout: 60_000 });
-    const button = (await page.locator(`${row(idle)} [data-action="stop"]`).count()) > 0 ? "stop" : "toCharger";
+    // Whatever it offers now: a start picker at least, for a robot that is on its floor and well.
+    await page.waitForSelector(`${row(idle)} [data-action="startTask"]`, { timeout: 60_000 });
     assert.equal(
       (
         await fetch(`${demo.urls.simulator}/_sim/robots/${idle}`, {
@@ -337,7 +337,11 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       ).status,
       200,
     );
-    await page.click(`${row(idle)} [data-action="${button}"]`);
+    const task = await page.$eval(
+      `${row(idle)} select[data-action="startTask"] option:nth-child(2)`,
+      (option) => (option as HTMLOptionElement).value,
+    );
+    await page.selectOption(`${row(idle)} select[data-action="startTask"]`, task);
     await page.waitForFunction(
       ({ console, name }) =>
         [...document.querySelectorAll(`${console} .rc-notice.rc-failed`)].some(
