@@ -97,6 +97,15 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
   let robots: RobotClient;
 
   const status = (serialNumber: string) => robots.getRobotStatus({ serialNumber }) as Promise<Status>;
+  /** Changes a robot in the simulator by hand (PATCH /_sim/robots/<serial>). */
+  const changeRobot = async (serialNumber: string, changes: Record<string, unknown>) => {
+    const answer = await fetch(`${demo.urls.simulator}/_sim/robots/${serialNumber}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(changes),
+    });
+    assert.equal(answer.status, 200, await answer.text());
+  };
 
   before(async () => {
     demo = await startDemo();
@@ -327,16 +336,7 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     const idleName = (await status(idle)).displayName;
     // Whatever it offers now: a start picker at least, for a robot that is on its floor and well.
     await page.waitForSelector(`${row(idle)} [data-action="startTask"]`, { timeout: 60_000 });
-    assert.equal(
-      (
-        await fetch(`${demo.urls.simulator}/_sim/robots/${idle}`, {
-          method: "PATCH",
-          headers: { "content-type": "application/json" },
-          body: '{"emergencyStop": true}',
-        })
-      ).status,
-      200,
-    );
+    await changeRobot(idle, { emergencyStop: true });
     const task = await page.$eval(
       `${row(idle)} select[data-action="startTask"] option:nth-child(2)`,
       (option) => (option as HTMLOptionElement).value,
@@ -353,16 +353,7 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     const reason = await noticeOf(page, idleName);
     assert.doesNotMatch(reason, /submitCommand|RobotApiError|NOT_ALLOWED/, reason);
     await page.screenshot({ path: screenshot("fleet-console-buttons.png"), fullPage: true });
-    assert.equal(
-      (
-        await fetch(`${demo.urls.simulator}/_sim/robots/${idle}`, {
-          method: "PATCH",
-          headers: { "content-type": "application/json" },
-          body: '{"emergencyStop": false}',
-        })
-      ).status,
-      200,
-    );
+    await changeRobot(idle, { emergencyStop: false });
   });
 
   it("keeps an alarm listed until its robot recovers, acknowledged by name, across a redeploy", async () => {
