@@ -27,7 +27,9 @@ type Status = Record<string, unknown> & {
   taskState?: string;
 };
 
+/** Where a screenshot goes: the README's into docs/images when UPDATE_SCREENSHOTS is set, the others to look at into the temp folder. */
 const screenshot = (name: string) => path.join(process.env.UPDATE_SCREENSHOTS ? path.join(root, "docs/images") : os.tmpdir(), name);
+const lookAt = (name: string) => path.join(os.tmpdir(), name);
 
 const CONSOLE = ".robot-console";
 const MAP = `${CONSOLE} .rc-map-inner svg`;
@@ -206,7 +208,7 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       await page.mouse.click(marker.body.x, marker.body.y);
       await page.waitForSelector(`${row(marker.serial)}.rc-selected`, { state: "detached" });
     }
-    await page.screenshot({ path: screenshot("fleet-console-two-at-charger.png"), fullPage: true });
+    await page.screenshot({ path: lookAt("fleet-console-two-at-charger.png"), fullPage: true });
   });
 
   it("places no two labels over each other on any floor (boxes of the rendered page)", async () => {
@@ -264,7 +266,7 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       { selector: `${row(serial)} td:nth-child(2)`, point },
       { timeout: 20_000 },
     );
-    await page.screenshot({ path: screenshot("fleet-console-goto.png"), fullPage: true });
+    await page.screenshot({ path: lookAt("fleet-console-goto.png"), fullPage: true });
   });
 
   it("with no robot selected, sends the nearest free robot to the point clicked (a job), and names it", async () => {
