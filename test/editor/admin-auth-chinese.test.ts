@@ -209,7 +209,7 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
         headings: [...element.querySelectorAll("h3")].map((heading) => heading.textContent?.trim()),
         intro: element.querySelector("p")?.textContent?.trim() ?? "",
       }));
-      assert.deepEqual(help.headings, ["属性", "输出", "详细"]);
+      assert.deepEqual(help.headings, ["属性", "输入", "输出", "详细"]);
       assert.match(help.intro, /^接收机器人云推送的内容/);
       await page.screenshot({ path: "/tmp/editor-help-robot-events-zh.png" });
     });

@@ -496,9 +496,9 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     });
   }
 
-  it("labels robot-events' three outputs incidents, task reports and scheduling tasks where a person hovers each port, and gives it no input", async () => {
+  it("labels robot-events' input (the account's alarms) and its three outputs incidents, task reports and scheduling tasks where a person hovers each port", async () => {
     const node = page.locator("[id='events']");
-    assert.equal(await node.locator(".red-ui-flow-port-input").count(), 0, "no input port");
+    assert.equal(await node.locator(".red-ui-flow-port-input").count(), 1, "an input port: the account's alarms listed and acknowledged");
     const ports = node.locator(".red-ui-flow-port-output .red-ui-flow-port");
     assert.equal(await ports.count(), 3);
     const labels: string[] = [];

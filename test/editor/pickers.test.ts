@@ -395,8 +395,12 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     await edit("uses-not-deployed");
     await page.click("[data-robot-fleet-picker='serialNumber']");
     const message = page.locator("[data-robot-fleet-picker-message='serialNumber']");
-    await page.waitForFunction(() =>
-      /deploy the robot-config first/.test(document.querySelector("[data-robot-fleet-picker-message='serialNumber']")?.textContent ?? ""),
+    // The admin endpoint answers after the deploys and injects before it: a loaded machine takes its time.
+    await page.waitForFunction(
+      () =>
+        /deploy the robot-config first/.test(document.querySelector("[data-robot-fleet-picker-message='serialNumber']")?.textContent ?? ""),
+      undefined,
+      { timeout: 30_000 },
     );
     assert.match(await message.innerText(), /^deploy the robot-config first/);
     await page.evaluate(() => RED.tray.close());
