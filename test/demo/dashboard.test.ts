@@ -380,6 +380,20 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     assert.match((await page.textContent(`${alarm} .rc-acked`)) ?? "", /Ana/);
     await page.screenshot({ path: screenshot("fleet-console-alarm.png"), fullPage: true });
 
+    // Reports of tasks that ended today, filed before the redeploy: the reports node's first sweep after it finds them.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000).toISOString();
+    for (const [serialNumber, taskEndStatus] of [
+      ["GS-S-000101", 0],
+      ["GS-S-000102", 1],
+      ["GS-S-000201", 0],
+    ] as const) {
+      const filed = await post(`${demo.urls.simulator}/_sim/robots/${serialNumber}/taskReports`, {
+        startTime: twoHoursAgo,
+        durationSeconds: 1800,
+        taskEndStatus,
+      });
+      assert.equal(filed.status, 200, await filed.text());
+    }
     await redeploy(demo.urls.editor);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     await page.waitForSelector(`${alarm} .rc-acked`, { timeout: 30_000 });
@@ -398,6 +412,8 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       displayName,
     );
     await page.click(`${CONSOLE} .rc-tabs button:nth-child(1)`);
+    // Today's work per floor, from those reports (the charts draw on a canvas: looked at, not read).
+    await page.screenshot({ path: screenshot("fleet-console-today.png"), fullPage: true });
     assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "updated in place");
   });
 });
