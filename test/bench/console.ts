@@ -63,9 +63,11 @@ export async function printConsoleCost(progress: (line: string) => void = consol
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("Performance.enable");
     await page.addInitScript(() => {
-      const times: number[] = [];
-      (window as unknown as { consoleUpdateTimes: number[] }).consoleUpdateTimes = times;
-      window.addEventListener("robot-console-updated", (event) => times.push((event as CustomEvent<number>).detail));
+      const updates: Array<{ ms: number; at: number }> = [];
+      (window as unknown as { consoleUpdates: typeof updates }).consoleUpdates = updates;
+      window.addEventListener("robot-console-updated", (event) =>
+        updates.push({ ms: (event as CustomEvent<number>).detail, at: performance.now() }),
+      );
     });
     await page.goto(`${demo.urls.editor}/dashboard/fleet`);
     await page.waitForSelector(".robot-console .rc-map-inner svg [data-serial-number]", { timeout: 120_000 });
@@ -74,8 +76,12 @@ export async function printConsoleCost(progress: (line: string) => void = consol
 
     const samples: Array<{ minute: number; heapMb: number; nodes: number; inPage: number }> = [];
     const started = Date.now();
+    /** When the bench's own GC held the page (page time): an update that overlaps one is counted apart. */
+    const gcWindows: Array<[number, number]> = [];
     const sample = async () => {
+      const from = await page.evaluate(() => performance.now());
       await cdp.send("HeapProfiler.collectGarbage");
+      gcWindows.push([from, await page.evaluate(() => performance.now())]);
       const { metrics } = await cdp.send("Performance.getMetrics");
       const value = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? NaN;
       // Nodes counts every DOM node Chromium holds, detached ones not yet collected too; inPage those in the document.
@@ -87,16 +93,17 @@ export async function printConsoleCost(progress: (line: string) => void = consol
       await new Promise((resolve) => setTimeout(resolve, Math.min(SAMPLE_EVERY_MS, MINUTES * 60_000 - (Date.now() - started))));
       await sample();
     }
-    const times = (await page.evaluate(() => (window as unknown as { consoleUpdateTimes: number[] }).consoleUpdateTimes)).sort(
-      (a, b) => a - b,
-    );
+    const updates = await page.evaluate(() => (window as unknown as { consoleUpdates: Array<{ ms: number; at: number }> }).consoleUpdates);
+    const heldByGc = (update: { ms: number; at: number }) => gcWindows.some(([from, to]) => update.at - update.ms < to && update.at > from);
+    const times = updates.map((update) => update.ms).sort((a, b) => a - b);
+    const over = updates.filter((update) => update.ms >= CONSOLE_UPDATE_GOAL_MS);
     const first = samples[0]!;
     const last = samples.at(-1)!;
     const peak = Math.max(...samples.map((entry) => entry.heapMb));
     console.log(`
 Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} drawn on one floor, half of them cleaning
   updates applied       ${times.length} in ${MINUTES} min
-  time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms, ${times.filter((time) => time >= CONSOLE_UPDATE_GOAL_MS).length} at or over ${CONSOLE_UPDATE_GOAL_MS} ms  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms; the bench's own GC every 30 s blocks the page too)
+  time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms; ${over.length} at or over ${CONSOLE_UPDATE_GOAL_MS} ms, ${over.filter(heldByGc).length} of them while the bench's own GC (every 30 s) held the page  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms)
   JS heap after GC      ${first.heapMb.toFixed(1)} MB at start, ${last.heapMb.toFixed(1)} MB after ${last.minute.toFixed(1)} min, peak ${peak.toFixed(1)} MB  (goal: flat)
   DOM nodes             ${first.nodes} at start, ${last.nodes} at the end (in the document: ${first.inPage}, then ${last.inPage})
   samples (min: MB)     ${samples.map((entry) => `${entry.minute.toFixed(1)}: ${entry.heapMb.toFixed(1)}`).join(", ")}`);
