@@ -31,12 +31,12 @@ export async function printConsoleCost(progress: (line: string) => void = consol
   const browser = await launchChromium();
   try {
     // Half the fleet cleans, so robots move and change between updates.
-    // The demo's flows use the same token's rate: this client waits its turn (few calls a second, retried when refused).
+    // The demo's flows use the same token's rate (200 robots watched and swept): this client waits its turn, a few calls a second, retried for a minute when refused.
     const client = new RobotClient({
       baseUrl: demo.urls.simulator,
       auth: { token: DEMO_TOKEN },
       engine: { rateLimit: 5 },
-      retry: { maxRetries: 10 },
+      retry: { maxRetries: 60 },
     });
     const serialNumbers = (await client.listAllRobots()).map((robot) => robot.serialNumber);
     const floor = "Floor 1";
