@@ -10,7 +10,8 @@ import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { KeptStatus } from "../../src/api/watching/fleet-statuses";
 import { translator } from "../../src/nodes/shared/i18n";
 import { STATE_COLOURS } from "../../src/nodes/robot-maps/fleet-map";
-import { VIEW_WORDS, fleetView, heldJobs, taskProgressOf, type FleetViewInput, type HeldJob } from "../../src/nodes/robot-maps/fleet-view";
+import { readStatus } from "../../src/api/watching/status-reader";
+import { VIEW_WORDS, fleetView, heldJobs, type FleetViewInput, type HeldJob } from "../../src/nodes/robot-maps/fleet-view";
 import type { JobRecord } from "../../src/api/jobs/job-book";
 
 /** The English catalogue, as a runtime without catalogues falls back to. */
@@ -113,7 +114,8 @@ describe("fleetView's model", () => {
     assert.equal(robotOf(view, "GS-S-000101").battery, 64);
     assert.equal(robotOf(view, "GS-S-000102").battery, null);
     assert.equal(robotOf(view, "GS-S-000102").charging, true);
-    assert.deepEqual(taskProgressOf({ executingTask: { progress: 1.7, timeRemaining: -3 } }), { progress: 1, timeRemaining: 0 });
+    const outOfRange = readStatus({ executingTask: { progress: 1.7, timeRemaining: -3 } });
+    assert.deepEqual([outOfRange.taskProgress, outOfRange.timeRemaining], [1, 0]);
   });
 
   it("offers only the actions the state allows, and cancelling the job that holds the robot", () => {

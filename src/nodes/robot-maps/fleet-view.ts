@@ -12,7 +12,7 @@ import type { JobRecord } from "../../api/jobs/job-book";
 import { severityOf, type AlarmLogEntry, type OpenAlarm } from "../../api/pushes/open-alarms";
 import { allowedActions, type RobotAction } from "../../api/watching/robot-actions";
 import type { KeptStatus } from "../../api/watching/fleet-statuses";
-import { mapNameOf, numberOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
+import { mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
 import type { Translate } from "../shared/i18n";
 import { isPlainObject } from "../shared/plain-data";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState } from "./fleet-map";
@@ -147,14 +147,11 @@ const LEVEL_CODES = ["H2", "H3", "H4", "H5", "H6", "H7"];
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A task's progress (0-1) and time left (seconds) where the status's executingTask gives them. */
-export function taskProgressOf(status: Record<string, unknown>): { progress?: number; timeRemaining?: number } {
-  const task = isPlainObject(status.executingTask) ? status.executingTask : undefined;
-  const progress = numberOf(task?.progress);
-  const timeRemaining = numberOf(task?.timeRemaining);
+/** A task's progress (0-1) and time left (seconds), as the status reader read them from executingTask. */
+function taskProgressOf(reading: StatusReading): { progress?: number; timeRemaining?: number } {
   return {
-    ...(progress !== undefined ? { progress: Math.min(1, Math.max(0, progress)) } : {}),
-    ...(timeRemaining !== undefined ? { timeRemaining: Math.max(0, timeRemaining) } : {}),
+    ...(reading.taskProgress !== undefined ? { progress: reading.taskProgress } : {}),
+    ...(reading.timeRemaining !== undefined ? { timeRemaining: reading.timeRemaining } : {}),
   };
 }
 
@@ -305,7 +302,7 @@ function viewRobot(status: Record<string, unknown>, reading: StatusReading & { s
   const held = input.jobs.get(serialNumber);
   const highest = open.reduce<OpenAlarm | undefined>((top, alarm) => (!top || severityOf(alarm) > severityOf(top) ? alarm : top), undefined);
   // A task the status still names once the robot is idle again is over.
-  const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(status) } : undefined;
+  const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(reading) } : undefined;
   return {
     serialNumber,
     name: reading.displayName ?? serialNumber,
