@@ -88,14 +88,15 @@ describe("robot-maps: fleetMap", function () {
   const downloads = () => stub.server.requests.filter((request) => request.path.startsWith("/objects/")).length;
   const statusCalls = () => stub.server.requests.filter((request) => /status/.test(request.path)).length;
 
-  /** Each robot marker of the SVG: its serial number, state, centre and the rotation of its heading mark. */
+  /** Each robot marker of the SVG: its serial number, state, opacity when faded, centre and the rotation of its heading mark. */
   function markers(svg: string) {
-    return [...svg.matchAll(/<g class="robot [^"]*" data-serial-number="([^"]+)" data-state="([^"]+)" transform="translate\(([-\d.]+) ([-\d.]+)\)">.*?rotate\(([-\d.]+)\)/g)].map((match) => ({
+    return [...svg.matchAll(/<g class="robot [^"]*" data-serial-number="([^"]+)" data-state="([^"]+)"(?: opacity="([^"]+)")? transform="translate\(([-\d.]+) ([-\d.]+)\)">.*?rotate\(([-\d.]+)\)/g)].map((match) => ({
       serialNumber: match[1],
       state: match[2],
-      x: Number(match[3]),
-      y: Number(match[4]),
-      rotation: Number(match[5]),
+      ...(match[3] === undefined ? {} : { opacity: Number(match[3]) }),
+      x: Number(match[4]),
+      y: Number(match[5]),
+      rotation: Number(match[6]),
     }));
   }
 
@@ -115,8 +116,11 @@ describe("robot-maps: fleetMap", function () {
       { serialNumber: "GS-S-000101", state: "cleaning", x: 10, y: 238, rotation: -90 },
       { serialNumber: "GS-S-000102", state: "paused", x: 390, y: 10, rotation: 45 },
       { serialNumber: "GS-S-000103", state: "charging", x: 8, y: 5, rotation: -180 },
-      { serialNumber: "GS-S-000104", state: "offline", x: 395, y: 245, rotation: 0 },
+      { serialNumber: "GS-S-000104", state: "offline", opacity: 0.55, x: 395, y: 245, rotation: 0 },
     ]);
+    // Attributes only: a style sheet in the SVG would make a page that puts it in its document restyle the whole document at each update.
+    assert.doesNotMatch(svg, /<style/);
+    assert.match(svg, /font-family="sans-serif" font-size="[\d.]+"/);
     assert.deepEqual(
       (output!.robots as Array<Record<string, unknown>>).map(({ serialNumber, x, y, angle, state }) => [serialNumber, x, y, angle, state]),
       [

@@ -197,13 +197,14 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
   ];
   const keepClear = [...spread.map((robot) => markerBox(robot.drawnAt, unit * 1.2)), ...marks.map((mark) => markerBox(mark, unit * 0.6))];
   const labels = placeLabels(labelRequests, keepClear, font, { x: 0, y: 0, width, height });
+  // Text on the floor plan is outlined in white, so it reads over the map image and over lines (the legend has its own backing).
+  const halo = `stroke="#fff" stroke-width="${round(unit / 2)}" paint-order="stroke"`;
   const legendBlock = legend(unplaced, words, unit, font, width);
   const fullHeight = round(height + legendBlock.height);
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" data-map-height="${height}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
-    // A fanned robot's line and true-spot dot may lie over another robot's body: they never take its click.
-    `<style>.robot-fleet-map text{font-family:sans-serif;font-size:${font}px;paint-order:stroke;stroke:#fff;stroke-width:${round(unit / 2)}px}` +
-      `.robot-fleet-map .robot-offline{opacity:.55}.robot-fleet-map .robot-spot,.robot-fleet-map .robot-leader,.robot-fleet-map .label-leader{pointer-events:none}</style>`,
+    // Text's font is inherited from the root; no <style> element: a page that puts the SVG in its document
+    // (a dashboard, every update) would have the browser restyle the whole document for each new style sheet.
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" data-map-height="${height}" font-family="sans-serif" font-size="${font}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
     `<image href="${map.imageUrl}" x="0" y="0" width="${width}" height="${height}"/>`,
     `<g class="navigation-points">`,
   ];
@@ -212,7 +213,7 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
     parts.push(
       `<g class="navigation-point" data-name="${xml(mark.name)}" transform="translate(${round(mark.x)} ${round(mark.y)})"><title>${xml(mark.name)}</title>` +
         `<circle r="${round(unit * 0.6)}" fill="#fff" stroke="#333" stroke-width="${round(unit / 4)}"/>` +
-        (label ? `<text x="${round(label.x - mark.x)}" y="${round(label.y - mark.y)}" fill="#333">${xml(mark.name)}</text>` : "") +
+        (label ? `<text x="${round(label.x - mark.x)}" y="${round(label.y - mark.y)}" fill="#333" ${halo}>${xml(mark.name)}</text>` : "") +
         `</g>`,
     );
   });
@@ -223,21 +224,22 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
     const title = `${robot.name} (${robot.serialNumber}): ${stateWords(robot, words)}${alarmNote(robot.alarm)}`;
     const offset = { x: round(robot.drawnAt.x - robot.x), y: round(robot.drawnAt.y - robot.y) };
     const fanned = offset.x !== 0 || offset.y !== 0;
+    // A fanned robot's line and true-spot dot may lie over another robot's body: they never take its click.
     const label = labels.get(`robot:${robot.serialNumber}`);
     // The cloud's angle turns counter-clockwise with rows counted upwards; SVG rows count downwards.
     const body =
       (alarmed ? `<circle class="alarm-ring" r="${round(unit * 2)}" fill="none" stroke="${ALARM_COLOUR}" stroke-width="${round(unit / 2.5)}" stroke-dasharray="${round(unit * 0.8)} ${round(unit * 0.4)}"/>` : "") +
-      `<g transform="rotate(${round(-robot.angle)})"><path d="M ${round(unit * 2.2)} 0 L ${round(unit * 0.6)} ${round(-unit * 0.9)} L ${round(unit * 0.6)} ${round(unit * 0.9)} Z" fill="${colour}"/></g>` +
+      `<path transform="rotate(${round(-robot.angle)})" d="M ${round(unit * 2.2)} 0 L ${round(unit * 0.6)} ${round(-unit * 0.9)} L ${round(unit * 0.6)} ${round(unit * 0.9)} Z" fill="${colour}"/>` +
       `<circle class="robot-body" r="${round(unit)}" fill="${colour}" stroke="#fff" stroke-width="${round(unit / 4)}"/>`;
     parts.push(
-      `<g class="robot robot-${robot.state}${alarmed ? " robot-alarm" : ""}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}" transform="translate(${round(robot.x)} ${round(robot.y)})">` +
+      `<g class="robot robot-${robot.state}${alarmed ? " robot-alarm" : ""}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}"${robot.state === "offline" ? ' opacity=".55"' : ""} transform="translate(${round(robot.x)} ${round(robot.y)})">` +
         `<title>${xml(title)}</title>` +
         (fanned
-          ? `<line class="robot-leader" x1="0" y1="0" x2="${offset.x}" y2="${offset.y}" stroke="#333" stroke-width="${round(unit / 5)}"/>` +
-            `<circle class="robot-spot" r="${round(unit * 0.35)}" fill="${colour}" stroke="#333" stroke-width="${round(unit / 8)}"/>` +
+          ? `<line class="robot-leader" x1="0" y1="0" x2="${offset.x}" y2="${offset.y}" stroke="#333" stroke-width="${round(unit / 5)}" pointer-events="none"/>` +
+            `<circle class="robot-spot" r="${round(unit * 0.35)}" fill="${colour}" stroke="#333" stroke-width="${round(unit / 8)}" pointer-events="none"/>` +
             `<g class="robot-fanned" transform="translate(${offset.x} ${offset.y})">${body}</g>`
           : body) +
-        (label ? robotName(robot, label, alarmed, unit) : "") +
+        (label ? robotName(robot, label, alarmed, unit, halo) : "") +
         `</g>`,
     );
   }
@@ -246,14 +248,14 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
 }
 
 /** A robot's name where placeLabels put it, relative to its spot; a name set far off gets a line to its marker. */
-function robotName(robot: PlacedRobot & { drawnAt: Point }, label: PlacedLabel, alarmed: boolean, unit: number): string {
+function robotName(robot: PlacedRobot & { drawnAt: Point }, label: PlacedLabel, alarmed: boolean, unit: number, halo: string): string {
   let leader = "";
   if (label.far) {
     const { box } = label;
     const end = { x: Math.min(Math.max(robot.drawnAt.x, box.x), box.x + box.width), y: Math.min(Math.max(robot.drawnAt.y, box.y), box.y + box.height) };
-    leader = `<line class="label-leader" x1="${round(robot.drawnAt.x - robot.x)}" y1="${round(robot.drawnAt.y - robot.y)}" x2="${round(end.x - robot.x)}" y2="${round(end.y - robot.y)}" stroke="#666" stroke-width="${round(unit / 6)}"/>`;
+    leader = `<line class="label-leader" x1="${round(robot.drawnAt.x - robot.x)}" y1="${round(robot.drawnAt.y - robot.y)}" x2="${round(end.x - robot.x)}" y2="${round(end.y - robot.y)}" stroke="#666" stroke-width="${round(unit / 6)}" pointer-events="none"/>`;
   }
-  return `${leader}<text class="robot-name" x="${round(label.x - robot.x)}" y="${round(label.y - robot.y)}" fill="${alarmed ? ALARM_COLOUR : "#111"}">${xml(robotLabel(robot))}</text>`;
+  return `${leader}<text class="robot-name" x="${round(label.x - robot.x)}" y="${round(label.y - robot.y)}" fill="${alarmed ? ALARM_COLOUR : "#111"}" ${halo}>${xml(robotLabel(robot))}</text>`;
 }
 
 function robotLabel(robot: { name: string; alarm?: string }): string {
