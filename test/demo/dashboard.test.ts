@@ -170,6 +170,58 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     }
   });
 
+  it("patches the floor's drawing in place: after each update it is the picture it was sent, node for node, the image and still robots kept", async () => {
+    const moving = "GS-S-000101";
+    const from = (await status(moving)).localizationInfo.mapPosition!;
+    const inner = `${CONSOLE} .rc-map-inner`;
+    const marker = `${MAP} [data-serial-number="${moving}"]`;
+    const checks: Array<{ same: boolean; imageKept: boolean; movedReplaced: boolean; keptRobots: number; robots: number }> = [];
+    for (const step of [1, 2, 3]) {
+      // Every robot node and the image, tagged, so the next drawing tells which were kept.
+      await page.evaluate((selector) => {
+        for (const element of document.querySelectorAll(`${selector} [data-serial-number], ${selector} image`))
+          (element as Element & { tagged?: boolean }).tagged = true;
+      }, inner);
+      const transform = await page.getAttribute(marker, "transform");
+      await changeRobot(moving, { mapPosition: { x: from.x + 25 * step, y: from.y, angle: 0 } });
+      await page.waitForFunction(
+        ({ marker, transform }) => document.querySelector(marker)?.getAttribute("transform") !== transform,
+        { marker, transform },
+        { timeout: 20_000 },
+      );
+      checks.push(
+        await page.evaluate(
+          ({ selector, moving }) => {
+            const element = document.querySelector<HTMLElement & { drawnMarkup?: string }>(selector)!;
+            const drawn = element.querySelector("svg")!.cloneNode(true) as Element;
+            for (const marked of drawn.querySelectorAll(".rc-marked")) marked.classList.remove("rc-marked");
+            const sent = document.createElement("template");
+            sent.innerHTML = element.drawnMarkup!;
+            const tagged = (found: Element | null) => found?.tagged === true;
+            const robots = [...element.querySelectorAll("[data-serial-number]")];
+            return {
+              same: drawn.isEqualNode(sent.content.firstElementChild),
+              imageKept: tagged(element.querySelector("image")),
+              movedReplaced: !tagged(element.querySelector(`[data-serial-number="${moving}"]`)),
+              keptRobots: robots.filter(tagged).length,
+              robots: robots.length,
+            };
+          },
+          { selector: inner, moving },
+        ),
+      );
+    }
+    await changeRobot(moving, { mapPosition: { x: from.x, y: from.y, angle: 0 } });
+    // A patch that missed a change, or kept a robot that moved, shows here; so would one that drew everything anew.
+    assert.ok(
+      checks.every((check) => check.same && check.imageKept && check.movedReplaced),
+      JSON.stringify(checks),
+    );
+    console.log(
+      `      robots kept from one drawing to the next: ${checks.map((check) => `${check.keptRobots} of ${check.robots}`).join(", ")}`,
+    );
+  });
+
   it("shows two robots at one point both, each selected by a click on it (its row highlighted)", async () => {
     const pair = ["GS-S-000101", "GS-S-000102"];
     const { localizationInfo } = await status(pair[0]!);
@@ -339,6 +391,8 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
     // Whatever it offers now: a start picker at least, for a robot that is on its floor and well.
     await page.waitForSelector(`${row(idle)} [data-action="startTask"]`, { timeout: 60_000 });
     await changeRobot(idle, { emergencyStop: true });
+    // A picker's choices are built when it is focused (or pointed at), as an operator reaches for it.
+    await page.focus(`${row(idle)} select[data-action="startTask"]`);
     const task = await page.$eval(
       `${row(idle)} select[data-action="startTask"] option:nth-child(2)`,
       (option) => (option as HTMLOptionElement).value,
