@@ -202,8 +202,8 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
   const legendBlock = legend(unplaced, words, unit, font, width);
   const fullHeight = round(height + legendBlock.height);
   const parts: string[] = [
-    // Text's font is inherited from the root; no <style> element: a page that puts the SVG in its document
-    // (a dashboard, every update) would have the browser restyle the whole document for each new style sheet.
+    // Text's font is inherited from the root, and no <style> element: in a page that puts the SVG in its document
+    // (a dashboard, every update) it would be one more of the page's style sheets, added and removed at each update.
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${fullHeight}" width="${width}" height="${fullHeight}" class="robot-fleet-map" data-map-id="${xml(map.mapId)}" data-map-height="${height}" font-family="sans-serif" font-size="${font}" role="img" aria-label="${xml(words.title(map.mapName, placed.length))}">`,
     `<image href="${map.imageUrl}" x="0" y="0" width="${width}" height="${height}"/>`,
     `<g class="navigation-points">`,
