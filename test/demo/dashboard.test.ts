@@ -197,7 +197,7 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
             for (const marked of drawn.querySelectorAll(".rc-marked")) marked.classList.remove("rc-marked");
             const sent = document.createElement("template");
             sent.innerHTML = element.drawnMarkup!;
-            const tagged = (found: Element | null) => found?.tagged === true;
+            const tagged = (found: (Element & { tagged?: boolean }) | null) => found?.tagged === true;
             const robots = [...element.querySelectorAll("[data-serial-number]")];
             return {
               same: drawn.isEqualNode(sent.content.firstElementChild),
