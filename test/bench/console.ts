@@ -75,7 +75,7 @@ export async function printConsoleCost(progress: (line: string) => void = consol
     const robotsOnMap = await page.locator(".robot-console .rc-map-inner svg [data-serial-number]").count();
     progress(`console: ${robotsOnMap} robots on the floor drawn, sampling for ${MINUTES} min`);
 
-    const samples: Array<{ minute: number; heapMb: number; nodes: number; inPage: number }> = [];
+    const samples: Array<{ minute: number; heapMb: number; nodes: number; inPage: number; byKind: Record<string, number> }> = [];
     const started = Date.now();
     /** When the bench's own GC held the page (page time): an update that overlaps one is counted apart. */
     const gcWindows: Array<[number, number]> = [];
@@ -86,8 +86,23 @@ export async function printConsoleCost(progress: (line: string) => void = consol
       const { metrics } = await cdp.send("Performance.getMetrics");
       const value = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? NaN;
       // Nodes counts every DOM node Chromium holds, detached ones not yet collected too; inPage those in the document.
-      const inPage = await page.evaluate(() => document.getElementsByTagName("*").length);
-      samples.push({ minute: (Date.now() - started) / 60_000, heapMb: value("JSHeapUsedSize") / 1e6, nodes: value("Nodes"), inPage });
+      // By tag and class too, so that a growing count says what grows.
+      const { inPage, byKind } = await page.evaluate(() => {
+        const elements = [...document.getElementsByTagName("*")];
+        const counts: Record<string, number> = {};
+        for (const element of elements) {
+          const kind = `${element.tagName.toLowerCase()}${element.classList[0] ? `.${element.classList[0]}` : ""}`;
+          counts[kind] = (counts[kind] ?? 0) + 1;
+        }
+        return { inPage: elements.length, byKind: counts };
+      });
+      samples.push({
+        minute: (Date.now() - started) / 60_000,
+        heapMb: value("JSHeapUsedSize") / 1e6,
+        nodes: value("Nodes"),
+        inPage,
+        byKind,
+      });
     };
     await sample();
     while (Date.now() - started < MINUTES * 60_000) {
@@ -104,6 +119,11 @@ export async function printConsoleCost(progress: (line: string) => void = consol
     const first = samples[0]!;
     const last = samples.at(-1)!;
     const peak = Math.max(...samples.map((entry) => entry.heapMb));
+    const grown = Object.keys({ ...first.byKind, ...last.byKind })
+      .map((kind) => ({ kind, change: (last.byKind[kind] ?? 0) - (first.byKind[kind] ?? 0) }))
+      .filter((entry) => entry.change !== 0)
+      .sort((a, b) => Math.abs(b.change) - Math.abs(a.change))
+      .slice(0, 8);
     console.log(`
 Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} drawn on one floor, half of them cleaning
   first draw            ${firstDraw?.ms.toFixed(1)} ms (the page's load: not an update)
@@ -111,6 +131,7 @@ Operator console in headless Chromium: ${CONSOLE_ROBOTS} robots, ${robotsOnMap} 
   time to apply         median ${percentile(times, 0.5).toFixed(1)} ms, p95 ${percentile(times, 0.95).toFixed(1)} ms, max ${(times.at(-1) ?? NaN).toFixed(1)} ms; ${over.length} at or over ${CONSOLE_UPDATE_GOAL_MS} ms, ${over.filter(heldByGc).length} of them while the bench's own GC (every 30 s) held the page  (goal: each under ${CONSOLE_UPDATE_GOAL_MS} ms)
   JS heap after GC      ${first.heapMb.toFixed(1)} MB at start, ${last.heapMb.toFixed(1)} MB after ${last.minute.toFixed(1)} min, peak ${peak.toFixed(1)} MB  (goal: flat)
   DOM nodes             ${first.nodes} at start, ${last.nodes} at the end (in the document: ${first.inPage}, then ${last.inPage})
+  elements that changed ${grown.map((entry) => `${entry.kind} ${entry.change > 0 ? "+" : ""}${entry.change}`).join(", ") || "none"}
   samples (min: MB)     ${samples.map((entry) => `${entry.minute.toFixed(1)}: ${entry.heapMb.toFixed(1)}`).join(", ")}`);
   } finally {
     await browser.close();
