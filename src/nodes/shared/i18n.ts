@@ -13,6 +13,9 @@ export const MODULE_NAME = "node-red-contrib-robot-fleet";
 /** The plugin whose catalogue holds what every node shares (package.json "node-red".plugins). */
 export const SHARED_CATALOGUE = "robot-fleet";
 
+/** Texts without parameters a translator keeps, at most. */
+const REMEMBERED_TEXTS = 1000;
+
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
 /** nodes/locales/, from dist/src/nodes/shared/ where this file runs (or src/nodes/shared/, when the tests run the sources through tsx). */
@@ -50,7 +53,20 @@ function fill(text: string, params: Record<string, string | number> = {}): strin
 export function translator(RED: NodeAPI, catalogue: string): Translate {
   const own = catalogueText(RED, catalogue);
   const shared = catalogue === SHARED_CATALOGUE ? undefined : catalogueText(RED, SHARED_CATALOGUE);
-  return (shortKey, params) => own(shortKey, params) ?? shared?.(shortKey, params) ?? `${catalogue}.${shortKey}`;
+  const lookUp: Translate = (shortKey, params) => own(shortKey, params) ?? shared?.(shortKey, params) ?? `${catalogue}.${shortKey}`;
+  // The runtime's language is set when it starts, so a text without parameters is looked up once: a burst asks
+  // the same few words (a command's state) for every message, and i18next takes tens of microseconds a lookup.
+  const remembered = new Map<string, string>();
+  return (shortKey, params) => {
+    if (params) return lookUp(shortKey, params);
+    let text = remembered.get(shortKey);
+    if (text === undefined) {
+      text = lookUp(shortKey);
+      // Keys come from the catalogue and the cloud's values; a cloud sending ever new values is not remembered past this.
+      if (remembered.size < REMEMBERED_TEXTS) remembered.set(shortKey, text);
+    }
+    return text;
+  };
 }
 
 function catalogueText(RED: NodeAPI, catalogue: string): (shortKey: string, params?: Record<string, string | number>) => string | undefined {
