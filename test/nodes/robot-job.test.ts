@@ -84,6 +84,7 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     await waitFor(() => caught.length > 0, 10_000, "NO_ROBOT");
     const error = caught[0]!.error as { code: string; message: string; cause: { robots: Record<string, string> } };
     assert.equal(error.code, "NO_ROBOT");
+    assert.equal(error.message, "JobError: NO_ROBOT: no robot could take the job within 0.5 s");
     assert.deepEqual(error.cause.robots, { [R1]: "offline", [R2]: "busy", [R3]: "emergency stop", [R4]: "lost" });
     assert.deepEqual(events(progress), ["waiting"]);
     assert.equal(ends.length, 0);

@@ -64,6 +64,9 @@ describe("robot-site-task: refusal codes in words", function () {
           // A command the cloud accepted: its name and state under the node, in Chinese.
           { id: "pause", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["command"]] },
           { ...robotCommandNode("command", { command: "PAUSE_TASK", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
+          // A job no robot can take (on a map none of them is on): NO_ROBOT after a second, its words in Chinese.
+          { id: "ask", type: "inject", z: "t1", props: [{ p: "payload" }], payload: JSON.stringify({ goto: "charging", map: "No such floor" }), payloadType: "json", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["job"]] },
+          { id: "job", type: "robot-job", z: "t1", robot: "config", minBattery: 0, waitUpTo: 1, tries: 3, confirmTimeout: 5, wires: [[], []] },
         ],
         { config: { token: DEMO_TOKEN } },
         { lang: "zh-CN" },
@@ -79,6 +82,12 @@ describe("robot-site-task: refusal codes in words", function () {
       await waitFor(() => nodeRed.output().includes("2010100009"), "the refusal in Node-RED's log", 30_000);
       const line = nodeRed.output().split("\n").find((text) => text.includes("2010100009"))!;
       assert.match(line, /sendTempTask: 机器人拒绝了临时任务（cmdResultCode 2010100009：任务参数被拒绝（最常见的原因是 areaId 错误，或机器人不支持该清洁模式））/);
+    });
+
+    it("ends a job no robot can take with NO_ROBOT in Chinese", async () => {
+      await waitFor(() => nodeRed.output().includes("NO_ROBOT"), "the job's end in Node-RED's log", 30_000);
+      const line = nodeRed.output().split("\n").find((text) => text.includes("NO_ROBOT"))!;
+      assert.match(line, /NO_ROBOT: 1 秒内没有机器人能接这项作业/);
     });
 
     it("shows a status read's task state and an accepted command in Chinese under the node", async () => {

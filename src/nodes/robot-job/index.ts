@@ -103,7 +103,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     return mirror.read().then((stored) => {
       book.restore(node.id, stored);
       if (closed) return;
-      runner = new JobRunner(node.id, account, book, alarmsOfAccount(account.accountKey), reportsOfAccount(account.accountKey), sink);
+      runner = new JobRunner(node.id, account, book, alarmsOfAccount(account.accountKey), reportsOfAccount(account.accountKey), sink, t);
       runners.set(node.id, runner);
       runner.start();
     });

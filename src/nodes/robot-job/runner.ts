@@ -20,6 +20,7 @@ import type { RobotOperationName } from "../../api/cloud/endpoints";
 import { withTaskReading } from "../../api/cloud/task-outcomes";
 import { clientModule } from "../shared/api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
+import type { Translate } from "../shared/i18n";
 
 /** A robot's claim in Redis lasts this long, and is renewed well before. */
 const CLAIM_MS = 60_000;
@@ -51,6 +52,8 @@ export class JobRunner {
     private readonly alarms: AccountAlarms,
     private readonly reports: RecentReports,
     private readonly sink: JobSink,
+    /** robot-job's catalogue in the runtime's language: why a job found no robot. */
+    private readonly t: Translate,
   ) {}
 
   /** Starts following this node's jobs (those of an earlier deploy too). */
@@ -158,7 +161,7 @@ export class JobRunner {
     const candidates = this.candidatesOf(job);
     if (!candidates || !this.looked.has(job.jobId)) {
       // The account's robots could not be listed (or read) at all: the job still ends, a little after its time.
-      if (now >= job.createdAt + job.settings.waitUpToMs + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", "the account's robots could not be read", { robots: {} }));
+      if (now >= job.createdAt + job.settings.waitUpToMs + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", this.t("errors.unread"), { robots: {} }));
       return;
     }
     const choice = chooseRobot({
@@ -183,7 +186,7 @@ export class JobRunner {
       return;
     }
     if (now >= job.createdAt + job.settings.waitUpToMs) {
-      this.finish(job, new JobError("NO_ROBOT", `no robot could take the job within ${job.settings.waitUpToMs / 1000} s`, { robots: choice.reasons }));
+      this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneWithin", { seconds: job.settings.waitUpToMs / 1000 }), { robots: choice.reasons }));
       return;
     }
     if (!this.waitingSent.has(job.jobId)) {
@@ -264,7 +267,7 @@ export class JobRunner {
     job.attempts.push({ serialNumber, result: reason });
     this.backToWaiting(job);
     if (job.attempts.length >= job.settings.tries) {
-      this.finish(job, new JobError("NO_ROBOT", `no robot started the job in ${job.settings.tries} tries`, { robots: { ...job.setAside } }));
+      this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneStarted", { tries: job.settings.tries }), { robots: { ...job.setAside } }));
       return;
     }
     this.sink.progress(job, { event: "retrying", serialNumber, refusal: reason });
