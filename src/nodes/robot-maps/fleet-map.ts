@@ -224,7 +224,6 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
     const title = `${robot.name} (${robot.serialNumber}): ${stateWords(robot, words)}${alarmNote(robot.alarm)}`;
     const offset = { x: round(robot.drawnAt.x - robot.x), y: round(robot.drawnAt.y - robot.y) };
     const fanned = offset.x !== 0 || offset.y !== 0;
-    // A fanned robot's line and true-spot dot may lie over another robot's body: they never take its click.
     const label = labels.get(`robot:${robot.serialNumber}`);
     // The cloud's angle turns counter-clockwise with rows counted upwards; SVG rows count downwards.
     const body =
@@ -234,6 +233,7 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
     parts.push(
       `<g class="robot robot-${robot.state}${alarmed ? " robot-alarm" : ""}" data-serial-number="${xml(robot.serialNumber)}" data-state="${robot.state}"${robot.state === "offline" ? ' opacity=".55"' : ""} transform="translate(${round(robot.x)} ${round(robot.y)})">` +
         `<title>${xml(title)}</title>` +
+        // A fanned robot's line and true-spot dot may lie over another robot's body: they never take its click.
         (fanned
           ? `<line class="robot-leader" x1="0" y1="0" x2="${offset.x}" y2="${offset.y}" stroke="#333" stroke-width="${round(unit / 5)}" pointer-events="none"/>` +
             `<circle class="robot-spot" r="${round(unit * 0.35)}" fill="${colour}" stroke="#333" stroke-width="${round(unit / 8)}" pointer-events="none"/>` +
