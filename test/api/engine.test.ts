@@ -52,8 +52,16 @@ class Attempts {
           ended = true;
           record.endedAt = this.clock.now();
           this.running--;
+          // As an HTTP exchange does: the engine hands an answered attempt's signal to the next attempt.
+          signal.removeEventListener("abort", onAbort);
           return true;
         };
+        const onAbort = () =>
+          record.reject(
+            signal.reason === ATTEMPT_TIMED_OUT
+              ? new RobotApiError({ kind: "timeout", operation: label, message: `${label}: timed out` })
+              : abortedError(label),
+          );
         const record: Started = {
           label,
           index: this.started.length,
@@ -70,15 +78,7 @@ class Attempts {
         this.started.push(record);
         this.running++;
         this.mostRunning = Math.max(this.mostRunning, this.running);
-        if (options.rejectOnAbort) {
-          signal.addEventListener("abort", () =>
-            record.reject(
-              signal.reason === ATTEMPT_TIMED_OUT
-                ? new RobotApiError({ kind: "timeout", operation: label, message: `${label}: timed out` })
-                : abortedError(label),
-            ),
-          );
-        }
+        if (options.rejectOnAbort) signal.addEventListener("abort", onAbort);
         options.thenEach?.(record);
       });
   }

@@ -77,6 +77,7 @@ export class ResendRequest extends Error {
 /** The abort reason the engine uses when an attempt runs out of time. */
 export const ATTEMPT_TIMED_OUT = Symbol("attempt timed out");
 
+/** One try of a call. It removes any listener it adds to `signal` when it ends: the engine reuses an answered attempt's signal. */
 export type Attempt<T> = (signal: AbortSignal) => Promise<T>;
 
 /** What a caller can set per client (retries) and per call (abort, tracking): shared by the client and its downloads. */
