@@ -503,7 +503,7 @@ describe("demo: the operator console in Chinese (npm start -- --lang zh-CN)", fu
       .map((text) => text.replace(/\{\w+\}/g, "").trim())
       .filter((text) => /[A-Za-z]{3,}/.test(text));
     // The page's text without the cloud's own names (robots, maps, tasks, points: "Floor 1", a point named
-    // "charging"), as the fleet view gives them, and without the map's style sheet.
+    // "charging"), as the fleet view gives them, and without any style sheet's or tooltip's text.
     const fleet = (await (await fetch(`${demo.urls.editor}/fleet/view`)).json()) as {
       floors: Array<{ mapName: string }>;
       robots: Array<{ name: string; mapName?: string; tasks: string[]; points: string[] }>;

@@ -10,9 +10,26 @@ import path from "node:path";
 import { TEMP_TASK_REFUSALS } from "../../src/api/errors";
 import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { statusesOf } from "../support/comms";
-import { packageRoot, startNodeRed, type RunningNodeRed } from "../support/editor";
+import { packageRoot, startNodeRed, type FlowNode, type RunningNodeRed } from "../support/editor";
 import { robotCommandNode, robotSiteTaskNode } from "../support/fixtures";
 import { waitFor } from "../support/push-receiver";
+
+/** An inject node of the test's tab that fires once at deploy, with `payload` as JSON (an empty string without). */
+function injectOnce(id: string, target: string, payload?: unknown): FlowNode {
+  return {
+    id,
+    type: "inject",
+    z: "t1",
+    props: [{ p: "payload" }],
+    ...(payload === undefined ? { payload: "", payloadType: "str" } : { payload: JSON.stringify(payload), payloadType: "json" }),
+    repeat: "",
+    crontab: "",
+    once: true,
+    onceDelay: 0.1,
+    topic: "",
+    wires: [[target]],
+  };
+}
 
 function catalogue(lang: string): { rejected: Record<string, string>; refusals: Record<string, string> } {
   const file = path.join(packageRoot, "nodes", "locales", lang, "robot-site-task.json");
@@ -56,16 +73,16 @@ describe("robot-site-task: refusal codes in words", function () {
         [
           { id: "t1", type: "tab", label: "任务" },
           { id: "config", type: "robot-config", baseUrl: simulator.url, authMode: "token" },
-          { id: "go", type: "inject", z: "t1", props: [{ p: "payload" }], payload: JSON.stringify(body), payloadType: "json", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["site"]] },
+          injectOnce("go", "site", body),
           { ...robotSiteTaskNode("site", { operation: "sendTempTask", bodyFrom: "payload" }), z: "t1", wires: [[]] },
           // A status read: its task state under the node, in Chinese.
-          { id: "read", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["state"]] },
+          injectOnce("read", "state"),
           { ...robotSiteTaskNode("state", { operation: "status", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
           // A command the cloud accepted: its name and state under the node, in Chinese.
-          { id: "pause", type: "inject", z: "t1", props: [{ p: "payload" }], payload: "", payloadType: "str", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["command"]] },
+          injectOnce("pause", "command"),
           { ...robotCommandNode("command", { command: "PAUSE_TASK", serialNumber: robot.serialNumber }), z: "t1", wires: [[]] },
           // A job no robot can take (on a map none of them is on): NO_ROBOT after a second, its words in Chinese.
-          { id: "ask", type: "inject", z: "t1", props: [{ p: "payload" }], payload: JSON.stringify({ goto: "charging", map: "No such floor" }), payloadType: "json", repeat: "", crontab: "", once: true, onceDelay: 0.1, topic: "", wires: [["job"]] },
+          injectOnce("ask", "job", { goto: "charging", map: "No such floor" }),
           { id: "job", type: "robot-job", z: "t1", robot: "config", minBattery: 0, waitUpTo: 1, tries: 3, confirmTimeout: 5, wires: [[], []] },
         ],
         { config: { token: DEMO_TOKEN } },
