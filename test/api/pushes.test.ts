@@ -4,7 +4,7 @@ import { cleaningModeMeaningOf } from "../../src/api/cloud/cleaning-modes";
 import { incidentLevelOf, INCIDENT_LEVEL_CODES } from "../../src/api/cloud/incident-levels";
 import { isRobotApiError } from "../../src/api/errors";
 import { PUSH_MEMORY, PushReceiver } from "../../src/api/pushes/push-receiver";
-import { appIdOf, pushTimeMs, readPush } from "../../src/api/pushes/pushes";
+import { appIdOf, readPush } from "../../src/api/pushes/pushes";
 import { taskOutcomeOf, withTaskReading } from "../../src/api/cloud/task-outcomes";
 
 const APP_ID = "app-1";
@@ -77,31 +77,6 @@ describe("pushes: decoders", () => {
     );
     assert.equal(readPush({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { startTime: "yesterday" } } }).kind, "taskReport");
     assert.equal(readPush({ appId: APP_ID, productId: "R1", payload: "not an object" }).kind, "other");
-  });
-
-  it("reads a time as epoch ms, a digit string or ISO 8601 / RFC 3339 text; null, 0 and what cannot be read are not a time", () => {
-    const cases: Array<[unknown, number | undefined]> = [
-      [1_764_000_000_000, 1_764_000_000_000],
-      ["1764000000000", 1_764_000_000_000],
-      ["2025-11-24T16:00:00Z", 1_764_000_000_000],
-      ["2025-11-24T16:00:00.5Z", 1_764_000_000_500],
-      ["2025-11-24T16:00:00.999999999Z", 1_764_000_000_999],
-      ["2025-11-25T01:00:00+09:00", 1_764_000_000_000],
-      ["2025-11-24T08:00:00-0800", 1_764_000_000_000],
-      ["2025-11-24T16:00:00", 1_764_000_000_000],
-      ["2025-11-24 16:00", 1_764_000_000_000],
-      ["2025-11-24", 1_763_942_400_000],
-      [null, undefined],
-      [0, undefined],
-      ["0", undefined],
-      ["", undefined],
-      [-5, undefined],
-      ["yesterday", undefined],
-      ["24/11/2025", undefined],
-      ["2025-13-45T99:00:00Z", undefined],
-      [{}, undefined],
-    ];
-    for (const [value, ms] of cases) assert.equal(pushTimeMs(value), ms, JSON.stringify(value));
   });
 
   it("reads the newer envelope: the robot from productId, the kind from messageTypeId, the other fields kept beside the event", () => {

@@ -5,22 +5,17 @@
  * envelope `{appId, payload {serialNumber, ...}}` or the one of subscriptions
  * saved since 2025-05-15 (`messageTypeId`, `productId`, `messageId`, ... at the
  * top level). The service documents no retry, so a push refused is lost: only a
- * push naming no robot at all is refused here. Times may be epoch
- * milliseconds, digit strings or ISO 8601 / RFC 3339 text; unknown fields, at
- * the top and inside, are kept.
+ * push naming no robot at all is refused here. Times are read by
+ * cloud-time.ts, the one reading every node shares; unknown fields, at the
+ * top and inside, are kept.
  */
 import { invalidInput } from "../errors";
 import { incidentLevelOf, type IncidentLevel } from "../cloud/incident-levels";
 import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
+import { cloudTimeMs, isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
 
 /** messageTypeId of the newer envelope (docs/cloud-api.md). */
 export const PUSH_MESSAGE_TYPES = { incident: 1, taskReport: 2, schedulingTask: 3 } as const;
-
-/** The times a push's event carries as ISO strings beside the values sent. */
-interface IsoTimes {
-  startTimeIso?: string;
-  endTimeIso?: string;
-}
 
 /** An incident as a flow gets it: the content as sent, with the robot, whether it is raised, its level read, and ISO times. */
 export type IncidentEvent = Record<string, unknown> &
@@ -57,40 +52,6 @@ export function appIdOf(body: unknown): string | undefined {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** ISO 8601 / RFC 3339: a date, optionally a time with any fraction, optionally an offset (none is UTC, as the cloud's times are). */
-const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
-
-/**
- * A push time as epoch milliseconds: a number or a digit string is epoch
- * milliseconds, other text is read as ISO 8601 / RFC 3339. Undefined for
- * "not yet" (null, 0, missing, empty) and for what cannot be read (kept as sent).
- */
-export function pushTimeMs(value: unknown): number | undefined {
-  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
-  if (typeof value !== "string") return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) > 0 ? Number(text) : undefined;
-  const iso = ISO_TIME.exec(text);
-  if (!iso) return undefined;
-  const [, date, time = "00:00:00", fraction = "", offset = "Z"] = iso;
-  const seconds = time.length === 5 ? `${time}:00` : time;
-  // Milliseconds at most: Date.parse reads three fraction digits (RFC 3339 times may carry nine).
-  const ms = fraction === "" ? "" : `.${fraction.slice(0, 3).padEnd(3, "0")}`;
-  const zone = offset.toUpperCase() === "Z" ? "Z" : offset.includes(":") ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
-  const parsed = Date.parse(`${date}T${seconds}${ms}${zone}`);
-  return Number.isFinite(parsed) ? parsed : undefined;
-}
-
-function isoTimes(record: Record<string, unknown>): IsoTimes {
-  const iso = (value: unknown) => {
-    const ms = pushTimeMs(value);
-    return ms === undefined ? undefined : new Date(ms).toISOString();
-  };
-  const start = iso(record.startTime);
-  const end = iso(record.endTime);
-  return { ...(start ? { startTimeIso: start } : {}), ...(end ? { endTimeIso: end } : {}) };
-}
-
 /** A serial number as text: a non-empty string (trimmed) or a number. */
 function serialNumberText(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
@@ -121,7 +82,7 @@ function isRaised(content: Record<string, unknown>): boolean {
     typeof content.incidentStatus === "number" || typeof content.incidentStatus === "string" ? String(content.incidentStatus).trim() : "";
   if (status === "1") return true;
   if (status === "0") return false;
-  return pushTimeMs(content.endTime) === undefined;
+  return cloudTimeMs(content.endTime) === undefined;
 }
 
 /**
@@ -158,13 +119,13 @@ export function readPush(body: unknown): Push {
       ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }]
       : [payloadRest, wrappers];
     if (kind === "taskReport")
-      return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimes(record) }, envelope: envelopeWith(rest) };
+      return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimesOf(record) }, envelope: envelopeWith(rest) };
     const level = incidentLevelOf(record.incidentLevel);
-    const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimes(record) };
+    const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimesOf(record) };
     return { kind, event, envelope: envelopeWith(rest) };
   }
   const rest = { ...payloadRest, ...optional("content", content), ...optional("taskReport", taskReport) };
-  return { kind, event: { ...rest, ...robot, ...isoTimes(rest) }, envelope: envelopeWith({}) };
+  return { kind, event: { ...rest, ...robot, ...isoTimesOf(rest) }, envelope: envelopeWith({}) };
 }
 
 /** A copy of `record` without `keys`. */

@@ -5,19 +5,10 @@
  * robot, for a bounded number of robots.
  */
 import { keptForAccount } from "../account/account-memory";
+import { cloudTimeMs } from "../cloud/cloud-time";
 
 export const REPORTS_KEPT_PER_ROBOT = 10;
 export const ROBOTS_WITH_REPORTS = 10_000;
-
-/** The report's end (or start) as epoch ms: a pushed report has ISO times beside the cloud's epoch ms. */
-export function reportTimeOf(report: Record<string, unknown>, field: "startTime" | "endTime"): number | undefined {
-  for (const value of [report[`${field}Iso`], report[field]]) {
-    const time =
-      typeof value === "number" ? value : typeof value === "string" ? (/^\d+$/.test(value) ? Number(value) : Date.parse(value)) : NaN;
-    if (Number.isFinite(time)) return time;
-  }
-  return undefined;
-}
 
 /** A report's clock and the package's may differ by this much. */
 const CLOCK_SKEW_MS = 60_000;
@@ -27,8 +18,8 @@ export function newestReportSince(reports: readonly Record<string, unknown>[], s
   let newest: Record<string, unknown> | undefined;
   let newestEnd = -Infinity;
   for (const report of reports) {
-    const started = reportTimeOf(report, "startTime") ?? reportTimeOf(report, "endTime");
-    const ended = reportTimeOf(report, "endTime") ?? started ?? -Infinity;
+    const started = cloudTimeMs(report.startTime) ?? cloudTimeMs(report.endTime);
+    const ended = cloudTimeMs(report.endTime) ?? started ?? -Infinity;
     if (started !== undefined && started >= sinceMs - CLOCK_SKEW_MS && ended >= newestEnd) [newest, newestEnd] = [report, ended];
   }
   return newest;

@@ -7,6 +7,7 @@
  */
 import { invalidInput } from "../errors";
 import type { TaskOutcome } from "../cloud/task-outcomes";
+import { cloudTimeMs } from "../cloud/cloud-time";
 import { figureOf, round, type ReadReport } from "./reading";
 
 /** What the history keeps of a report: only what the rows and the coverage image need, as plain JSON. */
@@ -55,7 +56,7 @@ export type KpiRow = KpiFigures & ({ serialNumber: string; robotName: string } |
 
 /** A report's start, for the history: the start time, else its end, else when it was received. */
 export function keptReportOf(report: ReadReport, receivedMs: number): KeptReport {
-  const startMs = Date.parse(report.startTimeIso ?? report.endTimeIso ?? "") || receivedMs;
+  const startMs = cloudTimeMs(report.startTimeIso) ?? cloudTimeMs(report.endTimeIso) ?? receivedMs;
   const start = figureOf(report.startBatteryPercentage);
   const end = figureOf(report.endBatteryPercentage);
   const png = report.taskReportPngUri;

@@ -6,6 +6,7 @@
  * added beside them.
  */
 import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
+import { cloudTimeMs, isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
 
 /** One map a report covered (from its subTasks): the area cleaned there, and the planned area when the cloud gives one. */
 export interface CoveredMap {
@@ -17,7 +18,8 @@ export interface CoveredMap {
 
 /** A report as output 1 sends it: the cloud's fields, then what is read from them. */
 export type ReadReport = Record<string, unknown> &
-  TaskReportReading & {
+  TaskReportReading &
+  IsoTimes & {
     serialNumber: string;
     /** The report's identity across shapes and sweeps (see reportIdentity). */
     reportKey: string;
@@ -27,21 +29,7 @@ export type ReadReport = Record<string, unknown> &
     efficiency?: number;
     cloudEfficiency?: number;
     maps: CoveredMap[];
-    startTimeIso?: string;
-    endTimeIso?: string;
   };
-
-/**
- * A time as the cloud gives it: epoch milliseconds (a number or a string of
- * digits) or an RFC 3339 string. 0, empty and unreadable times are undefined.
- */
-export function timeOf(value: unknown): number | undefined {
-  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
-  if (typeof value !== "string" || value.trim() === "") return undefined;
-  const text = value.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
-}
 
 /** A figure the cloud may send as a number or a string of one (int64 fields); anything else is undefined. */
 export function figureOf(value: unknown): number | undefined {
@@ -58,7 +46,7 @@ export function reportIdentity(serialNumber: string, report: Record<string, unkn
   const id = report.id;
   if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id)))
     return `${serialNumber}/${String(id).trim()}`;
-  return `${serialNumber}/start:${timeOf(report.startTime) ?? "unknown"}`;
+  return `${serialNumber}/start:${cloudTimeMs(report.startTime) ?? "unknown"}`;
 }
 
 function mapsOf(subTasks: unknown): CoveredMap[] {
@@ -94,8 +82,6 @@ export function readReport(report: Record<string, unknown>, serialNumber?: strin
   const seconds = figureOf(report.durationSeconds);
   const completion = figureOf(report.completionPercentage);
   const cloudEfficiency = figureOf(report.efficiencySquareMeterPerHour);
-  const start = timeOf(report.startTime);
-  const end = timeOf(report.endTime);
   const coverage = cleaned !== undefined && planned !== undefined && planned > 0 ? Math.min(1, cleaned / planned) : completion;
   const efficiency = cleaned !== undefined && seconds !== undefined && seconds > 0 ? cleaned / (seconds / 3600) : undefined;
   return {
@@ -106,8 +92,7 @@ export function readReport(report: Record<string, unknown>, serialNumber?: strin
     ...(efficiency === undefined ? {} : { efficiency: round(efficiency, 1) }),
     ...(cloudEfficiency === undefined ? {} : { cloudEfficiency }),
     maps: mapsOf(report.subTasks),
-    ...(start === undefined ? {} : { startTimeIso: new Date(start).toISOString() }),
-    ...(end === undefined ? {} : { endTimeIso: new Date(end).toISOString() }),
+    ...isoTimesOf(report),
   };
 }
 

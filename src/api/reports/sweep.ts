@@ -9,7 +9,8 @@
 import type { CallOptions, RobotClient } from "../client";
 import { RobotApiError } from "../errors";
 import { DAY_MS } from "./book";
-import { readReport, timeOf, type ReadReport } from "./reading";
+import { cloudTimeMs } from "../cloud/cloud-time";
+import { readReport, type ReadReport } from "./reading";
 
 /** A later window reaches back this far before the last sweep: the longest task it catches after the fact. */
 export const RUNNING_TASK_REACH_MS = DAY_MS;
@@ -49,7 +50,7 @@ export function wantsNextPage<Report extends Record<string, unknown>>(
   seen: (report: Report) => boolean,
 ): boolean {
   if (page.length < pageSize) return false;
-  const reachedFloor = page.some((report) => (timeOf(report.startTime) ?? Infinity) < floorMs);
+  const reachedFloor = page.some((report) => (cloudTimeMs(report.startTime) ?? Infinity) < floorMs);
   return !reachedFloor && page.some((report) => !seen(report));
 }
 
@@ -74,7 +75,7 @@ export async function sweepRobot(
     );
     const reports = answer.robotTaskReports.map((report) => readReport(report, serialNumber)!);
     // A cloud that ignores the window sends older reports too: they are not this sweep's.
-    for (const report of reports) if ((timeOf(report.startTime) ?? window.upperMs) >= window.floorMs) found.push(report);
+    for (const report of reports) if ((cloudTimeMs(report.startTime) ?? window.upperMs) >= window.floorMs) found.push(report);
     if (!wantsNextPage(reports, SWEEP_PAGE_SIZE, window.floorMs, seen)) return found;
   }
   throw new RobotApiError({

@@ -18,6 +18,7 @@ import type { AccountAlarms } from "../../api/pushes/open-alarms";
 import { newestReportSince, type RecentReports } from "../../api/pushes/recent-reports";
 import type { RobotOperationName } from "../../api/cloud/endpoints";
 import { withTaskReading } from "../../api/cloud/task-outcomes";
+import { isoTimesOf } from "../../api/cloud/cloud-time";
 import { clientModule } from "../shared/api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
 import type { Translate } from "../shared/i18n";
@@ -318,7 +319,8 @@ export class JobRunner {
     try {
       const answer = (await this.client.call("listTaskReports", { serialNumber: job.serialNumber!, page: 1, pageSize: 10 }, { signal: this.lifetime.signal })) as { robotTaskReports: Record<string, unknown>[] };
       const found = newestReportSince(answer.robotTaskReports, since);
-      return found ? withTaskReading(found) : undefined;
+      // The same ISO times a pushed report carries, read by the same rule.
+      return found ? { ...withTaskReading(found), ...isoTimesOf(found) } : undefined;
     } catch {
       return undefined;
     }
