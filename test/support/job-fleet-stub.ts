@@ -37,6 +37,8 @@ export class JobFleetStub extends FleetStub {
   readonly ignoring = new Set<string>();
   /** How long the answer to a start command takes. */
   commandDelayMs = 0;
+  /** How a filed report's startTime and endTime are written (the cloud's RFC 3339 with Z unless a test says). */
+  reportTime: (ms: number) => string | number = (ms) => new Date(ms).toISOString();
   /** Status reads a task stays running; undefined: until finish(). */
   runReads: number | undefined = 2;
   private readonly readsLeft = new Map<string, number>();
@@ -75,8 +77,8 @@ export class JobFleetStub extends FleetStub {
       robotSerialNumber: serialNumber,
       taskEndStatus,
       cleaningMode: "middle_cleaning",
-      startTime: new Date(Date.now() - 1000).toISOString(),
-      endTime: new Date().toISOString(),
+      startTime: this.reportTime(Date.now() - 1000),
+      endTime: this.reportTime(Date.now()),
     });
     this.reports.set(serialNumber, list);
   }
