@@ -1,2 +1,2 @@
 // Node-RED loads the file listed in package.json; the node is compiled from src/nodes/robot-command/robot-command.ts.
-module.exports = require("../dist/src/nodes/robot-command/robot-command").default;
+module.exports = require("./load-node")("robot-command/robot-command");

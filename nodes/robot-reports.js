@@ -1,2 +1,2 @@
 // Node-RED loads the file listed in package.json; the node is compiled from src/nodes/robot-reports/.
-module.exports = require("../dist/src/nodes/robot-reports").default;
+module.exports = require("./load-node")("robot-reports");
