@@ -17,9 +17,9 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startEmbeddedNodeRed } from "../../src/demo/embedded";
-import { PACKAGE_ROOT } from "./child-node";
+import { CHILD_ENV, CHILD_NODE_OPTIONS, PACKAGE_ROOT } from "./child-node";
 
-/** The repository root (this file is compiled to dist/test/support/). */
+/** The repository root, whether this file runs from source or compiled to dist/test/support/. */
 export const packageRoot = PACKAGE_ROOT;
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Flags that keep Chromium off the network and away from first-run screens. */
@@ -65,8 +65,9 @@ export function startNodeRed(flows: FlowNode[], credentials: FlowCredentials = {
   fs.writeFileSync(path.join(userDir, FLOW_FILE), JSON.stringify(flows, null, 2));
   fs.writeFileSync(path.join(userDir, CREDENTIALS_FILE), JSON.stringify(credentials, null, 2));
 
-  const child = spawn(process.execPath, [__filename, userDir, JSON.stringify(settings)], {
+  const child = spawn(process.execPath, [...CHILD_NODE_OPTIONS, __filename, userDir, JSON.stringify(settings)], {
     cwd: packageRoot,
+    env: { ...process.env, ...CHILD_ENV },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let printed = "";

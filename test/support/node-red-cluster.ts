@@ -35,7 +35,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { reapOnExit } from "./child-reaper";
-import { CHILD_NODE_OPTIONS } from "./child-node";
+import { CHILD_ENV, CHILD_NODE_OPTIONS } from "./child-node";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./node-red-instance-child";
 
 const FROM_SOURCE = __filename.endsWith(".ts");
@@ -142,7 +142,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
 
   const child = fork(CHILD_FILE, [], {
     execArgv: [...CHILD_NODE_OPTIONS],
-    env: { ...process.env, ...options.env, ROBOT_FLEET_INSTANCE: name },
+    env: { ...process.env, ...CHILD_ENV, ...options.env, ROBOT_FLEET_INSTANCE: name },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   reapOnExit(child, userDir);
