@@ -44,10 +44,40 @@ export const API_CODES = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** The name of each code, e.g. 7 → PERMISSION_DENIED. */
-export const API_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
-  Object.entries(API_CODES).map(([name, code]) => [code, name]),
+/**
+ * The open platform's own codes beside the gRPC numbering, as public clients
+ * met them live (docs/cloud-api.md, "Errors"): what each means is part of the
+ * error's text, and the name is its code for flows.
+ */
+export const PLATFORM_CODES = {
+  /** Too many calls for the account (about 20 a second): slowed down and retried like HTTP 429. */
+  RATE_LIMITED: { code: 100026, meaning: "too many calls for the account; slowed down and retried" },
+  /** Task reports use a binding of their own: a robot may answer status and commands and refuse reports. */
+  ROBOT_NOT_BOUND: { code: 110003, meaning: "the robot is not bound to this app for this endpoint" },
+  ROBOT_UNREACHABLE: { code: 230003, meaning: "the robot cannot be reached" },
+} as const;
+
+/** The name of each code, e.g. 7 → PERMISSION_DENIED, 230003 → ROBOT_UNREACHABLE. */
+export const API_CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries([
+  ...Object.entries(API_CODES).map(([name, code]): [number, string] => [code, name]),
+  ...Object.entries(PLATFORM_CODES).map(([name, { code }]): [number, string] => [code, name]),
+]);
+
+const PLATFORM_MEANINGS: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.values(PLATFORM_CODES).map(({ code, meaning }) => [code, meaning]),
 );
+
+/**
+ * A code as an error's text names it: its name ("NOT_FOUND"), a platform
+ * code's name, number and meaning ("ROBOT_UNREACHABLE (230003: the robot
+ * cannot be reached)"), or "code 4711" for one not known.
+ */
+export function apiCodeText(code: number): string {
+  const name = API_CODE_NAMES[code];
+  if (name === undefined) return `code ${code}`;
+  const meaning = PLATFORM_MEANINGS[code];
+  return meaning === undefined ? name : `${name} (${code}: ${meaning})`;
+}
 
 export interface RobotApiErrorDetails {
   kind: RobotApiErrorKind;
@@ -133,9 +163,9 @@ export class RobotApiError extends Error {
     return details;
   }
 
-  /** True for "slow down and retry later" answers: code 8 or HTTP 429. */
+  /** True for "slow down and retry later" answers: code 8 (RESOURCE_EXHAUSTED), the platform's 100026, or HTTP 429. */
   get isRateLimited(): boolean {
-    return this.apiCode === 8 || this.status === 429;
+    return this.apiCode === API_CODES.RESOURCE_EXHAUSTED || this.apiCode === PLATFORM_CODES.RATE_LIMITED.code || this.status === 429;
   }
 
   toJSON(): Record<string, unknown> {

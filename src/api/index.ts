@@ -18,7 +18,15 @@ export {
 export type { ClientCredentials } from "./account/auth";
 export type { CallOptions, RetryOptions } from "./settings/call-settings";
 export type { DownloadOptions, MapImage } from "./http/downloads";
-export { RobotApiError, isRobotApiError, API_CODES, API_CODE_NAMES, type RobotApiErrorKind, type RobotApiErrorDetails } from "./errors";
+export {
+  RobotApiError,
+  isRobotApiError,
+  API_CODES,
+  API_CODE_NAMES,
+  PLATFORM_CODES,
+  type RobotApiErrorKind,
+  type RobotApiErrorDetails,
+} from "./errors";
 export {
   ENDPOINTS,
   OPERATION_NAMES,

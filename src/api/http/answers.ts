@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { Endpoint } from "../cloud/endpoints";
-import { API_CODE_NAMES, RobotApiError, describeIssues } from "../errors";
+import { RobotApiError, apiCodeText, describeIssues } from "../errors";
 import type { WireAnswer } from "./http";
 import { redactValues, type Redact } from "./redaction";
 import { Envelope, ErrorBody } from "../cloud/schemas";
@@ -68,7 +68,7 @@ export function readAnswer<Res extends z.ZodType>(
     const serverText = fields.message ?? fields.msg ?? (isJson ? "" : text.slice(0, 200).trim());
     const reason = serverText || redact(response.statusText || "");
     const known = Number.isInteger(apiCode) ? apiCode : undefined;
-    const codeName = known === undefined ? "" : ` ${API_CODE_NAMES[known] ?? `code ${known}`}`;
+    const codeName = known === undefined ? "" : ` ${apiCodeText(known)}`;
     return fail({
       kind: "http",
       operation,
@@ -85,7 +85,7 @@ export function readAnswer<Res extends z.ZodType>(
   let data: unknown = body ?? {};
   const errorInSuccess = endpoint.envelope ? undefined : errorBodyOf(body);
   if (errorInSuccess) {
-    const name = API_CODE_NAMES[errorInSuccess.code] ?? `code ${errorInSuccess.code}`;
+    const name = apiCodeText(errorInSuccess.code);
     return fail({
       kind: "envelope",
       operation,
@@ -102,7 +102,7 @@ export function readAnswer<Res extends z.ZodType>(
       return fail({ kind: "bad_response", operation, status, message: `${operation}: answer is not a {code, msg, data} envelope` });
     }
     if (envelope.data.code !== 0) {
-      const name = API_CODE_NAMES[envelope.data.code] ?? `code ${envelope.data.code}`;
+      const name = apiCodeText(envelope.data.code);
       return fail({
         kind: "envelope",
         operation,

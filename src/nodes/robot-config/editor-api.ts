@@ -13,7 +13,7 @@ import type { RobotClient } from "../../api/client";
 import { internalError, type RobotApiError } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
-import { cleaningModesOf, serialNumberOf } from "../../api/watching/status-reader";
+import { cleaningModesOf, readStatus, serialNumberOf } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotConfigNode } from "../shared/types";
 
@@ -87,8 +87,7 @@ const LOOKUPS = {
     const status = (await client.getRobotStatus({ serialNumber })) as Record<string, unknown>;
     const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
     const cleaningModes = cleaningModesOf(status).map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
-    const points = isPlainObject(status.navigationPoints) ? list(status.navigationPoints.naviPoints) : [];
-    const positions = points.map((point) => textOf(isPlainObject(point) ? point.naviPointName : point)).filter((name) => name !== undefined);
+    const positions = (readStatus(status).navigationPoints ?? []).map((point) => point.name);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
     const map = isPlainObject(localization.map) ? { mapId: textOf(localization.map.id), mapName: textOf(localization.map.name) } : undefined;
     const [v1] = (await client.batchGetStatuses([serialNumber], { line: "v1" })) as Record<string, unknown>[];
@@ -133,7 +132,7 @@ function problemOf(error: RobotApiError, client: RobotClient): { status: number;
   }
   if (error.code === "PERMISSION_DENIED" || error.status === 403) return { status: 403, code: "PERMISSION_DENIED", message: error.message };
   if (error.kind === "timeout") return { status: 504, code: "TIMEOUT", message: String(client.timeoutMs / 1000) };
-  if (error.kind === "network" || error.kind === "queue_full" || (error.status ?? 0) >= 500 || error.code === "RESOURCE_EXHAUSTED") {
+  if (error.kind === "network" || error.kind === "queue_full" || (error.status ?? 0) >= 500 || error.isRateLimited) {
     return { status: 502, code: "NO_ANSWER", message: error.message };
   }
   return { status: 502, code: "CLOUD_ERROR", message: error.message };
