@@ -84,6 +84,14 @@ describe("simulator: map images", function () {
     assert.deepEqual((await demo.client.getMapImage(FLOOR_1_REF)).data, before, "nor after it left the map");
   });
 
+  it("takes the map's version as the S-line status names it (a resource name) as well as the map list's number", async () => {
+    const status = (await demo.client.getRobotStatus({ serialNumber: LOBBY })) as { localizationInfo: { map: { version: string } } };
+    const named = status.localizationInfo.map.version;
+    assert.notEqual(named, String(FLOOR_1.version), "the status names it otherwise than the map list");
+    const byStatus = await demo.client.getMapImage({ ...FLOOR_1_REF, mapVersion: named });
+    assert.deepEqual(byStatus.data, (await demo.client.getMapImage(FLOOR_1_REF)).data);
+  });
+
   it("answers 400 when an Authorization header comes along, as object stores do for pre-signed URLs", async () => {
     const { downloadUri } = await demo.client.getMapImageUri(FLOOR_1_REF);
     const answer = await rawRequest(demo.simulator.url, "GET", downloadUri, { headers: { Authorization: `Bearer ${DEMO_TOKEN}` } });

@@ -31,8 +31,8 @@ interface MapPosition {
 interface Status {
   taskState: string;
   battery: { charging: boolean };
-  navigation?: { state: string };
-  localizationInfo: { localizationState: string; map: { id: string; name: string; version: number }; mapPosition?: MapPosition };
+  navStatus: string;
+  localizationInfo: { localizationState: string; map: { id: string; name: string; version: string }; mapPosition?: MapPosition };
   navigationPoints: { naviPoints: { naviPointName: string; navPointGridX: number; navPointGridY: number }[] };
 }
 
@@ -97,7 +97,7 @@ describe("simulator: where robots are and how they move", function () {
         "metres: pixels x 0.05",
       );
       assert.deepEqual(v1[index]!.localizationInfo.mapPosition, position, "the v1 status says the same");
-      assert.deepEqual([v1[index]!.position.x, v1[index]!.position.y, v1[index]!.position.angle], [position.x, position.y, position.angle]);
+      assert.deepEqual(v1[index]!.position, { latitude: 0, longitude: 0, angle: 0 }, "the v1 position is geographic, recorded as zeros");
       assert.deepEqual(
         robot.navigationPoints.naviPoints,
         map.navigationPoints.map((navigationPoint) => ({
@@ -111,19 +111,19 @@ describe("simulator: where robots are and how they move", function () {
     assert.deepEqual([warehouse.map.name, warehouse.mapPosition!.x, warehouse.mapPosition!.y], ["Warehouse", 700, 64], "at Dock 3");
   });
 
-  it("gives a lost robot its map but no mapPosition (nor pixels in the v1 position), and its position back once found", async () => {
+  it("gives a lost robot its map but no mapPosition, in either status, and its position back once found", async () => {
     await start();
     const before = await positionOf(KITCHEN);
     simulator.updateRobot(KITCHEN, { localizationState: "LOST" });
     const lost = await status(KITCHEN);
     assert.equal(lost.localizationInfo.localizationState, "LOST");
-    assert.deepEqual(lost.localizationInfo.map, { id: FLOOR_1.id, name: "Floor 1", version: 3 });
+    assert.deepEqual(lost.localizationInfo.map, { id: FLOOR_1.id, name: "Floor 1", version: `maps/${FLOOR_1.id}/versions/3` });
     assert.ok(!("mapPosition" in lost.localizationInfo));
     const [v1] = (await client.batchGetStatuses([KITCHEN], { line: "v1" })) as unknown as (Status & {
       position: Record<string, unknown>;
     })[];
     assert.ok(!("mapPosition" in v1!.localizationInfo));
-    assert.deepEqual(v1!.position, { mapId: FLOOR_1.id, mapName: "Floor 1" });
+    assert.deepEqual(v1!.localizationInfo.map, { id: FLOOR_1.id, name: "Floor 1" }, "the v1 status names no version");
     assert.equal(mapPositionOf(simulator.state.robot(KITCHEN)!), undefined);
     simulator.updateRobot(KITCHEN, { localizationState: "NORMAL" });
     assert.deepEqual(await positionOf(KITCHEN), before);
@@ -209,7 +209,8 @@ describe("simulator: where robots are and how they move", function () {
     for (let second = 1; second < 10; second++) {
       clock += 1000;
       const robot = await status(KITCHEN);
-      assert.equal(robot.navigation?.state, "NAVIGATING");
+      assert.equal(simulator.state.robot(KITCHEN)!.navigation?.state, "NAVIGATING");
+      assert.equal(robot.navStatus, "NAVI_IDLE", "the only published navStatus, navigating or not");
       way.push(robot.localizationInfo.mapPosition!);
       assert.ok(onFloor(FLOOR_1, robot.localizationInfo.mapPosition!), JSON.stringify(robot.localizationInfo.mapPosition));
     }
@@ -221,7 +222,7 @@ describe("simulator: where robots are and how they move", function () {
     assert.ok(toTarget(way.at(-1)!) > 0, "not there before its time");
     clock += 1000;
     const arrived = await status(KITCHEN);
-    assert.equal(arrived.navigation?.state, "ARRIVED");
+    assert.equal(simulator.state.robot(KITCHEN)!.navigation?.state, "ARRIVED");
     const lobbyEntrance = point(FLOOR_1, "Lobby entrance");
     assert.deepEqual(
       [arrived.localizationInfo.mapPosition!.x, arrived.localizationInfo.mapPosition!.y, arrived.localizationInfo.mapPosition!.angle],
@@ -243,7 +244,7 @@ describe("simulator: where robots are and how they move", function () {
     assert.ok(distance(resumed, paused) > 5, "moving again");
     clock += 2500;
     const docked = await status(KITCHEN);
-    assert.equal(docked.navigation?.state, "ARRIVED");
+    assert.equal(simulator.state.robot(KITCHEN)!.navigation?.state, "ARRIVED");
     assert.deepEqual(
       [docked.localizationInfo.mapPosition!.x, docked.localizationInfo.mapPosition!.y],
       [point(FLOOR_1, "charging").x, point(FLOOR_1, "charging").y],
@@ -291,7 +292,7 @@ describe("simulator: where robots are and how they move", function () {
     const shown = placed.json as Status;
     assert.deepEqual(shown.localizationInfo.mapPosition, { x: 400, y: 230, angle: -90, worldX: 20, worldY: 11.5 });
     assert.equal(shown.battery.charging, false);
-    assert.deepEqual(statusOf(simulator.state.robot(LOBBY)!).localizationInfo, shown.localizationInfo);
+    assert.deepEqual(statusOf(simulator.state.robot(LOBBY)!, clock).localizationInfo, shown.localizationInfo);
     await client.submitCommand({ serialNumber: LOBBY, ...START_TASK });
     clock += 5000;
     const moved = await positionOf(LOBBY);

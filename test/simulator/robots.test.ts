@@ -27,16 +27,16 @@ const CHARGING_1 = at(FLOOR_1, "charging");
 
 interface Status {
   taskState: string;
-  currentTask?: { name: string; mapName: string; cleaningMode: string; source: string; areaIds: string[] };
+  /** The recorded S-line shape: the run and its cleaning mode, not the task's name (that is the simulator's own record: `task`). */
+  currentTask: { workMode: { name: string }; taskInstanceId: string; manualControlling: boolean };
   battery: { charging: boolean; powerPercentage: number };
   localizationInfo: {
     localizationState: string;
-    map: { id: string; name: string; version: number };
+    map: { id: string; name: string; version: string };
     mapPosition: { x: number; y: number; angle: number; worldX: number; worldY: number };
   };
   navigationPoints: { naviPoints: { naviPointName: string; navPointGridX: number; navPointGridY: number }[] };
   cleanModes: { name: string }[];
-  remoteControl: { enabled: boolean };
   supportSite: boolean;
   online: boolean;
 }
@@ -76,6 +76,8 @@ describe("simulator: the fleet and what commands do", function () {
   const demo = useClientOnSimulator();
 
   const status = async (serialNumber: string) => (await demo.client.getRobotStatus({ serialNumber })) as unknown as Status;
+  /** The simulator's own record of the robot's task (name, source, areas), which no status carries. */
+  const task = (serialNumber: string) => demo.simulator.state.robot(serialNumber)!.currentTask;
 
   it("seeds three believable robots: two on a site, one on none", async () => {
     for (const serialNumber of [LOBBY, KITCHEN, WAREHOUSE]) {
@@ -91,7 +93,8 @@ describe("simulator: the fleet and what commands do", function () {
       assert.ok(robot.cleanModes.some((mode) => mode.name === "清扫"));
       assert.ok(robot.battery.powerPercentage > 0 && robot.battery.powerPercentage <= 100);
       assert.equal(robot.supportSite, serialNumber !== WAREHOUSE);
-      assert.equal(robot.currentTask, undefined);
+      assert.equal(robot.currentTask.taskInstanceId, "", "no task under way");
+      assert.equal(task(serialNumber), undefined);
     }
     assert.deepEqual(demo.simulator.state.serialNumbers(), [LOBBY, KITCHEN, WAREHOUSE]);
   });
@@ -101,15 +104,16 @@ describe("simulator: the fleet and what commands do", function () {
     let robot = await status(KITCHEN);
     assert.equal(robot.taskState, "RUNNING");
     assert.deepEqual(
-      { name: robot.currentTask?.name, map: robot.currentTask?.mapName, mode: robot.currentTask?.cleaningMode },
+      { name: task(KITCHEN)?.name, map: task(KITCHEN)?.mapName, mode: robot.currentTask.workMode.name },
       { name: "Canteen", map: "Floor 2", mode: "__middle_cleaning" },
     );
+    assert.equal(robot.currentTask.taskInstanceId, task(KITCHEN)?.id, "the status names the run");
     assert.equal(robot.localizationInfo.map.name, "Floor 2", "the robot works on the task's map");
 
     await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "PAUSE_TASK" });
     robot = await status(KITCHEN);
     assert.equal(robot.taskState, "PAUSED");
-    assert.equal(robot.currentTask?.name, "Canteen");
+    assert.equal(task(KITCHEN)?.name, "Canteen");
 
     await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "RESUME_TASK" });
     assert.equal((await status(KITCHEN)).taskState, "RUNNING");
@@ -117,7 +121,7 @@ describe("simulator: the fleet and what commands do", function () {
     await demo.client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "STOP_TASK" });
     robot = await status(KITCHEN);
     assert.equal(robot.taskState, "IDLE");
-    assert.equal(robot.currentTask, undefined);
+    assert.equal(robot.currentTask.taskInstanceId, "");
     assert.equal((await status(LOBBY)).taskState, "IDLE", "other robots are untouched");
   });
 
@@ -125,8 +129,8 @@ describe("simulator: the fleet and what commands do", function () {
     await demo.client.submitCommand(startTask(LOBBY, FLOOR_1.id, "First"));
     const second = await demo.client.submitCommand(startTask(LOBBY, "Floor 2", "Second"));
     assert.equal(second.state, "WAITING");
-    const robot = await status(LOBBY);
-    assert.equal(robot.currentTask?.name, "First");
+    assert.equal(task(LOBBY)?.name, "First");
+    assert.equal((await status(LOBBY)).currentTask.taskInstanceId, task(LOBBY)?.id, "the status shows the first task's run");
     assert.equal(demo.simulator.state.commands(LOBBY).length, 2);
   });
 
@@ -185,7 +189,7 @@ describe("simulator: the fleet and what commands do", function () {
     assert.equal(early.code, "FAILED_PRECONDITION");
 
     await demo.client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_START" });
-    assert.equal((await status(LOBBY)).remoteControl.enabled, true);
+    assert.equal((await status(LOBBY)).currentTask.manualControlling, true);
     await demo.client.submitCommand(move("FORWARD"));
     await demo.client.submitCommand(move("FORWARD"));
     let robot = await status(LOBBY);
@@ -204,7 +208,7 @@ describe("simulator: the fleet and what commands do", function () {
     );
 
     await demo.client.submitCommand({ serialNumber: LOBBY, remoteControlCommandType: "REMOTE_CONTROL_STOP" });
-    assert.equal((await status(LOBBY)).remoteControl.enabled, false);
+    assert.equal((await status(LOBBY)).currentTask.manualControlling, false);
   });
 
   it("answers the site information of a robot on a site", async () => {
@@ -255,13 +259,13 @@ describe("simulator: the fleet and what commands do", function () {
     const robot = await status(KITCHEN);
     assert.equal(robot.taskState, "RUNNING");
     assert.deepEqual(
-      { name: robot.currentTask?.name, source: robot.currentTask?.source, areas: robot.currentTask?.areaIds },
+      { name: task(KITCHEN)?.name, source: task(KITCHEN)?.source, areas: task(KITCHEN)?.areaIds },
       { name: "Kitchen deep clean", source: "site_task", areas: ["3"] },
     );
 
     const busy = await failureOf(demo.client.createTempSiteTask({ ...request, taskName: "Another" }));
     assert.equal(busy.code, "FAILED_PRECONDITION");
-    assert.equal((await status(KITCHEN)).currentTask?.name, "Kitchen deep clean");
+    assert.equal(task(KITCHEN)?.name, "Kitchen deep clean");
 
     const offSite = await failureOf(demo.client.createTempSiteTask({ ...request, serialNumber: WAREHOUSE }));
     assert.equal(offSite.apiCode, 5);
@@ -272,7 +276,7 @@ describe("simulator: the fleet and what commands do", function () {
     assert.deepEqual([answer.productId, answer.orderType, answer.cmdStatus, answer.cmdResultCode], [LOBBY, "start_task", 5, "6880"]);
     const robot = await status(LOBBY);
     assert.equal(robot.taskState, "RUNNING");
-    assert.deepEqual([robot.currentTask?.name, robot.currentTask?.source, robot.currentTask?.areaIds], ["Spot clean", "temp_task", ["2"]]);
+    assert.deepEqual([task(LOBBY)?.name, task(LOBBY)?.source, task(LOBBY)?.areaIds], ["Spot clean", "temp_task", ["2"]]);
   });
 
   it("refuses a B4 task while one is running (cmdStatus 7, 2010100012: a task is already there), and the running task goes on", async () => {
@@ -281,7 +285,7 @@ describe("simulator: the fleet and what commands do", function () {
     assert.equal(error.kind, "rejected");
     assert.equal(error.resultCode, "2010100012");
     assert.match(error.message, /2010100012: a temporary task is already there/);
-    assert.equal((await status(LOBBY)).currentTask?.name, "Lobby");
+    assert.equal(task(LOBBY)?.name, "Lobby");
 
     await demo.client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "PAUSE_TASK" });
     const whilePaused = await failureOf(demo.client.sendTempTask(tempTask(LOBBY)));

@@ -154,7 +154,9 @@ describe("simulator: task reports over time", function () {
     await push.client.submitCommand(startTask(KITCHEN, "First"));
     await push.client.submitCommand(startTask(KITCHEN, "Second"));
     const status = await push.client.getRobotStatus({ serialNumber: KITCHEN });
-    assert.equal((status.currentTask as { name: string }).name, "First");
+    const running = push.simulator.state.robot(KITCHEN)!.currentTask;
+    assert.equal(running?.name, "First");
+    assert.equal((status.currentTask as { taskInstanceId: string }).taskInstanceId, running?.id, "the status names the first task's run");
     assert.equal((await reportsSince(KITCHEN, START_MS)).total, "0");
     assert.equal(push.receiver.requests.length, 0);
   });

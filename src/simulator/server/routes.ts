@@ -70,7 +70,7 @@ export type Handler<Op extends RobotOperationName> = (world: World, request: Par
 export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
   submitCommand: (world, request, { robot, account }) => submitCommand(world, robot(), request, account),
   getCommand: (world, request, { robot }) => readCommand(world, robot(), request.commandId),
-  getRobotStatus: (_world, _request, { robot }) => statusOf(robot()),
+  getRobotStatus: (world, _request, { robot }) => statusOf(robot(), world.now()),
   getSiteInfo: (world, _request, { robot }) => siteInfoOf(world.sites, robot()),
   createTempSiteTask: (world, request, { robot, raw }) => createTempSiteTask(world, robot(), request, raw),
   sendTempTask: (world, request, { robot, raw }) => sendTempTask(world, robot(), request, raw),
@@ -81,7 +81,7 @@ export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
     robotStatuses: world.batchRobots(account, request.names).map((robot) => fleetStatusOf(robot, world.now(), world.taskProgress(robot))),
   }),
   batchGetSRobotStatus: (world, request, { account }) => ({
-    robotStatus: world.batchRobots(account, request.names).map((robot) => statusOf(robot)),
+    robotStatus: world.batchRobots(account, request.names).map((robot) => statusOf(robot, world.now())),
   }),
   listTaskReports: (world, request, { robot, objectUrl }) =>
     world.listTaskReports(

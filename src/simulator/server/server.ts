@@ -161,7 +161,7 @@ class Simulator {
     if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
     if (!robot.currentTask) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${serialNumber} runs no task.`);
     this.world.finishTask(robot, parsed.data.taskEndStatus, true);
-    return statusOf(robot);
+    return statusOf(robot, this.world.now());
   }
 
   /** Files a report of a task in the past; answers it as the task reports endpoint lists it. */
@@ -206,7 +206,7 @@ class Simulator {
     const parsed = RobotChanges.safeParse(raw);
     if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
     this.world.updateRobot(robot, parsed.data);
-    return statusOf(robot);
+    return statusOf(robot, this.world.now());
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -254,7 +254,7 @@ class Simulator {
       },
       status: (serialNumber) => {
         const robot = this.current().robots.get(serialNumber);
-        return robot ? statusOf(robot) : undefined;
+        return robot ? statusOf(robot, this.world.now()) : undefined;
       },
       commands: (serialNumber) => structuredClone([...(this.world.commands.get(serialNumber)?.values() ?? [])]),
     };

@@ -9,7 +9,8 @@ import { round, stableId } from "./values";
  * counted from the image's bottom edge (draw at (x, height - y)); angle in
  * degrees in (-180, 180], counter-clockwise from +x in that bottom-up frame;
  * worldX and worldY the same point in metres from the image's bottom-left
- * corner. None for a lost robot: it cannot be placed.
+ * corner (public clients report them beside x and y; the maker's published
+ * V2 example has x, y and angle). None for a lost robot: it cannot be placed.
  */
 export function mapPositionOf(robot: SimRobot): { x: number; y: number; angle: number; worldX: number; worldY: number } | undefined {
   if (robot.localization.state === "LOST") return undefined;
@@ -19,46 +20,112 @@ export function mapPositionOf(robot: SimRobot): { x: number; y: number; angle: n
   return { x: pixelX, y: pixelY, angle: round(angle), worldX: round(pixelX * map.resolution), worldY: round(pixelY * map.resolution) };
 }
 
-/** B1: the S-line status shape (docs/cloud-api.md). */
-export function statusOf(robot: SimRobot): Record<string, unknown> {
+/**
+ * Both statuses follow recorded answers, held to them by
+ * test/fixtures/recorded-shapes.json (docs/cloud-api.md, "Recorded answer
+ * shapes"). Neither carries a name, a software version or a navigation object:
+ * names, model codes and versions are in the robot list only, and a navigation
+ * shows as navStatus and the robot's mapPosition coming to the point's grid position.
+ */
+
+/**
+ * navStatus as both recorded statuses show it. NAVI_IDLE is the only value
+ * published, so the simulator serves it always, navigating or not: a client
+ * confirms an arrival by mapPosition reaching the point's navPointGridX/Y,
+ * never by a navStatus word nobody has seen.
+ */
+export const NAV_STATUS = "NAVI_IDLE";
+/** currentElevatorStatus as both recorded statuses show it; the simulator's lifts are instant, never busy. */
+const ELEVATOR_STATUS = "ELEVATOR_CONTROLLER_IDLE";
+
+/**
+ * The map as the S-line status names its version: a resource name (the
+ * recorded S-line status has "maps/<id>/versions/<id>", a string). The map
+ * endpoint takes it back as mapVersion, and so does the simulator.
+ */
+export function mapVersionName(map: SimMap): string {
+  return `maps/${map.id}/versions/${map.version}`;
+}
+
+/** B1 and the S-line batch's robotStatus[]: the S-line status as a public fleet connector recorded it on a real account. */
+export function statusOf(robot: SimRobot, now: number): Record<string, unknown> {
   const map = currentMap(robot);
-  const moving = robot.taskState === "RUNNING";
+  const task = robot.currentTask;
   return {
     serialNumber: robot.serialNumber,
-    displayName: robot.displayName,
-    online: robot.online,
     taskState: robot.taskState,
-    speedKilometerPerHour: moving ? 2.5 : 0,
+    online: robot.online,
+    speedKilometerPerHour: speedOf(robot),
     battery: { ...robot.battery },
     emergencyStop: { enabled: robot.emergencyStop },
-    localizationInfo: localizationOf(robot, map),
+    localizationInfo: localizationOf(robot, map, { id: map.id, name: map.name, version: mapVersionName(map) }),
     cleanModes: robot.cleanModes.map((name) => ({ name })),
     supportSite: robot.siteId !== undefined,
     // The points' own pixel positions, in the same bottom-up frame as mapPosition.
     navigationPoints: {
       naviPoints: map.navigationPoints.map((point) => ({ naviPointName: point.name, navPointGridX: point.x, navPointGridY: point.y })),
     },
-    workModes: [{ name: "cleaning" }, { name: "navigation" }, { name: "remote_control" }],
-    remoteControl: { enabled: robot.remoteControl },
-    ...(robot.navigation ? { navigation: { ...robot.navigation } } : {}),
-    ...(robot.currentTask ? { currentTask: structuredClone(robot.currentTask) } : {}),
-    device: { model: robot.model, firmwareVersion: robot.firmwareVersion },
+    workModes: workModesOf(robot),
+    // Recorded on an idle robot with empty values; remote control shows here (manualControlling), not in a field of its own.
+    currentTask: {
+      workMode: task
+        ? { id: workModeId(robot, task.cleaningMode), name: task.cleaningMode, type: 1, subType: "", strength: "custom" }
+        : { id: "", name: "", type: 0, subType: "", strength: "" },
+      taskInstanceId: task?.id ?? "",
+      manualControlling: robot.remoteControl,
+    },
+    device: { ...deviceOf(robot), vacuum: { enabled: robot.taskState === "RUNNING", level: robot.taskState === "RUNNING" ? 2 : 0 } },
+    navStatus: NAV_STATUS,
+    currentElevatorStatus: ELEVATOR_STATUS,
+    // Epoch milliseconds as a string, like every int64 of the cloud.
+    latestReportTime: String(now),
   };
 }
 
-/** localizationInfo of both statuses: the map the robot is on, and where on it unless it is lost. */
-function localizationOf(robot: SimRobot, map: SimMap): Record<string, unknown> {
+/** A cleaning robot's speed; 0 otherwise (the recorded idle statuses show 0). */
+function speedOf(robot: SimRobot): number {
+  return robot.taskState === "RUNNING" ? 2.5 : 0;
+}
+
+/**
+ * workModes as recorded: one per cleaning mode, with an id, the mode's name
+ * ("__" prefixed where the robot's cleanModes are), strength and a type code
+ * as a string ("1" for the cleaning modes in the recordings).
+ */
+function workModesOf(robot: SimRobot): { id: string; name: string; strength: string; type: string }[] {
+  return robot.cleanModes.map((name) => ({ id: workModeId(robot, name), name, strength: "custom", type: "1" }));
+}
+
+function workModeId(robot: SimRobot, mode: string): string {
+  return stableId(`${robot.serialNumber}/mode/${mode}`).replaceAll("-", "");
+}
+
+/**
+ * The device block of both recorded statuses: water tanks and consumables,
+ * each part with lifeSpan and usedLife (hours). The simulator does not wear
+ * its parts: the figures are fixed, believable ones.
+ */
+function deviceOf(robot: SimRobot): Record<string, unknown> {
+  const running = robot.taskState === "RUNNING";
+  return {
+    cleanWaterTank: { level: 60 },
+    recoveryWaterTank: { level: running ? 10 : 0 },
+    rollingBrush: { lifeSpan: 300, usedLife: 130 },
+    scrubberBrush: { enabled: running, ifPutDown: running, lifeSpan: 300, usedLife: 130 },
+    softSqueegee: { ifPutDown: running, lifeSpan: 250, usedLife: 22.5 },
+    filter: { isRunning: running, lifeSpan: 201, usedLife: 60 },
+    spray: { isRunning: false, waterLevel: 0 },
+  };
+}
+
+/** localizationInfo of both statuses: the map the robot is on (named as that status names it), and where on it unless it is lost. */
+function localizationOf(robot: SimRobot, map: SimMap, named: Record<string, unknown>): Record<string, unknown> {
   const mapPosition = mapPositionOf(robot);
   return {
     localizationState: robot.localization.state,
-    map: { id: map.id, name: map.name, version: map.version },
+    map: named,
     ...(mapPosition ? { mapPosition } : {}),
   };
-}
-
-/** x, y and angle of a map position, or nothing. */
-function pick(position: ReturnType<typeof mapPositionOf>): { x?: number; y?: number; angle?: number } {
-  return position ? { x: position.x, y: position.y, angle: position.angle } : {};
 }
 
 /** B2: the site with its buildings, floors, maps and areas; code 5 for a robot on no site (docs/cloud-api.md). */
@@ -105,8 +172,8 @@ export function robotPage(
   pageSize: number,
 ): { robots: Record<string, unknown>[]; total: string } {
   const visible = [...robots.values()].filter((robot) => mayUse(account, robot.serialNumber));
+  // The list entry of a public connector's published example: the only answer that names a robot and gives its model and software version.
   const listed = visible.slice((page - 1) * pageSize, page * pageSize).map((robot) => ({
-    name: `robots/${robot.serialNumber}`,
     serialNumber: robot.serialNumber,
     displayName: robot.displayName,
     modelFamilyCode: "S",
@@ -118,7 +185,7 @@ export function robotPage(
   return { robots: listed, total: String(visible.length) };
 }
 
-/** The v1 status (any line): the S-line fields and what docs/cloud-api.md lists beyond them. */
+/** The v1 batch's robotStatuses[]: the v1 status as a public fleet connector recorded it on a real account. */
 export function fleetStatusOf(
   robot: SimRobot,
   now: number,
@@ -127,56 +194,46 @@ export function fleetStatusOf(
   const map = currentMap(robot);
   const task = robot.currentTask;
   return {
-    name: `robots/${robot.serialNumber}`,
     serialNumber: robot.serialNumber,
-    displayName: robot.displayName,
-    online: robot.online,
+    name: `robots/${robot.serialNumber}`,
+    // Recorded as zeros: an indoor robot has no geographic fix. Where it is on its map is localizationInfo.mapPosition.
+    position: { latitude: 0, longitude: 0, angle: 0 },
     taskState: robot.taskState,
-    // The same pixels as localizationInfo.mapPosition (none while lost).
-    position: { mapId: map.id, mapName: map.name, ...pick(mapPositionOf(robot)) },
-    localizationInfo: localizationOf(robot, map),
-    navStatus: "NAVI_IDLE",
+    online: robot.online,
+    speedKilometerPerHour: speedOf(robot),
+    // soh is a word in the recordings ("HEALTHY"), soc the charge in percent.
+    battery: { ...robot.battery, soc: robot.battery.powerPercentage, soh: "HEALTHY", cycleTimes: 212 },
     emergencyStop: { enabled: robot.emergencyStop },
-    // Epoch milliseconds as a string, like every int64 of the cloud.
+    // The recorded v1 status names the map without a version.
+    localizationInfo: localizationOf(robot, map, { id: map.id, name: map.name }),
+    navStatus: NAV_STATUS,
+    currentElevatorStatus: ELEVATOR_STATUS,
     latestReportTime: String(now),
-    battery: {
-      ...robot.battery,
-      soc: robot.battery.powerPercentage,
-      soh: 97,
-      cycleTimes: 212,
-    },
     executableTasks: executableTasksOf(robot, map),
     // progress 0-1, timeRemaining in seconds, cleaningMileage in metres (docs/cloud-api.md).
     ...(task ? { executingTask: { id: task.id, name: task.name, ...progress } } : {}),
-    workModes: [
-      { id: "1", name: "cleaning", type: "CLEANING" },
-      { id: "2", name: "navigation", type: "NAVIGATION" },
-    ],
-    device: {
-      model: robot.model,
-      softwareVersion: robot.firmwareVersion,
-      parts: [
-        { name: "brush", usedLife: 130, lifeSpan: 500 },
-        { name: "filter", usedLife: 60, lifeSpan: 250 },
-      ],
-    },
+    cleanModes: robot.cleanModes.map((name) => ({ name })),
+    device: { ...deviceOf(robot), vacuum: { enabled: robot.taskState === "RUNNING" } },
+    workModes: workModesOf(robot),
   };
 }
 
 /**
  * The tasks the robot can run on a map (the v1 status lists those of the map
- * it is on): the whole map, and each of its areas on its own.
+ * it is on): the whole map, and each of its areas on its own, named as the
+ * area (a START_TASK by that name cleans that area: robot-commands.ts).
  */
 export function executableTasksOf(robot: SimRobot, map: SimMap): { id: string; name: string; map: { id: string; name: string } }[] {
   const onMap = { id: map.id, name: map.name };
   return [
-    { id: stableId(`${robot.serialNumber}/${map.id}/all`), name: `All of ${map.name}`, map: onMap },
-    ...map.partitions.map((partition) => ({
-      id: stableId(`${robot.serialNumber}/${map.id}/${partition.id}`),
-      name: partition.name,
-      map: onMap,
-    })),
+    { id: executableTaskId(robot, map, "all"), name: `All of ${map.name}`, map: onMap },
+    ...map.partitions.map((partition) => ({ id: executableTaskId(robot, map, partition.id), name: partition.name, map: onMap })),
   ];
+}
+
+/** The id of an executable task: the whole map's ("all") or one area's; a report's subTasks name the same ids. */
+export function executableTaskId(robot: SimRobot, map: SimMap, area: number | "all"): string {
+  return stableId(`${robot.serialNumber}/${map.id}/${area}`);
 }
 
 /** The map the robot is on (its first when it is lost). */

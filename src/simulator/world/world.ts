@@ -30,7 +30,7 @@ import { Code, SimError, invalid } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
 import { milliTimestamp } from "./values";
-import { currentMap } from "./views";
+import { currentMap, mapVersionName } from "./views";
 
 /** What PATCH /_sim/robots/<serial> may change (and RunningSimulator.updateRobot). */
 export const RobotChanges = z.strictObject({
@@ -427,8 +427,9 @@ export class World {
     if (!map)
       throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
     if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
-    if (request.mapVersion !== String(map.version)) {
-      throw invalid("mapVersion", `map ${map.name} is at version ${map.version}, not ${request.mapVersion}`);
+    // The version as the map list gives it (a number) or as the S-line status names it (a resource name).
+    if (request.mapVersion !== String(map.version) && request.mapVersion !== mapVersionName(map)) {
+      throw invalid("mapVersion", `map ${map.name} is at version ${map.version} (${mapVersionName(map)}), not ${request.mapVersion}`);
     }
     return map;
   }
