@@ -169,7 +169,7 @@ describe("simulator: where robots are and how they move", function () {
     assert.deepEqual(await positionOf(LOBBY), stopped, "an idle robot stays");
   });
 
-  it("cleans the rooms of its task's areas: a temporary task on the kitchen takes the robot there and keeps it there", async () => {
+  it("cleans the rooms of its task's areas: a temporary task on the kitchen takes the robot there, keeps it there, and reports the kitchen's area", async () => {
     await start({ speedPixelsPerSecond: 50 });
     const kitchen = FLOOR_1.partitions.find((partition) => partition.name === "Kitchen")!;
     await client.sendTempTask({
@@ -189,6 +189,72 @@ describe("simulator: where robots are and how they move", function () {
       const position = await positionOf(KITCHEN);
       assert.ok(contains(kitchen.rect, position), `in the kitchen: ${JSON.stringify(position)}`);
     }
+    await client.submitCommand({ serialNumber: KITCHEN, remoteTaskCommandType: "STOP_TASK" });
+    const { robotTaskReports } = (await client.listTaskReports({ serialNumber: KITCHEN, page: 1, pageSize: 1 })) as {
+      robotTaskReports: Record<string, unknown>[];
+    };
+    const kitchenSquareMetres = kitchen.rect.width * kitchen.rect.height * FLOOR_1.resolution ** 2;
+    assert.equal(robotTaskReports[0]!.plannedCleaningAreaSquareMeter, Math.round(kitchenSquareMetres * 1000) / 1000, "the kitchen's area");
+  });
+
+  it("cleans only the area a START_TASK names (an executable task of one area): the robot goes there and stays, and its report plans that area", async () => {
+    await start({ speedPixelsPerSecond: 50 });
+    const kitchen = FLOOR_1.partitions.find((partition) => partition.name === "Kitchen")!;
+    const [v1] = (await client.batchGetStatuses([LOBBY], { line: "v1" })) as unknown as {
+      executableTasks: { id: string; name: string }[];
+    }[];
+    const kitchenTask = v1!.executableTasks.find((task) => task.name === kitchen.name)!;
+    await client.submitCommand({
+      serialNumber: LOBBY,
+      remoteTaskCommandType: "START_TASK",
+      commandParameter: {
+        startTaskParameter: {
+          cleaningMode: "__middle_cleaning",
+          task: { name: kitchenTask.name, map: "Floor 1", loop: false, loopCount: 1 },
+        },
+      },
+    });
+    assert.ok(!contains(kitchen.rect, await positionOf(LOBBY)), "it starts in the lobby");
+    clock += 30_000;
+    for (let sample = 0; sample < 40; sample++) {
+      clock += 7000;
+      const position = await positionOf(LOBBY);
+      assert.ok(contains(kitchen.rect, position), `in the kitchen: ${JSON.stringify(position)}`);
+    }
+    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
+    const { robotTaskReports } = (await client.listTaskReports({ serialNumber: LOBBY, page: 1, pageSize: 1 })) as {
+      robotTaskReports: Record<string, unknown>[];
+    };
+    const report = robotTaskReports[0]!;
+    const kitchenSquareMetres = kitchen.rect.width * kitchen.rect.height * FLOOR_1.resolution ** 2;
+    assert.equal(
+      report.plannedCleaningAreaSquareMeter,
+      Math.round(kitchenSquareMetres * 1000) / 1000,
+      "the kitchen's area, not the floor's",
+    );
+    assert.equal(report.areaNameList, kitchen.name);
+    assert.deepEqual(
+      (report.subTasks as Record<string, unknown>[]).map((subTask) => [subTask.mapId, subTask.taskId]),
+      [[FLOOR_1.id, kitchenTask.id]],
+      "one sub-task, the kitchen's executable task",
+    );
+  });
+
+  it("cleans every area for the whole map's task, and its report plans the whole floor", async () => {
+    await start();
+    await client.submitCommand({ serialNumber: LOBBY, ...START_TASK });
+    clock += 60_000;
+    assert.deepEqual(simulator.state.robot(LOBBY)!.currentTask?.areaIds, [], "no area named: all of them");
+    await client.submitCommand({ serialNumber: LOBBY, remoteTaskCommandType: "STOP_TASK" });
+    const { robotTaskReports } = (await client.listTaskReports({ serialNumber: LOBBY, page: 1, pageSize: 1 })) as {
+      robotTaskReports: Record<string, unknown>[];
+    };
+    const floorSquareMetres = FLOOR_1.partitions.reduce(
+      (sum, area) => sum + area.rect.width * area.rect.height * FLOOR_1.resolution ** 2,
+      0,
+    );
+    assert.equal(robotTaskReports[0]!.plannedCleaningAreaSquareMeter, Math.round(floorSquareMetres * 1000) / 1000);
+    assert.equal(robotTaskReports[0]!.areaNameList, "");
   });
 
   it("keeps robots still at speed 0 (the default of startSimulator), so a test sees exactly what it did", async () => {

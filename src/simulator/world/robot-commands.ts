@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { commandTypeOf, type CommandType } from "../../api/cloud/commands";
 import type { CommandResource } from "../../api/cloud/schemas";
 import { checkCleaningMode, mapByIdOrName, names } from "./checks";
-import type { AccountSeed, SimRobot } from "./fleet";
+import type { AccountSeed, SimMap, SimRobot } from "./fleet";
 import { normalizeAngle } from "../maps/geometry";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { TASK_END_STATUS } from "./task-reports";
@@ -26,6 +26,17 @@ function echoParameter(parameter: NonNullable<Parsed<"submitCommand">["commandPa
     echo.controlMovingParameter = { direction: parameter.controlMovingParameter.direction.toLowerCase() };
   }
   return echo;
+}
+
+/**
+ * The areas a START_TASK cleans, by the task's name: the executable tasks
+ * (views.ts, executableTasksOf) are the whole map and each area on its own,
+ * named as the area, so a task named as an area of its map cleans that area
+ * only; any other name (the whole map's task among them) cleans every area.
+ */
+export function areaIdsOfTask(map: SimMap, taskName: string): string[] {
+  const area = map.partitions.find((partition) => partition.name === taskName);
+  return area ? [String(area.id)] : [];
 }
 
 /** A remote-control step: 10 pixels (0.5 m) forward or back, or a turn of 15 degrees. */
@@ -93,7 +104,7 @@ function planCommand(world: World, robot: SimRobot, type: CommandType, parameter
         map,
         loop: task.loop,
         loopCount: task.loopCount,
-        areaIds: [],
+        areaIds: areaIdsOfTask(map, task.name),
       };
       const apply = () => {
         if (!busy()) world.startTask(robot, starting);

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { CurrentTask, SimRobot } from "./fleet";
+import type { CurrentTask, Partition, SimMap, SimRobot } from "./fleet";
 import type { FiledReport } from "./report-book";
 import { invalid } from "../server/sim-errors";
 import { milliTimestamp, round, stableId } from "./values";
-import { currentMap } from "./views";
+import { currentMap, executableTaskId } from "./views";
 
 /**
  * taskEndStatus of a task report (docs/cloud-api.md, Task reports): -1 unknown,
@@ -22,8 +22,6 @@ import { currentMap } from "./views";
  */
 export const TASK_END_STATUS = { UNKNOWN: -1, FINISHED: 0, STOPPED: 1, ERROR: 2, FAILED_TO_START: 3 } as const;
 
-/** Planned cleaning area of one area (partition) of a map, in square metres. */
-const AREA_SQUARE_METRES = 120;
 /** The share of a task's duration the simulator counts as cleaning, for its efficiency figure. */
 const ACTIVE_SHARE = 0.94;
 /** How long the simulator takes to clean one area once. */
@@ -38,14 +36,14 @@ export function seededReports(robot: SimRobot, index: number, now: number): File
     const durationSeconds = map.partitions.length * SECONDS_PER_AREA;
     const endMs = now - day * 24 * 3600_000;
     reports.push(
-      filedReport(robot, [], {
+      filedReport(robot, {
         id: stableId(`${robot.serialNumber}/report/${day}`),
         name: `Nightly ${map.name}`,
         cleaningMode: robot.cleanModes[0] ?? "__middle_cleaning",
-        mapId: map.id,
-        mapName: map.name,
-        taskId: stableId(`${robot.serialNumber}/task/${day}`),
-        plannedArea: map.partitions.length * AREA_SQUARE_METRES,
+        map,
+        areaIds: [],
+        taskInstanceId: stableId(`${robot.serialNumber}/task/${day}`),
+        loops: 1,
         completion: day === 1 ? 1 : 0.87,
         durationSeconds,
         startMs: endMs - durationSeconds * 1000,
@@ -62,10 +60,13 @@ interface ReportFacts {
   id: string;
   name: string;
   cleaningMode: string;
-  mapId: string;
-  mapName: string;
-  taskId: string;
-  plannedArea: number;
+  map: SimMap;
+  /** The areas the task cleaned (as tasks name them); none: every area of the map. */
+  areaIds: readonly string[];
+  /** The run's own id (the running task's id in the statuses). */
+  taskInstanceId: string;
+  /** How many times the task goes over its areas. */
+  loops: number;
   completion: number;
   durationSeconds: number;
   startMs: number;
@@ -74,41 +75,76 @@ interface ReportFacts {
   startBattery: number;
 }
 
-/** A task report with the fields docs/cloud-api.md lists (taskReportPngUri is added where it is read: it is a pre-signed URL). */
-function filedReport(robot: SimRobot, areaIds: readonly string[], task: ReportFacts): FiledReport {
-  const actualArea = round(task.plannedArea * task.completion);
+/** An area's floor in square metres: its room on the floor plan. */
+function squareMetres(map: SimMap, partition: Partition): number {
+  return partition.rect.width * partition.rect.height * map.resolution * map.resolution;
+}
+
+/** The areas a task cleans: those it names, else every area of its map. */
+function areasOf(map: SimMap, areaIds: readonly string[]): Partition[] {
+  return areaIds.length > 0 ? map.partitions.filter((partition) => areaIds.includes(String(partition.id))) : map.partitions;
+}
+
+/**
+ * A task report with the fields of the recorded one (docs/cloud-api.md, Task
+ * reports; taskReportPngUri is added where it is read: it is a pre-signed
+ * URL). Planned and actual areas are the task's own areas', never the whole
+ * floor's for a task of one area; subTasks say which: one per area cleaned,
+ * each with its executable task's id (the recorded reports' subTasks[].taskId
+ * is an id of the status' executableTasks), or one for the whole map.
+ */
+function filedReport(robot: SimRobot, task: ReportFacts): FiledReport {
+  const { map, completion } = task;
+  const areas = areasOf(map, task.areaIds);
+  const named = task.areaIds.length > 0;
+  const plannedArea = round(areas.reduce((sum, area) => sum + squareMetres(map, area), 0) * task.loops);
+  const actualArea = round(plannedArea * completion);
   const hours = task.durationSeconds / 3600;
   const endBattery = Math.max(0, Math.round(task.startBattery - hours * 20));
+  const subTasks = named
+    ? areas.map((area) => ({
+        mapId: map.id,
+        mapName: map.name,
+        actualCleaningAreaSquareMeter: round(squareMetres(map, area) * task.loops * completion),
+        taskId: executableTaskId(robot, map, area.id),
+      }))
+    : [{ mapId: map.id, mapName: map.name, actualCleaningAreaSquareMeter: actualArea, taskId: executableTaskId(robot, map, "all") }];
   const report = {
     id: task.id,
     displayName: task.name,
     robotSerialNumber: robot.serialNumber,
     operator: "open-platform",
-    completionPercentage: round(task.completion),
+    completionPercentage: round(completion),
     durationSeconds: task.durationSeconds,
-    plannedCleaningAreaSquareMeter: task.plannedArea,
+    // Empty in the recorded reports (tasks of a whole map); the simulator names the areas of a task that names them.
+    areaNameList: named ? areas.map((area) => area.name).join(", ") : "",
+    plannedCleaningAreaSquareMeter: plannedArea,
     actualCleaningAreaSquareMeter: actualArea,
     // Like the cloud's, not area / duration (docs/cloud-api.md): counted over the time the robot was cleaning, not turning or waiting.
     efficiencySquareMeterPerHour: hours > 0 ? round(actualArea / (hours * ACTIVE_SHARE)) : 0,
     waterConsumptionLiter: round(actualArea * 0.02),
     startBatteryPercentage: task.startBattery,
     endBatteryPercentage: endBattery,
-    consumablesResidualPercentage: { brush: 0.74, filter: 0.81, suctionBlade: 0.9 },
+    // Percent left, 0-100, as recorded.
+    consumablesResidualPercentage: { brush: 74, filter: 81, suctionBlade: 90 },
+    taskInstanceId: task.taskInstanceId,
     cleaningMode: task.cleaningMode,
     taskEndStatus: task.endStatus,
-    subTasks: [{ mapId: task.mapId, mapName: task.mapName, actualCleaningAreaSquareMeter: actualArea, taskId: task.taskId }],
+    subTasks,
+    // The task's definition among executableTasks, where it is one (a task of one area or of the whole map).
+    ...(areas.length === 1 || !named ? { taskId: subTasks[0]!.taskId } : {}),
     startTime: milliTimestamp(task.startMs),
     endTime: milliTimestamp(task.endMs),
   };
-  return { report, mapId: task.mapId, areaIds };
+  return { report, mapId: map.id, areaIds: [...task.areaIds] };
 }
 
 /** The report of a task that ended now (`endMs`), whatever ended it; failed to start: nothing cleaned. */
 export function finishedTaskReport(robot: SimRobot, task: CurrentTask, endStatus: number, endMs: number): FiledReport {
   const startMs = Date.parse(task.startTime);
-  const map = robot.maps.find((candidate) => candidate.id === task.mapId);
-  const areas = task.areaIds.length || map?.partitions.length || 1;
-  const plannedSeconds = areas * SECONDS_PER_AREA * Math.max(1, task.loopCount);
+  const map = robot.maps.find((candidate) => candidate.id === task.mapId) ?? currentMap(robot);
+  const loops = Math.max(1, task.loopCount);
+  const plannedSeconds = Math.max(1, areasOf(map, task.areaIds).length) * SECONDS_PER_AREA * loops;
   const durationSeconds = Math.max(0, Math.round((endMs - startMs) / 1000));
   const completion =
     endStatus === TASK_END_STATUS.FINISHED
@@ -116,14 +152,14 @@ export function finishedTaskReport(robot: SimRobot, task: CurrentTask, endStatus
       : endStatus === TASK_END_STATUS.FAILED_TO_START
         ? 0
         : Math.min(1, durationSeconds / plannedSeconds);
-  return filedReport(robot, task.areaIds, {
+  return filedReport(robot, {
     id: randomUUID(),
     name: task.name,
     cleaningMode: task.cleaningMode,
-    mapId: task.mapId,
-    mapName: task.mapName,
-    taskId: task.id,
-    plannedArea: areas * AREA_SQUARE_METRES * Math.max(1, task.loopCount),
+    map,
+    areaIds: task.areaIds,
+    taskInstanceId: task.id,
+    loops,
     completion,
     durationSeconds,
     startMs,
@@ -170,16 +206,15 @@ export function pastReport(robot: SimRobot, raw: unknown): FiledReport {
   const unknown = past.areaIds.find((areaId) => !map.partitions.some((partition) => String(partition.id) === areaId));
   if (unknown !== undefined) throw invalid("areaIds", `no area ${unknown} on map ${map.name}`);
   const startMs = Date.parse(past.startTime);
-  const areas = past.areaIds.length || map.partitions.length || 1;
   const status = past.taskEndStatus;
-  return filedReport(robot, past.areaIds, {
+  return filedReport(robot, {
     id: past.id ?? randomUUID(),
     name: past.name,
     cleaningMode: past.cleaningMode ?? robot.cleanModes[0] ?? "__middle_cleaning",
-    mapId: map.id,
-    mapName: map.name,
-    taskId: randomUUID(),
-    plannedArea: areas * AREA_SQUARE_METRES,
+    map,
+    areaIds: past.areaIds,
+    taskInstanceId: randomUUID(),
+    loops: 1,
     completion: past.completion ?? (status === TASK_END_STATUS.FINISHED ? 1 : status === TASK_END_STATUS.FAILED_TO_START ? 0 : 0.5),
     durationSeconds: past.durationSeconds,
     startMs,
