@@ -11,6 +11,8 @@
     rateLimit: "fa-tachometer",
     queueLimit: "fa-list-ol",
     maxRetryWait: "fa-hourglass-half",
+    robotListInterval: "fa-address-book",
+    arrivalRadius: "fa-crosshairs",
   };
 
   /**

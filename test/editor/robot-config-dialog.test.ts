@@ -44,6 +44,7 @@ const LABELS: Record<AccountSettingName, string> = {
   rateLimit: "Rate limit",
   queueLimit: "Queue limit",
   maxRetryWait: "Max retry wait",
+  robotListInterval: "Robot list every",
 };
 
 const TAB = "limits-tab";
@@ -211,6 +212,7 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
       rateLimit: "requests/s",
       queueLimit: "calls",
       maxRetryWait: "s",
+      robotListInterval: "min",
     };
     assert.deepEqual(
       layout.rows.map((row) => row.name),

@@ -8,6 +8,7 @@
 import type { SharedTokenStore } from "./auth";
 import type { WatchedState } from "../watching/watcher-state";
 import type { KeptStatus } from "../watching/fleet-statuses";
+import type { DirectoryShare } from "./robot-directory";
 
 /** One call's place in the shared rate, held until the call has reached the server. */
 export interface Permit {
@@ -79,5 +80,7 @@ export interface AccountSharing {
   token?: SharedTokenStore;
   watchLease(nodeId: string, intervalMs: number): WatchLease;
   robotClaims?: RobotClaims;
+  /** The robot list, read by one instance per interval for all (robot-directory.ts). */
+  directory?: DirectoryShare;
   close(): void;
 }

@@ -248,9 +248,13 @@ export const ListRobotsRequest = z.strictObject({
 });
 export type ListRobotsRequest = z.input<typeof ListRobotsRequest>;
 
+/** Where a robot's name, model codes and software version come from: its status carries none of them (docs/cloud-api.md, "The robot directory"). */
 export const RobotSummary = z.looseObject({
   serialNumber: z.string(),
   displayName: z.string().optional(),
+  modelFamilyCode: z.string().optional(),
+  modelTypeCode: z.string().optional(),
+  softwareVersion: z.string().optional(),
   online: z.boolean().optional(),
 });
 export type RobotSummary = z.output<typeof RobotSummary>;

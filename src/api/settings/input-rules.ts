@@ -144,6 +144,13 @@ export const ACCOUNT_SETTINGS = {
   queueLimit: { default: 10_000, min: 1, max: 10_000_000, integer: true, unit: "" },
   /** The longest Retry-After the account waits out; a longer one fails the calls it would hold. */
   maxRetryWait: { default: 60, min: 0, max: 86_400, integer: false, unit: "s" },
+  /** Minutes between reads of the robot list, where robots' names, models and software versions come from (robot-directory.ts). */
+  robotListInterval: { default: 10, min: 1, max: 1440, integer: false, unit: "min" },
+  /**
+   * Grid cells (pixels of the map image) within which a robot has arrived at a navigation point
+   * (watching/navigation.ts): 10 cells is 0.5 m at the 0.05 m per cell real maps were seen with.
+   */
+  arrivalRadius: { default: 10, min: 0, max: 1000, integer: false, unit: "cells" },
 } as const satisfies Record<string, NumberSetting>;
 
 export type AccountSettingName = keyof typeof ACCOUNT_SETTINGS;

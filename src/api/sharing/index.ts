@@ -7,6 +7,7 @@ import type { AccountSharing } from "../account/shared-account";
 import { RedisLink, type RedisLinkOptions } from "./redis-link";
 import { SharedRate } from "./shared-rate";
 import { SharedStatuses } from "./shared-statuses";
+import { SharedDirectory } from "./shared-directory";
 import { SharedToken } from "./shared-token";
 import { RedisRobotClaims } from "./robot-claims";
 import { RedisWatchLease } from "./watch-lease";
@@ -27,6 +28,7 @@ export function shareAccount(options: ShareAccountOptions): AccountSharing {
     ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
     watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
     robotClaims: new RedisRobotClaims(link),
+    directory: new SharedDirectory(link),
     close: () => link.close(),
   };
 }

@@ -39,6 +39,9 @@ function shownUrl(url: string): string {
   }
 }
 
+const RELEASE_IF_HELD = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0`;
+
 export class RedisLink {
   readonly client: Redis;
   /** This process's name among the instances (random per deploy of the robot-config). */
@@ -81,6 +84,14 @@ export class RedisLink {
     this.client.on("error", () => this.joinedNow());
     this.presenceTimer = setInterval(() => void this.announce(), PRESENCE_EVERY_MS);
     this.presenceTimer.unref();
+  }
+
+  /**
+   * Deletes `key` only while it still holds `owner` (a claim, lease or lock
+   * that lapsed and was taken by another is theirs now); never throws.
+   */
+  releaseIfHeld(key: string, owner: string): void {
+    void this.client.eval(RELEASE_IF_HELD, 1, key, owner).catch(() => undefined);
   }
 
   /** The account's key for `parts`, e.g. key("rate", "slot3"). */

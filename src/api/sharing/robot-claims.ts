@@ -10,8 +10,6 @@ import type { RedisLink } from "./redis-link";
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`;
 
 export class RedisRobotClaims implements RobotClaims {
   constructor(private readonly link: RedisLink) {}
@@ -33,6 +31,6 @@ export class RedisRobotClaims implements RobotClaims {
   }
 
   release(serialNumber: string, jobId: string): void {
-    void this.link.client.eval(RELEASE, 1, this.keyOf(serialNumber), jobId).catch(() => undefined);
+    this.link.releaseIfHeld(this.keyOf(serialNumber), jobId);
   }
 }

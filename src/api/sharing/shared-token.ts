@@ -22,8 +22,6 @@ const DROP_IF_SAME = `local v = redis.call('get', KEYS[1])
 if v and string.sub(v, 1, ${HASH_LENGTH}) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0`;
 /** Frees the lock only if this instance still holds it. */
-const UNLOCK_IF_MINE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`;
 
 /** A grant that failed under the lock: passed through as the cloud's answer, not taken for a Redis failure. */
 class GrantFailed extends Error {
@@ -85,7 +83,7 @@ export class SharedToken implements SharedTokenStore {
       await this.link.client.set(this.tokenKey, this.seal(held), "PX", Math.ceil(keepMs));
       return held;
     } finally {
-      void this.link.client.eval(UNLOCK_IF_MINE, 1, this.lockKey, this.link.instanceId).catch(() => undefined);
+      this.link.releaseIfHeld(this.lockKey, this.link.instanceId);
     }
   }
 

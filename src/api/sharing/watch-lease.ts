@@ -25,8 +25,6 @@ import type { RedisLink } from "./redis-link";
 const RENEW = `local holder = redis.call('get', KEYS[1])
 if holder == ARGV[1] or not holder then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`;
 /** The last states are kept this long after the last poll (a flow stopped for a day starts afresh). */
 const STATES_KEEP_MS = 24 * 3600_000;
 
@@ -131,7 +129,7 @@ export class RedisWatchLease implements WatchLease {
     this.stopRenewing();
     if (!this.holding) return;
     this.holding = false;
-    void this.link.client.eval(RELEASE, 1, this.leaseKey, this.link.instanceId).catch(() => undefined);
+    this.link.releaseIfHeld(this.leaseKey, this.link.instanceId);
   }
 
   private hold(): void {

@@ -12,6 +12,7 @@ import type { AccountSharing } from "../../api/account/shared-account";
 import { clientModule } from "../shared/api";
 import { internalError, invalidInput } from "../../api/errors";
 import { registerEditorApi } from "./editor-api";
+import { robotDirectoryOf } from "../../api/account/robot-directory";
 import { editorTables } from "./editor-tables";
 import type { RobotConfigCredentials, RobotConfigNode, RobotConfigProperties } from "../shared/types";
 
@@ -72,6 +73,7 @@ export function createClient(config: RobotConfigProperties, credentials: RobotCo
     timeoutMs: settings.timeout * 1000,
     retry: { maxRetries: settings.maxRetries, maxRetryWaitMs: settings.maxRetryWait * 1000 },
     engine: { connections: settings.connections, rateLimit: settings.rateLimit, queueLimit: settings.queueLimit },
+    arrivalRadius: settings.arrivalRadius,
   };
   const { RobotClient } = clientModule();
   if (config.authMode === "clientCredentials") {
@@ -90,9 +92,13 @@ export function createClient(config: RobotConfigProperties, credentials: RobotCo
 export default function registerRobotConfig(RED: NodeAPI): void {
   function RobotConfig(this: RobotConfigNode, config: RobotConfigProperties) {
     RED.nodes.createNode(this, config);
+    let detachDirectory: () => void = () => undefined;
     try {
       const log: SharingLog = (level, text) => (level === "warn" ? this.warn(text) : this.log(text));
-      this.robot = { client: createClient(config, this.credentials ?? {}, log) };
+      const client = createClient(config, this.credentials ?? {}, log);
+      this.robot = { client };
+      // Names, models and software versions come from the robot list: read now (unless a redeploy finds it fresh), then every interval.
+      detachDirectory = robotDirectoryOf(client.accountKey).attach(client, readAccountSettings(config).robotListInterval * 60_000);
     } catch (error) {
       this.robot = {
         error: internalError(error),
@@ -100,6 +106,7 @@ export default function registerRobotConfig(RED: NodeAPI): void {
     }
     this.on("close", (_removed: boolean, done: () => void) => {
       // Every queued and running call of the account ends (quietly: its nodes are closing too).
+      detachDirectory();
       if ("client" in this.robot) this.robot.client.close();
       done();
     });
