@@ -27,14 +27,12 @@ const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
 function status(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     serialNumber: "GS-S-000101",
-    displayName: "Lobby scrubber",
     online: true,
     taskState: "IDLE",
     battery: { charging: false, powerPercentage: 80 },
     emergencyStop: { enabled: false },
     localizationInfo: { localizationState: "NORMAL", map: { id: "m1", name: "Floor 1" }, mapPosition: { x: 10, y: 20, angle: 90 } },
     cleanModes: [{ name: "__middle_cleaning" }, { name: "尘推" }],
-    device: { model: "S-line S50", firmwareVersion: "3.8.2" },
     ...extra,
   };
 }
@@ -130,7 +128,14 @@ describe("mqtt bridge: the vacuum's state", () => {
 
 describe("mqtt bridge: what is published", () => {
   it("a device config with six entities, discovery first, then availability, state and attributes", () => {
-    const messages = robotMessages(robotViewOf(status()), undefined, undefined, ROOTS, ORIGIN);
+    const listed = {
+      serialNumber: "GS-S-000101",
+      displayName: "Lobby scrubber",
+      modelFamilyCode: "S",
+      modelTypeCode: "S50",
+      softwareVersion: "3.8.2",
+    };
+    const messages = robotMessages(robotViewOf(status(), listed), undefined, undefined, ROOTS, ORIGIN);
     assert.deepEqual(
       messages.map((message) => message.topic),
       [
@@ -151,8 +156,14 @@ describe("mqtt bridge: what is published", () => {
       identifiers: ["GS-S-000101"],
       name: "Lobby scrubber",
       serial_number: "GS-S-000101",
-      model: "S-line S50",
+      model: "S50",
       sw_version: "3.8.2",
+    });
+    // Before the robot list names it: its serial number, and neither model nor version (no status carries them).
+    assert.deepEqual(deviceConfigOf(robotViewOf(status()), ROOTS, ORIGIN).device, {
+      identifiers: ["GS-S-000101"],
+      name: "GS-S-000101",
+      serial_number: "GS-S-000101",
     });
     assert.deepEqual(config.components.vacuum!.fan_speed_list, ["middle_cleaning – medium intensity", "尘推 – dust mop"]);
     assert.equal(config.components.online!.availability_topic, "robot-fleet/availability", "an offline robot reads off, not unavailable");

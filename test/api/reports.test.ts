@@ -1,4 +1,5 @@
 /** Reading task reports, their identity, the sweep's windows and pages, the book, and the KPI rows, apart from Node-RED. */
+import { robotNameOf } from "../../src/api/account/robot-directory";
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { DAY_MS, ReportBook } from "../../src/api/reports/book";
@@ -12,6 +13,7 @@ const read = (report: Record<string, unknown>, serialNumber?: string): ReadRepor
 const kept = (reports = KPI_REPORTS): KeptReport[] => reports.map((report) => keptReportOf(read(report), 0));
 const UTC = dayFormatter("UTC");
 const NAMES = new Map(Object.entries(ROBOT_NAMES));
+const nameOf = (serialNumber: string) => NAMES.get(serialNumber) ?? serialNumber;
 const PERIOD = { from: "2026-11-24", to: "2026-11-25" };
 
 describe("task reports: reading", () => {
@@ -62,7 +64,7 @@ describe("task reports: reading", () => {
 
 describe("task reports: the fleet's figures", () => {
   it("by robot: every column, as worked out by hand", () => {
-    assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, NAMES), [
+    assert.deepEqual(kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, nameOf), [
       // r1, r2, r5: 180+30+150 m² of 200+100+200, 1+0.5+1 h; cloud (190·1 + 70·0.5 + 160·1) / 2.5; battery 20+8+15.
       {
         serialNumber: LOBBY,
@@ -156,7 +158,7 @@ describe("task reports: the fleet's figures", () => {
         { x: "Floor 2", series: "cut short", y: 2 },
       ],
     );
-    const byRobot = kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, NAMES);
+    const byRobot = kpiRows(kept(), { ...PERIOD, by: "robot" }, UTC, nameOf);
     assert.deepEqual(
       kpiChartPoints(byRobot, ["completed"], () => "done").map((point) => point.x),
       byRobot.map((row) => ("robotName" in row ? row.robotName : "")),
@@ -324,7 +326,6 @@ describe("task reports: a sweep against a cloud on loopback", function () {
       sinceMs: 7 * DAY_MS,
       keepMs: 90 * DAY_MS,
       sweptUntil: new Map<string, number>(),
-      robotNames: new Map<string, string>(),
       seen: () => false,
       found: (report: ReadReport) => found.push(report),
       options: {},
@@ -337,7 +338,11 @@ describe("task reports: a sweep against a cloud on loopback", function () {
     assert.deepEqual(calls.map((call) => `${call.serialNumber} ${call.page}`).sort(), [`${LOBBY} 1`, `${HALL} 1`, `${HALL} 2`]);
     const floor = new Date(now - 7 * DAY_MS).toISOString().replace(/\.\d{3}Z$/, "Z");
     assert.ok(calls.every((call) => call.floor === floor && call.pageSize === SWEEP_PAGE_SIZE));
-    assert.equal(request.robotNames.get(HALL), "Hall sweeper");
+    assert.equal(
+      robotNameOf(client.accountKey, HALL),
+      "Hall sweeper",
+      "the sweep's robot list names the robots of the account's directory",
+    );
     assert.equal(request.sweptUntil.get(LOBBY), now);
 
     // One robot failing: the other is read, the failing one keeps its old window end.

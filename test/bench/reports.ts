@@ -44,7 +44,6 @@ async function sweepCost(): Promise<string> {
       sinceMs: 7 * DAY_MS,
       keepMs: 90 * DAY_MS,
       sweptUntil: new Map(),
-      robotNames: new Map(),
       seen: () => false,
       found: () => found++,
       options: {},

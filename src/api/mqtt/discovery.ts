@@ -41,7 +41,6 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
     name: view.displayName ?? view.serialNumber,
     serial_number: view.serialNumber,
   };
-  if (view.manufacturer) device.manufacturer = view.manufacturer;
   if (view.model) device.model = view.model;
   if (view.softwareVersion) device.sw_version = view.softwareVersion;
 

@@ -15,7 +15,6 @@ export interface ReportBookSnapshot {
   seen: [string, number][];
   history: KeptReport[];
   sweptUntil: Record<string, number>;
-  robotNames: Record<string, string>;
 }
 
 export type Admission = { fresh: false } | { fresh: true; kept: KeptReport | undefined };
@@ -25,7 +24,6 @@ export class ReportBook {
   private readonly history = new Map<string, KeptReport>();
   /** Per robot: the upper end of its last successful sweep (epoch ms). */
   readonly sweptUntil = new Map<string, number>();
-  readonly robotNames = new Map<string, string>();
   /** Whether the node's context was read into this book (once per process: a redeploy finds it read). */
   restored = false;
 
@@ -80,7 +78,6 @@ export class ReportBook {
       seen: [...this.seen],
       history: [...this.history.values()],
       sweptUntil: Object.fromEntries(this.sweptUntil),
-      robotNames: Object.fromEntries(this.robotNames),
     };
   }
 
@@ -104,9 +101,6 @@ export class ReportBook {
     }
     for (const [serialNumber, until] of Object.entries(snapshot.sweptUntil ?? {})) {
       if (typeof until === "number") this.sweptUntil.set(serialNumber, Math.max(until, this.sweptUntil.get(serialNumber) ?? 0));
-    }
-    for (const [serialNumber, name] of Object.entries(snapshot.robotNames ?? {})) {
-      if (typeof name === "string" && !this.robotNames.has(serialNumber)) this.robotNames.set(serialNumber, name);
     }
   }
 }

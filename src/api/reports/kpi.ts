@@ -234,14 +234,14 @@ export function kpiChartPoints(
 
 /**
  * The rows of a period: by robot (sorted by serial number), by map (by name),
- * or by day (in order; only days with reports). `robotNames` gives the names
- * the robot list showed.
+ * or by day (in order; only days with reports). `nameOf` names a robot as
+ * the robot list does (the account's robot directory).
  */
 export function kpiRows(
   reports: Iterable<KeptReport>,
   request: KpiRequest,
   dayOf: (ms: number) => string,
-  robotNames: ReadonlyMap<string, string> = new Map(),
+  nameOf: (serialNumber: string) => string = (serialNumber) => serialNumber,
 ): KpiRow[] {
   const groups = new Map<string, { key: Record<string, string>; totals: Totals }>();
   const group = (id: string, key: () => Record<string, string>) => {
@@ -255,7 +255,7 @@ export function kpiRows(
     if (request.by === "robot") {
       group(report.serialNumber, () => ({
         serialNumber: report.serialNumber,
-        robotName: robotNames.get(report.serialNumber) ?? report.serialNumber,
+        robotName: nameOf(report.serialNumber),
       })).add(report);
     } else if (request.by === "day") {
       group(day, () => ({ day })).add(report);

@@ -92,7 +92,6 @@ export interface SweepRequest {
   sinceMs: number;
   keepMs: number;
   sweptUntil: Map<string, number>;
-  robotNames: Map<string, string>;
   seen: (report: ReadReport) => boolean;
   /** Each report found, robot by robot, in the order the cloud listed them. */
   found: (report: ReadReport) => void;
@@ -114,7 +113,6 @@ export async function sweepFleet(client: RobotClient, request: SweepRequest): Pr
   let serialNumbers = [...request.serialNumbers];
   if (serialNumbers.length === 0) {
     const robots = await client.listAllRobots(sweepCallOptions(request.options));
-    for (const robot of robots) if (robot.displayName) request.robotNames.set(robot.serialNumber, robot.displayName);
     serialNumbers = robots.map((robot) => robot.serialNumber);
   }
   const summary: SweepSummary = { robots: serialNumbers.length, reports: 0, failures: [] };

@@ -7,6 +7,7 @@
  * not known) to output 3. Its input lists and acknowledges the account's
  * alarms (with a robot-config set), answered on output 1.
  */
+import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
 import type { PushReceiver } from "../../api/pushes/push-receiver";
@@ -234,6 +235,8 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
   const stopMirroring = alarms.onChange(() => mirror.changed());
   return {
     record: (push) => {
+      // A robot the robot list does not name yet is looked up (its name for the alarm and the console).
+      robotDirectoryOf(client.accountKey).notice([push.event.serialNumber]);
       if (push.kind === "taskReport") reports.record(push.event.serialNumber, push.event);
       else if (push.kind === "incident") alarms.record(push.event);
     },

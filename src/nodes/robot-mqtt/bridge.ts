@@ -4,6 +4,8 @@
  * publishes what changed, answers Home Assistant's birth message, removes a
  * robot that left, and carries out what arrives on the command topics.
  */
+import { serialNumberOf } from "../../api/watching/status-reader";
+import { robotDirectoryOf, type DirectoryEntry } from "../../api/account/robot-directory";
 import type { Node } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { keptForAccount } from "../../api/account/account-memory";
@@ -225,7 +227,7 @@ export class MqttBridge {
     const seen = new Set<string>();
     const messages: MqttMessage[] = [bridgeAvailabilityMessage(this.settings.roots, true)];
     for (const update of updates) {
-      const view = robotViewOf(update.status);
+      const view = robotViewOf(update.status, this.listedOf(update.status));
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
         this.skip(view.serialNumber, problem);
@@ -265,6 +267,12 @@ export class MqttBridge {
     this.node.warn(`robot ${JSON.stringify(serialNumber)} is not published: its serial number ${problem}`);
   }
 
+  /** What the robot list says of the robot a status is of (its device's name, model and software version). */
+  private listedOf(status: Record<string, unknown>): DirectoryEntry | undefined {
+    const serialNumber = serialNumberOf(status);
+    return serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber);
+  }
+
   private messagesOf(view: RobotView): MqttMessage[] {
     const alarm = alarmsOfAccount(this.client.accountKey).highestOf(view.serialNumber);
     return robotMessages(view, alarm, this.chosenModes.get(view.serialNumber), this.settings.roots, this.settings.origin);
@@ -272,7 +280,7 @@ export class MqttBridge {
 
   /** A status read for a command: shown at once, without waiting for the next poll. */
   private seen(status: Record<string, unknown>): RobotView {
-    const view = robotViewOf(status);
+    const view = robotViewOf(status, this.listedOf(status));
     if (this.closed || !this.views.has(view.serialNumber)) return view;
     this.views.set(view.serialNumber, view);
     this.republishRobot(view.serialNumber);

@@ -5,6 +5,7 @@
  * from, and the sweeps on a timer. The node (index.ts) turns messages into
  * calls of this and its results into messages.
  */
+import { robotNameOf } from "../../api/account/robot-directory";
 import type { Node } from "node-red";
 import { keptForAccount } from "../../api/account/account-memory";
 import type { RobotClient } from "../../api/client";
@@ -44,6 +45,8 @@ export class ReportsKeeper {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly lifetime = new AbortController();
+  /** A robot's name in the rows: the robot list's (the account's robot directory). */
+  private readonly nameOf = (serialNumber: string): string => robotNameOf(this.client.accountKey, serialNumber);
 
   constructor(
     node: Node,
@@ -75,14 +78,14 @@ export class ReportsKeeper {
     const day = this.dayOf(kept.startMs);
     const reports = [...(this.byDay.get(day) ?? [])];
     const request = { from: day, to: day };
-    const robot = kpiRows(reports.filter((report) => report.serialNumber === kept.serialNumber), { ...request, by: "robot" }, this.dayOf, this.book.robotNames)[0];
+    const robot = kpiRows(reports.filter((report) => report.serialNumber === kept.serialNumber), { ...request, by: "robot" }, this.dayOf, this.nameOf)[0];
     const mapIds = new Set(kept.maps.length ? kept.maps.map((map) => map.mapId) : [""]);
     const maps = kpiRows(reports, { ...request, by: "map" }, this.dayOf).filter((row) => "mapId" in row && mapIds.has(row.mapId));
     return { day, robot, maps };
   }
 
   table(request: KpiRequest): KpiRow[] {
-    return kpiRows(this.book.reports(), request, this.dayOf, this.book.robotNames);
+    return kpiRows(this.book.reports(), request, this.dayOf, this.nameOf);
   }
 
   today(): string {
@@ -105,7 +108,6 @@ export class ReportsKeeper {
           sinceMs: this.settings.sinceMs,
           keepMs: this.settings.keepMs,
           sweptUntil: this.book.sweptUntil,
-          robotNames: this.book.robotNames,
           seen: (report) => this.book.has(report.reportKey),
           // Nothing of a closed node reaches the flows that replace it.
           found: (report) => {
