@@ -193,6 +193,7 @@ describe("pushes: reading a body", () => {
           endTime: String(MAY_1_MS + 1000),
           serialNumber: "R1",
           modelTypeCode: "S50",
+          incidentState: raised ? "raised" : "recovered",
           raised,
           startTimeIso: MAY_1_ISO,
           endTimeIso: "2024-05-01T08:00:01.000Z",
@@ -206,7 +207,14 @@ describe("pushes: reading a body", () => {
       appId: APP_ID,
       payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1, startTime: 0 } },
     });
-    assert.deepEqual(push.event, { incidentId: "a", incidentStatus: 1, startTime: 0, serialNumber: "R1", raised: true });
+    assert.deepEqual(push.event, {
+      incidentId: "a",
+      incidentStatus: 1,
+      startTime: 0,
+      serialNumber: "R1",
+      incidentState: "raised",
+      raised: true,
+    });
   });
 
   it("reads a task report with its outcome and ISO times", () => {

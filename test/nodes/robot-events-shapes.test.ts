@@ -11,7 +11,7 @@ import robotEvents from "../../src/nodes/robot-events/robot-events";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { RobotClient } from "../../src/api/client";
 import { HttpNodeServer } from "../support/http-node";
-import { collectMessages, helper, useNodeRed, waitFor } from "../support/node-red";
+import { collectMessages, helper, recordStatuses, useNodeRed, waitFor } from "../support/node-red";
 import { rawRequest } from "../support/raw-http";
 import { APP_ID, INCIDENT_CONTENT, PATH, RECORDED_TASK_REPORT, SERIAL, eventsFlow, incidentPush, reportPush } from "../support/robot-events";
 
@@ -142,12 +142,38 @@ describe("robot-events: every shape the cloud pushes", function () {
     );
   });
 
-  it("passes on an incident whose status says neither raised nor recovered, read from its end time", async () => {
+  it("passes on an incident whose status is neither raised nor recovered, or that has no id, but opens no alarm with it", async () => {
     const { incidents } = await deploy();
-    await post(incidentPush({ incidentId: "odd-1", incidentStatus: 5, endTime: 0 }));
-    await post(incidentPush({ incidentId: "odd-2", incidentStatus: "?", endTime: "2025-11-24T16:05:00Z" }));
-    await waitFor(() => incidents.length === 2, 2000, "both");
-    assert.deepEqual(incidents.map((msg) => (msg.payload as { raised: boolean }).raised), [true, false]);
+    const statuses = recordStatuses("events");
+    const odd = [
+      { incidentId: "odd-1", incidentStatus: 5, endTime: 0 },
+      { incidentId: "odd-2", incidentStatus: "?", endTime: 0 },
+      { incidentId: "odd-3", incidentStatus: null, endTime: 0 },
+      { incidentId: undefined, incidentStatus: 1 },
+      { incidentId: " ", incidentStatus: 1 },
+    ];
+    for (const content of odd) await post(incidentPush(content));
+    await waitFor(() => incidents.length === odd.length, 2000, "every odd incident passed on");
+    const read = incidents.map((msg) => {
+      const payload = msg.payload as { incidentState: string; raised: boolean };
+      return [payload.incidentState, payload.raised, msg.openAlarms];
+    });
+    assert.deepEqual(read, [
+      ["unknown", false, 0],
+      ["unknown", false, 0],
+      ["unknown", false, 0],
+      ["raised", true, 0],
+      ["raised", true, 0],
+    ]);
+    assert.ok(!statuses.some((status) => /\d+ alarms? open/.test(status.text ?? "")), JSON.stringify(statuses));
+    // At the boundary: status 1 with an id opens one, and a status neither 1 nor 0 for that id does not close it; 0 does.
+    await post(incidentPush({ incidentId: "alarm-1", incidentStatus: 1 }));
+    await waitFor(() => statuses.at(-1)?.text === "/robot-events: 1 alarm open", 2000, "the alarm raised with status 1");
+    await post(incidentPush({ incidentId: "alarm-1", incidentStatus: 2, endTime: 1_764_000_090_000 }));
+    await waitFor(() => incidents.length === odd.length + 2, 2000, "the odd status passed on");
+    assert.equal(incidents.at(-1)!.openAlarms, 1, "status 2 closes nothing");
+    await post(incidentPush({ incidentId: "alarm-1", incidentStatus: 0, endTime: 1_764_000_090_000 }));
+    await waitFor(() => statuses.at(-1)?.text === "/robot-events: no alarm open", 2000, "the alarm recovered with status 0");
   });
 
   describe("from the simulator, in each of its push shapes", function () {

@@ -7,7 +7,7 @@
  * should look at what the package cannot place).
  */
 import { keptForAccount } from "../account/account-memory";
-import type { IncidentEvent } from "./pushes";
+import { alarmIdOf, type IncidentEvent } from "./pushes";
 
 /** Alarms kept at most per account; past this the oldest raised is forgotten. */
 export const MAX_OPEN_ALARMS = 10_000;
@@ -66,9 +66,8 @@ export class AccountAlarms {
   /** What an incident push changes: an alarm raised or recovered; undefined when it changes nothing. */
   record(event: IncidentEvent, now: Date = new Date()): AlarmChange | undefined {
     const rank = event.level?.rank;
-    // An incident without an id cannot be matched to its recovery: it is sent on, not kept open.
-    if ((rank !== undefined && rank < FIRST_ALARM_RANK) || event.incidentId === undefined) return undefined;
-    const incidentId = String(event.incidentId);
+    const incidentId = alarmIdOf(event);
+    if ((rank !== undefined && rank < FIRST_ALARM_RANK) || incidentId === undefined) return undefined;
     const key = keyOf(event.serialNumber, incidentId);
     if (!event.raised) {
       const alarm = this.open.get(key);

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isRobotApiError } from "../errors";
-import { appIdOf, readPush, type Push } from "./pushes";
+import { alarmIdOf, appIdOf, readPush, type Push } from "./pushes";
 
 /** Deliveries remembered for spotting a second one, and open alarms tracked, at most. */
 export const PUSH_MEMORY = 10_000;
@@ -142,9 +142,10 @@ export class PushReceiver {
     if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
       return { status: 200, belowMinimum: true, heldBack: push };
     }
-    if ((rank === undefined || rank >= FIRST_ALARM_RANK) && event.incidentId !== undefined) {
-      if (event.raised) this.openAlarms.raise(event.serialNumber, String(event.incidentId));
-      else this.openAlarms.recover(event.serialNumber, String(event.incidentId));
+    const alarmId = alarmIdOf(event);
+    if ((rank === undefined || rank >= FIRST_ALARM_RANK) && alarmId !== undefined) {
+      if (event.raised) this.openAlarms.raise(event.serialNumber, alarmId);
+      else this.openAlarms.recover(event.serialNumber, alarmId);
     }
     return { status: 200, push, openAlarmsOfRobot: this.openAlarms.ofRobot(event.serialNumber) };
   }
@@ -186,7 +187,7 @@ function contentKey(push: Push): string | undefined {
   const text = (value: unknown) => ((typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined);
   if (push.kind === "incident") {
     const id = text(push.event.incidentId);
-    return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.raised ? 1 : 0}`;
+    return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.incidentState}`;
   }
   if (push.kind !== "taskReport") return undefined;
   const id = text(event.id) ?? text(event.taskId);

@@ -12,10 +12,12 @@
 import { invalidInput } from "../errors";
 import { incidentLevelOf, type IncidentLevel } from "../cloud/incident-levels";
 import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
-import { cloudTimeMs, isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
+import { isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
 
 /** messageTypeId of the newer envelope (docs/cloud-api.md). */
 export const PUSH_MESSAGE_TYPES = { incident: 1, taskReport: 2, schedulingTask: 3 } as const;
+
+export type IncidentState = "raised" | "recovered" | "unknown";
 
 /** An incident as a flow gets it: the content as sent, with the robot, whether it is raised, its level read, and ISO times. */
 export type IncidentEvent = Record<string, unknown> &
@@ -23,6 +25,9 @@ export type IncidentEvent = Record<string, unknown> &
     serialNumber: string;
     /** Absent when the push names none (such an incident counts no open alarm). */
     incidentId?: string | number;
+    /** incidentStatus read: 1 raised, 0 recovered, anything else unknown (then no alarm opens or closes). */
+    incidentState: IncidentState;
+    /** incidentState is "raised". */
     raised: boolean;
     /** Absent when the level cannot be read (such an incident is never filtered out). */
     level?: IncidentLevel;
@@ -73,16 +78,24 @@ function kindOf(messageTypeId: unknown, payload: Record<string, unknown>): PushK
   return "other";
 }
 
-/**
- * Raised for incidentStatus 1, recovered for 0; a status that says neither
- * reads as raised until an end time is given.
- */
-function isRaised(content: Record<string, unknown>): boolean {
+/** What incidentStatus says: 1 raised, 0 recovered; anything else (or none) is unknown. */
+function incidentStateOf(content: Record<string, unknown>): IncidentState {
   const status =
     typeof content.incidentStatus === "number" || typeof content.incidentStatus === "string" ? String(content.incidentStatus).trim() : "";
-  if (status === "1") return true;
-  if (status === "0") return false;
-  return cloudTimeMs(content.endTime) === undefined;
+  return status === "1" ? "raised" : status === "0" ? "recovered" : "unknown";
+}
+
+/**
+ * The alarm an incident raises or recovers: its id as text, or undefined when
+ * it can be neither matched nor closed (no id, or a status that is neither
+ * raised nor recovered). Such an incident is sent on but opens no alarm: one
+ * opened from it could never close.
+ */
+export function alarmIdOf(event: IncidentEvent): string | undefined {
+  if (event.incidentState === "unknown") return undefined;
+  const id = event.incidentId;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return typeof id === "string" && id.trim() !== "" ? id.trim() : undefined;
 }
 
 /**
@@ -121,7 +134,15 @@ export function readPush(body: unknown): Push {
     if (kind === "taskReport")
       return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimesOf(record) }, envelope: envelopeWith(rest) };
     const level = incidentLevelOf(record.incidentLevel);
-    const event: IncidentEvent = { ...record, ...robot, raised: isRaised(record), ...(level ? { level } : {}), ...isoTimesOf(record) };
+    const incidentState = incidentStateOf(record);
+    const event: IncidentEvent = {
+      ...record,
+      ...robot,
+      incidentState,
+      raised: incidentState === "raised",
+      ...(level ? { level } : {}),
+      ...isoTimesOf(record),
+    };
     return { kind, event, envelope: envelopeWith(rest) };
   }
   const rest = { ...payloadRest, ...optional("content", content), ...optional("taskReport", taskReport) };
