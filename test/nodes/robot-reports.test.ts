@@ -10,7 +10,7 @@ import { DAY_MS } from "../../src/api/reports/book";
 import { RUNNING_TASK_REACH_MS } from "../../src/api/reports/sweep";
 import { readPush } from "../../src/api/pushes/pushes";
 import robotReports from "../../src/nodes/robot-reports";
-import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { HALL, KPI_REPORTS, LOBBY, pushedEvent, reportAt } from "../support/report-fixtures";
 import { ReportsStub } from "../support/reports-stub";
 
@@ -193,6 +193,42 @@ describe("robot-reports: every report once, and the fleet's figures", function (
     assert.equal(listing.headers.authorization, `Bearer ${TEST_TOKEN}`);
     assert.deepEqual(listing.body, { robotSn: LOBBY, taskReportId: "1906203949011210240" });
     assert.ok(!JSON.stringify(image.report).includes("s3cr3t"), "the signed URL's query stays out of the message");
+  });
+
+  it("names a robot not bound for reports (110003) once, as a warning, sweeps the others, and counts it under the node", async () => {
+    const now = Date.now();
+    const [unbound1, unbound2, broken] = ["GS-S-000301", "GS-S-000302", "GS-S-000303"];
+    stub.addRobot(LOBBY, "Lobby scrubber");
+    for (const robot of [unbound1, unbound2, broken]) stub.addRobot(robot, robot);
+    stub.file(reportAt("lobby-1", LOBBY, now - DAY_MS));
+    stub.notBound.add(unbound1).add(unbound2);
+    stub.failing.add(broken);
+    const { out, caught } = await deploy();
+    const warnings: string[] = [];
+    const node = helper.getNode("reports");
+    const warn = node.warn.bind(node);
+    node.warn = (text: unknown) => {
+      warnings.push(String(text));
+      warn(text);
+    };
+    const statuses = recordStatuses("reports");
+    await waitFor(() => caught.length === 1 && out.length === 1, 5000, "the first sweep");
+    send("sweep");
+    await waitFor(() => caught.length === 2, 5000, "the second sweep");
+    // Only the robot that failed otherwise is an error, at each sweep; the unbound two are named once each.
+    for (const each of caught) assert.match(String((each.error as { message: string }).message), new RegExp(`1 of 4 robots could not be read \\(${broken}\\)`));
+    assert.equal(warnings.length, 2, warnings.join("\n"));
+    for (const robot of [unbound1, unbound2]) assert.equal(warnings.filter((text) => text.includes(robot) && text.includes("110003")).length, 1, robot);
+    assert.match(statuses.at(-1)!.text!, /2 robots not bound for reports/);
+    assert.equal(statuses.at(-1)!.fill, "yellow");
+    // Bound later: swept like the others, and no longer counted.
+    stub.notBound.clear();
+    stub.failing.clear();
+    stub.file(reportAt("unbound-1", unbound1, now - DAY_MS));
+    send("sweep");
+    await waitFor(() => out.length === 2, 5000, "the newly bound robot's report");
+    await waitFor(() => statuses.at(-1)?.fill === "green", 3000, "a clean sweep");
+    assert.doesNotMatch(statuses.at(-1)!.text!, /not bound/);
   });
 
   it("refuses a bad request naming the field, and a bad setting at deploy", async () => {

@@ -26,6 +26,8 @@ export class ReportsStub {
   readonly reports = new Map<string, Record<string, unknown>[]>();
   /** Robots whose task reports answer HTTP 500 while listed here. */
   readonly failing = new Set<string>();
+  /** Robots whose task reports are refused with code 110003 (not bound to this app for reports) while listed here. */
+  readonly notBound = new Set<string>();
   /** Set to make the endpoint ignore the time window (a cloud that only pages). */
   ignoresWindow = false;
   /** Image downloads that carried an Authorization header. */
@@ -102,6 +104,7 @@ export class ReportsStub {
 
   private reportPage(serialNumber: string, query: URLSearchParams): ScriptedReply {
     if (this.failing.has(serialNumber)) return { status: 500, body: { code: 13, message: "internal" } };
+    if (this.notBound.has(serialNumber)) return { status: 403, body: { code: 110003, message: "robot not bound to app" } };
     const page = Number(query.get("page") ?? 1);
     const pageSize = Number(query.get("pageSize") ?? 10);
     const floor = query.has("startTimeUtcFloor") && !this.ignoresWindow ? Date.parse(query.get("startTimeUtcFloor")!) : -Infinity;

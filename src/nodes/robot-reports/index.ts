@@ -7,7 +7,7 @@
  * report's coverage image).
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
-import { RobotApiError, invalidInput } from "../../api/errors";
+import { PLATFORM_CODES, RobotApiError, invalidInput } from "../../api/errors";
 import { readNumberSetting, SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { DAY_MS } from "../../api/reports/book";
 import { dayFormatter, kpiChartPoints, readKpiRequest } from "../../api/reports/kpi";
@@ -103,10 +103,34 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
     return true;
   };
 
+  /** Robots whose reports are refused with 110003 (not bound to this app for reports), each named once in the log. */
+  const notBound = new Set<string>();
+  /**
+   * A sweep's failures without the robots not bound for reports: their binding is
+   * the account's to fix, so they are warned of once and counted under the node,
+   * not an error at every sweep; they are still asked, so a binding made later shows.
+   */
+  const withoutUnbound = (summary: SweepSummary): SweepSummary => {
+    const failedNow = new Set(summary.failures.map((failure) => failure.serialNumber));
+    for (const serialNumber of notBound) if (!failedNow.has(serialNumber)) notBound.delete(serialNumber);
+    const failures = summary.failures.filter((failure) => {
+      if (!(failure.error instanceof RobotApiError) || failure.error.apiCode !== PLATFORM_CODES.ROBOT_NOT_BOUND.code) {
+        notBound.delete(failure.serialNumber);
+        return true;
+      }
+      if (!notBound.has(failure.serialNumber)) node.warn(t("log.notBound", { serialNumber: failure.serialNumber }));
+      notBound.add(failure.serialNumber);
+      return false;
+    });
+    status.notBound = notBound.size;
+    return { ...summary, failures };
+  };
+
   const sweep = (send: Send): Promise<SweepSummary> => {
     status.sweeping();
     return keeper.sweep((report) => take(report, send)).then(
-      (summary) => {
+      (swept) => {
+        const summary = withoutUnbound(swept);
         status.swept(summary);
         return summary;
       },

@@ -13,6 +13,8 @@ function clock(date: Date): string {
 export class ReportsStatus {
   /** Reports sent on since the node started. */
   sent = 0;
+  /** Robots whose reports the last sweep was refused as not bound to this app (110003). */
+  notBound = 0;
   private last: { text: string; fill: "green" | "yellow" | "red" } | undefined;
 
   constructor(
@@ -47,8 +49,11 @@ export class ReportsStatus {
   /** The last sweep's outcome, and the count of reports sent. */
   draw(): void {
     const sent = this.t("status.sent", { count: this.sent });
-    const text = this.last ? `${sent}, ${this.last.text}` : sent;
-    this.node.status({ fill: this.last?.fill ?? "green", shape: this.last?.fill === "green" || !this.last ? "dot" : "ring", text: shorten(text, 48) });
+    const unbound = this.notBound > 0 ? `, ${this.t("status.notBound", { count: this.notBound })}` : "";
+    const text = `${sent}${unbound}${this.last ? `, ${this.last.text}` : ""}`;
+    // A robot not bound for reports is the account's to fix: yellow, like a sweep that failed for some.
+    const fill = this.notBound > 0 && this.last?.fill === "green" ? "yellow" : (this.last?.fill ?? "green");
+    this.node.status({ fill, shape: fill === "green" ? "dot" : "ring", text: shorten(text, 64) });
   }
 
   close(): void {
