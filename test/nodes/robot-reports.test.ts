@@ -106,7 +106,8 @@ describe("robot-reports: every report once, and the fleet's figures", function (
 
   it("answers the table of a period equal to the figures worked out by hand, and updates a day's figures after each report", async () => {
     const { figures, out } = await deploy({ keep: 3650 });
-    await waitFor(() => stub.server.requests.length === 1, 5000, "the first sweep (no robots)");
+    // The account's robot list twice: the robot directory's first read, and the first sweep's (no robots).
+    await waitFor(() => stub.server.requests.length === 2, 5000, "the first sweep (no robots)");
     for (const report of KPI_REPORTS) send(pushedEvent(report));
     await waitFor(() => out.length === 5 && figures.length === 5, 3000, "five reports and their figures");
     // After r5 (the Lobby scrubber's only report on the 25th, on Floor 1):
@@ -233,7 +234,8 @@ describe("robot-reports: every report once, and the fleet's figures", function (
 
   it("refuses a bad request naming the field, and a bad setting at deploy", async () => {
     const { out, figures, caught } = await deploy();
-    await waitFor(() => stub.server.requests.length === 1, 5000, "the first sweep");
+    // The robot directory's first read of the robot list, and the first sweep's.
+    await waitFor(() => stub.server.requests.length === 2, 5000, "the first sweep");
     send({ kpi: { from: "yesterday" } });
     send({ image: "nope" });
     send({ taskEndStatus: 0, id: "x", serialNumber: "bad serial!" });

@@ -133,6 +133,12 @@ export class RobotDirectory {
    */
   notice(serialNumbers: Iterable<string>): void {
     if (this.sources.length === 0) return;
+    if (this.reading) {
+      // The read under way may name them: asked again once it is in, so it does not spend the minute.
+      const named = [...serialNumbers];
+      void this.reading.then(() => this.notice(named));
+      return;
+    }
     for (const serialNumber of serialNumbers) {
       if (serialNumber === "" || this.robots.has(serialNumber)) continue;
       if (this.now() - this.lastUnknownReadAt < UNKNOWN_ROBOT_READ_GAP_MS) return;
