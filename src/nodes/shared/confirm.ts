@@ -6,7 +6,7 @@
 import type { RobotApiError } from "../../api/errors";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
-import type { RobotCall } from "./robot-input";
+import type { RobotCall, WaitingHow } from "./robot-input";
 import { CONFIRM_TIMEOUT } from "./confirm-table";
 import { rewordNotConfirmed } from "./refusal-words";
 
@@ -25,6 +25,8 @@ export function confirmTimeoutMs(raw: string | number | undefined, field = "conf
  * Waits until the robot shows what `rule` expects, through the account's one
  * confirmation poller (batched status reads, at most one per robot per
  * interval); `Confirmed` becomes msg.confirmation, NOT_CONFIRMED an error.
+ * `how` says what the answer told of the command (delivered, not started):
+ * the status under the node shows it while it waits.
  */
 export async function confirmOnRobot(
   call: RobotCall,
@@ -32,6 +34,7 @@ export async function confirmOnRobot(
   rule: ConfirmationRule | undefined,
   timeoutMs: number,
   operation: string,
+  how?: WaitingHow,
 ): Promise<Confirmation> {
   if (!rule) return { state: "not watched", seconds: 0 };
   const poller = confirmationPollerOf(call.client);
@@ -42,7 +45,7 @@ export async function confirmOnRobot(
   const waiting = poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook });
   let confirmed;
   try {
-    confirmed = await call.waitForRobot(waiting);
+    confirmed = await call.waitForRobot(waiting, how);
   } catch (error) {
     // The reason a robot did not act is read by a person: in the runtime's language.
     rewordNotConfirmed(call.t, error, serialNumber, timeoutMs, rule.expects);

@@ -24,6 +24,8 @@ export class NodeStatusView {
   pending = 0;
   /** Messages whose call is answered and that wait for the robot to show its effect. */
   confirming = 0;
+  /** Of those, messages whose answer said the robot received the command and has not started it (cmdStatus 6). */
+  deliveredNotStarted = 0;
   /** Messages that ended with no output since the node was last idle, by reason. */
   readonly dropped = new Map<NoOutput["reason"], number>();
   readonly tracker: CallTracker;
@@ -96,6 +98,15 @@ export class NodeStatusView {
     }
   }
 
+  /** "waiting for robot", or "delivered, not started yet" when every waiting message's answer said so. */
+  private waitingText(): string {
+    const several = this.confirming > 1;
+    if (this.deliveredNotStarted === this.confirming) {
+      return several ? this.t("status.deliveredNotStartedCount", { count: this.confirming }) : this.t("status.deliveredNotStarted");
+    }
+    return several ? this.t("status.waitingForRobots", { count: this.confirming }) : this.t("status.waitingForRobot");
+  }
+
   private current(): [string, NodeStatus] {
     if (this.configProblem) return ["config", configProblemStatus(this.configProblem, this.t)];
     if (this.pending > 0) {
@@ -109,7 +120,7 @@ export class NodeStatusView {
         return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
       }
       if (this.tracker.sending === 0 && this.confirming > 0) {
-        const text = this.confirming > 1 ? this.t("status.waitingForRobots", { count: this.confirming }) : this.t("status.waitingForRobot");
+        const text = this.waitingText();
         return [`busy:${text}`, { fill: "blue", shape: "ring", text }];
       }
       return ["busy:requesting", { fill: "blue", shape: "dot", text: this.t("status.requesting") }];

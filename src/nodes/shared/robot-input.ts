@@ -22,14 +22,24 @@ export interface RobotCall {
   client: RobotClient;
   /** For every client call made for this message: the node's abort signal and status tracker. */
   options: CallOptions;
-  /** Shows "waiting for robot" under the node while `waiting` runs (a command's confirmation). */
-  waitForRobot<T>(waiting: Promise<T>): Promise<T>;
+  /**
+   * Shows "waiting for robot" under the node while `waiting` runs (a command's
+   * confirmation); "delivered, not started yet" for a command the answer said
+   * the robot received and has not started (cmdStatus 6).
+   */
+  waitForRobot<T>(waiting: Promise<T>, how?: WaitingHow): Promise<T>;
   /** The node's log, for what goes wrong beside the message's own outcome. */
   log: Pick<Node, "warn" | "error">;
   /** Sends at once, before the message ends (robot-command's "sent" output); the message still ends once. */
   sendEarly(outgoing: (NodeMessage | null)[]): void;
   /** The shared catalogue's texts in the runtime's language. */
   t: Translate;
+}
+
+/** What the answer said of a command the node now waits to see on the robot. */
+export interface WaitingHow {
+  /** The robot received it and has not started it (cmdStatus 6). */
+  delivered?: boolean;
 }
 
 export interface RobotNodeBehaviour<Result> {
@@ -64,11 +74,14 @@ export function handleRobotInput<Result>(
   const lifetime = new AbortController();
   const options: CallOptions = { signal: lifetime.signal, tracker: view.tracker };
   let closed = false;
-  const waitForRobot = <T>(waiting: Promise<T>): Promise<T> => {
+  const waitForRobot = <T>(waiting: Promise<T>, how: WaitingHow = {}): Promise<T> => {
+    const delivered = how.delivered === true;
     view.confirming++;
+    if (delivered) view.deliveredNotStarted++;
     view.changed();
     return waiting.finally(() => {
       view.confirming--;
+      if (delivered) view.deliveredNotStarted--;
       view.changed();
     });
   };
