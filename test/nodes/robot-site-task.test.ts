@@ -34,6 +34,7 @@ import {
 } from "../support/node-red";
 import { TEMP_SITE_TASK_BODY as DIALOG_B3_BODY, TEMP_TASK_BODY as DIALOG_B4_BODY, SERIAL, MAP_ID, SITE_ID, robotSiteTaskNode } from "../support/fixtures";
 import { PACKAGE_ROOT } from "../support/child-node";
+import { CONFIRM_POLL_INTERVAL_MS, POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
 
 const CORE_NODES_USED_BY_THE_EXAMPLE = coreNodes("inject", "comment", "function");
 
@@ -389,6 +390,96 @@ describe("robot-site-task", function () {
       assert.equal(stub.server.requests.length, 1, "a rejected task is not sent again");
       assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "COMMAND_REJECTED" });
       assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
+    });
+  });
+
+  describe("sendTempTask answered cmdStatus 6: delivered, not started yet", () => {
+    /** S-line status polls answered IDLE before the robot shows the task running. */
+    const IDLE_POLLS = 5;
+    const statusOfPoll = (poll: number) =>
+      poll <= IDLE_POLLS
+        ? { ...STATUS_ANSWER, taskState: "IDLE" }
+        : { ...STATUS_ANSWER, taskState: "RUNNING", currentTask: { name: DIALOG_B4_BODY.tempTaskCommand.taskName } };
+    const isStatusPoll = (request: RecordedRequest) => request.path.startsWith("/openapi/v2alpha1/s/robots/*/status:batchGet");
+
+    before(() => {
+      POLL_SETTINGS.intervalMs = 100;
+    });
+    after(() => {
+      POLL_SETTINGS.intervalMs = CONFIRM_POLL_INTERVAL_MS;
+    });
+
+    /**
+     * Sends B4 with "the robot shows it", answered with `cmdStatus`: the
+     * status under the node while it waited (read when the robot is about to
+     * show the task, past the status view's 250 ms redraw), every status it
+     * showed, and how the message ended.
+     */
+    async function sendAnswered(cmdStatus: number | string) {
+      let underNodeWhileWaiting: string | undefined;
+      let polls = 0;
+      await load({ operation: "sendTempTask", sendWhen: "shown", bodyFrom: "payload" });
+      const statuses = recordStatuses("site");
+      stub.server.respondWith((request) => {
+        if (request.path === PATHS.sendTempTask) {
+          return { body: { productId: SERIAL, requestId: "req-6", orderType: "start_task", cmdStatus, cmdResultCode: cmdStatus === 7 ? "2010100012" : "6880" } };
+        }
+        if (isStatusPoll(request)) {
+          polls++;
+          // Every poll so far showed the robot idle: what the node shows now is what it showed while waiting.
+          if (polls === IDLE_POLLS + 1) underNodeWhileWaiting = statuses.at(-1)?.text;
+          return { body: { robotStatus: [statusOfPoll(polls)] } };
+        }
+        return { status: 404, body: { code: 5, message: "no such path" } };
+      });
+      const ended = await outcome({ payload: DIALOG_B4_BODY });
+      return { ...ended, statuses, underNodeWhileWaiting, polls: () => polls };
+    }
+
+    for (const cmdStatus of [6, "6"]) {
+      it(`shows "delivered, not started yet" while it waits, then ends confirmed (cmdStatus ${JSON.stringify(cmdStatus)}, 6880)`, async () => {
+        const { output, caught, statuses, underNodeWhileWaiting, polls } = await sendAnswered(cmdStatus);
+        assert.equal(caught, undefined, JSON.stringify(caught?.error));
+        assert.ok(polls() > IDLE_POLLS, `the task showed at poll ${polls()}`);
+        assert.equal(underNodeWhileWaiting, "delivered, not started yet");
+        assert.ok(
+          statuses.some((status) => status.text === "delivered, not started yet" && status.fill === "blue" && status.shape === "ring"),
+          JSON.stringify(statuses),
+        );
+        assert.ok(!statuses.some((status) => status.text === "waiting for robot"), JSON.stringify(statuses));
+        assert.equal((output?.payload as { cmdStatus: unknown }).cmdStatus, cmdStatus);
+        assert.equal((output?.confirmation as { state: string }).state, "RUNNING");
+        assert.equal(statuses.at(-1)?.fill, "green");
+        assert.match(statuses.at(-1)?.text ?? "", /^task RUNNING \(\d+ s\)$/);
+        assert.equal(stub.server.requests.filter((request) => request.path === PATHS.sendTempTask).length, 1, "sent once");
+      });
+    }
+
+    it('cmdStatus 5 (accepted) waits as "waiting for robot"', async () => {
+      const { output, caught, statuses, underNodeWhileWaiting } = await sendAnswered(5);
+      assert.equal(caught, undefined, JSON.stringify(caught?.error));
+      assert.equal(underNodeWhileWaiting, "waiting for robot");
+      assert.ok(!statuses.some((status) => status.text === "delivered, not started yet"), JSON.stringify(statuses));
+      assert.equal((output?.confirmation as { state: string }).state, "RUNNING");
+    });
+
+    it("cmdStatus 7 stays a refusal: no wait, nothing about delivery", async () => {
+      const { output, caught, statuses, polls } = await sendAnswered(7);
+      assert.equal(output, undefined);
+      assert.equal((caught?.error as { code: string }).code, "COMMAND_REJECTED");
+      assert.equal(polls(), 0, "a refused task is not waited for");
+      assert.ok(!statuses.some((status) => status.text === "delivered, not started yet"), JSON.stringify(statuses));
+      assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: "COMMAND_REJECTED" });
+    });
+
+    it("has the text in English and in Chinese", () => {
+      const catalogue = (lang: string) =>
+        (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "nodes", "locales", lang, "robot-fleet.json"), "utf8")) as Record<string, { status: Record<string, string> }>)[
+          "robot-fleet"
+        ]!.status;
+      assert.equal(catalogue("en-US").deliveredNotStarted, "delivered, not started yet");
+      assert.equal(catalogue("zh-CN").deliveredNotStarted, "已送达，尚未开始");
+      assert.match(catalogue("zh-CN").deliveredNotStartedCount!, /^已送达，尚未开始（__count__）$/);
     });
   });
 

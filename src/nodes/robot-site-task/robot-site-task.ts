@@ -7,6 +7,7 @@
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../../api/watching/confirmation";
 import { RobotApiError, invalidInput, tempTaskRefusalOf } from "../../api/errors";
+import { deliveredNotStarted } from "../../api/cloud/endpoints";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { translator, type Translate } from "../shared/i18n";
 import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
@@ -203,7 +204,9 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     // The client checked the request, so the robot and task name are what the cloud was sent.
     const taskName = taskNameOf(request);
     const rule = tempTaskConfirmationRule(typeof taskName === "string" ? taskName : undefined);
-    return { answer, confirmation: await confirmOnRobot(call, String(robotOf(request)), rule, timeoutMs, "temporary task") };
+    // cmdStatus 6: the robot has the task and has not started it; the wait says so under the node.
+    const how = { delivered: deliveredNotStarted(answer) };
+    return { answer, confirmation: await confirmOnRobot(call, String(robotOf(request)), rule, timeoutMs, "temporary task", how) };
   }
 
   handleRobotInput<SiteTaskOutcome>(RED, node, config.robot, {
