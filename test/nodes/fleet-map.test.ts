@@ -15,6 +15,8 @@ import { Canvas } from "../../src/simulator/maps/png";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useRecordingServerAndNodeRed, expectInvalidInput } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
+import { shapeProblems } from "../support/recorded-shapes";
+import { recordedV1Status } from "../support/recorded-statuses";
 
 const WIDTH = 400;
 const HEIGHT = 250;
@@ -246,6 +248,17 @@ describe("robot-maps: fleetMap", function () {
     assert.equal(downloads(), 2);
     assert.match(output!.payload as string, /data-map-height="300"/);
     assert.equal((output!.map as { mapVersion: string }).mapVersion, "4");
+  });
+
+  it("draws a robot whose status is shaped exactly like the recorded v1 answer, its map without a version: the version from the map list", async () => {
+    await load();
+    const v1 = recordedV1Status({ serialNumber: ANCHOR, position: { x: 40, y: 50 }, map: { id: FLOOR, name: "Floor 1" } });
+    assert.deepEqual(shapeProblems("v1Status", v1, "the test's v1 status"), []);
+    const { output, caught } = await outcomeOf("maps", { statuses: [v1] });
+    assert.equal(caught, undefined, JSON.stringify(caught?.error));
+    assert.deepEqual(markers(output!.payload as string).map((marker) => [marker.serialNumber, marker.x, marker.y]), [[ANCHOR, 40, HEIGHT - 50]]);
+    assert.equal((output!.map as { mapVersion: string }).mapVersion, "3", "C2's mapVersion");
+    assert.equal(stub.server.requests.filter((request) => request.path === "/openapi/v1/map/robotMap/list").length, 1);
   });
 
   it("draws another map of the robot when mapId names it (its name and version from the map list)", async () => {

@@ -12,12 +12,14 @@ import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { readStatus } from "../../src/api/watching/status-reader";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { runTaskOn, useClientOnSimulator } from "../support/client-on-server";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
+import { shapeProblems } from "../support/recorded-shapes";
 
 const LOBBY = "GS-S-000101";
 const WAREHOUSE = "GS-S-000201";
@@ -156,6 +158,35 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.deepEqual(lobby.job, { jobId: "job-1", text: "to charger" });
     assert.equal(lobby.actions.at(-1)?.action, "cancelJob");
     assert.deepEqual(model.robots.find((robot) => robot.serialNumber === WAREHOUSE)!.alarm, { level: "H6", text: "H6 Brush motor fault" });
+  });
+
+  it("draws a robot from a status shaped exactly like the recorded v1 answer, whose map has no version: the version from the S-line status", async () => {
+    await load();
+    const [v1] = await cloud.client.batchGetStatuses([WAREHOUSE], { line: "v1" });
+    assert.deepEqual(shapeProblems("v1Status", v1, "the simulator's v1 status"), []);
+    assert.equal(readStatus(v1!).mapVersion, undefined, "the recorded v1 status names its map without a version");
+    requests.length = 0;
+    const model = await view({ statuses: [v1], topic: "console" });
+    const [floor] = model.floors;
+    assert.equal(floor?.mapName, "Warehouse");
+    assert.match(floor.svg, new RegExp(`data-serial-number="${WAREHOUSE}"`));
+    assert.match(floor.svg, /<image href="data:image\/png;base64,/);
+    // Before the image, the robot's S-line status: its points and its map's version (the map call wants one).
+    const calls = requests.map((line) => line.split(" ").slice(0, 2).join(" "));
+    const leanCall = calls.indexOf(`GET /openapi/v2alpha1/s/robots/${WAREHOUSE}/status`);
+    assert.ok(leanCall >= 0 && leanCall < calls.indexOf(`GET /openapi/v2alpha1/robots/${WAREHOUSE}/map`), requests.join("\n"));
+  });
+
+  it("draws a kept v1 read under an older S-line read of the same map with no status call: the kept version", async () => {
+    await load();
+    const [lean] = await cloud.client.batchGetStatuses([WAREHOUSE], { line: "s" });
+    const [v1] = await cloud.client.batchGetStatuses([WAREHOUSE], { line: "v1" });
+    fleetStatusesOf(accountKey()).record([lean!], 1000);
+    fleetStatusesOf(accountKey()).record([v1!], 2000);
+    requests.length = 0;
+    const model = await view();
+    assert.match(model.floors[0]!.svg, new RegExp(`data-serial-number="${WAREHOUSE}"`));
+    assert.deepEqual(statusCalls(), [], "the version kept from the S-line read: no status call");
   });
 
   it("ends in one catchable error, nothing sent, when a floor's image cannot be had", async () => {

@@ -6,7 +6,7 @@
  * account, not only on the one that polls.
  */
 import { keptForAccount } from "../account/account-memory";
-import { serialNumberOf } from "./status-reader";
+import { readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
 export const MAX_KEPT_STATUSES = 5000;
@@ -17,7 +17,7 @@ export interface KeptStatus {
   at: number;
 }
 
-/** A robot's last read of each shape: the v1 status lists its tasks and their progress, the S-line status its navigation and navigation points. */
+/** A robot's last read of each shape: the v1 status lists its tasks, their progress and navStatus, the S-line status its navigation points and map version. */
 interface Reads {
   v1?: KeptStatus;
   lean?: KeptStatus;
@@ -31,15 +31,28 @@ const TASK_UNDER_WAY = new Set(["RUNNING", "PAUSED"]);
 /**
  * One picture of a robot from its last reads of both shapes: the newer read's
  * fields, and the fields only the other shape carries (a v1 read's executable
- * tasks under an S-line read, an S-line read's navigation under a v1 read),
- * except a running task's progress once the newer read shows none running.
+ * tasks and navStatus under an S-line read, an S-line read's navigation
+ * points under a v1 read, and its map's version when the v1 read names the
+ * same map), except a running task's progress once the newer read shows none
+ * running.
  */
 function merge(reads: Omit<Reads, "merged">): KeptStatus {
   const [newer, older] = [reads.v1, reads.lean].filter((read): read is KeptStatus => read !== undefined).sort((a, b) => b.at - a.at);
   if (!older) return newer!;
   const status: Record<string, unknown> = { ...older.status, ...newer!.status };
   if (!("executingTask" in newer!.status) && !TASK_UNDER_WAY.has(String(newer!.status.taskState))) delete status.executingTask;
+  const version = mapVersionCarried(newer!.status, older.status);
+  if (version !== undefined) {
+    const localization = status.localizationInfo as Record<string, unknown>;
+    status.localizationInfo = { ...localization, map: { ...(localization.map as Record<string, unknown>), version } };
+  }
   return { status, at: newer!.at };
+}
+
+/** The older read's map version, when the newer read names the same map without one (a v1 read under an S-line read). */
+function mapVersionCarried(newer: Record<string, unknown>, older: Record<string, unknown>): string | undefined {
+  const [now, before] = [readStatus(newer), readStatus(older)];
+  return now.mapId !== undefined && now.mapVersion === undefined && before.mapId === now.mapId ? before.mapVersion : undefined;
 }
 
 export class FleetStatuses {

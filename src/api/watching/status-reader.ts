@@ -35,6 +35,8 @@ export interface StatusReading {
   remoteControl?: boolean;
   /** The map the robot is on (localizationInfo.map.id). */
   mapId?: string;
+  /** Its version (localizationInfo.map.version), which the map image wants: the S-line status gives it, the v1 status not. */
+  mapVersion?: string;
   /** Where on it: pixels of the map image, rows from the bottom edge, angle in degrees (docs/cloud-api.md). */
   position?: MapPosition;
 }
@@ -89,6 +91,9 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   if (navigation) reading.navigation = { state: text(navigation.state), position: text(navigation.position) };
   const mapId = text(record(localization?.map)?.id);
   if (mapId !== undefined) reading.mapId = mapId;
+  const version = record(localization?.map)?.version;
+  const mapVersion = typeof version === "number" && Number.isFinite(version) ? String(version) : text(version);
+  if (mapVersion !== undefined) reading.mapVersion = mapVersion;
   const position = record(localization?.mapPosition);
   const [x, y, angle] = [numberOf(position?.x), numberOf(position?.y), numberOf(position?.angle)];
   if (x !== undefined && y !== undefined) reading.position = { x, y, angle: angle ?? 0 };

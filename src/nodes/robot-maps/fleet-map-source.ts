@@ -8,7 +8,7 @@ import type { CallOptions, RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import type { MapList } from "../../api/cloud/schemas";
 import { isPlainObject } from "../shared/plain-data";
-import { serialNumberOf } from "../../api/watching/status-reader";
+import { readStatus, serialNumberOf } from "../../api/watching/status-reader";
 import { mapIdOf, pngSize, type MapPicture } from "./fleet-map";
 
 /** Map images kept per account: a floor plan is a few hundred kB, and a fleet has few floors. */
@@ -44,6 +44,11 @@ function scalarText(value: unknown): string {
   return typeof value === "string" || typeof value === "number" ? String(value) : "";
 }
 
+/** The version a map list entry (C2) gives, as the map endpoint wants it. */
+export function listedVersion(entry: MapList[number]): string {
+  return scalarText((entry as Record<string, unknown>).mapVersion);
+}
+
 /** Map `mapId` in the robot's map list; INVALID_INPUT naming the maps it has when it is not there. */
 export async function listedMap(client: RobotClient, robotSn: string, mapId: unknown, operation: string, options: CallOptions): Promise<MapList[number]> {
   const maps = await client.listMaps({ robotSn }, options);
@@ -62,12 +67,14 @@ export async function fleetMapSource(client: RobotClient, request: FleetMapReque
   const mapId = request.mapId ?? current;
   if (!mapId) throw invalidInput("serialNumber", `robot ${request.serialNumber} is on no map (its status names none); give msg.payload.mapId`);
   const localization = isPlainObject(anchor.localizationInfo) ? anchor.localizationInfo : {};
+  const { mapVersion } = readStatus(anchor);
   let entry: { mapId: string; mapName: string; mapVersion: string };
-  if (mapId === current && isPlainObject(localization.map)) {
-    entry = { mapId, mapName: scalarText(localization.map.name), mapVersion: scalarText(localization.map.version) };
+  // The v1 status names its map without a version, which only the image needs: the map list (C2) gives it.
+  if (mapId === current && isPlainObject(localization.map) && mapVersion !== undefined) {
+    entry = { mapId, mapName: scalarText(localization.map.name), mapVersion };
   } else {
     const listed = await listedMap(client, request.serialNumber, mapId, "fleetMap", options);
-    entry = { mapId, mapName: listed.mapName, mapVersion: scalarText((listed as Record<string, unknown>).mapVersion) };
+    entry = { mapId, mapName: listed.mapName, mapVersion: listedVersion(listed) };
   }
   const picture = await pictureOf(client, request.serialNumber, entry, options);
   return { picture, statuses, anchor, mapVersion: entry.mapVersion };

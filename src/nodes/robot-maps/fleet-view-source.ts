@@ -3,8 +3,9 @@
  * statuses (msg.statuses, else the account's last statuses, else one v1
  * batch read of every robot), each floor's image (kept per account as
  * fleetMap keeps them), a navigation-point status for a floor whose statuses
- * carry none (one S-line status call), the open alarms and the jobs holding
- * robots.
+ * carry no navigation points or no map version (one S-line status call), the
+ * map list for a version no status gives, the open alarms and the jobs
+ * holding robots.
  */
 import type { CallOptions, RobotClient } from "../../api/client";
 import { invalidInput } from "../../api/errors";
@@ -14,7 +15,7 @@ import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statu
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { navigationMarks, type MapPicture } from "./fleet-map";
-import { pictureOf } from "./fleet-map-source";
+import { listedMap, listedVersion, pictureOf } from "./fleet-map-source";
 import { heldJobs, type FleetViewInput } from "./fleet-view";
 
 /** msg.statuses as kept statuses read now; INVALID_INPUT naming msg.statuses when it is not a list of statuses. */
@@ -38,29 +39,28 @@ async function statusesFor(client: RobotClient, given: unknown, options: CallOpt
 interface Floor {
   mapId: string;
   mapName: string;
-  mapVersion: string;
+  /** The map's version, which only its image needs: the v1 status has none (docs/cloud-api.md). */
+  mapVersion?: string;
   /** A robot on it (online first): the one whose map image and navigation points are asked for. */
   serialNumber: string;
   hasPoints: boolean;
 }
 
-const scalarText = (value: unknown) => (typeof value === "string" || typeof value === "number" ? String(value) : "");
-
 /** Every floor a robot is on, each with a robot on it (an online one where the floor has one) to ask for its image and points. */
 function floorsOf(statuses: readonly KeptStatus[]): Floor[] {
   const floors = new Map<string, Floor & { online: boolean }>();
   for (const { status } of statuses) {
-    const { mapId, serialNumber, online } = readStatus(status);
+    const { mapId, mapVersion, serialNumber, online } = readStatus(status);
     if (mapId === undefined || serialNumber === undefined) continue;
     const hasPoints = navigationMarks(status, 0).length > 0;
     const known = floors.get(mapId);
     if (known) {
       known.hasPoints ||= hasPoints;
+      known.mapVersion ??= mapVersion;
       if (!known.online && online === true) Object.assign(known, { serialNumber, online: true });
       continue;
     }
-    const map = isPlainObject(status.localizationInfo) && isPlainObject(status.localizationInfo.map) ? status.localizationInfo.map : {};
-    floors.set(mapId, { mapId, mapName: mapNameOf(status) ?? mapId, mapVersion: scalarText(map.version), serialNumber, hasPoints, online: online === true });
+    floors.set(mapId, { mapId, mapName: mapNameOf(status) ?? mapId, ...(mapVersion !== undefined ? { mapVersion } : {}), serialNumber, hasPoints, online: online === true });
   }
   return [...floors.values()];
 }
@@ -73,11 +73,17 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   const navigation = new Map<string, Record<string, unknown>>();
   await Promise.all(
     floors.map(async (floor) => {
-      const { mapId, mapName, mapVersion } = floor;
+      const { mapId, mapName } = floor;
+      // The v1 status lists no navigation points and no map version: the S-line status of a robot on the floor does.
+      const lean = floor.hasPoints && floor.mapVersion !== undefined ? undefined : await client.getRobotStatus({ serialNumber: floor.serialNumber }, options);
+      const leanReading = lean && readStatus(lean);
+      if (lean && !floor.hasPoints) navigation.set(mapId, lean);
+      const mapVersion =
+        floor.mapVersion ??
+        (leanReading?.mapId === mapId ? leanReading.mapVersion : undefined) ??
+        listedVersion(await listedMap(client, floor.serialNumber, mapId, "fleetView", options));
       const picture = await pictureOf(client, floor.serialNumber, { mapId, mapName, mapVersion }, options);
-      pictures.set(floor.mapId, { ...picture, mapVersion: floor.mapVersion });
-      // The v1 status lists no navigation points: the S-line status of a robot on the floor does.
-      if (!floor.hasPoints) navigation.set(floor.mapId, await client.getRobotStatus({ serialNumber: floor.serialNumber }, options));
+      pictures.set(mapId, { ...picture, mapVersion });
     }),
   );
   const jobs = jobsOfAccount(client.accountKey);
