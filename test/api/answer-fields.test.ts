@@ -38,7 +38,14 @@ const ANSWERS: Partial<Record<OperationName, { answer: Record<string, unknown> }
   },
   getSubareas: { answer: { mapId: MAP_ID, subareas: { partitions: [{ id: 1, name: "Lobby" }] } } },
   listMaps: { answer: [{ mapId: MAP_ID, mapName: "Floor 1" }] as unknown as Record<string, unknown> },
-  listRobots: { answer: { robots: [{ serialNumber: SN, displayName: "Lobby", online: true }], total: 1 } },
+  listRobots: {
+    answer: {
+      robots: [
+        { serialNumber: SN, displayName: "Lobby", modelFamilyCode: "S", modelTypeCode: "S50", softwareVersion: "3.8.2", online: true },
+      ],
+      total: 1,
+    },
+  },
   batchGetRobotStatus: { answer: { robotStatuses: [{ name: `robots/${SN}`, ...STATUS, latestReportTime: 1 }] } },
   batchGetSRobotStatus: { answer: { robotStatus: [STATUS] } },
   listTaskReports: {

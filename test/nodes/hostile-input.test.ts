@@ -25,7 +25,7 @@ import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
 import { RecordingServer } from "../support/recording-server";
-import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor, type FlowNode, coreNodes } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor, type FlowNode, coreNodes, isDirectoryRead } from "../support/node-red";
 import { seeded, type Rng, pick, between } from "../support/seeded";
 import { robotCommandNode, robotSiteTaskNode, robotMapsNode, TEMP_SITE_TASK_BODY, TEMP_TASK_BODY, SERIAL, MAP_ID, SITE_ID } from "../support/fixtures";
 
@@ -564,6 +564,9 @@ describe("hostile input through every robot node", function () {
    */
   let mochaListeners: NodeJS.UnhandledRejectionListener[] = [];
 
+  /** What the nodes under test sent: not the robot directory's reads of the robot list, which a status naming a robot it does not know brings. */
+  const nodeRequests = () => server.requests.filter((request) => !isDirectoryRead(request));
+
   before(async () => {
     server = await new RecordingServer().start();
     await new Promise<void>((resolve) => helper.startServer(resolve));
@@ -657,7 +660,7 @@ describe("hostile input through every robot node", function () {
     assert.equal(summary.length, 0, `${summary.length} kinds of failure among ${cases.length} messages:\n    ${summary.join("\n    ")}${rejections}`);
     assert.equal(caught.length, cases.length, "exactly one error per message");
     assert.equal(outputs.length, 0, "no output");
-    assert.equal(server.requests.length, 0, "nothing was sent");
+    assert.equal(nodeRequests().length, 0, "nothing was sent");
     for (const node of new Set(cases.map((c) => c.node))) {
       assert.deepEqual(statuses[node].at(-1), { fill: "red", shape: "ring", text: "INVALID_INPUT" }, `the status under ${node}`);
     }
@@ -680,7 +683,7 @@ describe("hostile input through every robot node", function () {
       [],
     );
     assert.equal(outputs.length, sent);
-    assert.equal(server.requests.length, sent);
+    assert.equal(nodeRequests().length, sent);
   });
 
   TARGETS.forEach((target, index) => {
@@ -724,7 +727,7 @@ describe("hostile input through every robot node", function () {
     });
     helper.getNode("maps").receive(msg);
     await settle(1);
-    assert.equal(server.requests.length, 1, "the message itself was fine");
+    assert.equal(nodeRequests().length, 1, "the message itself was fine");
     assert.equal(caught.length, 1, "the cloud's error reached the Catch node");
     assert.equal((caught[0]!.error as { code: string }).code, "INTERNAL");
     assert.deepEqual(unhandled.map(describeReason), []);
@@ -748,7 +751,7 @@ describe("hostile input through every robot node", function () {
       assert.match(error.message, /payload\.remoteTaskCommandType/, label);
     }
     assert.equal(outputs.length, 0);
-    assert.equal(server.requests.length, 0, "nothing was sent");
+    assert.equal(nodeRequests().length, 0, "nothing was sent");
     assert.deepEqual(unhandled.map(describeReason), []);
   });
 
@@ -800,7 +803,7 @@ describe("hostile input through every robot node", function () {
           [],
         );
         assert.equal(outputs.length, 1);
-        assert.equal(server.requests.length, 1);
+        assert.equal(nodeRequests().length, 1);
         assert.deepEqual(unhandled.map(describeReason), []);
       });
     }
@@ -809,7 +812,7 @@ describe("hostile input through every robot node", function () {
       helper.getNode("cmd").receive({ payload: JSON.parse('{"__proto__": {"command": "STOP_TASK", "serialNumber": "EVIL-1"}}') as unknown, place: "Floor 1" });
       await settle(1);
       assert.equal(outputs.length, 1);
-      const body = server.requests[0]!.body as Record<string, unknown>;
+      const body = nodeRequests()[0]!.body as Record<string, unknown>;
       assert.equal(body.remoteTaskCommandType, "START_TASK");
       assert.equal(body.serialNumber, SERIAL);
       assert.equal(({} as Record<string, unknown>).command, undefined, "Object.prototype untouched");
@@ -888,14 +891,14 @@ describe("hostile input through every robot node", function () {
         assert.equal(errors.length, 1, `${kind}: one error at the Catch node, got ${JSON.stringify(errors)}`);
         assert.match(errors[0]!, pattern, kind);
       }
-      assert.equal(server.requests.length, 0, "nothing was sent");
+      assert.equal(nodeRequests().length, 0, "nothing was sent");
       assert.deepEqual(unhandled.map(describeReason), []);
     }
 
     it("accepts a plain object built in the sandbox", async () => {
       const seen = await outcomes(["plain"]);
       assert.deepEqual(seen.plain, { errors: [], sent: 1 });
-      assert.deepEqual(server.requests[0]!.body, { robotSn: SERIAL });
+      assert.deepEqual(nodeRequests()[0]!.body, { robotSn: SERIAL });
     });
 
     it("refuses the sandbox's BigInt, Map, typed array, ArrayBuffer, Buffer, Date, cycle, class, deep nesting, Symbol and function", async () => {

@@ -33,8 +33,10 @@ describe("robot-config", function () {
   const stub = useRecordingServerAndNodeRed();
 
   it("sends the access token as a bearer header and emits the parsed answer", async () => {
-    stub.server.reply({ body: STATUS });
     await loadFlow([probeModule], flowWith(stub.server.url + "/", [probe(), ...outputsAndCatch("probe")]));
+    // After the config's own first read of the robot list (its robot directory): the probe's call is the next.
+    stub.server.reset();
+    stub.server.reply({ body: STATUS });
     const output = nextMessage("out");
     helper.getNode("probe").receive({ payload: "go", topic: "kitchen" });
     const msg = await output;
@@ -214,13 +216,14 @@ describe("robot-config: the per-account limits (as the dialog and its help descr
   ];
   for (const [label, valueOf] of accepted) {
     it(`runs with every limit ${label}`, async () => {
-      stub.server.reply({ body: STATUS });
       const limits: Record<string, unknown> = {};
       for (const name of settings.ACCOUNT_SETTING_NAMES) limits[name] = valueOf(settings.ACCOUNT_SETTINGS[name]);
       // A 0.1 s timeout would make this test depend on the machine's speed.
       if (label === "at its lower bound") limits.timeout = 5;
       await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")], limits));
       assert.deepEqual(statusesSinceLoad("probe"), [], `no config problem with ${JSON.stringify(limits)}`);
+      stub.server.reset();
+      stub.server.reply({ body: STATUS });
       const output = nextMessage("out");
       helper.getNode("probe").receive({ payload: "go" });
       assert.deepEqual((await output).payload, STATUS);

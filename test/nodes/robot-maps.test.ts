@@ -27,6 +27,7 @@ import {
   type BadInput,
   coreNodes,
   loadExampleFlow,
+  isDirectoryRead,
 } from "../support/node-red";
 import { robotMapsNode, SERIAL, MAP_ID } from "../support/fixtures";
 import { PACKAGE_ROOT } from "../support/child-node";
@@ -70,6 +71,8 @@ describe("robot-maps", function () {
     await loadFlow([robotMaps], flowWith(stub.server.url, [robotMapsNode("maps", settings), ...outputsAndCatch("maps")], config));
   }
 
+  /** What the node sent: not its config's reads of the robot list (the robot directory's). */
+  const nodeRequests = () => stub.server.requests.filter((request) => !isDirectoryRead(request));
   const outcome = (msg: Record<string, unknown>) => outcomeOf("maps", msg);
 
   function assertJsonPost(request: RecordedRequest, path: string) {
@@ -84,9 +87,9 @@ describe("robot-maps", function () {
     const statuses = recordStatuses("maps");
     const { output } = await outcome({ payload: "go", topic: "maps" });
     assert.ok(output);
-    assert.equal(stub.server.requests.length, 1);
-    assertJsonPost(stub.server.requests[0]!, LIST_PATH);
-    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { robotSn: SERIAL });
+    assert.equal(nodeRequests().length, 1);
+    assertJsonPost(nodeRequests()[0]!, LIST_PATH);
+    assert.deepEqual(JSON.parse(nodeRequests()[0]!.rawBody), { robotSn: SERIAL });
     assert.deepEqual(output.payload, MAPS);
     assert.equal(output.topic, "maps");
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "3 maps" });
@@ -97,8 +100,8 @@ describe("robot-maps", function () {
     const statuses = recordStatuses("maps");
     const { output } = await outcome({ payload: 1 });
     assert.ok(output);
-    assertJsonPost(stub.server.requests[0]!, SUBAREAS_PATH);
-    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { mapId: MAP_ID, robotSn: SERIAL });
+    assertJsonPost(nodeRequests()[0]!, SUBAREAS_PATH);
+    assert.deepEqual(JSON.parse(nodeRequests()[0]!.rawBody), { mapId: MAP_ID, robotSn: SERIAL });
     assert.deepEqual(output.payload, SUBAREAS);
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "5 areas" });
   });
@@ -122,11 +125,11 @@ describe("robot-maps", function () {
   it("msg.operation overrides the node's operation and stays on the message", async () => {
     await load({ operation: "listMaps" });
     const { output } = await outcome({ payload: { mapId: "map-2" }, operation: "getSubareas" });
-    assert.equal(stub.server.requests[0]!.path, SUBAREAS_PATH);
-    assert.deepEqual(stub.server.requests[0]!.body, { mapId: "map-2", robotSn: SERIAL });
+    assert.equal(nodeRequests()[0]!.path, SUBAREAS_PATH);
+    assert.deepEqual(nodeRequests()[0]!.body, { mapId: "map-2", robotSn: SERIAL });
     assert.equal(output!.operation, "getSubareas");
     await outcome({ payload: 1, operation: "" });
-    assert.equal(stub.server.requests[1]!.path, LIST_PATH, "an empty msg.operation counts as not set");
+    assert.equal(nodeRequests()[1]!.path, LIST_PATH, "an empty msg.operation counts as not set");
   });
 
   it("takes mapId from msg.payload.mapId, else the node's Map id from str, msg or flow", async () => {
@@ -141,7 +144,7 @@ describe("robot-maps", function () {
     helper.getNode("maps").context().flow.set("currentMap", "from-flow");
     await outcome({ payload: 1 });
     assert.deepEqual(
-      stub.server.requests.map((r) => (r.body as { mapId: string }).mapId),
+      nodeRequests().map((r) => (r.body as { mapId: string }).mapId),
       ["from-payload", MAP_ID, "from-msg-path", "from-flow"],
     );
   });
@@ -152,7 +155,7 @@ describe("robot-maps", function () {
     await outcome({ payload: "x", serialNumber: "FROM-MSG" });
     await outcome({ payload: { serialNumber: "NOT-READ" } });
     assert.deepEqual(
-      stub.server.requests.map((r) => r.body),
+      nodeRequests().map((r) => r.body),
       [{ robotSn: "FROM-PAYLOAD" }, { robotSn: "FROM-MSG" }, { robotSn: SERIAL }],
     );
   });
@@ -160,7 +163,7 @@ describe("robot-maps", function () {
   it("accepts a map-list entry as payload and sends only mapId and robotSn", async () => {
     await load({ operation: "getSubareas" });
     await outcome({ payload: MAPS[1] });
-    assert.deepEqual(JSON.parse(stub.server.requests[0]!.rawBody), { mapId: "map-2", robotSn: SERIAL });
+    assert.deepEqual(JSON.parse(nodeRequests()[0]!.rawBody), { mapId: "map-2", robotSn: SERIAL });
   });
 
   const envelopeFailures: Array<[number, string, string, unknown]> = [
@@ -188,7 +191,7 @@ describe("robot-maps", function () {
         assert.ok(error.message.includes(`${name}: ${cloudText}`), error.message);
         assert.equal(caught[0]!.topic, "t");
         assert.equal(caught[0]!.payload, "go");
-        assert.equal(stub.server.requests.length, 1, "not retried");
+        assert.equal(nodeRequests().length, 1, "not retried");
         assert.deepEqual(statuses.at(-1), { fill: "red", shape: "ring", text: errorCode });
         assert.ok(!JSON.stringify(caught).includes(TEST_TOKEN));
       });
@@ -209,8 +212,8 @@ describe("robot-maps", function () {
       const error = caught[0]!.error as { message: string; code: string };
       assert.equal(error.code, "RESOURCE_EXHAUSTED");
       assert.match(error.message, /RESOURCE_EXHAUSTED: too many requests/);
-      assert.equal(stub.server.requests.length, maxRetries + 1);
-      for (const request of stub.server.requests) assert.deepEqual(request.body, { robotSn: SERIAL });
+      assert.equal(nodeRequests().length, maxRetries + 1);
+      for (const request of nodeRequests()) assert.deepEqual(request.body, { robotSn: SERIAL });
     });
   }
 
@@ -225,7 +228,7 @@ describe("robot-maps", function () {
     assert.equal(caught.length, 0);
     assert.equal(outputs.length, 1);
     assert.deepEqual(outputs[0]!.payload, SUBAREAS);
-    assert.equal(stub.server.requests.length, 2);
+    assert.equal(nodeRequests().length, 2);
   });
 
   const badInputs: BadInput[] = [
@@ -289,7 +292,7 @@ describe("robot-maps", function () {
       const caught = (await error).error as { code: string; message: string };
       assert.equal(caught.code, "INVALID_ARGUMENT");
       assert.match(caught.message, /unknown map no-such-map/);
-      assert.deepEqual(stub.server.requests.at(-1)!.body, { mapId: "no-such-map", robotSn: SERIAL });
+      assert.deepEqual(nodeRequests().at(-1)!.body, { mapId: "no-such-map", robotSn: SERIAL });
     });
   });
 });

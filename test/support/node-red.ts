@@ -3,6 +3,7 @@
  * only work with a tab and `z` on every node, so flows built here always have
  * both.
  */
+import { robotDirectoryOf } from "../../src/api/account/robot-directory";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -73,13 +74,27 @@ export function flowWith(baseUrl: string, nodes: FlowNode[], config: Record<stri
   ];
 }
 
-/** Loads the flow with robot-config, Catch, Status plus `modules`; credentials default to a bearer token for "config". */
+/**
+ * Loads the flow with robot-config, Catch, Status plus `modules`; credentials default to a bearer token for "config".
+ * Resolves once each robot-config's first read of the robot list (its robot directory) is in: a test's
+ * calls come after it, in an order that does not depend on the machine's speed (isDirectoryRead tells it apart).
+ */
 export async function loadFlow(
   modules: NodeModule[],
   flow: FlowNode[],
   credentials: Record<string, Record<string, string>> = { config: { token: TEST_TOKEN } },
 ): Promise<void> {
   await helper.load([robotConfig as NodeModule, ...CORE_NODES, ...modules] as never, flow, credentials);
+  for (const node of flow.filter((each) => each.type === "robot-config")) {
+    const config = helper.getNode(node.id) as unknown as { robot?: { client?: { accountKey: string } } } | null;
+    const accountKey = config?.robot?.client?.accountKey;
+    if (accountKey) await robotDirectoryOf(accountKey).settled();
+  }
+}
+
+/** Whether a recorded request is a read of the account's robot list (what a robot-config's directory reads at its start). */
+export function isDirectoryRead(request: { method: string; path: string }): boolean {
+  return request.method === "GET" && /^\/v1alpha1\/robots(\?|$)/.test(request.path);
 }
 
 type Message = NodeMessage & Record<string, unknown>;

@@ -182,11 +182,12 @@ export class RobotDirectory {
     clearTimeout(this.timer);
     if (this.sources.length === 0) return;
     const intervalMs = this.intervalMs;
-    const dueAt =
-      this.readAt === 0 && this.lastTriedAt < 0
-        ? 0
-        : Math.max(this.readAt + intervalMs, this.lastTriedAt + Math.min(UNKNOWN_ROBOT_READ_GAP_MS, intervalMs));
-    this.timer = setTimeout(() => void this.refresh(intervalMs).finally(() => this.schedule()), Math.max(0, dueAt - this.now()));
+    const neverRead = this.readAt === 0 && this.lastTriedAt < 0;
+    const dueAt = neverRead ? 0 : Math.max(this.readAt + intervalMs, this.lastTriedAt + Math.min(UNKNOWN_ROBOT_READ_GAP_MS, intervalMs));
+    const read = () => void this.refresh(intervalMs).finally(() => this.schedule());
+    // The first read starts at once, so that settled() waits for it from the account's start on.
+    if (neverRead) return read();
+    this.timer = setTimeout(read, Math.max(0, dueAt - this.now()));
     this.timer.unref?.();
   }
 
