@@ -49,6 +49,23 @@ describe("open alarms of an account", () => {
     assert.equal(alarms.highestOf("R2"), undefined);
   });
 
+  it('is an alarm from H2 up (H0 as 0 or "0" and H1 are events), and two robots\' incidents with one id are two alarms', () => {
+    const alarms = new AccountAlarms();
+    for (const level of [0, "0", "H0", "H1"])
+      assert.equal(alarms.record(incident("R1", `e-${String(level)}`, true, level)), undefined, `level ${String(level)}`);
+    assert.equal(alarms.size, 0);
+    assert.equal(alarms.record(incident("R1", "routine", true, "H2"))?.kind, "raised", "H2 is the first alarm level");
+    assert.equal(alarms.record(incident("R2", "routine", true, "H2"))?.kind, "raised", "the same id on another robot");
+    assert.equal(alarms.size, 2);
+    assert.deepEqual([alarms.ofRobot("R1").length, alarms.ofRobot("R2").length], [1, 1]);
+    alarms.record(incident("R1", "routine", false, "H2"));
+    assert.deepEqual(
+      alarms.list().map((alarm) => alarm.serialNumber),
+      ["R2"],
+      "recovering one robot's alarm leaves the other's",
+    );
+  });
+
   it("keeps an acknowledgement through a repeated raise, and forgets the oldest past its capacity", () => {
     const alarms = new AccountAlarms(2);
     const changes: string[] = [];

@@ -217,7 +217,7 @@ describe("pushes: reading a body", () => {
     });
   });
 
-  it("reads a task report with its outcome and ISO times", () => {
+  it("reads a task report as a swept one is read: its outcome, ISO times, maps and identity", () => {
     const push = readPush({
       appId: APP_ID,
       payload: { serialNumber: "R1", taskReport: { id: "r-1", taskEndStatus: 1, startTime: String(MAY_1_MS), endTime: 0 } },
@@ -232,6 +232,8 @@ describe("pushes: reading a body", () => {
         endTime: 0,
         outcome: "stoppedByHand",
         serialNumber: "R1",
+        reportKey: "R1/r-1",
+        maps: [],
         startTimeIso: MAY_1_ISO,
       },
     });
@@ -265,54 +267,55 @@ describe("pushes: the receiver", () => {
     const receipt = receiver.receive({ appId: APP_ID, payload: { content: { incidentId: "a", incidentStatus: 1 } } });
     assert.equal(receipt.status, 400);
     assert.equal(receipt.status === 400 && receipt.field, "payload.serialNumber");
-    assert.equal(receiver.openAlarmCount, 0);
+    assert.ok(
+      sentOn(receiver.receive({ appId: APP_ID, payload: { serialNumber: "R1", content: { incidentId: "a", incidentStatus: 1 } } })),
+      "the same incident with its robot is new",
+    );
   });
 
-  it("sends a task report on once per id (or taskId); one without either every time", () => {
+  it("sends a task report on once per identity (robot and id, else robot and start); one with neither every time", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
-    const report = (taskReport: Record<string, unknown>) => ({ appId: APP_ID, payload: { serialNumber: "R1", taskReport } });
+    const report = (taskReport: Record<string, unknown>, serialNumber = "R1") => ({ appId: APP_ID, payload: { serialNumber, taskReport } });
     const first = receiver.receive(report({ id: "r-1" }));
-    assert.deepEqual(first, { status: 200, push: readPush(report({ id: "r-1" })) }, "sent on, with no alarm count");
+    assert.deepEqual(first, { status: 200, push: readPush(report({ id: "r-1" })) });
     assert.deepEqual(receiver.receive(report({ id: "r-1" })), { status: 200, repeated: true });
     assert.ok(sentOn(receiver.receive(report({ id: "r-2" }))), "another report of the same robot");
-    assert.ok(sentOn(receiver.receive(report({ taskId: 7 }))));
-    assert.deepEqual(receiver.receive(report({ taskId: 7 })), { status: 200, repeated: true });
-    assert.ok(sentOn(receiver.receive(report({ taskId: "t-1" }))), "a string taskId");
-    assert.deepEqual(receiver.receive(report({ taskId: "t-1" })), { status: 200, repeated: true });
+    assert.ok(sentOn(receiver.receive(report({ id: "r-1" }, "R2"))), "another robot's report with the same id");
+    // taskId names the task run, not the report: two runs of one task are two reports.
+    assert.ok(sentOn(receiver.receive(report({ taskId: 7, startTime: 1_764_000_000_000 }))));
+    assert.ok(sentOn(receiver.receive(report({ taskId: 7, startTime: 1_764_000_900_000 }))), "the same task run again");
+    assert.deepEqual(
+      receiver.receive(report({ taskId: 7, startTime: 1_764_000_900_000 })),
+      { status: 200, repeated: true },
+      "no id: the robot and start",
+    );
     for (let i = 0; i < 2; i++)
-      assert.ok(sentOn(receiver.receive(report({ displayName: "no id" }))), "a report without an id is never taken for a repeat");
+      assert.ok(sentOn(receiver.receive(report({ displayName: "no id" }))), "a report without an id or start is never taken for a repeat");
     for (let i = 0; i < 2; i++)
       assert.ok(sentOn(receiver.receive(report({ id: { nested: true } }))), "nor one whose id is no string or number");
-    assert.equal(receiver.openAlarmCount, 0, "a task report is no alarm");
   });
 
-  it("counts a robot's alarm until it recovers, then none", () => {
+  it("sends a repeated raise on once, and its recovery", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
-    const raised = receiver.receive(incident("a", 1));
-    assert.equal(raised.status === 200 && raised.openAlarmsOfRobot, 1);
-    const again = receiver.receive(incident("a", 1, { startTime: 2 }));
-    assert.deepEqual(again, { status: 200, repeated: true }, "the same raise delivered twice");
-    const recovered = receiver.receive(incident("a", 0));
-    assert.equal(recovered.status === 200 && recovered.openAlarmsOfRobot, 0);
-    assert.equal(receiver.openAlarmCount, 0);
+    assert.ok(sentOn(receiver.receive(incident("a", 1))));
+    assert.deepEqual(
+      receiver.receive(incident("a", 1, { startTime: 2 })),
+      { status: 200, repeated: true },
+      "the same raise delivered twice",
+    );
+    assert.ok(sentOn(receiver.receive(incident("a", 0))));
+    const otherRobot = {
+      appId: APP_ID,
+      payload: { serialNumber: "R2", content: { incidentId: "a", incidentStatus: 1, incidentLevel: "H4" } },
+    };
+    assert.ok(sentOn(receiver.receive(otherRobot)), "another robot's incident with the same id");
   });
 
-  it("sends and counts an alarm at exactly the minimum level, and one whose level cannot be read", () => {
+  it("sends an incident at exactly the minimum level, and one whose level cannot be read", () => {
     const receiver = new PushReceiver({ appId: APP_ID, minLevelRank: 4 });
-    const atMinimum = receiver.receive(incident("at", 1, { incidentLevel: "H4" }));
-    assert.equal(atMinimum.status === 200 && atMinimum.openAlarmsOfRobot, 1);
+    assert.ok(sentOn(receiver.receive(incident("at", 1, { incidentLevel: "H4" }))));
     const unreadable = receiver.receive(incident("odd", 1, { incidentLevel: "H9" }));
     assert.equal(unreadable.status === 200 && unreadable.push?.kind === "incident" && unreadable.push.event.level, undefined);
-    assert.equal(unreadable.status === 200 && unreadable.openAlarmsOfRobot, 2);
-  });
-
-  it("counts H2 and above as alarms, sends H1 on without counting it", () => {
-    const receiver = new PushReceiver({ appId: APP_ID });
-    const h1 = receiver.receive(incident("stat", 1, { incidentLevel: "H1" }));
-    assert.ok(sentOn(h1));
-    assert.equal(h1.status === 200 && h1.openAlarmsOfRobot, 0);
-    const h2 = receiver.receive(incident("routine", 1, { incidentLevel: "H2" }));
-    assert.equal(h2.status === 200 && h2.openAlarmsOfRobot, 1);
   });
 
   /** Incident ids that with "a" make `count`: "filler-0", "filler-1", ... */
@@ -327,29 +330,15 @@ describe("pushes: the receiver", () => {
     assert.ok(sentOn(receiver.receive(incident("a", 1))), "a was forgotten");
   });
 
-  it("keeps at most its memory of open alarms, and its per-robot counts agree with what it keeps", () => {
-    const receiver = new PushReceiver({ appId: APP_ID });
-    for (const id of ["a", ...fillers(PUSH_MEMORY)]) receiver.receive(incident(id, 1));
-    const past = receiver.receive(incident("c", 1));
-    assert.equal(receiver.openAlarmCount, PUSH_MEMORY);
-    assert.equal(past.status === 200 && past.openAlarmsOfRobot, PUSH_MEMORY);
-    const recovered = receiver.receive(incident("a", 0)); // a was forgotten: its recovery changes nothing
-    assert.equal(recovered.status === 200 && recovered.openAlarmsOfRobot, PUSH_MEMORY);
-    const last = receiver.receive(incident("c", 0));
-    assert.equal(last.status === 200 && last.openAlarmsOfRobot, PUSH_MEMORY - 1);
-  });
-
-  it("neither sends nor counts an alarm below the minimum level, but holds it back for the account", () => {
+  it("does not send an incident below the minimum level on, but holds it back for the alarms", () => {
     const receiver = new PushReceiver({ appId: APP_ID, minLevelRank: 4 });
     const below = receiver.receive(incident("low", 1, { incidentLevel: "H3" }));
     assert.ok(below.status === 200 && below.belowMinimum && below.push === undefined);
     assert.equal(below.heldBack?.kind === "incident" && below.heldBack.event.incidentId, "low");
-    const above = receiver.receive(incident("high", 1, { incidentLevel: "H5" }));
-    assert.equal(above.status === 200 && above.openAlarmsOfRobot, 1);
-    assert.equal(receiver.openAlarmCount, 1);
+    assert.ok(sentOn(receiver.receive(incident("high", 1, { incidentLevel: "H5" }))));
   });
 
-  it('sends on an H0 given as 0 or "0" but counts it as no alarm, and drops it below a minimum of 1', () => {
+  it('sends on an H0 given as 0 or "0", and drops it below a minimum of 1', () => {
     const receiver = new PushReceiver({ appId: APP_ID });
     for (const [id, level] of [
       ["n", 0],
@@ -361,24 +350,10 @@ describe("pushes: the receiver", () => {
         0,
         `level ${JSON.stringify(level)}`,
       );
-      assert.equal(receipt.status === 200 && receipt.openAlarmsOfRobot, 0, `level ${JSON.stringify(level)}`);
     }
-    assert.equal(receiver.openAlarmCount, 0);
     const filtered = new PushReceiver({ appId: APP_ID, minLevelRank: 1 });
     const dropped = filtered.receive(incident("n", 1, { incidentLevel: 0 }));
     assert.ok(dropped.status === 200 && dropped.belowMinimum && dropped.push === undefined && dropped.heldBack !== undefined);
-  });
-
-  it("counts a re-raised alarm once, for the robot too", () => {
-    const receiver = new PushReceiver({ appId: APP_ID });
-    receiver.receive(incident("a", 1));
-    // PUSH_MEMORY task reports push the raise out of the remembered deliveries, so the same raise is taken again.
-    for (let id = 0; id < PUSH_MEMORY; id++)
-      receiver.receive({ appId: APP_ID, payload: { serialNumber: "R1", taskReport: { id: `r-${id}` } } });
-    const again = receiver.receive(incident("a", 1, { startTime: 2 }));
-    assert.ok(sentOn(again));
-    assert.equal(again.status === 200 && again.openAlarmsOfRobot, 1);
-    assert.equal(receiver.openAlarmCount, 1);
   });
 });
 
@@ -408,13 +383,10 @@ describe("pushes: one message per push, across envelopes", () => {
     assert.ok(sentOn(receiver.receive({ ...run, messageId: undefined })));
   });
 
-  it("counts no open alarm for an incident without an id, and still sends it on", () => {
+  it("sends an incident without an id on every time: nothing tells two of them apart", () => {
     const receiver = new PushReceiver({ appId: APP_ID });
-    const receipt = receiver.receive({
-      appId: APP_ID,
-      payload: { serialNumber: "R1", content: { incidentLevel: "H6", incidentStatus: 1 } },
-    });
-    assert.ok(sentOn(receipt));
-    assert.equal(receiver.openAlarmCount, 0);
+    const noId = { appId: APP_ID, payload: { serialNumber: "R1", content: { incidentLevel: "H6", incidentStatus: 1 } } };
+    assert.ok(sentOn(receiver.receive(noId)));
+    assert.ok(sentOn(receiver.receive(noId)));
   });
 });

@@ -1,19 +1,22 @@
 /**
- * The account's open alarms: incidents the cloud pushed as raised and has not
- * yet pushed as recovered, with who acknowledged them. A robot-events node
- * linked to the account feeds them; jobs, the fleet map and the MQTT bridge
- * read them. Only alarms count: H0 (event notification) and H1 (statistics
- * point) are not, and an incident whose level cannot be read is (a person
- * should look at what the package cannot place).
+ * The account's open alarms, the one tracker of them: incidents the cloud
+ * pushed as raised and has not yet pushed as recovered, with who acknowledged
+ * them. A robot-events node linked to the account feeds them (every incident
+ * it receives, also one below its Incidents from) and counts them under
+ * itself; jobs, the fleet map and the MQTT bridge read them. Only alarms
+ * count: H0 (event notification) and H1 (statistics point) are not, and an
+ * incident whose level cannot be read is (a person should look at what the
+ * package cannot place).
  */
 import { keptForAccount } from "../account/account-memory";
-import { alarmIdOf, type IncidentEvent } from "./pushes";
+import { alarmIdOf, alarmKey, type IncidentEvent } from "./pushes";
 
 /** Alarms kept at most per account; past this the oldest raised is forgotten. */
 export const MAX_OPEN_ALARMS = 10_000;
 /** The shift's log: alarms raised in the last 24 hours (and any still open), at most this many. */
 export const SHIFT_LOG_MS = 24 * 3600_000;
 export const MAX_SHIFT_LOG = 2000;
+/** The lowest level that is an alarm: H0 and H1 are events, sent on but never open. */
 const FIRST_ALARM_RANK = 2;
 
 export interface OpenAlarm {
@@ -43,11 +46,10 @@ export interface PlainAlarms {
 }
 
 /** The rank an alarm counts at when comparing severity: an unreadable level counts as the highest. */
-export function severityOf(alarm: OpenAlarm): number {
+export function severityOf(alarm: Pick<OpenAlarm, "level">): number {
   return alarm.level?.rank ?? 7;
 }
 
-const keyOf = (serialNumber: string, incidentId: string) => `${serialNumber}\u0000${incidentId}`;
 const text = (value: unknown) =>
   typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
 
@@ -68,7 +70,7 @@ export class AccountAlarms {
     const rank = event.level?.rank;
     const incidentId = alarmIdOf(event);
     if ((rank !== undefined && rank < FIRST_ALARM_RANK) || incidentId === undefined) return undefined;
-    const key = keyOf(event.serialNumber, incidentId);
+    const key = alarmKey(event.serialNumber, incidentId);
     if (!event.raised) {
       const alarm = this.open.get(key);
       if (!alarm) return undefined;
@@ -102,7 +104,7 @@ export class AccountAlarms {
 
   /** Marks an open alarm as seen by a person; undefined when no such alarm is open. */
   acknowledge(serialNumber: string, incidentId: string, by: string, now: Date = new Date()): OpenAlarm | undefined {
-    const alarm = this.open.get(keyOf(serialNumber, incidentId));
+    const alarm = this.open.get(alarmKey(serialNumber, incidentId));
     if (!alarm) return undefined;
     alarm.acknowledged = { by, at: now.toISOString() };
     const logged = this.logEntryOf(alarm);
@@ -120,6 +122,11 @@ export class AccountAlarms {
   /** Every open alarm, oldest raised first. */
   list(): OpenAlarm[] {
     return [...this.open.values()];
+  }
+
+  /** How many alarms are open, of every robot. */
+  get size(): number {
+    return this.open.size;
   }
 
   ofRobot(serialNumber: string): OpenAlarm[] {
@@ -156,7 +163,7 @@ export class AccountAlarms {
     if (!stored) return;
     for (const entry of Array.isArray(stored.open) ? stored.open : []) {
       if (!isAlarm(entry)) continue;
-      const key = keyOf(entry.serialNumber, entry.incidentId);
+      const key = alarmKey(entry.serialNumber, entry.incidentId);
       if (!this.open.has(key) && this.open.size < this.capacity) this.open.set(key, { ...entry });
     }
     const logged = new Set(this.shift.map(logKeyOf));
@@ -183,7 +190,7 @@ export class AccountAlarms {
   private trimLog(now: Date): void {
     const since = new Date(now.getTime() - SHIFT_LOG_MS).toISOString();
     const lastNews = (entry: AlarmLogEntry) => [entry.raisedAt, entry.acknowledged?.at ?? "", entry.recoveredAt ?? ""].sort().at(-1)!;
-    const kept = this.shift.filter((entry) => lastNews(entry) >= since || this.open.has(keyOf(entry.serialNumber, entry.incidentId)));
+    const kept = this.shift.filter((entry) => lastNews(entry) >= since || this.open.has(alarmKey(entry.serialNumber, entry.incidentId)));
     this.shift.splice(0, this.shift.length, ...kept.slice(Math.max(0, kept.length - this.logCapacity)));
   }
 
@@ -193,7 +200,7 @@ export class AccountAlarms {
   }
 }
 
-const logKeyOf = (entry: OpenAlarm) => `${keyOf(entry.serialNumber, entry.incidentId)}\u0000${entry.raisedAt}`;
+const logKeyOf = (entry: OpenAlarm) => `${alarmKey(entry.serialNumber, entry.incidentId)}\u0000${entry.raisedAt}`;
 
 function isPlain(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,17 +1,17 @@
 /**
  * What a receiver of the cloud's pushes decides for each body, apart from
  * HTTP: is the appId right, is the body a push, has it been delivered before
- * (the sender guarantees nothing and may send one twice), is its level high
- * enough, and which of the robots' alarms are raised and not yet recovered.
+ * (the sender guarantees nothing and may send one twice), and is its level
+ * high enough to send on. Which alarms are open is the account's alarms'
+ * (open-alarms.ts) to say, from the incidents this passes and holds back.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isRobotApiError } from "../errors";
-import { alarmIdOf, appIdOf, readPush, type Push } from "./pushes";
+import { isIdentifiable } from "../reports/reading";
+import { alarmKey, appIdOf, incidentIdOf, readPush, type Push } from "./pushes";
 
-/** Deliveries remembered for spotting a second one, and open alarms tracked, at most. */
+/** Deliveries remembered for spotting a second one, at most. */
 export const PUSH_MEMORY = 10_000;
-/** H0 (event notification) and H1 (statistics point) are not alarms: they are sent on but not counted as open. */
-const FIRST_ALARM_RANK = 2;
 
 export interface PushReceiverOptions {
   appId: string;
@@ -26,7 +26,7 @@ export type PushReceipt =
    * Answered 200; `push` is what to send on, absent for a repeated delivery or a level below the minimum.
    * `heldBack` is an incident below the minimum: not sent on, but still an alarm of the account.
    */
-  | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; heldBack?: Push; openAlarmsOfRobot?: number };
+  | { status: 200; push?: Push; repeated?: boolean; belowMinimum?: boolean; heldBack?: Push };
 
 /** The last `capacity` keys, each with a value, oldest forgotten first. */
 class RecentKeys<Value = true> {
@@ -61,42 +61,6 @@ class RecentKeys<Value = true> {
   }
 }
 
-/** Alarms raised and not recovered, as keys "serial number, incident id", and their count per robot. */
-class OpenAlarms {
-  private readonly alarms: RecentKeys;
-  private readonly perRobot = new Map<string, number>();
-  constructor(capacity: number) {
-    this.alarms = new RecentKeys(capacity);
-  }
-
-  get size(): number {
-    return this.alarms.size;
-  }
-
-  ofRobot(serialNumber: string): number {
-    return this.perRobot.get(serialNumber) ?? 0;
-  }
-
-  raise(serialNumber: string, incidentId: string): void {
-    const key = `${serialNumber}\u0000${incidentId}`;
-    if (this.alarms.delete(key)) this.count(serialNumber, -1);
-    this.count(serialNumber, +1);
-    const forgotten = this.alarms.add(key, true);
-    if (forgotten !== undefined) this.count(forgotten.slice(0, forgotten.indexOf("\u0000")), -1);
-  }
-
-  recover(serialNumber: string, incidentId: string): void {
-    if (this.alarms.delete(`${serialNumber}\u0000${incidentId}`)) this.count(serialNumber, -1);
-  }
-
-  private count(serialNumber: string, by: number): void {
-    const count = (this.perRobot.get(serialNumber) ?? 0) + by;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a count of 0 kept reads as none (ofRobot's ?? 0); deleting it only frees memory
-    if (count > 0) this.perRobot.set(serialNumber, count);
-    else this.perRobot.delete(serialNumber);
-  }
-}
-
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 export class PushReceiver {
@@ -105,18 +69,11 @@ export class PushReceiver {
   private readonly messageIds: RecentKeys;
   /** What the deliveries remembered were about (contentKey), each with its messageId ("" for a push that had none). */
   private readonly contents: RecentKeys<string>;
-  private readonly openAlarms: OpenAlarms;
 
   constructor(private readonly options: PushReceiverOptions) {
     this.appIdDigest = digest(options.appId);
     this.messageIds = new RecentKeys(PUSH_MEMORY);
     this.contents = new RecentKeys(PUSH_MEMORY);
-    this.openAlarms = new OpenAlarms(PUSH_MEMORY);
-  }
-
-  /** Alarms sent on (H2 and above, or of an unreadable level; at least the minimum level) raised and not yet recovered, since the receiver started. */
-  get openAlarmCount(): number {
-    return this.openAlarms.size;
   }
 
   receive(body: unknown): PushReceipt {
@@ -136,18 +93,12 @@ export class PushReceiver {
     if (this.isRepeat(push)) return { status: 200, repeated: true };
     if (push.kind !== "incident") return { status: 200, push };
 
-    const { event } = push;
-    const rank = event.level?.rank;
-    // Below the minimum is neither sent nor counted: the open alarms are those the flow is told of.
+    const rank = push.event.level?.rank;
+    // Below the minimum is not sent on, but is still an alarm: the caller records what is held back.
     if (rank !== undefined && this.options.minLevelRank !== undefined && rank < this.options.minLevelRank) {
       return { status: 200, belowMinimum: true, heldBack: push };
     }
-    const alarmId = alarmIdOf(event);
-    if ((rank === undefined || rank >= FIRST_ALARM_RANK) && alarmId !== undefined) {
-      if (event.raised) this.openAlarms.raise(event.serialNumber, alarmId);
-      else this.openAlarms.recover(event.serialNumber, alarmId);
-    }
-    return { status: 200, push, openAlarmsOfRobot: this.openAlarms.ofRobot(event.serialNumber) };
+    return { status: 200, push };
   }
 
   /**
@@ -178,18 +129,17 @@ function messageIdOf(push: Push): string | undefined {
 }
 
 /**
- * What a push is about, the same in every envelope: an incident's robot, id
- * and status, a report's robot and id. Undefined for a push that names no id
- * (a scheduling task's shape is not published).
+ * What a push is about, the same in every envelope: an incident's alarm key
+ * (robot and id) and status, a report's identity (reportIdentity: robot and
+ * id, else robot and start). Undefined for an incident that names no id, a
+ * report that names neither id nor start, and a scheduling task (its shape is
+ * not published).
  */
 function contentKey(push: Push): string | undefined {
-  const { event } = push;
-  const text = (value: unknown) => ((typeof value === "string" && value !== "") || typeof value === "number" ? String(value) : undefined);
-  if (push.kind === "incident") {
-    const id = text(push.event.incidentId);
-    return id === undefined ? undefined : `incident\u0000${event.serialNumber}\u0000${id}\u0000${push.event.incidentState}`;
-  }
-  if (push.kind !== "taskReport") return undefined;
-  const id = text(event.id) ?? text(event.taskId);
-  return id === undefined ? undefined : `report\u0000${event.serialNumber}\u0000${id}`;
+  if (push.kind === "taskReport") return isIdentifiable(push.event) ? `report\u0000${push.event.reportKey}` : undefined;
+  if (push.kind !== "incident") return undefined;
+  const incidentId = incidentIdOf(push.event);
+  return incidentId === undefined
+    ? undefined
+    : `incident\u0000${alarmKey(push.event.serialNumber, incidentId)}\u0000${push.event.incidentState}`;
 }

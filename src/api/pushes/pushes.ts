@@ -6,13 +6,14 @@
  * saved since 2025-05-15 (`messageTypeId`, `productId`, `messageId`, ... at the
  * top level). The service documents no retry, so a push refused is lost: only a
  * push naming no robot at all is refused here. Times are read by
- * cloud-time.ts, the one reading every node shares; unknown fields, at the
- * top and inside, are kept.
+ * cloud-time.ts, the one reading every node shares, and a task report by
+ * reports/reading.ts, as a swept one is; unknown fields, at the top and
+ * inside, are kept.
  */
 import { invalidInput } from "../errors";
 import { incidentLevelOf, type IncidentLevel } from "../cloud/incident-levels";
-import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
 import { isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
+import { readReport, type ReadReport } from "../reports/reading";
 
 /** messageTypeId of the newer envelope (docs/cloud-api.md). */
 export const PUSH_MESSAGE_TYPES = { incident: 1, taskReport: 2, schedulingTask: 3 } as const;
@@ -33,7 +34,8 @@ export type IncidentEvent = Record<string, unknown> &
     level?: IncidentLevel;
   };
 
-export type TaskReportEvent = Record<string, unknown> & TaskReportReading & IsoTimes & { serialNumber: string };
+/** A task report read as every report is (reading.ts: its outcome, figures, maps and identity), with the robot's model when sent. */
+export type TaskReportEvent = ReadReport;
 
 /** A scheduling task's run (messageTypeId 3; its shape is not published), or a push of a kind not known: its payload as sent. */
 export type OtherPushEvent = Record<string, unknown> & IsoTimes & { serialNumber: string };
@@ -85,6 +87,13 @@ function incidentStateOf(content: Record<string, unknown>): IncidentState {
   return status === "1" ? "raised" : status === "0" ? "recovered" : "unknown";
 }
 
+/** An incident's id as text (trimmed), whatever its status; undefined when it names none. */
+export function incidentIdOf(event: IncidentEvent): string | undefined {
+  const id = event.incidentId;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return typeof id === "string" && id.trim() !== "" ? id.trim() : undefined;
+}
+
 /**
  * The alarm an incident raises or recovers: its id as text, or undefined when
  * it can be neither matched nor closed (no id, or a status that is neither
@@ -92,10 +101,12 @@ function incidentStateOf(content: Record<string, unknown>): IncidentState {
  * opened from it could never close.
  */
 export function alarmIdOf(event: IncidentEvent): string | undefined {
-  if (event.incidentState === "unknown") return undefined;
-  const id = event.incidentId;
-  if (typeof id === "number" && Number.isFinite(id)) return String(id);
-  return typeof id === "string" && id.trim() !== "" ? id.trim() : undefined;
+  return event.incidentState === "unknown" ? undefined : incidentIdOf(event);
+}
+
+/** An alarm's identity: its robot and its incident id (two robots' incidents with one id are two alarms). */
+export function alarmKey(serialNumber: string, incidentId: string): string {
+  return `${serialNumber}\u0000${incidentId}`;
 }
 
 /**
@@ -131,8 +142,7 @@ export function readPush(body: unknown): Push {
     const [record, rest] = isRecord(field)
       ? [field, { ...payloadRest, ...without(wrappers, [kind === "incident" ? "content" : "taskReport"]) }]
       : [payloadRest, wrappers];
-    if (kind === "taskReport")
-      return { kind, event: { ...withTaskReading(record), ...robot, ...isoTimesOf(record) }, envelope: envelopeWith(rest) };
+    if (kind === "taskReport") return { kind, event: { ...readReport(record, serialNumber)!, ...robot }, envelope: envelopeWith(rest) };
     const level = incidentLevelOf(record.incidentLevel);
     const incidentState = incidentStateOf(record);
     const event: IncidentEvent = {

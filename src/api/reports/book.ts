@@ -1,8 +1,11 @@
 /**
- * What a robot-reports node remembers: the reports it has sent on (so each
- * goes out once, ever), the history its figures are computed from, where
- * each robot's last sweep ended, and the robots' names. Plain data in and
- * out (snapshot/restore), for the account's memory and the node's context.
+ * A robot-reports node's view of the account's reports (report-store.ts):
+ * which it has sent on (so each goes out once, ever), what its figures are
+ * computed from over its Keep days (KeptReport, the figures only), and where
+ * each robot's last sweep ended, all under the reports' one identity
+ * (reading.ts). Per node, as each node has its own Keep and context. Plain
+ * data in and out (snapshot/restore), for the account's memory and the
+ * node's context.
  */
 import { keptReportOf, type KeptReport } from "./kpi";
 import type { ReadReport } from "./reading";

@@ -37,16 +37,27 @@ export function figureOf(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : undefined;
 }
 
+/** What a report is known by beside its robot: its id, else its start time; undefined when it names neither. */
+function identifyingPartOf(report: Record<string, unknown>): string | undefined {
+  const id = report.id;
+  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id))) return String(id).trim();
+  const start = cloudTimeMs(report.startTime);
+  return start === undefined ? undefined : `start:${start}`;
+}
+
 /**
- * The identity of a report: its robot and its id (the same report in two
- * overlapping windows, or pushed and swept, has the same id). A report with
- * no id is known by its robot and start time.
+ * The identity of a report, the one every node and the push receiver use: its
+ * robot and its id (the same report in two overlapping windows, or pushed and
+ * swept, has the same id; two robots' reports with one id are two). A report
+ * with no id is known by its robot and start time.
  */
 export function reportIdentity(serialNumber: string, report: Record<string, unknown>): string {
-  const id = report.id;
-  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id)))
-    return `${serialNumber}/${String(id).trim()}`;
-  return `${serialNumber}/start:${cloudTimeMs(report.startTime) ?? "unknown"}`;
+  return `${serialNumber}/${identifyingPartOf(report) ?? "start:unknown"}`;
+}
+
+/** Whether a report names an id or a start time: one that names neither cannot be told from another of its robot. */
+export function isIdentifiable(report: Record<string, unknown>): boolean {
+  return identifyingPartOf(report) !== undefined;
 }
 
 function mapsOf(subTasks: unknown): CoveredMap[] {

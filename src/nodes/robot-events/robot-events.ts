@@ -14,8 +14,8 @@ import type { PushReceiver } from "../../api/pushes/push-receiver";
 import type { IncidentLevel } from "../../api/cloud/incident-levels";
 import type { Push } from "../../api/pushes/pushes";
 import { RobotApiError, internalError, invalidInput } from "../../api/errors";
-import { alarmsOfAccount, type AccountAlarms } from "../../api/pushes/open-alarms";
-import { reportsOfAccount } from "../../api/pushes/recent-reports";
+import { AccountAlarms, alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { reportsOfAccount } from "../../api/reports/report-store";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
@@ -56,14 +56,14 @@ const OUTPUT_OF = { incident: 0, taskReport: 1, schedulingTask: 2, other: 2 } as
  * runtime's language; every message carries `msg.pushType` and, in
  * `msg.push`, the push's other fields (messageId, messageTypeId, ...; never the appId).
  */
-function messagesOf(push: Push, openAlarmsOfRobot: number | undefined, t: Translate): Array<NodeMessage | null> {
+function messagesOf(push: Push, openAlarmsOfRobot: number, t: Translate): Array<NodeMessage | null> {
   const messages: Array<NodeMessage | null> = [null, null, null];
   const common = { topic: push.event.serialNumber, pushType: push.kind, push: push.envelope };
   if (push.kind === "incident") {
     const { event } = push;
     const level: IncidentLevel | undefined = event.level;
     const payload = level ? { ...event, level: { ...level, meaning: t(`levels.${level.code}`) } } : event;
-    messages[OUTPUT_OF.incident] = { ...common, payload, openAlarms: openAlarmsOfRobot ?? 0 };
+    messages[OUTPUT_OF.incident] = { ...common, payload, openAlarms: openAlarmsOfRobot };
   } else {
     messages[OUTPUT_OF[push.kind]] = { ...common, payload: push.event };
   }
@@ -139,9 +139,11 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
 
   const { PushReceiver } = pushReceiverModule();
   const receiver: PushReceiver = new PushReceiver({ appId, minLevelRank: minLevel === "" ? undefined : Number(minLevel.slice(1)) });
+  // The one tracker the status, msg.openAlarms and the input's list all read: the account's, else this node's own.
+  const alarms = account?.alarms ?? new AccountAlarms();
   const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
   const noAppId = appId === "" ? t("errors.noAppId") : undefined;
-  const status = new EventsStatus(node, root + path, t, () => receiver.openAlarmCount, noAppId);
+  const status = new EventsStatus(node, root + path, t, () => alarms.size, noAppId);
   /** Set on close: a push still being read then is not sent on from a node that is gone. */
   let closed = false;
   const lastLogged = new Map<Refusal, number>();
@@ -174,10 +176,11 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
         if (receipt.status !== 200) return refused(res, receipt.status, receipt.error);
         // Answered before any flow runs: the sender is not kept waiting by what the flow does.
         answer(res, 200, { ok: true });
-        // An incident below Incidents from is not sent on, but is still one of the account's alarms.
+        // An incident below Incidents from is not sent on, but is still an alarm.
         const recorded = receipt.push ?? receipt.heldBack;
+        if (recorded?.kind === "incident") alarms.record(recorded.event);
         if (recorded) account?.record(recorded);
-        if (receipt.push) node.send(messagesOf(receipt.push, receipt.openAlarmsOfRobot, t));
+        if (receipt.push) node.send(messagesOf(receipt.push, alarms.ofRobot(receipt.push.event.serialNumber).length, t));
         status.changed();
       })
       .catch((error: unknown) => {
@@ -196,10 +199,14 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   }
   const removeRoute = addRoute(app, path, middleware, receive);
   status.draw();
+  // The account's alarms change through other nodes too (another robot-events, an acknowledgement), and come back from context after a restart.
+  const stopRedrawing = alarms.onChange(() => status.changed());
+  void account?.restored.then(() => status.changed());
   if (noAppId !== undefined) node.error(settingProblem("appId", noAppId));
 
   node.on("close", (done: () => void) => {
     closed = true;
+    stopRedrawing();
     removeRoute();
     releasePath(app, path, node.id);
     status.close();
@@ -210,6 +217,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
 
 /** The node's link to its account: where pushes are recorded, and the alarms its input lists and acknowledges. */
 interface AccountLink {
+  /** Names the robot in the account's directory and keeps a task report in the account's reports (incidents go to `alarms`). */
   record(push: Push): void;
   alarms: AccountAlarms;
   /** Resolves once what the context stored has been read back (after a restart). */
@@ -219,8 +227,8 @@ interface AccountLink {
 
 /**
  * With a robot-config, what the pushes tell goes to its account: incidents
- * become the account's open alarms, task reports the account's recent reports
- * (for robot-job). The alarms, their acknowledgements and the shift's log are
+ * become the account's open alarms, task reports join the account's reports
+ * (robot-job and robot-reports read them there). The alarms, their acknowledgements and the shift's log are
  * mirrored to this node's context at every change (whoever made it) and read
  * back at start, so a persistent context store carries them across a restart.
  */
@@ -237,8 +245,7 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
     record: (push) => {
       // A robot the robot list does not name yet is looked up (its name for the alarm and the console).
       robotDirectoryOf(client.accountKey).notice([push.event.serialNumber]);
-      if (push.kind === "taskReport") reports.record(push.event.serialNumber, push.event);
-      else if (push.kind === "incident") alarms.record(push.event);
+      if (push.kind === "taskReport") reports.keep(push.event);
     },
     alarms,
     restored,

@@ -12,7 +12,7 @@ import { RobotApiError, invalidInput } from "../../api/errors";
 import { keptForAccount } from "../../api/account/account-memory";
 import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
-import { reportsOfAccount } from "../../api/pushes/recent-reports";
+import { reportsOfAccount } from "../../api/reports/report-store";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";

@@ -15,10 +15,9 @@ import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOu
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
 import { stopBody } from "../../api/jobs/start-requests";
 import type { AccountAlarms } from "../../api/pushes/open-alarms";
-import { newestReportSince, type RecentReports } from "../../api/pushes/recent-reports";
+import type { AccountReports } from "../../api/reports/report-store";
+import { readReport } from "../../api/reports/reading";
 import type { RobotOperationName } from "../../api/cloud/endpoints";
-import { withTaskReading } from "../../api/cloud/task-outcomes";
-import { isoTimesOf } from "../../api/cloud/cloud-time";
 import { clientModule } from "../shared/api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
 import type { Translate } from "../shared/i18n";
@@ -51,7 +50,7 @@ export class JobRunner {
     private readonly client: RobotClient,
     private readonly book: AccountJobs,
     private readonly alarms: AccountAlarms,
-    private readonly reports: RecentReports,
+    private readonly reports: AccountReports,
     private readonly sink: JobSink,
     /** robot-job's catalogue in the runtime's language: why a job found no robot. */
     private readonly t: Translate,
@@ -311,16 +310,16 @@ export class JobRunner {
     });
   }
 
-  /** The task's report: pushed to a robot-events node of the account, else read from the task reports endpoint. */
+  /** The task's report: one the account has (pushed to robot-events, swept by robot-reports), else one listed now and kept there. */
   private async reportOf(job: JobRecord): Promise<Record<string, unknown> | undefined> {
+    const serialNumber = job.serialNumber!;
     const since = Date.parse(job.startedAt!);
-    const pushed = this.reports.find(job.serialNumber!, since);
-    if (pushed) return pushed;
+    const known = this.reports.newestSince(serialNumber, since);
+    if (known) return known;
     try {
-      const answer = (await this.client.call("listTaskReports", { serialNumber: job.serialNumber!, page: 1, pageSize: 10 }, { signal: this.lifetime.signal })) as { robotTaskReports: Record<string, unknown>[] };
-      const found = newestReportSince(answer.robotTaskReports, since);
-      // The same ISO times a pushed report carries, read by the same rule.
-      return found ? { ...withTaskReading(found), ...isoTimesOf(found) } : undefined;
+      const answer = (await this.client.call("listTaskReports", { serialNumber, page: 1, pageSize: 10 }, { signal: this.lifetime.signal })) as { robotTaskReports: Record<string, unknown>[] };
+      for (const listed of answer.robotTaskReports) this.reports.keep(readReport(listed, serialNumber)!);
+      return this.reports.newestSince(serialNumber, since);
     } catch {
       return undefined;
     }
