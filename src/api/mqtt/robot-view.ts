@@ -5,7 +5,7 @@
  */
 import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { CHARGING_POINT } from "../cloud/commands";
-import type { OpenAlarm } from "../pushes/open-alarms";
+import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
 
@@ -87,7 +87,7 @@ export function problemsOf(state: WatchedState, alarm: OpenAlarm | undefined): s
   const problems: string[] = [];
   if (state.emergencyStop === true) problems.push("emergency stop");
   if (state.localizationState === "LOST") problems.push("lost");
-  if (alarm && (alarm.level?.rank ?? 7) >= PROBLEM_ALARM_RANK) problems.push(`alarm ${alarmText(alarm)}`);
+  if (alarm && severityOf(alarm) >= PROBLEM_ALARM_RANK) problems.push(`alarm ${alarmText(alarm)}`);
   return problems;
 }
 
