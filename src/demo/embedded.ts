@@ -5,7 +5,7 @@
  * never gets an empty palette and no request meets "runtime not started".
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import express from "express";
 
 /** The part of Node-RED's embedding API used here (the tests add what they use: test/support/embedded-node-red.ts). */
@@ -40,6 +40,12 @@ export async function startEmbeddedNodeRed(options: EmbeddedNodeRedOptions): Pro
   const RED = require(options.module ?? "node-red") as NodeRedRuntime;
   const app = express();
   const server = http.createServer(app);
+  // Every socket, upgraded ones included: an open dashboard's websocket is no HTTP connection that closeAllConnections ends, and it kept the process (and its ports) alive after Ctrl-C.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   const settings: Record<string, unknown> = {
     credentialSecret: false,
     httpAdminRoot: "/",
@@ -66,8 +72,9 @@ export async function startEmbeddedNodeRed(options: EmbeddedNodeRedOptions): Pro
     port,
     async stop() {
       await RED.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
     },
   };
 }

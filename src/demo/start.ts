@@ -27,6 +27,9 @@ import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
 import { startRedisServer, type RedisServer } from "./redis-server";
 import { demoFolder, demoLanguage, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
 
+/** Ctrl-C frees every port within this long, whatever a client holds open. */
+const STOP_LIMIT_MS = 4000;
+
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -136,7 +139,12 @@ async function main(): Promise<void> {
       }
     });
   });
-  const mqttServer = net.createServer((socket) => broker.handle(socket));
+  const mqttSockets = new Set<net.Socket>();
+  const mqttServer = net.createServer((socket) => {
+    mqttSockets.add(socket);
+    socket.once("close", () => mqttSockets.delete(socket));
+    broker.handle(socket);
+  });
   const requestedMqttPort = portFromEnv("MQTT_PORT", 1883);
   const mqttPort = await onPort("MQTT_PORT", requestedMqttPort, () => listen(mqttServer, requestedMqttPort, "127.0.0.1"));
 
@@ -205,9 +213,18 @@ ${
 
   let stopping = false;
   const stop = async () => {
-    if (stopping) return;
+    if (stopping) {
+      console.log("Stopped at once (second Ctrl-C).");
+      process.exit(1);
+    }
     stopping = true;
+    const started = Date.now();
     console.log("\nStopping the demo...");
+    // Whatever hangs (a client that does not let go), the ports are free within the promise Ctrl-C makes.
+    setTimeout(() => {
+      console.log(`The demo did not stop within ${STOP_LIMIT_MS / 1000} s: exiting anyway.`);
+      process.exit(1);
+    }, STOP_LIMIT_MS).unref();
     if (second) {
       const ended = new Promise((resolve) => second.child.once("exit", resolve));
       second.child.kill("SIGTERM");
@@ -215,9 +232,12 @@ ${
     }
     await nodeRed.stop();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
-    await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
+    const mqttClosed = new Promise<void>((resolve) => mqttServer.close(() => resolve()));
+    for (const socket of mqttSockets) socket.destroy();
+    await mqttClosed;
     await simulator.close();
     redis?.stop();
+    console.log(`Stopped in ${((Date.now() - started) / 1000).toFixed(1)} s: every port is free.`);
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());
