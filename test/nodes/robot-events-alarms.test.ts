@@ -3,8 +3,9 @@
  * input in real Node-RED: listed with the shift's log, acknowledged by name,
  * kept across a full redeploy (the package's memory) and across a restart
  * with the localfilesystem context store (its own Node-RED process); every
- * incident counts, also one below the node's Incidents from; bad requests
- * end in one error naming the field and change nothing.
+ * incident from H2 counts, also one below the node's Incidents from, and the
+ * count under the node, msg.openAlarms and the list agree at each boundary;
+ * bad requests end in one error naming the field and change nothing.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -13,10 +14,12 @@ import path from "node:path";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import { HttpNodeServer } from "../support/http-node";
-import { collectMessages, flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { startInstance } from "../support/node-red-cluster";
 import { rawRequest } from "../support/raw-http";
 import { APP_ID, PATH, SERIAL, incidentPush } from "../support/robot-events";
+
+const OTHER_SERIAL = "GS-S-000102";
 
 type Alarm = { serialNumber: string; incidentId: string; name?: string; acknowledged?: { by: string; at: string }; recoveredAt?: string };
 type AlarmsAnswer = { topic: string; pushType: string; payload: { open: Alarm[]; shift: Alarm[] } };
@@ -98,6 +101,68 @@ describe("robot-events: the account's alarms listed and acknowledged through its
     await waitFor(() => answers(out).length === 1, 3000, "the list");
     assert.deepEqual(answers(out)[0]!.payload.open.map((alarm) => alarm.incidentId), ["low"]);
     assert.equal(out.filter((msg) => msg.pushType === "incident").length, 0, "not sent on");
+  });
+
+  /**
+   * The count under the node, msg.openAlarms and the listed alarms read one
+   * tracker: an incident below Incidents from is not sent on but is still an
+   * alarm, so all of them say 1; H0 and H1 are events, so all say 0.
+   */
+  const boundaries: Array<{ minLevel: string; level: string; sentOn: boolean; open: number }> = [
+    { minLevel: "H4", level: "H4", sentOn: true, open: 1 },
+    { minLevel: "H5", level: "H4", sentOn: false, open: 1 },
+    { minLevel: "H4", level: "H3", sentOn: false, open: 1 },
+    { minLevel: "", level: "H2", sentOn: true, open: 1 },
+    { minLevel: "", level: "H1", sentOn: true, open: 0 },
+    { minLevel: "", level: "H0", sentOn: true, open: 0 },
+  ];
+  for (const { minLevel, level, sentOn, open } of boundaries) {
+    it(`with Incidents from ${minLevel || "every level"}, an ${level} incident ${sentOn ? "is sent on" : "is held back"} and the status, msg.openAlarms and the list all count ${open}`, async () => {
+      const { out } = await deploy({ minLevel });
+      const statuses = recordStatuses("events");
+      await push(incident("i-1", true, level));
+      ask("alarms");
+      await waitFor(() => answers(out).length === 1, 3000, "the list");
+      // Past the status's redraw interval (500 ms): the status drawn after the push is the last.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      assert.equal(answers(out)[0]!.payload.open.length, open, "listed");
+      assert.equal(statuses.at(-1)?.text, `${PATH}: ${open === 1 ? "1 alarm open" : "no alarm open"}`, "under the node");
+      const sent = out.filter((msg) => msg.pushType === "incident") as unknown as Array<{ openAlarms: number }>;
+      assert.deepEqual(
+        sent.map((msg) => msg.openAlarms),
+        sentOn ? [open] : [],
+        "sent on, with the robot's count",
+      );
+    });
+  }
+
+  it("counts two robots' alarms with one incident id as two, and recovers each on its own", async () => {
+    const { out } = await deploy();
+    const statuses = recordStatuses("events");
+    const ofRobot = (serialNumber: string, raised: boolean) => {
+      const body = incident("same-id", raised) as { payload: Record<string, unknown> };
+      return { ...body, payload: { ...body.payload, serialNumber } };
+    };
+    await push(ofRobot(SERIAL, true));
+    await push(ofRobot(OTHER_SERIAL, true));
+    await waitFor(() => statuses.at(-1)?.text === `${PATH}: 2 alarms open`, 3000, "two alarms under the node");
+    ask("alarms");
+    await waitFor(() => answers(out).length === 1, 3000, "the list");
+    assert.deepEqual(answers(out)[0]!.payload.open.map((alarm) => [alarm.serialNumber, alarm.incidentId]), [
+      [SERIAL, "same-id"],
+      [OTHER_SERIAL, "same-id"],
+    ]);
+    const sent = () => out.filter((msg) => msg.pushType === "incident") as unknown as Array<{ topic: string; openAlarms: number }>;
+    assert.deepEqual(sent().map((msg) => [msg.topic, msg.openAlarms]), [
+      [SERIAL, 1],
+      [OTHER_SERIAL, 1],
+    ]);
+    await push(ofRobot(SERIAL, false));
+    await waitFor(() => statuses.at(-1)?.text === `${PATH}: 1 alarm open`, 3000, "one alarm left under the node");
+    assert.deepEqual(sent().at(-1)!.openAlarms, 0, "the recovered robot has none");
+    ask("alarms");
+    await waitFor(() => answers(out).length === 2, 3000, "the list after the recovery");
+    assert.deepEqual(answers(out)[1]!.payload.open.map((alarm) => alarm.serialNumber), [OTHER_SERIAL]);
   });
 
   it("refuses a request it does not understand, an alarm that is not open, and a node with no account, naming the field and changing nothing", async () => {

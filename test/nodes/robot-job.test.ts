@@ -11,6 +11,7 @@ import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
+import robotReports from "../../src/nodes/robot-reports";
 import { stubSerial } from "../support/fleet-stub";
 import { HttpNodeServer } from "../support/http-node";
 import { JobFleetStub } from "../support/job-fleet-stub";
@@ -261,6 +262,41 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(ends[0]!.payload.outcome, "error", "from the pushed report, not the listed one");
     const got = ends[0]!.payload.report as { id: string; outcome: string; cleaningKind: string };
     assert.deepEqual([got.id, got.outcome, got.cleaningKind], ["pushed-1", "error", "scrub"]);
+  });
+
+  it("a report pushed to robot-events and then swept by robot-reports is one report there, and the one the job ends with", async () => {
+    stub = await new JobFleetStub(1).start();
+    const flow = flowWith(stub.url, [
+      jobNode(),
+      ...outputsAndCatch("job", "reports"),
+      { id: "progress", type: "helper" },
+      { id: "events", type: "robot-events", robot: "config", path: "/job-reports", minLevel: "", wires: [[], ["reports"], []] },
+      { id: "reports", type: "robot-reports", robot: "config", serialNumbers: R1, every: 60, since: 1, keep: 7, timeZone: "UTC", wires: [["reported"], []] },
+      { id: "reported", type: "helper" },
+    ]);
+    await loadFlow([http.serving(robotJob), robotEvents, robotReports], flow, { config: { token: TEST_TOKEN }, events: { appId: "app-1" } });
+    const [ends, caught, reported] = [collectMessages("out") as Msg[], collectMessages("caught"), collectMessages("reported") as Msg[]];
+    stub.runReads = undefined;
+    send({ task: "Kitchen", map: "Floor 1" });
+    await waitFor(() => stub.statuses.get(R1)!.taskState === "RUNNING", 10_000, "the task running");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The stub files its report as `${R1}-1`; the push carries the same report, told apart by its displayName.
+    const report = { id: `${R1}-1`, displayName: "pushed copy", taskEndStatus: 2, cleaningMode: "洗地", startTime: Date.now(), endTime: Date.now() + 1 };
+    const answer = await rawRequest(http.url, "POST", "/job-reports", { body: { appId: "app-1", payload: { serialNumber: R1, taskReport: report } } });
+    assert.equal(answer.status, 200);
+    await waitFor(() => reported.length === 1, 5000, "robot-reports sends the pushed report");
+    stub.finish(R1, 2);
+    await waitFor(() => ends.length === 1, 10_000, "the job's end");
+    const sweeps = stub.server.requests.filter((request) => request.path.includes("/taskReports")).length;
+    helper.getNode("reports").receive({ payload: "sweep now" });
+    await waitFor(() => stub.server.requests.filter((request) => request.path.includes("/taskReports")).length > sweeps, 5000, "the sweep");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(reported.length, 1, "the swept report is the one pushed: sent on once");
+    const sent = reported[0]!.payload as { reportKey: string; displayName: string };
+    const got = ends[0]!.payload.report as { reportKey: string; displayName: string; outcome: string };
+    assert.deepEqual([got.reportKey, got.displayName, got.outcome], [sent.reportKey, "pushed copy", "error"]);
+    assert.equal(sent.reportKey, `${R1}/${R1}-1`);
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]?.error));
   });
 
   it("a redeploy in the middle of running and waiting jobs: the new node follows them on, each ends once, no robot is stopped or sent twice", async () => {

@@ -91,6 +91,34 @@ describe("robot-reports: every report once, and the fleet's figures", function (
     assert.equal(caught.length, 0);
   });
 
+  it("sends two robots' reports with one id as two, swept and pushed, and counts each in its robot's figures", async () => {
+    const startMs = Date.now() - 3600_000;
+    stub.addRobot(LOBBY, "Lobby scrubber");
+    stub.addRobot(HALL, "Hall sweeper");
+    stub.file(reportAt("same-id", LOBBY, startMs));
+    stub.file(reportAt("same-id", HALL, startMs));
+    const { out, caught } = await deploy();
+    await waitFor(() => out.length === 2, 5000, "both robots' reports");
+    assert.deepEqual(out.map((msg) => [msg.topic, keyOf(msg)]).sort(), [
+      [LOBBY, `${LOBBY}/same-id`],
+      [HALL, `${HALL}/same-id`],
+    ]);
+    // Pushed again after the sweep, each robot's report is the one already sent.
+    send(pushedEvent(reportAt("same-id", LOBBY, startMs)));
+    send(pushedEvent(reportAt("same-id", HALL, startMs)));
+    await pause(300);
+    assert.equal(out.length, 2, "sent on once each");
+    const table = collectMessages("figures");
+    send({ kpi: { from: new Date(startMs).toISOString().slice(0, 10), to: new Date().toISOString().slice(0, 10), by: "robot" } });
+    await waitFor(() => table.length === 1, 3000, "the table");
+    const rows = table[0]!.payload as Array<{ serialNumber: string; tasks: number }>;
+    assert.deepEqual(rows.map((row) => [row.serialNumber, row.tasks]).sort(), [
+      [LOBBY, 1],
+      [HALL, 1],
+    ]);
+    assert.equal(caught.length, 0);
+  });
+
   it("remembers what it sent through a redeploy", async () => {
     stub.addRobot(LOBBY, "Lobby scrubber");
     stub.file(reportAt("a", LOBBY, Date.now() - DAY_MS));
