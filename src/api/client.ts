@@ -20,6 +20,7 @@ import { BASE_URL_RULES, DEFAULT_BASE_URL } from "./settings/input-rules";
 import { STATUS_BATCH_SIZE } from "./cloud/schemas";
 import type { AccountSharing } from "./account/shared-account";
 import { accountKeyOf } from "./account/account-memory";
+import { DEFAULT_ARRIVAL_RADIUS_CELLS, sentNavigationsOf } from "./watching/navigation";
 import { abortFailure, wireFailure } from "./http/wire-failures";
 
 // What the client's callers in this package use with it; the package's public names are index.ts's.
@@ -47,6 +48,8 @@ export interface RobotClientOptions {
   retry?: RetryOptions;
   /** The account's limits: connections (16), rateLimit per second (20, 0 = none), queueLimit (10,000). */
   engine?: Partial<Pick<EngineSettings, "connections" | "rateLimit" | "queueLimit">>;
+  /** Grid cells within which a robot has arrived at a navigation point (watching/navigation.ts); default 10. */
+  arrivalRadius?: number;
   /** The account is shared with other processes (src/api/sharing): its rate, pause, token and watching. The client closes it. */
   sharing?: AccountSharing;
 }
@@ -107,6 +110,8 @@ export class RobotClient {
   readonly sharing: AccountSharing | undefined;
   /** The account in the package's memory (account-memory.ts): the same for every robot-config of one account. */
   readonly accountKey: string;
+  /** Grid cells (pixels of the map image) within which a robot has arrived at a navigation point: the account's maps' scale. */
+  readonly arrivalRadius: number;
 
   constructor(options: RobotClientOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
@@ -115,6 +120,9 @@ export class RobotClient {
       throw invalidInput("timeoutMs", "must be a positive number of milliseconds");
     }
     this.sharing = options.sharing;
+    this.arrivalRadius = options.arrivalRadius ?? DEFAULT_ARRIVAL_RADIUS_CELLS;
+    if (!Number.isFinite(this.arrivalRadius) || this.arrivalRadius < 0)
+      throw invalidInput("arrivalRadius", "must be a number of grid cells, 0 or more");
     this.accountKey = accountKeyOf(this.baseUrl, "token" in options.auth ? options.auth.token : options.auth.clientId);
     this.engine = new RequestEngine({ ...options.retry, ...options.engine, timeoutMs: this.timeoutMs }, REAL_CLOCK, this.sharing?.gate);
     this.tokens =
@@ -169,7 +177,13 @@ export class RobotClient {
     if (callClass !== undefined && !isSharedCallClass(callClass)) {
       return Promise.reject(invalidInput("callClass", `must be one of ${SHARED_CALL_CLASSES.join(", ")}`, operation));
     }
-    return this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation, callClass });
+    const answered = this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation, callClass });
+    if (operation !== "submitCommand") return answered;
+    // Where a robot was sent: a status never says, and pausing, resuming or stopping the navigation names it.
+    return answered.then((answer) => {
+      sentNavigationsOf(this.accountKey).noteSent(JSON.parse(prepared.body ?? "{}"));
+      return answer;
+    });
   }
 
   /**

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { chooseRobot, robotFactsOf, type DispatchInput, type JobWork } from "../../src/api/jobs/dispatch";
 import { AccountJobs, jobResult, runningJobEnd, type JobRecord } from "../../src/api/jobs/job-book";
+import { NavigationFollower } from "../../src/api/watching/navigation";
 
 /** A B1-shaped status on Floor 1, idle, at (x, y); `change` makes it differ. */
 function status(serialNumber: string, x: number, y: number, change: Record<string, unknown> = {}): Record<string, unknown> {
@@ -40,7 +41,8 @@ describe("dispatch policy", () => {
     const table: Array<[string, Record<string, unknown>, string]> = [
       ["offline", { online: false }, "offline"],
       ["busy", { taskState: "RUNNING" }, "busy"],
-      ["navigating", { navigation: { state: "NAVIGATING", position: "Lobby" } }, "busy"],
+      ["navigating", { navStatus: "NAVI_RUNNING" }, "busy"],
+      ["navStatus NAVI_IDLE", { navStatus: "NAVI_IDLE" }, "eligible"],
       ["low", { battery: { powerPercentage: 12, charging: false } }, "battery 12 %"],
       [
         "other map",
@@ -102,17 +104,12 @@ describe("dispatch policy", () => {
   it("a started task ends when the robot is neither running nor paused; a navigation when it arrived at its point", () => {
     const running = robotFactsOf(status("A", 1, 1, { taskState: "RUNNING" }));
     const idle = robotFactsOf(status("A", 1, 1));
-    assert.deepEqual(runningJobEnd({ work: TASK }, running), { ended: false });
-    assert.deepEqual(runningJobEnd({ work: TASK }, idle), { ended: true });
+    assert.deepEqual(runningJobEnd({ work: TASK }, running, undefined), { ended: false });
+    assert.deepEqual(runningJobEnd({ work: TASK }, idle, undefined), { ended: true });
     const goto: JobWork = { kind: "goto", point: "Kitchen door", map: "Floor 1" };
-    assert.deepEqual(
-      runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Lobby" } }))),
-      { ended: false },
-    );
-    assert.deepEqual(
-      runningJobEnd({ work: goto }, robotFactsOf(status("A", 1, 1, { navigation: { state: "ARRIVED", position: "Kitchen door" } }))),
-      { ended: true, outcome: "completed" },
-    );
+    const navigation = new NavigationFollower("Kitchen door", 10);
+    assert.deepEqual(runningJobEnd({ work: goto }, idle, navigation), { ended: false }, "far from the point");
+    assert.deepEqual(runningJobEnd({ work: goto }, robotFactsOf(status("A", 600, 300)), navigation), { ended: true, outcome: "completed" });
   });
 
   it("holds a robot for one job at a time, and restores a node's jobs with their holds", () => {

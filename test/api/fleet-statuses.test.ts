@@ -83,7 +83,7 @@ describe("api: the account's last statuses", function () {
       );
     });
 
-    it("merges a robot's last v1 and S-line reads: the newer one's facts, the tasks only the v1 read lists, the navigation only the S-line read carries", function () {
+    it("merges a robot's last v1 and S-line reads: the newer one's facts, the tasks only the v1 read lists, the navigation points only the S-line read carries", function () {
       const kept = new FleetStatuses();
       const v1 = {
         name: "robots/A-1",
@@ -93,25 +93,29 @@ describe("api: the account's last statuses", function () {
         executingTask: { name: "All of Lobby", progress: 0.4, timeRemaining: 300 },
       };
       kept.record([v1], 1000);
-      kept.record([status("A-1", { taskState: "PAUSED", navigation: { state: "PAUSED", position: "charging" } })], 2000);
+      const points = (...names: string[]) => ({
+        naviPoints: names.map((naviPointName) => ({ naviPointName, navPointGridX: 1, navPointGridY: 2 })),
+      });
+      const pointNames = (at: Record<string, unknown>) => readStatus(at).navigationPoints?.map((point) => point.name);
+      kept.record([status("A-1", { taskState: "PAUSED", navigationPoints: points("charging") })], 2000);
       let merged = kept.get("A-1")!;
       assert.equal(merged.at, 2000);
       assert.equal(merged.status.taskState, "PAUSED", "the newer read's state");
       assert.deepEqual(merged.status.executableTasks, v1.executableTasks, "the tasks only the v1 read lists");
       assert.deepEqual(merged.status.executingTask, v1.executingTask, "a paused task keeps its progress");
-      assert.equal(readStatus(merged.status).navigation?.position, "charging");
+      assert.deepEqual(pointNames(merged.status), ["charging"]);
 
       // The task ended: the next S-line read shows none running, and its progress is not carried on.
-      kept.record([status("A-1", { taskState: "IDLE", navigation: { state: "NAVIGATING", position: "charging" } })], 3000);
+      kept.record([status("A-1", { taskState: "IDLE", navigationPoints: points("charging", "Lobby") })], 3000);
       merged = kept.get("A-1")!;
       assert.equal(merged.status.executingTask, undefined);
       assert.deepEqual(merged.status.executableTasks, v1.executableTasks);
-      // A newer v1 read keeps the navigation of the last S-line read (a v1 status has none).
+      // A newer v1 read keeps the navigation points of the last S-line read (a v1 status has none).
       kept.record([{ ...v1, taskState: "IDLE", executingTask: undefined }], 4000);
-      assert.equal(readStatus(kept.get("A-1")!.status).navigation?.state, "NAVIGATING");
+      assert.deepEqual(pointNames(kept.get("A-1")!.status), ["charging", "Lobby"]);
       // An older read of a shape never replaces that shape's newer one.
-      kept.record([status("A-1", { taskState: "RUNNING", navigation: { state: "IDLE" } })], 2500);
-      assert.equal(readStatus(kept.get("A-1")!.status).navigation?.state, "NAVIGATING");
+      kept.record([status("A-1", { taskState: "RUNNING", navigationPoints: points("Old") })], 2500);
+      assert.deepEqual(pointNames(kept.get("A-1")!.status), ["charging", "Lobby"]);
     });
 
     it("is one object per account in a process", function () {

@@ -95,10 +95,9 @@ describe("mqtt bridge: the vacuum's state", () => {
     ["an alarm at H3 is no problem", { taskState: "RUNNING" }, alarm(3), "cleaning"],
     ["running", { taskState: "RUNNING" }, undefined, "cleaning"],
     ["paused", { taskState: "PAUSED" }, undefined, "paused"],
-    ["navigating to the charger", { navigation: { state: "NAVIGATING", position: "charging" } }, undefined, "returning"],
-    ["paused on the way to the charger", { navigation: { state: "PAUSED", position: "charging" } }, undefined, "paused"],
-    ["navigating elsewhere", { navigation: { state: "NAVIGATING", position: "Kitchen door" } }, undefined, "idle"],
-    ["charging", { charging: true, navigation: { state: "ARRIVED", position: "charging" } }, undefined, "docked"],
+    // No status says where a navigation goes: to the charger or elsewhere, it is idle.
+    ["navigating (navStatus not NAVI_IDLE)", { navStatus: "NAVI_RUNNING" }, undefined, "idle"],
+    ["charging", { charging: true, navStatus: "NAVI_IDLE" }, undefined, "docked"],
     ["idle", {}, undefined, "idle"],
   ];
   for (const [name, extra, open, expected] of cases) {
@@ -245,14 +244,24 @@ describe("mqtt bridge: commands", () => {
       parameters: { taskName: "All of Floor 1", map: "Floor 1", cleaningMode: "尘推", loop: false, loopCount: 1 },
     });
     assert.deepEqual(planVacuumCommand("pause", view({ taskState: "RUNNING" })), { command: "PAUSE_TASK", parameters: {} });
-    assert.deepEqual(planVacuumCommand("pause", view({ navigation: { state: "NAVIGATING", position: "charging" } })), {
+    // A navigation's commands name the point the package last sent the robot to: no status says it.
+    assert.deepEqual(planVacuumCommand("pause", view({ navStatus: "NAVI_RUNNING" }), undefined, "charging"), {
       command: "PAUSE_NAVIGATE",
       parameters: { map: "Floor 1", position: "charging" },
     });
-    assert.deepEqual(planVacuumCommand("stop", view({ navigation: { state: "PAUSED", position: "charging" } })), {
+    assert.deepEqual(planVacuumCommand("stop", view({ navStatus: "SOMETHING_NEW" }), undefined, "charging"), {
       command: "STOP_NAVIGATE",
       parameters: { map: "Floor 1", position: "charging" },
     });
+    assert.deepEqual(planVacuumCommand("start", view({ navStatus: "NAVI_RUNNING" }), undefined, "Kitchen door"), {
+      command: "RESUME_NAVIGATE",
+      parameters: { map: "Floor 1", position: "Kitchen door" },
+    });
+    assert.deepEqual(
+      planVacuumCommand("stop", view({ navStatus: "NAVI_IDLE" })),
+      { command: "STOP_TASK", parameters: {} },
+      "NAVI_IDLE: no navigation",
+    );
     assert.deepEqual(planVacuumCommand("stop", view({ taskState: "RUNNING" })), { command: "STOP_TASK", parameters: {} });
     assert.deepEqual(planVacuumCommand("return_to_base", view()), {
       command: "CROSS_NAVIGATE",

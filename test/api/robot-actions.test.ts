@@ -18,9 +18,9 @@ describe("robot actions", () => {
     ["idle on its charger", { charging: true }, ["startTask", "goTo"]],
     ["cleaning", { taskState: "RUNNING", taskName: "Lobby clean" }, ["pause", "stop"]],
     ["task paused", { taskState: "PAUSED", taskName: "Lobby clean" }, ["resume", "stop"]],
-    ["driving", { navigation: { state: "NAVIGATING", position: "charging" } }, ["pause", "stop"]],
-    ["driving, paused", { navigation: { state: "PAUSED", position: "Kitchen door" } }, ["resume", "stop"]],
-    ["arrived", { navigation: { state: "ARRIVED", position: "Kitchen door" } }, ["startTask", "goTo", "toCharger"]],
+    // No status tells a paused navigation from a driving one: both pause and resume are offered.
+    ["navigating (navStatus not NAVI_IDLE)", { navStatus: "NAVI_RUNNING" }, ["pause", "resume", "stop"]],
+    ["navStatus NAVI_IDLE", { navStatus: "NAVI_IDLE" }, ["startTask", "goTo", "toCharger"]],
     ["lost", { localizationState: "LOST" }, []],
     ["offline", { online: false, taskState: "RUNNING" }, []],
     ["emergency stop", { emergencyStop: true }, []],
@@ -34,10 +34,7 @@ describe("robot actions", () => {
     const words = (action: RobotAction, state: Partial<StatusReading>) => refusalText(refusalOf(action, robot(state))!);
     assert.equal(words("toCharger", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
     assert.equal(words("startTask", { taskState: "PAUSED", taskName: "Lobby clean" }), "has Lobby clean paused: resume or stop it first");
-    assert.equal(
-      words("goTo", { navigation: { state: "NAVIGATING", position: "charging" } }),
-      "is driving to its charger: pause or stop it first",
-    );
+    assert.equal(words("goTo", { navStatus: "NAVI_RUNNING" }), "is driving: pause or stop it first");
     assert.equal(words("pause", {}), "is not cleaning or driving: nothing to pause");
     assert.equal(words("pause", { taskState: "PAUSED" }), "is paused already");
     assert.equal(words("resume", {}), "has nothing paused to resume");
@@ -53,7 +50,7 @@ describe("robot actions", () => {
 
   it("turns pause, resume and stop into the task's or the navigation's command, as the robot is doing", () => {
     assert.deepEqual(
-      (["pause", "resume", "stop"] as const).map((action) => commandOf(action, robot({ navigation: { state: "NAVIGATING" } }))),
+      (["pause", "resume", "stop"] as const).map((action) => commandOf(action, robot({ navStatus: "NAVI_RUNNING" }))),
       ["PAUSE_NAVIGATE", "RESUME_NAVIGATE", "STOP_NAVIGATE"],
     );
     assert.deepEqual(

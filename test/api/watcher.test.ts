@@ -44,7 +44,7 @@ describe("api: watching robots", function () {
         emergencyStop: { enabled: true },
         localizationInfo: { localizationState: "LOST" },
         currentTask: { name: "Lobby" },
-        navigation: { state: "ARRIVED", position: "charging" },
+        navStatus: "NAVI_IDLE",
         remoteControl: { enabled: false },
       });
       assert.deepEqual(read, {
@@ -57,7 +57,7 @@ describe("api: watching robots", function () {
         emergencyStop: true,
         localizationState: "LOST",
         taskName: "Lobby",
-        navigation: { state: "ARRIVED", position: "charging" },
+        navStatus: "NAVI_IDLE",
         remoteControl: false,
       });
     });
@@ -379,6 +379,7 @@ describe("api: watching robots", function () {
     });
 
     it("confirms each command of the table when the status shows its effect", async function () {
+      const at = { x: 50, y: 50, angle: 0 };
       const cases: [Record<string, unknown>, (status: Parameters<Parameters<FleetStub["update"]>[1]>[0]) => void, string][] = [
         [
           { remoteTaskCommandType: "START_TASK", commandParameter: { startTaskParameter: { task: { name: "Lobby" } } } },
@@ -390,7 +391,12 @@ describe("api: watching robots", function () {
         [{ remoteTaskCommandType: "STOP_TASK" }, (s) => (s.taskState = "IDLE"), "IDLE"],
         [
           { remoteNavigationCommandType: "CROSS_NAVIGATE", commandParameter: { startNavigationParameter: { position: "dock-2" } } },
-          (s) => (s.navigation = { state: "ARRIVED", position: "dock-2" }),
+          // Arrival as real statuses show it: the robot's mapPosition on the point's grid cell.
+          (s) =>
+            Object.assign(s, {
+              localizationInfo: { ...s.localizationInfo, mapPosition: at },
+              navigationPoints: { naviPoints: [{ naviPointName: "dock-2", navPointGridX: 50, navPointGridY: 52 }] },
+            }),
           "ARRIVED at dock-2",
         ],
         [
@@ -398,8 +404,17 @@ describe("api: watching robots", function () {
           (s) => (s.battery.charging = true),
           "charging",
         ],
-        [{ remoteNavigationCommandType: "PAUSE_NAVIGATE" }, (s) => (s.navigation = { state: "PAUSED", position: "x" }), "PAUSED"],
-        [{ remoteNavigationCommandType: "STOP_NAVIGATE" }, (s) => (s.navigation = { state: "STOPPED", position: "x" }), "STOPPED"],
+        // Paused and stopped: standing still in two statuses in a row, navStatus not NAVI_IDLE / NAVI_IDLE.
+        [
+          { remoteNavigationCommandType: "PAUSE_NAVIGATE" },
+          (s) => Object.assign(s, { localizationInfo: { ...s.localizationInfo, mapPosition: at }, navStatus: "NAVI_RUNNING" }),
+          "PAUSED",
+        ],
+        [
+          { remoteNavigationCommandType: "STOP_NAVIGATE" },
+          (s) => Object.assign(s, { localizationInfo: { ...s.localizationInfo, mapPosition: at }, navStatus: "NAVI_IDLE" }),
+          "STOPPED",
+        ],
         [{ remoteControlCommandType: "REMOTE_CONTROL_START" }, (s) => (s.remoteControl = { enabled: true }), "remote control on"],
         [{ remoteControlCommandType: "REMOTE_CONTROL_STOP" }, (s) => (s.remoteControl = { enabled: false }), "remote control off"],
       ];

@@ -45,6 +45,7 @@ const LABELS: Record<AccountSettingName, string> = {
   queueLimit: "Queue limit",
   maxRetryWait: "Max retry wait",
   robotListInterval: "Robot list every",
+  arrivalRadius: "Arrival radius",
 };
 
 const TAB = "limits-tab";
@@ -213,6 +214,7 @@ describe("editor: robot-config limits dialog and help (own Node-RED, headless Ch
       queueLimit: "calls",
       maxRetryWait: "s",
       robotListInterval: "min",
+      arrivalRadius: "map cells",
     };
     assert.deepEqual(
       layout.rows.map((row) => row.name),

@@ -79,6 +79,39 @@ describe("confirmation: the robot shows it", function () {
     assert.equal((stopped.output?.confirmation as { state: string }).state, "IDLE");
   });
 
+  describe("CROSS_NAVIGATE to another point: confirmed from the robot's mapPosition and the point's grid cell, no navigation object", function () {
+    const LOBBY = FLOOR_1.navigationPoints.find((point) => point.name === "Lobby entrance")!;
+    /** Grid cells from the robot, as its S-line status places it now, to the Lobby entrance. */
+    const cellsToLobby = () => {
+      const status = simulator.state.status(KITCHEN)!;
+      const { x, y } = (status.localizationInfo as { mapPosition: { x: number; y: number } }).mapPosition;
+      return Math.hypot(x - LOBBY.x, y - LOBBY.y);
+    };
+    const navigate = () => ({ payload: { command: "CROSS_NAVIGATE", map: "Floor 1", position: "Lobby entrance" } });
+
+    it("arrival: within the default 10 cells when the message is sent; the statuses read carry navStatus and no navigation object", async () => {
+      await startCloud({ commandDelayMs: 500, navigationMs: 3000 });
+      await load([commandNode()]);
+      assert.ok(cellsToLobby() > 100, "the kitchen robot starts far from the lobby");
+      const { output, caught } = await outcomeOf("command", navigate());
+      assert.equal(caught, undefined, JSON.stringify(caught?.error));
+      assert.equal((output?.confirmation as { state: string }).state, "ARRIVED at Lobby entrance");
+      assert.ok(cellsToLobby() <= 10, `${cellsToLobby()} cells from the point`);
+      const served = simulator.state.status(KITCHEN)!;
+      assert.equal("navigation" in served, false);
+      assert.equal(served.navStatus, "NAVI_IDLE");
+    });
+
+    it("robot-config's arrivalRadius decides: 1,000 cells confirms at the first look, far from the point", async () => {
+      await startCloud({ commandDelayMs: 0, navigationMs: 20_000 });
+      await loadFlow([robotCommand], flowWith(simulator.url, [commandNode(), ...outputsAndCatch("command")], { arrivalRadius: 1000 }), { config: { token: DEMO_TOKEN } });
+      const { output, caught } = await outcomeOf("command", navigate());
+      assert.equal(caught, undefined, JSON.stringify(caught?.error));
+      assert.equal((output?.confirmation as { state: string }).state, "ARRIVED at Lobby entrance");
+      assert.ok(cellsToLobby() > 10, `still ${cellsToLobby()} cells away: the wide radius, not the arrival, confirmed it`);
+    });
+  });
+
   it("REMOTE_CONTROL_MOVE has nothing to wait for; 'accepted' and msg.sendWhen keep today's behaviour", async () => {
     await startCloud();
     await load([commandNode({ sendWhen: "accepted" })]);

@@ -181,12 +181,12 @@ describe("robot-maps: fleetMap", function () {
     assert.match(listed.output!.payload as string, /<title>Robot 101 \(GS-S-000101\): cleaning – \u26a0<\/title><circle class="alarm-ring"/);
   });
 
-  it("fans out robots that stand on one spot, each with a line to its true spot, and names a navigating robot's destination", async () => {
+  it("fans out robots that stand on one spot, each with a line to its true spot, and colours a robot whose navStatus is not NAVI_IDLE as navigating", async () => {
     await load();
     const charging = { x: 20, y: 30, angle: 0 };
     const docked = status("GS-S-000111", charging, { battery: { charging: true, powerPercentage: 90 } });
     const alarmed = status("GS-S-000112", charging, { battery: { charging: true, powerPercentage: 35 } });
-    const driving = status("GS-S-000113", { x: 200, y: 100, angle: 0 }, { navigation: { state: "NAVIGATING", position: "charging" } });
+    const driving = status("GS-S-000113", { x: 200, y: 100, angle: 0 }, { navStatus: "NAVI_RUNNING" });
     const { output } = await outcomeOf("maps", { statuses: [CORNERS[0], docked, alarmed, driving], alarms: { "GS-S-000112": "H5 Lidar blocked" } });
     const svg = output!.payload as string;
     /** Where a robot's body is drawn: its group's spot, moved by its fanned marker's offset when it has one. */
@@ -204,8 +204,9 @@ describe("robot-maps: fleetMap", function () {
     const apart = Math.hypot(first.x - second.x, first.y - second.y);
     assert.ok(apart >= 2 * unit, `bodies ${apart} apart, each ${2 * unit} wide`);
     assert.match(svg, /data-serial-number="GS-S-000112"[^>]*>.*?<circle class="alarm-ring"/, "the alarm ring goes with the fanned marker");
-    assert.match(svg, /<g class="robot robot-navigating" data-serial-number="GS-S-000113" data-state="navigating"[^>]*><title>Robot 113 \(GS-S-000113\): to charger<\/title>/);
-    assert.equal((output!.robots as Array<{ serialNumber: string; destination?: string }>).find((robot) => robot.serialNumber === "GS-S-000113")!.destination, "charging");
+    // No status says where a navigation goes: the state's word, no destination.
+    assert.match(svg, /<g class="robot robot-navigating" data-serial-number="GS-S-000113" data-state="navigating"[^>]*><title>Robot 113 \(GS-S-000113\): navigating<\/title>/);
+    assert.equal((output!.robots as Array<{ serialNumber: string; destination?: string }>).find((robot) => robot.serialNumber === "GS-S-000113")!.destination, undefined);
   });
 
   it("without msg.alarms rings the robots with an open alarm of the account (from a robot-events node linked to it)", async () => {

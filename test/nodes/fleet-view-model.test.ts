@@ -71,13 +71,13 @@ function alarm(serialNumber: string, incidentId: string, level: number, extra: P
 const robotOf = (view: ReturnType<typeof fleetView>, serialNumber: string) => view.robots.find((robot) => robot.serialNumber === serialNumber)!;
 
 describe("fleetView's model", () => {
-  it("says each state in words and its colour: cleaning a task, driving to the charger or a point, paused, offline", () => {
+  it("says each state in words and its colour: cleaning a task, navigating (navStatus not NAVI_IDLE, an unknown value too), paused, offline", () => {
     const view = fleetView(
       input(
         kept(
           status("GS-S-000101", "Alpha", { taskState: "RUNNING", executingTask: { name: "Lobby", progress: 0.42, timeRemaining: 360 } }),
-          status("GS-S-000102", "Bravo", { navigation: { state: "NAVIGATING", position: "charging" } }),
-          status("GS-S-000103", "Charlie", { navigation: { state: "NAVIGATING", position: "Kitchen door" } }),
+          status("GS-S-000102", "Bravo", { navStatus: "NAVI_RUNNING" }),
+          status("GS-S-000103", "Charlie", { navStatus: "SOMETHING_NEW" }),
           status("GS-S-000104", "Delta", { taskState: "PAUSED", executingTask: { name: "Lobby" } }),
           status("GS-S-000105", "Echo", { online: false }),
         ),
@@ -87,8 +87,9 @@ describe("fleetView's model", () => {
     const said = Object.fromEntries(view.robots.map((robot) => [robot.name, [robot.state, robot.stateText, robot.colour]]));
     assert.deepEqual(said, {
       Alpha: ["cleaning", "cleaning Lobby", STATE_COLOURS.cleaning],
-      Bravo: ["navigating", "to charger", STATE_COLOURS.navigating],
-      Charlie: ["navigating", "to Kitchen door", STATE_COLOURS.navigating],
+      // No status says where a navigation goes.
+      Bravo: ["navigating", "navigating", STATE_COLOURS.navigating],
+      Charlie: ["navigating", "navigating", STATE_COLOURS.navigating],
       Delta: ["paused", "paused: Lobby", STATE_COLOURS.paused],
       Echo: ["offline", "offline", STATE_COLOURS.offline],
     });

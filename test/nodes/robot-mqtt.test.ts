@@ -12,6 +12,7 @@ import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush } from "../../src/api/pushes/pushes";
+import { readStatus } from "../../src/api/watching/status-reader";
 import type { RobotConfigNode } from "../../src/nodes/shared/types";
 import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
@@ -148,7 +149,10 @@ describe("robot-mqtt", function () {
 
     result = await command(client, "GS-S-000102", "send_command", JSON.stringify({ command: "CROSS_NAVIGATE", position: "Kitchen door" }));
     assert.deepEqual([result.command, result.ok], ["CROSS_NAVIGATE", true], String(result.reason));
-    assert.equal(simulator.state.status("GS-S-000102")!.navigation && (simulator.state.status("GS-S-000102")!.navigation as { position: string }).position, "Kitchen door");
+    // Confirmed as real statuses show it: the robot on the point's grid cell (within robot-config's arrival radius).
+    const kitchen = readStatus(simulator.state.status("GS-S-000102")!);
+    const door = kitchen.navigationPoints!.find((point) => point.name === "Kitchen door")!.grid!;
+    assert.ok(Math.hypot(kitchen.position!.x - door.x, kitchen.position!.y - door.y) <= 10, JSON.stringify(kitchen.position));
     result = await command(client, "GS-S-000102", "command", "return_to_base");
     assert.deepEqual([result.command, result.ok], ["CROSS_NAVIGATE", true], String(result.reason));
     assert.equal(simulator.state.robot("GS-S-000102")!.battery.charging, true);

@@ -14,7 +14,8 @@ export interface StubStatus {
   emergencyStop: { enabled: boolean };
   localizationInfo: { localizationState: string };
   currentTask?: { name: string };
-  navigation?: { state: string; position: string };
+  /** NAVI_IDLE, the only value real statuses were seen with. */
+  navStatus?: string;
   remoteControl?: { enabled: boolean };
 }
 

@@ -2,7 +2,9 @@
  * A fleet stub robots can be sent jobs on: the robots stand on Floor 1 at
  * positions the test sets, take START_TASK, CROSS_NAVIGATE and the stops,
  * refuse or ignore starts where the test says, run a task for a number of
- * status reads (or until the test finishes it) and file its task report.
+ * status reads (or until the test finishes it) and file its task report. A
+ * navigation moves the robot onto its point's grid cell, navStatus staying
+ * NAVI_IDLE, as recorded statuses show it (no navigation object).
  * Every command is recorded per robot, with whether the robot was busy then.
  */
 import { FleetStub, stubSerial, type StubStatus } from "./fleet-stub";
@@ -54,6 +56,7 @@ export class JobFleetStub extends FleetStub {
           naviPoints: [{ naviPointName: KITCHEN_DOOR.name, navPointGridX: KITCHEN_DOOR.x, navPointGridY: KITCHEN_DOOR.y }],
         };
         s.cleanModes = [{ name: "__middle_cleaning" }];
+        s.navStatus = "NAVI_IDLE";
       });
     }
   }
@@ -116,7 +119,7 @@ export class JobFleetStub extends FleetStub {
     const status: JobStatus | undefined = this.statuses.get(serialNumber);
     if (!status) return { status: 404, body: { code: 5, message: "Robot not found." } };
     const type = String(body.remoteTaskCommandType ?? body.remoteNavigationCommandType ?? body.remoteControlCommandType);
-    const busy = status.taskState === "RUNNING" || status.navigation?.state === "NAVIGATING";
+    const busy = status.taskState === "RUNNING" || (status.navStatus !== undefined && status.navStatus !== "NAVI_IDLE");
     const list = this.commands.get(serialNumber) ?? [];
     list.push({ type, whileBusy: busy && (type === "START_TASK" || type === "CROSS_NAVIGATE") });
     this.commands.set(serialNumber, list);
@@ -127,10 +130,7 @@ export class JobFleetStub extends FleetStub {
       this.finish(serialNumber, 1);
       return accepted;
     }
-    if (type === "STOP_NAVIGATE") {
-      if (status.navigation) status.navigation.state = "STOPPED";
-      return accepted;
-    }
+    if (type === "STOP_NAVIGATE") return accepted;
     if (this.refusing.has(serialNumber))
       return { status: 400, body: { code: 9, message: "The robot is busy." }, delayMs: this.commandDelayMs };
     if (this.ignoring.has(serialNumber)) return accepted;
@@ -145,7 +145,11 @@ export class JobFleetStub extends FleetStub {
       status.executingTask = { name, progress: 0.5 };
       if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
     }
-    if (type === "CROSS_NAVIGATE") status.navigation = { state: "ARRIVED", position: parameter.startNavigationParameter!.position };
+    if (type === "CROSS_NAVIGATE") {
+      const point = parameter.startNavigationParameter!.position;
+      const cell = point === KITCHEN_DOOR.name ? KITCHEN_DOOR : undefined;
+      if (cell) status.localizationInfo.mapPosition = { x: cell.x, y: cell.y, angle: 0 };
+    }
     return accepted;
   }
 }

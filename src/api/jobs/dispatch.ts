@@ -3,7 +3,8 @@
  * function of the robots' last statuses, the work, the holds of other jobs,
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
-import { cleaningModesOf, mapNameOf, numberOf } from "../watching/status-reader";
+import { isNavigating, pointCellOf } from "../watching/navigation";
+import { cleaningModesOf, mapNameOf, numberOf, type NavigationPoint } from "../watching/status-reader";
 import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */
@@ -19,9 +20,8 @@ export interface RobotFacts {
   displayName?: string;
   online?: boolean;
   taskState?: string;
-  navigationState?: string;
-  /** Where the navigation goes or arrived (navigation.position). */
-  navigationPosition?: string;
+  /** The v1 status' navStatus (navigation.ts). */
+  navStatus?: string;
   /** The running task's progress, 0-1, where the status gives it (executingTask.progress). */
   progress?: number;
   battery?: number;
@@ -30,8 +30,8 @@ export interface RobotFacts {
   mapId?: string;
   mapName?: string;
   position?: { x: number; y: number };
-  /** The navigation points of the map the robot is on, with their pixel positions. */
-  navigationPoints: { name: string; x: number; y: number }[];
+  /** The navigation points of the map the robot is on, with their grid cells where the status gives them; undefined where it lists none. */
+  navigationPoints?: NavigationPoint[];
   /** Tasks the robot can run, where its status lists them (the v1 status does). */
   executableTasks?: { name: string; mapId?: string; mapName?: string }[];
   /** Cleaning modes as the status names them ("__" prefix and all). */
@@ -71,7 +71,6 @@ export interface DispatchChoice {
 /** An alarm counts from this rank (H4). */
 export const BLOCKING_ALARM_RANK = 4;
 const BUSY_TASK_STATES = new Set(["RUNNING", "PAUSED", "OTHER"]);
-const BUSY_NAVIGATION_STATES = new Set(["NAVIGATING", "RUNNING", "PAUSED"]);
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -82,20 +81,13 @@ const text = (value: unknown): string | undefined =>
 /** The facts of a status of any of the cloud's shapes (B1, the S-line batch, the v1 batch). */
 export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
   const state = watchedStateOf(status);
-  const points = record(status.navigationPoints)?.naviPoints;
-  const navigationPoints = (Array.isArray(points) ? points : []).flatMap((point: unknown) => {
-    const entry = record(point);
-    const [name, x, y] = [text(entry?.naviPointName), numberOf(entry?.navPointGridX), numberOf(entry?.navPointGridY)];
-    return name !== undefined && x !== undefined && y !== undefined ? [{ name, x, y }] : [];
-  });
   const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : undefined;
   return {
     serialNumber: state.serialNumber,
     ...(state.displayName !== undefined ? { displayName: state.displayName } : {}),
     online: state.online,
     taskState: state.taskState,
-    navigationState: state.navigation?.state,
-    navigationPosition: state.navigation?.position,
+    ...(state.navStatus !== undefined ? { navStatus: state.navStatus } : {}),
     progress: numberOf(record(status.executingTask ?? status.currentTask)?.progress),
     battery: state.battery,
     emergencyStop: state.emergencyStop,
@@ -103,7 +95,7 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
     mapId: state.mapId,
     mapName: mapNameOf(status),
     ...(state.position ? { position: { x: state.position.x, y: state.position.y } } : {}),
-    navigationPoints,
+    ...(state.navigationPoints ? { navigationPoints: state.navigationPoints } : {}),
     ...(tasks
       ? {
           executableTasks: tasks.flatMap((task: unknown) => {
@@ -125,10 +117,7 @@ export function isOnMap(facts: RobotFacts, map: string): boolean {
 
 /** Whether the robot is doing something: a task running or paused, or a navigation under way. */
 export function isBusy(facts: RobotFacts): boolean {
-  return (
-    (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) ||
-    (facts.navigationState !== undefined && BUSY_NAVIGATION_STATES.has(facts.navigationState))
-  );
+  return (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) || isNavigating(facts) === true;
 }
 
 /** The words for an alarm that keeps a robot from work: "alarm H6 Brush motor stalled". */
@@ -167,7 +156,7 @@ export function reasonNotEligible(serialNumber: string, input: DispatchInput): s
 /** The point `near` stands for on this robot's map, or undefined when the robot's status does not place it. */
 function nearPoint(near: NearSpec, facts: RobotFacts): { x: number; y: number } | undefined {
   if (typeof near !== "string") return near;
-  return facts.navigationPoints.find((point) => point.name === near);
+  return pointCellOf(facts, near);
 }
 
 /** Distance in map pixels from the robot to `near`; Infinity when either cannot be placed. */

@@ -6,6 +6,7 @@
  * calls and sends. No Node-RED, no calls.
  */
 import { keptForAccount } from "../account/account-memory";
+import type { NavigationFollower } from "../watching/navigation";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
 
 export type JobPhase = "waiting" | "starting" | "running";
@@ -83,12 +84,19 @@ export function outcomeOfReport(report: { outcome?: unknown } | undefined): JobO
 /**
  * What a status of its robot means for a running job: still under way, or
  * ended and how. A task ends when the robot is neither running nor paused;
- * a navigation when it arrived at the point (or was stopped).
+ * a navigation when `navigation` (the job's own follower, fed every status of
+ * its robot) sees it arrive, or end away from its point (outcome unknown: no
+ * status says whether a person stopped it or the robot gave up).
  */
-export function runningJobEnd(job: Pick<JobRecord, "work">, facts: RobotFacts): { ended: false } | { ended: true; outcome?: JobOutcome } {
+export function runningJobEnd(
+  job: Pick<JobRecord, "work">,
+  facts: RobotFacts,
+  navigation: NavigationFollower | undefined,
+): { ended: false } | { ended: true; outcome?: JobOutcome } {
   if (job.work.kind === "goto") {
-    if (facts.navigationState === "ARRIVED" && facts.navigationPosition === job.work.point) return { ended: true, outcome: "completed" };
-    if (facts.navigationState === "STOPPED") return { ended: true, outcome: "stoppedByHand" };
+    const progress = navigation?.see(facts);
+    if (progress?.phase === "arrived") return { ended: true, outcome: "completed" };
+    if (progress?.phase === "endedAway") return { ended: true, outcome: "unknown" };
     return { ended: false };
   }
   // The outcome of a task comes from its report.

@@ -6,6 +6,7 @@
 import type { CallOptions, RobotClient } from "../client";
 import { commandConfirmationRule, tempTaskConfirmationRule } from "../watching/confirmation";
 import type { ConfirmationRule } from "../watching/confirmation-poller";
+import { NAVI_IDLE, NavigationFollower } from "../watching/navigation";
 import type { RobotOperationName } from "../cloud/endpoints";
 import { invalidInput } from "../errors";
 import type { JobWork, RobotFacts } from "./dispatch";
@@ -17,8 +18,6 @@ export interface StartRequest {
   /** The task's name as the robot will show it (task and area work). */
   taskName?: string;
 }
-
-const NAVIGATION_UNDER_WAY = new Set(["NAVIGATING", "ARRIVED", "PAUSED"]);
 
 /** What starts `work` on the robot `facts` describe; an area not on the robot's map is bad input naming payload.area. */
 export async function startRequestFor(
@@ -49,15 +48,28 @@ export async function startRequestFor(
   }
 }
 
-/** What shows the work started: its task running, or a navigation to its point under way (or already arrived: a short way). */
-export function startedRule(work: JobWork, serialNumber: string, taskName: string | undefined): ConfirmationRule {
+/**
+ * What shows the work started: its task running, or a navigation to its point
+ * under way (or already arrived: a short way). `navigation` follows a goto
+ * job's navigation (made with the account's arrival radius), and goes on
+ * following it once the job runs.
+ */
+export function startedRule(
+  work: JobWork,
+  serialNumber: string,
+  taskName: string | undefined,
+  navigation?: NavigationFollower,
+): ConfirmationRule {
   if (work.kind === "goto") {
+    const follower = navigation ?? new NavigationFollower(work.point);
     return {
-      expects: `navigation to "${work.point}" under way`,
-      confirmedBy: (state) =>
-        state.navigation?.position === work.point && NAVIGATION_UNDER_WAY.has(state.navigation.state ?? "")
-          ? state.navigation.state
-          : undefined,
+      get expects() {
+        return `navigation to "${work.point}" under way: navStatus other than ${NAVI_IDLE}, the robot coming closer to the point, or ${follower.expectsArrival()}`;
+      },
+      confirmedBy: (state) => {
+        const progress = follower.see(state);
+        return progress.phase === "notSeen" ? undefined : progress.shown;
+      },
     };
   }
   if (work.kind === "area") return tempTaskConfirmationRule(taskName);

@@ -7,6 +7,7 @@
 import { CHARGING_POINT } from "../cloud/commands";
 import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
 import type { RobotView } from "./robot-view";
+import { isNavigating } from "../watching/navigation";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -158,21 +159,24 @@ export function chooseStartTask(
 /**
  * The cloud command for a vacuum command, from the robot's state: start
  * resumes a paused task (a new start needs its task: `start` is given it),
- * pause and stop act on a navigation while one is under way, return_to_base
- * navigates to the charging point of its map.
+ * pause and stop act on a navigation while one is under way (navStatus other
+ * than NAVI_IDLE), start resumes it (no status tells a paused navigation from
+ * a driving one, nor where it goes), return_to_base navigates to the charging
+ * point of its map.
  */
 export function planVacuumCommand(
   command: VacuumCommand,
   view: RobotView,
   start?: { task: ExecutableTask; cleaningMode: string | undefined },
+  sentTo?: string,
 ): PlannedCommand | Problem {
-  const navigation = view.state.navigation;
-  const navigating = navigation?.state === "NAVIGATING" || navigation?.state === "PAUSED";
-  const navigationParameters = { map: view.mapName, position: navigation?.position };
+  const navigating = isNavigating(view.state) === true && view.state.taskState !== "RUNNING" && view.state.taskState !== "PAUSED";
+  // Where the package last sent the robot: no status says where a navigation goes.
+  const navigationParameters = { map: view.mapName, position: sentTo };
   switch (command) {
     case "start":
       if (view.state.taskState === "PAUSED") return { command: "RESUME_TASK", parameters: {} };
-      if (navigation?.state === "PAUSED") return { command: "RESUME_NAVIGATE", parameters: navigationParameters };
+      if (navigating) return { command: "RESUME_NAVIGATE", parameters: navigationParameters };
       if (!start) return { problem: "command", reason: "no task to start" };
       if (start.cleaningMode === undefined)
         return { problem: "command", reason: "the robot lists no cleaning mode to start its task with" };
@@ -187,12 +191,10 @@ export function planVacuumCommand(
         },
       };
     case "pause":
-      if (navigation?.state === "NAVIGATING" && view.state.taskState !== "RUNNING")
-        return { command: "PAUSE_NAVIGATE", parameters: navigationParameters };
+      if (navigating) return { command: "PAUSE_NAVIGATE", parameters: navigationParameters };
       return { command: "PAUSE_TASK", parameters: {} };
     case "stop":
-      if (navigating && view.state.taskState !== "RUNNING" && view.state.taskState !== "PAUSED")
-        return { command: "STOP_NAVIGATE", parameters: navigationParameters };
+      if (navigating) return { command: "STOP_NAVIGATE", parameters: navigationParameters };
       return { command: "STOP_TASK", parameters: {} };
     case "return_to_base":
       if (view.mapName === undefined)
@@ -210,14 +212,6 @@ export function withRobotDefaults(planned: PlannedCommand, view: RobotView, clea
     if (parameters.cleaningMode === undefined && cleaningMode !== undefined) parameters.cleaningMode = cleaningMode;
     parameters.loop ??= false;
     parameters.loopCount ??= 1;
-  }
-  if (
-    planned.command.endsWith("_NAVIGATE") &&
-    planned.command !== "CROSS_NAVIGATE" &&
-    parameters.position === undefined &&
-    view.state.navigation?.position
-  ) {
-    parameters.position = view.state.navigation.position;
   }
   return { command: planned.command, parameters };
 }

@@ -4,7 +4,6 @@
  * as fan speeds, and the problem and alarm sensors.
  */
 import { readableCleaningMode } from "../cloud/cleaning-modes";
-import { CHARGING_POINT } from "../cloud/commands";
 import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
@@ -101,17 +100,15 @@ export function alarmText(alarm: OpenAlarm | undefined): string {
 /**
  * The vacuum's state, first match wins:
  * emergency stop, LOST or an alarm at H4+ -> error; task RUNNING -> cleaning;
- * task PAUSED -> paused; navigating to "charging" -> returning (paused there:
- * paused); charging -> docked; anything else (idle, a navigation elsewhere,
- * arrived) -> idle.
+ * task PAUSED -> paused; charging -> docked; anything else -> idle. A real
+ * status does not say where a navigation goes (navStatus tells only that one
+ * runs: navigation.ts), so a robot driving to its charger is not told from
+ * one driving elsewhere: both show idle, and navStatus in the attributes.
  */
 export function vacuumStateOf(state: WatchedState, alarm: OpenAlarm | undefined): VacuumState {
   if (problemsOf(state, alarm).length > 0) return "error";
   if (state.taskState === "RUNNING") return "cleaning";
   if (state.taskState === "PAUSED") return "paused";
-  const navigation = state.navigation;
-  if (navigation?.position === CHARGING_POINT && navigation.state === "NAVIGATING") return "returning";
-  if (navigation?.position === CHARGING_POINT && navigation.state === "PAUSED") return "paused";
   if (state.charging === true) return "docked";
   return "idle";
 }
@@ -144,9 +141,6 @@ export interface Attributes {
 export function attributesOf(view: RobotView, alarm: OpenAlarm | undefined): Attributes {
   const { state } = view;
   const problems = problemsOf(state, alarm);
-  const navigation = state.navigation?.state
-    ? `${state.navigation.state}${state.navigation.position ? ` ${state.navigation.position}` : ""}`
-    : null;
   return {
     online: state.online === true,
     battery: state.battery ?? null,
@@ -154,7 +148,7 @@ export function attributesOf(view: RobotView, alarm: OpenAlarm | undefined): Att
     task_state: state.taskState ?? null,
     map: view.mapName ?? null,
     position: state.position ?? null,
-    navigation,
+    navigation: state.navStatus ?? null,
     task: taskText(view.task),
     progress: view.task?.progress ?? null,
     emergency_stop: state.emergencyStop ?? null,

@@ -9,11 +9,14 @@ import { AbortGroups } from "../engine/abort-groups";
 import { REAL_CLOCK, type EngineClock } from "../engine/clock";
 import { RobotApiError, abortedError, internalError } from "../errors";
 import { refusalText, stateRefusal, type ActionRefusal } from "./robot-actions";
-import { readStatus, type StatusReading } from "./status-reader";
+import { readStatus, serialNumberOf, type StatusReading } from "./status-reader";
 import { fleetStatusesOf } from "./fleet-statuses";
 
 /** A status is checked this often while a command waits to be confirmed. */
 export const CONFIRM_POLL_INTERVAL_MS = 2000;
+
+/** A status's navigation fields that only one of the two status shapes carries (navigation.ts). */
+const NAVIGATION_FIELDS = ["navStatus", "navigationPoints"] as const;
 
 /** The interval new pollers take: tests that follow many jobs to their end shorten it. */
 export const POLL_SETTINGS = { intervalMs: CONFIRM_POLL_INTERVAL_MS };
@@ -24,9 +27,14 @@ interface Observer {
   onStatuses(statuses: Record<string, unknown>[]): void;
 }
 
-/** What "the robot shows it" means for one command: a test of its state, and the word msg.confirmation reports. */
+/**
+ * What "the robot shows it" means for one command: a test of its state, and
+ * the word msg.confirmation reports. A rule is made for one wait: it may
+ * remember what the statuses before showed (a navigation that left
+ * NAVI_IDLE), so it is never shared between waits.
+ */
 export interface ConfirmationRule {
-  /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet. */
+  /** The observed state that confirms, for msg.confirmation.state, or undefined while not yet; called with each status read, in order. */
   confirmedBy(state: StatusReading): string | undefined;
   /** For the help and error messages: what is waited for. */
   expects: string;
@@ -178,9 +186,22 @@ export class ConfirmationPoller {
     const toRead = share && unknown.length > 0 ? await share.claim(unknown, this.intervalMs).catch(() => unknown) : unknown;
     const read = toRead.length === 0 ? [] : ((await this.client.batchGetStatuses(toRead, { line: "s" })) as Record<string, unknown>[]);
     share?.publish(read);
-    // The account's last statuses, for a console: the S-line read brings the navigation a v1 read lacks.
+    // The account's last statuses, for a console: the S-line read brings the navigation points a v1 read lacks.
     fleetStatusesOf(this.client.accountKey).record(read);
     return known ? [...known.values(), ...read] : read;
+  }
+
+  /**
+   * The status with what only the other shape carries of a navigation: the
+   * S-line read has the navigation points, the v1 read (a fleet status node's)
+   * navStatus; the account's kept statuses hold the last of each.
+   */
+  private withNavigationOfOtherReads(status: Record<string, unknown>): Record<string, unknown> {
+    const serialNumber = serialNumberOf(status);
+    const kept = serialNumber === undefined ? undefined : fleetStatusesOf(this.client.accountKey).get(serialNumber)?.status;
+    if (!kept) return status;
+    const missing = NAVIGATION_FIELDS.filter((field) => !(field in status) && field in kept);
+    return missing.length === 0 ? status : { ...status, ...Object.fromEntries(missing.map((field) => [field, kept[field]])) };
   }
 
   private schedule(): void {
@@ -210,7 +231,7 @@ export class ConfirmationPoller {
       const now = this.clock.now();
       for (const set of this.waiters.values()) for (const waiter of set) waiter.missing = false;
       for (const status of statuses) {
-        const state = readStatus(status);
+        const state = readStatus(this.withNavigationOfOtherReads(status));
         const waiting = state.serialNumber === undefined ? undefined : this.waiters.get(state.serialNumber);
         for (const waiter of [...(waiting ?? [])]) {
           waiter.lastStatus = status;

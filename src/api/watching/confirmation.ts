@@ -9,6 +9,7 @@ import { commandTypeOf, type CommandType, CHARGING_POINT } from "../cloud/comman
 import { commandRefusal } from "./robot-actions";
 import type { ConfirmationRule } from "./confirmation-poller";
 import type { StatusReading } from "./status-reader";
+import { DEFAULT_ARRIVAL_RADIUS_CELLS, MOVE_CELLS, MoveWatch, NAVI_IDLE, NavigationFollower, isNavigating } from "./navigation";
 
 /** The request fields a rule needs: the command's own body (Endpoint A). */
 export interface CommandBody {
@@ -38,23 +39,65 @@ function taskState(wanted: string): ConfirmationRule {
 }
 
 /**
- * At the target: the status's navigation says ARRIVED there (where the cloud
- * reports navigation, as the simulator's B1 does), or, for the charging
- * point, the battery is charging (every status shows that).
+ * At the point (navigation.ts): within the arrival radius of its grid cell,
+ * or navStatus back to NAVI_IDLE after leaving it; for the charging point,
+ * also the battery charging (every status shows that). The rule follows this
+ * one navigation, so it is made for one wait.
  */
-function arrivedAt(position: string | undefined): ConfirmationRule {
+function arrivedAt(command: CommandType, point: string | undefined, arrivalRadius: number): ConfirmationRule {
+  const navigation = new NavigationFollower(point, arrivalRadius);
   return {
-    expects: position === CHARGING_POINT ? `arrival at "charging" (or the battery charging)` : `navigation ARRIVED at "${position ?? "?"}"`,
+    get expects() {
+      const arrival = navigation.expectsArrival();
+      return point === CHARGING_POINT ? `${arrival}, or the battery charging` : arrival;
+    },
     confirmedBy: (state: StatusReading) => {
-      if (state.navigation?.state === "ARRIVED" && state.navigation.position === position) return `ARRIVED at ${position}`;
-      if (position === CHARGING_POINT && state.charging === true) return "charging";
+      const progress = navigation.see(state);
+      if (progress.phase === "arrived") return progress.shown;
+      if (point === CHARGING_POINT && state.charging === true) return "charging";
       return undefined;
+    },
+    // A robot on its way (navStatus left NAVI_IDLE, or it came closer) is carrying the command out, not refusing it.
+    refusal: (state) => (navigation.started ? undefined : commandRefusal(command, state)),
+  };
+}
+
+/** A resumed navigation names no point (no status says where a navigation goes): under way again is what shows. */
+function underWayAgain(point: string | undefined, arrivalRadius: number): ConfirmationRule {
+  if (point !== undefined) return arrivedAt("RESUME_NAVIGATE", point, arrivalRadius);
+  const moves = new MoveWatch();
+  return {
+    expects: `navStatus other than ${NAVI_IDLE}, or the robot moving ${MOVE_CELLS} cell or more between two statuses`,
+    confirmedBy: (state) => {
+      const moved = moves.see(state);
+      return isNavigating(state) === true || moved === "moving" ? "NAVIGATING" : undefined;
     },
   };
 }
 
-function navigationState(wanted: string): ConfirmationRule {
-  return { expects: `navigation ${wanted}`, confirmedBy: (state) => (state.navigation?.state === wanted ? wanted : undefined) };
+/**
+ * A paused navigation: the robot standing still in two statuses in a row,
+ * its navStatus, where the status gives one, not NAVI_IDLE (the navigation
+ * is paused, not over). The cloud publishes no paused navStatus.
+ */
+function navigationPaused(): ConfirmationRule {
+  const moves = new MoveWatch();
+  return {
+    expects: `the robot standing still, less than ${MOVE_CELLS} cell apart in two statuses in a row, with navStatus, where given, other than ${NAVI_IDLE}`,
+    confirmedBy: (state) => (moves.see(state) === "still" && isNavigating(state) !== false ? "PAUSED" : undefined),
+  };
+}
+
+/**
+ * A stopped navigation: navStatus NAVI_IDLE where the status gives one, and
+ * the robot standing still in two statuses in a row.
+ */
+function navigationStopped(): ConfirmationRule {
+  const moves = new MoveWatch();
+  return {
+    expects: `navStatus ${NAVI_IDLE} where the status gives one, and the robot standing still, less than ${MOVE_CELLS} cell apart in two statuses in a row`,
+    confirmedBy: (state) => (moves.see(state) === "still" && isNavigating(state) !== true ? "STOPPED" : undefined),
+  };
 }
 
 function remoteControl(on: boolean): ConfirmationRule {
@@ -62,35 +105,37 @@ function remoteControl(on: boolean): ConfirmationRule {
   return { expects: word, confirmedBy: (state) => (state.remoteControl === on ? word : undefined) };
 }
 
-/** The rule of each command; REMOTE_CONTROL_MOVE has none (no status shows one step). */
-const RULES: Record<CommandType, ((body: CommandBody) => ConfirmationRule) | undefined> = {
+/** The rule of each command, made for one wait; REMOTE_CONTROL_MOVE has none (no status shows one step). */
+const RULES: Record<CommandType, ((body: CommandBody, arrivalRadius: number) => ConfirmationRule) | undefined> = {
   START_TASK: (body) => runningTask(body.commandParameter?.startTaskParameter?.task?.name),
   RESUME_TASK: () => taskState("RUNNING"),
   PAUSE_TASK: () => taskState("PAUSED"),
   STOP_TASK: () => taskState("IDLE"),
-  CROSS_NAVIGATE: (body) => arrivedAt(body.commandParameter?.startNavigationParameter?.position),
-  RESUME_NAVIGATE: (body) => arrivedAt(body.commandParameter?.startNavigationParameter?.position),
-  PAUSE_NAVIGATE: () => navigationState("PAUSED"),
-  STOP_NAVIGATE: () => navigationState("STOPPED"),
+  CROSS_NAVIGATE: (body, arrivalRadius) =>
+    arrivedAt("CROSS_NAVIGATE", body.commandParameter?.startNavigationParameter?.position, arrivalRadius),
+  RESUME_NAVIGATE: (body, arrivalRadius) => underWayAgain(body.commandParameter?.startNavigationParameter?.position, arrivalRadius),
+  PAUSE_NAVIGATE: () => navigationPaused(),
+  STOP_NAVIGATE: () => navigationStopped(),
   REMOTE_CONTROL_START: () => remoteControl(true),
   REMOTE_CONTROL_STOP: () => remoteControl(false),
   REMOTE_CONTROL_MOVE: undefined,
 };
 
-/** The rule for a command body, or undefined when its effect cannot be seen in a status. */
-export function commandConfirmationRule(body: CommandBody): ConfirmationRule | undefined {
+/**
+ * The rule for a command body, made for one wait (a navigation's rule
+ * remembers the statuses it saw), or undefined when its effect cannot be seen
+ * in a status. `arrivalRadius`: grid cells (robot-config's arrivalRadius).
+ */
+export function commandConfirmationRule(
+  body: CommandBody,
+  arrivalRadius: number = DEFAULT_ARRIVAL_RADIUS_CELLS,
+): ConfirmationRule | undefined {
   const type = commandTypeOf(body) as CommandType | undefined;
-  const rule = type && RULES[type] ? RULES[type](body) : undefined;
+  const rule = type && RULES[type] ? RULES[type](body, arrivalRadius) : undefined;
   if (!type || !rule) return undefined;
-  const target = body.commandParameter?.startNavigationParameter?.position;
-  return {
-    ...rule,
-    // A robot still driving to the point it was sent to is on its way, not refusing.
-    refusal: (state) =>
-      type === "CROSS_NAVIGATE" && state.navigation?.state === "NAVIGATING" && state.navigation.position === target
-        ? undefined
-        : commandRefusal(type, state),
-  };
+  // The rule's own getters (a navigation's expects) stay live: the command's refusal is added where it has none.
+  if (!rule.refusal) rule.refusal = (state) => commandRefusal(type, state);
+  return rule;
 }
 
 /** A temporary site task (B3, B4) shows as a running task, with its name when the status gives one. */

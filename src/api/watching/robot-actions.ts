@@ -6,6 +6,7 @@
  */
 import { CHARGING_POINT, type CommandType } from "../cloud/commands";
 import type { StatusReading } from "./status-reader";
+import { isNavigating } from "./navigation";
 
 export const ROBOT_ACTIONS = ["startTask", "goTo", "toCharger", "pause", "resume", "stop"] as const;
 export type RobotAction = (typeof ROBOT_ACTIONS)[number];
@@ -27,14 +28,17 @@ export type ActionRefusal =
   | { code: "busyWithTask" | "taskPaused"; task?: string }
   | { code: "busyNavigating"; point?: string };
 
-/** What the robot is doing, as far as actions go. */
-type Activity = "task" | "taskPaused" | "navigating" | "navigationPaused" | "idle";
+/**
+ * What the robot is doing, as far as actions go. A navigation is navStatus
+ * other than NAVI_IDLE, an unknown value included (navigation.ts); no status
+ * tells a paused navigation from a driving one, nor where it goes.
+ */
+type Activity = "task" | "taskPaused" | "navigating" | "idle";
 
 function activityOf(state: StatusReading): Activity {
   if (state.taskState === "RUNNING") return "task";
   if (state.taskState === "PAUSED") return "taskPaused";
-  if (state.navigation?.state === "NAVIGATING") return "navigating";
-  if (state.navigation?.state === "PAUSED") return "navigationPaused";
+  if (isNavigating(state) === true) return "navigating";
   return "idle";
 }
 
@@ -57,7 +61,7 @@ export function refusalOf(action: RobotAction, state: StatusReading): ActionRefu
       ? { code: "busyWithTask", ...task }
       : activity === "taskPaused"
         ? { code: "taskPaused", ...task }
-        : { code: "busyNavigating", ...(state.navigation?.position ? { point: state.navigation.position } : {}) };
+        : { code: "busyNavigating" };
   switch (action) {
     case "startTask":
     case "goTo":
@@ -71,7 +75,8 @@ export function refusalOf(action: RobotAction, state: StatusReading): ActionRefu
         ? undefined
         : { code: activity === "idle" ? "nothingToPause" : "alreadyPaused" };
     case "resume":
-      return activity === "taskPaused" || activity === "navigationPaused"
+      // A navigation may be paused: the status cannot say, so resuming it is offered while one runs.
+      return activity === "taskPaused" || activity === "navigating"
         ? undefined
         : activity === "idle"
           ? { code: "nothingToResume" }
@@ -91,7 +96,7 @@ export function allowedActions(state: StatusReading): RobotAction[] {
  * stop act on what it is doing (its task or its navigation).
  */
 export function commandOf(action: RobotAction, state: StatusReading): CommandType {
-  const navigating = activityOf(state) === "navigating" || activityOf(state) === "navigationPaused";
+  const navigating = activityOf(state) === "navigating";
   switch (action) {
     case "startTask":
       return "START_TASK";

@@ -5,10 +5,20 @@
  * it, so that they never disagree on what a status says. Pure: no calls.
  */
 
-export interface MapPosition {
+/** A cell of the map's grid: a pixel of the map image, rows counted from the bottom edge (docs/cloud-api.md). */
+export interface GridPoint {
   x: number;
   y: number;
+}
+
+export interface MapPosition extends GridPoint {
   angle: number;
+}
+
+/** A navigation point of the robot's map (S-line navigationPoints.naviPoints); `grid` where the status places it. */
+export interface NavigationPoint {
+  name: string;
+  grid?: GridPoint;
 }
 
 /** What a status says that the package acts on; what a status lacks stays undefined. */
@@ -30,8 +40,13 @@ export interface StatusReading {
   taskProgress?: number;
   /** Seconds the running task still needs (v1 executingTask.timeRemaining). */
   timeRemaining?: number;
-  /** The navigation the status reports, where it reports one (the simulator's B1 does). */
-  navigation?: { state?: string; position?: string };
+  /**
+   * The v1 status' navStatus: NAVI_IDLE when no navigation runs; the cloud
+   * publishes no other value (navigation.ts reads it).
+   */
+  navStatus?: string;
+  /** The navigation points of the robot's map, where the status lists them (the S-line status does, the v1 status not). */
+  navigationPoints?: NavigationPoint[];
   remoteControl?: boolean;
   /** The map the robot is on (localizationInfo.map.id). */
   mapId?: string;
@@ -70,7 +85,6 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   const battery = record(status.battery);
   const localization = record(status.localizationInfo);
   const task = record(status.executingTask) ?? record(status.currentTask);
-  const navigation = record(status.navigation);
   const reading: StatusReading = {
     serialNumber: serialNumberOf(status),
     displayName: text(status.displayName),
@@ -81,14 +95,18 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
     emergencyStop: flag(record(status.emergencyStop)?.enabled),
     localizationState: text(localization?.localizationState),
     taskName: text(task?.name),
-    remoteControl: flag(record(status.remoteControl)?.enabled),
+    // Recorded statuses say it as currentTask.manualControlling; remoteControl.enabled is the older form.
+    remoteControl: flag(record(status.currentTask)?.manualControlling) ?? flag(record(status.remoteControl)?.enabled),
   };
   const executing = record(status.executingTask);
   const progress = numberOf(executing?.progress);
   if (progress !== undefined) reading.taskProgress = Math.min(1, Math.max(0, progress));
   const timeRemaining = numberOf(executing?.timeRemaining);
   if (timeRemaining !== undefined) reading.timeRemaining = Math.max(0, timeRemaining);
-  if (navigation) reading.navigation = { state: text(navigation.state), position: text(navigation.position) };
+  const navStatus = text(status.navStatus);
+  if (navStatus !== undefined) reading.navStatus = navStatus;
+  const points = navigationPointsOf(status);
+  if (points !== undefined) reading.navigationPoints = points;
   const mapId = text(record(localization?.map)?.id);
   if (mapId !== undefined) reading.mapId = mapId;
   const version = record(localization?.map)?.version;
@@ -98,6 +116,19 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   const [x, y, angle] = [numberOf(position?.x), numberOf(position?.y), numberOf(position?.angle)];
   if (x !== undefined && y !== undefined) reading.position = { x, y, angle: angle ?? 0 };
   return reading;
+}
+
+/** navigationPoints.naviPoints as named points, each with its grid cell where both coordinates are given; undefined when the status has no list. */
+function navigationPointsOf(status: Record<string, unknown>): NavigationPoint[] | undefined {
+  const listed = record(status.navigationPoints)?.naviPoints;
+  if (!Array.isArray(listed)) return undefined;
+  return listed.flatMap((entry: unknown) => {
+    const point = record(entry);
+    const name = text(point?.naviPointName);
+    if (name === undefined) return [];
+    const [x, y] = [numberOf(point?.navPointGridX), numberOf(point?.navPointGridY)];
+    return [x !== undefined && y !== undefined ? { name, grid: { x, y } } : { name }];
+  });
 }
 
 /** The name of the map the robot is on: localizationInfo.map.name, else the v1 status' position.mapName. */

@@ -8,7 +8,8 @@ import { CHARGING_POINT, type CommandType } from "../../api/cloud/commands";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
 import { ROBOT_ACTIONS, commandOf, refusalOf, type RobotAction } from "../../api/watching/robot-actions";
-import { cleaningModesOf, mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
+import { sentNavigationsOf } from "../../api/watching/navigation";
+import { cleaningModesOf, mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { refusalWords } from "../shared/refusal-words";
 import type { RobotCall } from "../shared/robot-input";
@@ -44,7 +45,8 @@ async function lastStatusOf(call: RobotCall, serialNumber: string): Promise<Reco
   const [status] = (await call.client.batchGetStatuses([serialNumber], { line: "s", ...call.options })) as Record<string, unknown>[];
   if (!status) throw new RobotApiError({ kind: "bad_response", operation: "batchGetSRobotStatus", message: `batchGetSRobotStatus: no status of robot ${serialNumber} in the answer` });
   statuses.record([status]);
-  return status;
+  // The S-line read with what only a v1 read carries (navStatus, a watching node's): the state the console showed.
+  return statuses.get(serialNumber)?.status ?? status;
 }
 
 /**
@@ -81,15 +83,15 @@ export async function commandForAction(
     });
   }
   const command = commandOf(action, state);
-  return { action, command, values: await valuesFor(action, command, state, status, { point, task, map }, cleaningModeSetting) };
+  const sentTo = sentNavigationsOf(call.client.accountKey).lastSent(serialNumber)?.position;
+  return { action, command, values: await valuesFor(action, command, status, { point, task, map, sentTo }, cleaningModeSetting) };
 }
 
 async function valuesFor(
   action: RobotAction,
   command: CommandType,
-  state: StatusReading,
   status: Record<string, unknown>,
-  given: { point?: string; task?: string; map?: string },
+  given: { point?: string; task?: string; map?: string; sentTo?: string },
   cleaningModeSetting: () => Promise<unknown>,
 ): Promise<ParameterValues> {
   const map = given.map ?? mapNameOf(status);
@@ -100,7 +102,7 @@ async function valuesFor(
   }
   if (action === "goTo") return { map, position: given.point };
   if (action === "toCharger") return { map, position: CHARGING_POINT };
-  // Pause, resume and stop of a navigation name the navigation they act on.
-  if (command.endsWith("_NAVIGATE")) return { map, position: state.navigation?.position };
+  // Pause, resume and stop of a navigation name the navigation they act on: no status says where it goes, so where the package sent the robot.
+  if (command.endsWith("_NAVIGATE")) return { map, position: given.sentTo };
   return {};
 }

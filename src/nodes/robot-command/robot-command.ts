@@ -303,7 +303,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const prepared = asAction?.prepared ?? (await requestFor(call));
     return submit(call, prepared, asAction?.action, async (resource) => {
       if (sendWhen === "accepted") return { resource };
-      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
+      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody, call.client.arrivalRadius);
       return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
     });
   }

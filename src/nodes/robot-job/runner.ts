@@ -9,6 +9,7 @@
  */
 import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
+import { NavigationFollower } from "../../api/watching/navigation";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { chooseRobot, robotFactsOf } from "../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
@@ -241,7 +242,7 @@ export class JobRunner {
   private async confirmStart(job: JobRecord): Promise<void> {
     const serialNumber = job.serialNumber!;
     this.busy.add(job.jobId);
-    const started = startedRule(job.work, serialNumber, job.taskName);
+    const started = startedRule(job.work, serialNumber, job.taskName, this.navigationOf(job));
     const timeoutMs = Math.max(1, job.settings.confirmTimeoutMs - (Date.now() - (job.sentAt ?? Date.now())));
     try {
       await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal: this.lifetime.signal, operation: "robot-job" });
@@ -291,7 +292,7 @@ export class JobRunner {
   private follow(job: JobRecord): void {
     const facts = this.book.facts.get(job.serialNumber!);
     if (!facts) return;
-    const end = runningJobEnd(job, facts);
+    const end = runningJobEnd(job, facts, this.navigationOf(job));
     if (!end.ended) {
       if (facts.progress !== undefined && facts.progress !== job.progress) {
         job.progress = facts.progress;
@@ -349,6 +350,7 @@ export class JobRunner {
     if (job.serialNumber !== undefined) this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
     for (const set of [this.looked, this.waitingSent, this.busy]) set.delete(job.jobId);
     this.claimRenewed.delete(job.jobId);
+    this.navigations.delete(job.jobId);
     const ended: JobEnd =
       end instanceof JobError
         ? end

@@ -6,7 +6,8 @@
  * no network; robot-maps' fleetMap operation feeds it.
  */
 import { placeLabels, spreadMarkers, textWidth, type Box, type LabelRequest, type PlacedLabel, type Point } from "../../api/map-layout";
-import { numberOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
+import { isNavigating } from "../../api/watching/navigation";
+import { readStatus, type StatusReading } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 
 /** What a robot is doing, as the picture colours its marker. */
@@ -36,7 +37,7 @@ export interface PlacedRobot {
   /** Degrees as the cloud gives them. */
   angle: number;
   state: MarkerState;
-  /** Where a navigating robot is going: the navigation point's name ("charging" for its charger). */
+  /** Where a navigating robot is going, when known: the navigation point's name ("charging" for its charger). No status says it. */
   destination?: string;
   /** What the flow says of an alarm raised on this robot (msg.alarms), when there is one. */
   alarm?: string;
@@ -92,25 +93,19 @@ export function withAlarms<Robot extends { serialNumber: string }>(robots: reado
   return robots.map((robot) => (alarms.has(robot.serialNumber) ? { ...robot, alarm: alarms.get(robot.serialNumber)! } : robot));
 }
 
-function text(value: unknown): string | undefined {
-  if (typeof value === "string" && value.trim() !== "") return value.trim();
-  return typeof value === "number" && Number.isFinite(value) ? String(value) : undefined;
-}
-
 /** The id of the map a status puts its robot on. */
 export function mapIdOf(status: Record<string, unknown>): string | undefined {
   return readStatus(status).mapId;
 }
 
-/** How the picture colours a robot: offline first, then its emergency stop, charging, its task, its navigation. */
+/** How the picture colours a robot: offline first, then its emergency stop, charging, its task, its navigation (navStatus other than NAVI_IDLE). */
 export function markerStateOf(reading: StatusReading): MarkerState {
   if (reading.online === false) return "offline";
   if (reading.emergencyStop === true) return "emergencyStop";
   if (reading.charging === true) return "charging";
   if (reading.taskState === "RUNNING") return "cleaning";
   if (reading.taskState === "PAUSED") return "paused";
-  if (reading.navigation?.state === "NAVIGATING") return "navigating";
-  if (reading.navigation?.state === "PAUSED") return "paused";
+  if (isNavigating(reading) === true) return "navigating";
   return "idle";
 }
 
@@ -128,25 +123,16 @@ export function placeRobots(statuses: readonly unknown[], mapId: string, height:
     if (reading.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
     else if (!position) unplaced.push({ serialNumber, name, reason: "noPosition", state });
     else {
-      const destination = state === "navigating" ? reading.navigation?.position : undefined;
-      placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state, ...(destination ? { destination } : {}) });
+      placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state });
     }
   }
   return { placed, unplaced };
 }
 
-/** The navigation points of a status that carry a position, in top-left pixels. */
+/** The navigation points of a status that carry a grid position (status-reader.ts), in top-left pixels. */
 export function navigationMarks(status: unknown, height: number): NavigationMark[] {
-  if (!isPlainObject(status) || !isPlainObject(status.navigationPoints) || !Array.isArray(status.navigationPoints.naviPoints)) return [];
-  const marks: NavigationMark[] = [];
-  for (const point of status.navigationPoints.naviPoints) {
-    if (!isPlainObject(point)) continue;
-    const name = text(point.naviPointName);
-    const x = numberOf(point.navPointGridX);
-    const y = numberOf(point.navPointGridY);
-    if (name !== undefined && x !== undefined && y !== undefined) marks.push({ name, x, y: height - y });
-  }
-  return marks;
+  if (!isPlainObject(status)) return [];
+  return (readStatus(status).navigationPoints ?? []).flatMap((point) => (point.grid ? [{ name: point.name, x: point.grid.x, y: height - point.grid.y }] : []));
 }
 
 /** Width and height from a PNG's IHDR chunk, or undefined when the bytes are not a PNG. */

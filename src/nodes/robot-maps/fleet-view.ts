@@ -155,9 +155,8 @@ function taskProgressOf(reading: StatusReading): { progress?: number; timeRemain
   };
 }
 
-/** "cleaning Lobby", "to charger", "paused: Lobby", "offline": a robot's state as a person reads it. */
+/** "cleaning Lobby", "navigating", "paused: Lobby", "offline": a robot's state as a person reads it (no status says where a navigation goes). */
 export function stateTextOf(state: MarkerState, reading: StatusReading, t: Translate): string {
-  if (state === "navigating" && reading.navigation?.position) return fleetMapWords(t).goingTo(reading.navigation.position);
   if ((state === "cleaning" || state === "paused") && reading.taskName) return t(`view.stateWithTask.${state}`, { task: reading.taskName });
   return t(`fleetMap.states.${state}`);
 }

@@ -7,6 +7,7 @@
 import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
+import { isNavigating, sentNavigationsOf } from "../../api/watching/navigation";
 import { RobotApiError } from "../../api/errors";
 import {
   chooseStartTask,
@@ -71,13 +72,13 @@ export async function carryOut(input: InputKind, text: string, context: CommandC
       if (isProblem(read)) return refused(asked, read);
       view = await freshView(context, view.serialNumber);
       let start;
-      if (read.command === "start" && view.state.taskState !== "PAUSED" && view.state.navigation?.state !== "PAUSED") {
+      if (read.command === "start" && view.state.taskState !== "PAUSED" && isNavigating(view.state) !== true) {
         const statuses = await context.client.batchGetStatuses([view.serialNumber], { line: "v1", signal: context.signal });
         const task = chooseStartTask(view, executableTasksOf((statuses[0] ?? {})), context.startTasks);
         if (isProblem(task)) return refused(asked, task);
         start = { task, cleaningMode: context.chosenMode ?? view.task?.cleaningMode ?? view.cleaningModes[0] };
       }
-      const planned = planVacuumCommand(read.command, view, start);
+      const planned = planVacuumCommand(read.command, view, start, sentNavigationsOf(context.client.accountKey).lastSent(view.serialNumber)?.position);
       return isProblem(planned) ? refused(asked, planned) : send(planned, view, context);
     }
     case "sendCommand": {
@@ -108,7 +109,7 @@ async function send(planned: PlannedCommand, view: RobotView, context: CommandCo
   }
   try {
     await context.client.send(prepared, { signal: context.signal });
-    const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody);
+    const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody, context.client.arrivalRadius);
     if (!rule) return { result: { command: planned.command, ok: true, reason: "accepted (nothing in a status shows it)" } };
     const timeoutMs = context.confirmTimeoutMs ?? CONFIRM_TIMEOUT.default * 1000;
     const confirmed = await confirmationPollerOf(context.client).waitFor(serialNumber, rule, { timeoutMs, signal: context.signal, operation: "submitCommand" });

@@ -8,6 +8,7 @@
  */
 import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
+import { NavigationFollower } from "../../api/watching/navigation";
 import { RobotApiError } from "../../api/errors";
 import { robotFactsOf, type JobWork } from "../../api/jobs/dispatch";
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
@@ -45,7 +46,8 @@ export async function startJob(client: RobotClient, serialNumber: string, job: R
     if (refusal) return result(false, `robot ${serialNumber} ${refusalText(refusal)}`);
     const request = await startRequestFor(client, work, facts, { mode: text(job.mode), name: text(job.name) }, { signal });
     await client.send(clientModule().prepareCall(request.operation, request.body as never), { signal });
-    const confirmed = await confirmationPollerOf(client).waitFor(serialNumber, startedRule(work, serialNumber, request.taskName), { timeoutMs: confirmTimeoutMs, signal, operation: "job" });
+    const navigation = work.kind === "goto" ? new NavigationFollower(work.point, client.arrivalRadius) : undefined;
+    const confirmed = await confirmationPollerOf(client).waitFor(serialNumber, startedRule(work, serialNumber, request.taskName, navigation), { timeoutMs: confirmTimeoutMs, signal, operation: "job" });
     return result(true, `${confirmed.state} after ${Math.round(confirmed.seconds)} s`);
   } catch (error) {
     return result(false, error instanceof RobotApiError ? `${error.code}: ${error.message}` : String(error));
