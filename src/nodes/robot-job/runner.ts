@@ -43,6 +43,8 @@ export class JobRunner {
   private readonly claimRenewed = new Map<string, number>();
   /** A start command on its way: a cancel sends its stop only after it, so the stop cannot overtake it in the queue. */
   private readonly startSends = new Map<string, Promise<void>>();
+  /** Goto jobs' navigations, by job id, while their robot is tried or runs. */
+  private readonly navigations = new Map<string, NavigationFollower>();
   private fleet: { serialNumbers: string[]; at: number } | undefined;
   private listing: Promise<void> | undefined;
 
@@ -280,12 +282,25 @@ export class JobRunner {
       this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
     }
     job.phase = "waiting";
+    this.navigations.delete(job.jobId);
     delete job.serialNumber;
     delete job.robotName;
     delete job.sentAt;
     delete job.taskName;
     this.busy.delete(job.jobId);
     this.sink.changed();
+  }
+
+  /**
+   * The follower of a goto job's navigation, from its start to its end (a job
+   * record is plain JSON: the follower lives here); a job running after a
+   * redeploy gets a new one.
+   */
+  private navigationOf(job: JobRecord): NavigationFollower | undefined {
+    if (job.work.kind !== "goto") return undefined;
+    let navigation = this.navigations.get(job.jobId);
+    if (!navigation) this.navigations.set(job.jobId, (navigation = new NavigationFollower(job.work.point, this.client.arrivalRadius)));
+    return navigation;
   }
 
   /** A status of a started job's robot: progress, or its end. */
