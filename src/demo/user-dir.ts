@@ -113,6 +113,9 @@ export function demoSettings(userDir: string): Record<string, unknown> {
     ...(lang ? { lang } : {}),
     // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
     httpNodeRoot: "/",
+    // A store in the lasting folder, as a real installation would have: open alarms, their acknowledgements, jobs and the
+    // reports already sent on outlive a restart of the demo, and a restart does not send the seeded reports again.
+    contextStorage: { default: { module: "localfilesystem" } },
     logging: { console: { level: "info", metrics: false, audit: false } },
   };
 }
