@@ -10,6 +10,7 @@ import { RobotClient } from "../../src/api/client";
 import { commandConfirmationRule, tempTaskConfirmationRule } from "../../src/api/watching/confirmation";
 import { RobotApiError } from "../../src/api/errors";
 import { ConfirmationPoller } from "../../src/api/watching/confirmation-poller";
+import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
 import { FleetWatcher, WatchLoop, type RobotUpdate } from "../../src/api/watching/watcher";
 import { diffWatchedStates, watchedStateOf, type WatchedState } from "../../src/api/watching/watcher-state";
 import { DEMO_TOKEN, startSimulator } from "../../src/simulator";
@@ -437,6 +438,25 @@ describe("api: watching robots", function () {
       );
       assert.equal(commandConfirmationRule({ remoteControlCommandType: "REMOTE_CONTROL_MOVE" }), undefined, "a single step has no rule");
       assert.equal(poller.watching, 0, "nothing left waiting");
+    });
+
+    it("reads navStatus from the account's kept v1 read when its S-line reads carry none: left NAVI_IDLE, then back, is an arrival no status places", async function () {
+      const serial = stubSerial(1);
+      const kept = fleetStatusesOf(client.accountKey);
+      const v1Read = (navStatus: string) => kept.record([{ name: `robots/${serial}`, serialNumber: serial, navStatus }]);
+      v1Read("NAVI_RUNNING");
+      const poller = new ConfirmationPoller(client, 30);
+      const rule = commandConfirmationRule({
+        remoteNavigationCommandType: "CROSS_NAVIGATE",
+        commandParameter: { startNavigationParameter: { position: "dock-9" } },
+      })!;
+      const waiting = poller.waitFor(serial, rule, { timeoutMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(poller.watching, 1, "still navigating: not arrived");
+      v1Read("NAVI_IDLE");
+      const confirmed = await waiting;
+      assert.equal(confirmed.state, "ARRIVED at dock-9");
+      assert.equal("navStatus" in confirmed.status, false, "the S-line read itself carries none");
     });
 
     it("does not take a task already running for the one started", async function () {
