@@ -21,6 +21,7 @@ import { STATUS_BATCH_SIZE } from "./cloud/schemas";
 import type { AccountSharing } from "./account/shared-account";
 import { accountKeyOf } from "./account/account-memory";
 import { DEFAULT_ARRIVAL_RADIUS_CELLS, sentNavigationsOf } from "./watching/navigation";
+import { robotDirectoryOf } from "./account/robot-directory";
 import { abortFailure, wireFailure } from "./http/wire-failures";
 
 // What the client's callers in this package use with it; the package's public names are index.ts's.
@@ -202,7 +203,11 @@ export class RobotClient {
       const answer = await this.send(prepared, callOptions);
       const before = robots.size;
       for (const robot of answer.robots) if (!robots.has(robot.serialNumber)) robots.set(robot.serialNumber, robot);
-      if (answer.robots.length < Number(pageSize)) return [...robots.values()];
+      if (answer.robots.length < Number(pageSize)) {
+        // Whoever lists the robots brings the account's directory up to date (names, models, versions).
+        robotDirectoryOf(this.accountKey).learn([...robots.values()]);
+        return [...robots.values()];
+      }
       if (robots.size === before) {
         throw new RobotApiError({
           kind: "bad_response",

@@ -17,7 +17,6 @@ export type NearSpec = string | { x: number; y: number };
 /** What a robot's last status says that dispatching needs. */
 export interface RobotFacts {
   serialNumber: string;
-  displayName?: string;
   online?: boolean;
   taskState?: string;
   /** The v1 status' navStatus (navigation.ts). */
@@ -84,7 +83,6 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
   const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : undefined;
   return {
     serialNumber: state.serialNumber,
-    ...(state.displayName !== undefined ? { displayName: state.displayName } : {}),
     online: state.online,
     taskState: state.taskState,
     ...(state.navStatus !== undefined ? { navStatus: state.navStatus } : {}),

@@ -5,6 +5,7 @@
  */
 import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
+import type { DirectoryEntry } from "../account/robot-directory";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
 
@@ -26,10 +27,10 @@ export interface TaskOfRobot {
 /** The device and state of one robot, read from any of the cloud's status shapes. */
 export interface RobotView {
   serialNumber: string;
+  /** Name, model and software version come from the robot list (the account's robot directory): no status carries them. */
   displayName?: string;
   model?: string;
   softwareVersion?: string;
-  manufacturer?: string;
   state: WatchedState;
   mapName?: string;
   /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
@@ -50,16 +51,15 @@ function percent(value: unknown): number | undefined {
   return typeof number === "number" && Number.isFinite(number) ? Math.max(0, Math.min(100, number)) : undefined;
 }
 
-export function robotViewOf(status: Record<string, unknown>): RobotView {
+/** The view of a robot from its status and what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf). */
+export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry): RobotView {
   const state = watchedStateOf(status);
-  const device = record(status.device);
   const task = record(status.executingTask) ?? record(status.currentTask);
   const view: RobotView = {
     serialNumber: state.serialNumber,
-    displayName: state.displayName,
-    model: text(device?.model) ?? text(status.modelTypeCode),
-    softwareVersion: text(device?.softwareVersion) ?? text(device?.firmwareVersion) ?? text(status.softwareVersion),
-    manufacturer: text(device?.manufacturer),
+    ...(listed?.displayName !== undefined ? { displayName: listed.displayName } : {}),
+    ...(listed?.modelTypeCode !== undefined ? { model: listed.modelTypeCode } : {}),
+    ...(listed?.softwareVersion !== undefined ? { softwareVersion: listed.softwareVersion } : {}),
     state,
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),

@@ -6,6 +6,7 @@
  * account, not only on the one that polls.
  */
 import { keptForAccount } from "../account/account-memory";
+import { robotDirectoryOf } from "../account/robot-directory";
 import { readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
@@ -60,7 +61,11 @@ export class FleetStatuses {
   private readonly robots = new Map<string, Reads>();
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly capacity = MAX_KEPT_STATUSES) {}
+  constructor(
+    private readonly capacity = MAX_KEPT_STATUSES,
+    /** Told the serial numbers of every record, so that a robot the robot list does not name yet is looked up. */
+    private readonly named: (serialNumbers: string[]) => void = () => undefined,
+  ) {}
 
   /**
    * Keeps each status (one without a serial number is skipped) as the robot's
@@ -80,6 +85,7 @@ export class FleetStatuses {
       changed = true;
     }
     while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
+    this.named(statuses.flatMap((status) => serialNumberOf(status) ?? []));
     if (changed) for (const listener of this.listeners) listener();
   }
 
@@ -125,5 +131,9 @@ export function statusShapeOf(status: Record<string, unknown>): "v1" | "lean" {
 
 /** The last statuses of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */
 export function fleetStatusesOf(accountKey: string): FleetStatuses {
-  return keptForAccount(accountKey, "fleet statuses", () => new FleetStatuses());
+  return keptForAccount(
+    accountKey,
+    "fleet statuses",
+    () => new FleetStatuses(MAX_KEPT_STATUSES, (serialNumbers) => robotDirectoryOf(accountKey).notice(serialNumbers)),
+  );
 }

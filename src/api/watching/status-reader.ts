@@ -25,7 +25,6 @@ export interface NavigationPoint {
 export interface StatusReading {
   /** Its own field, or the v1 status' `name` (robots/<sn>). */
   serialNumber?: string;
-  displayName?: string;
   online?: boolean;
   taskState?: string;
   charging?: boolean;
@@ -87,7 +86,6 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   const task = record(status.executingTask) ?? record(status.currentTask);
   const reading: StatusReading = {
     serialNumber: serialNumberOf(status),
-    displayName: text(status.displayName),
     online: flag(status.online),
     taskState: text(status.taskState),
     charging: flag(battery?.charging),
