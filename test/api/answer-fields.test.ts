@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { readAnswer } from "../../src/api/http/answers";
+import { redactorOf } from "../../src/api/http/redaction";
 import { ENDPOINTS, type Endpoint, type OperationName } from "../../src/api/cloud/endpoints";
 import { isRobotApiError } from "../../src/api/errors";
 import { MAP_ID, SERIAL as SN } from "../support/fixtures";
@@ -94,7 +95,12 @@ const UNTYPED: readonly string[] = ["getSiteInfo", "createTempSiteTask"];
 function failureOf(operation: OperationName, body: unknown): unknown {
   const answer = { status: 200, statusText: "OK", header: () => undefined, body: Buffer.from(JSON.stringify(body)) };
   try {
-    readAnswer(ENDPOINTS[operation] as unknown as Endpoint, operation, answer, (text) => text);
+    readAnswer(
+      ENDPOINTS[operation] as unknown as Endpoint,
+      operation,
+      answer,
+      redactorOf(() => []),
+    );
   } catch (error) {
     return error;
   }

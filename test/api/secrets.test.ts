@@ -134,6 +134,63 @@ describe("api: secrets never appear in errors", function () {
     assertNoSecret(error);
   });
 
+  describe("a token of one to three characters, found in any answer's own text", function () {
+    // Each also stands in every answer below: a letter and a digit in its values, a brace and a quote in its JSON, "id" in a name.
+    const SHORT_TOKENS = ["a", "1", "id", "{", '"'];
+    const MAPS = [{ mapId: "map-1", mapName: 'Hall {a} "id" 1' }];
+
+    for (const token of SHORT_TOKENS) {
+      describe(`the token ${JSON.stringify(token)}`, function () {
+        let client: RobotClient;
+        beforeEach(() => {
+          client = new RobotClient({ baseUrl: stub.server.url, auth: { token }, retry: { maxRetries: 0 } });
+        });
+        afterEach(() => client.close());
+
+        it("leaves a successful answer intact", async function () {
+          stub.server.reply({ body: { code: 0, msg: "SUCCESS", data: MAPS } });
+          const maps = await client.listMaps({ robotSn: SN });
+          assert.deepEqual(maps, MAPS);
+          assert.equal(stub.server.requests[0]!.headers.authorization, `Bearer ${token}`, "the token was really sent");
+        });
+
+        // The envelope is listMaps' (a map endpoint); the others are getRobotStatus's, whose answers have none.
+        const quoting: { name: string; reply: ScriptedReply; operation: "getRobotStatus" | "listMaps" }[] = [
+          {
+            name: "a JSON error body",
+            reply: { status: 401, body: { code: 16, message: `token [${token}] has expired` } },
+            operation: "getRobotStatus",
+          },
+          {
+            name: "a non-JSON error body",
+            reply: { status: 500, body: `Authorization failed for [${token}]` },
+            operation: "getRobotStatus",
+          },
+          {
+            name: "an error body under HTTP 200",
+            reply: { body: { code: 16, message: `bad token [${token}]` } },
+            operation: "getRobotStatus",
+          },
+          {
+            name: "an envelope's msg",
+            reply: { body: { code: 7, msg: `PERMISSION_DENIED for [${token}]`, data: [] } },
+            operation: "listMaps",
+          },
+        ];
+        for (const { name, reply, operation } of quoting) {
+          it(`shows *** where ${name} quotes it`, async function () {
+            stub.server.reply(reply);
+            const called = operation === "listMaps" ? client.listMaps({ robotSn: SN }) : client.getRobotStatus({ serialNumber: SN });
+            const error = await failureOf(called);
+            assert.match(error.message, /\[\*\*\*\]/, error.message);
+            assert.ok(!error.message.includes(`[${token}]`), error.message);
+            assert.ok(error.message.startsWith(`${operation}: `), `the package's own words are kept: ${error.message}`);
+          });
+        }
+      });
+    }
+  });
+
   describe("client credentials", function () {
     const newClient = () => new RobotClient({ baseUrl: stub.server.url, auth: CREDENTIALS, retry: { maxRetries: 0 } });
 

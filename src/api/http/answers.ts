@@ -2,13 +2,13 @@
  * Reading an answer of the cloud: an HTTP error, a {code, message} error body
  * (even under 200), a {code, msg, data} envelope, or the data itself, checked
  * against the endpoint's response schema. Every failure is a RobotApiError
- * whose text has passed the redactor.
+ * whose quotes of the answer have passed the redactor.
  */
 import type { z } from "zod";
 import type { Endpoint } from "../cloud/endpoints";
 import { RobotApiError, apiCodeText, describeIssues } from "../errors";
 import type { WireAnswer } from "./http";
-import { redactValues, type Redact } from "./redaction";
+import type { Redact } from "./redaction";
 import { Envelope, ErrorBody } from "../cloud/schemas";
 
 /** The seconds an answer's Retry-After asks for (a number of seconds, or a date), if it says. */
@@ -43,14 +43,14 @@ export function readAnswer<Res extends z.ZodType>(
   redact: Redact,
 ): z.output<Res> {
   const fail = (details: ConstructorParameters<typeof RobotApiError>[0]): never => {
-    throw new RobotApiError({ ...details, message: redact(details.message) });
+    throw new RobotApiError(details);
   };
   const { status } = response;
   // A server may echo what it was sent: no secret leaves through an answer, an error or an output.
   // Only the grant's own successful answer may hold a token: it is where tokens come from.
+  // The raw text is parsed as it came (redaction.ts says why); what an error quotes of the answer is redacted where it is quoted.
   const mayEcho = endpoint.authenticated || status < 200 || status > 299;
-  const raw = response.body.toString("utf8");
-  const text = mayEcho ? redact(raw) : raw;
+  const text = response.body.toString("utf8");
   let body: unknown;
   let isJson = true;
   try {
@@ -58,14 +58,15 @@ export function readAnswer<Res extends z.ZodType>(
   } catch {
     isJson = false;
   }
-  // A JSON escape (\/ or \u00XX) can hide a token from the text and bring it back when parsed.
-  if (mayEcho && isJson && text.includes("\\")) body = redactValues(body, redact);
+  if (mayEcho && isJson) body = redact.answer(body, text);
 
   if (status < 200 || status > 299) {
     const errorBody = isJson ? ErrorBody.safeParse(body) : undefined;
     const fields = errorBody?.success ? errorBody.data : {};
     const apiCode = fields.code === undefined || fields.code === "" ? NaN : Number(fields.code);
-    const serverText = fields.message ?? fields.msg ?? (isJson ? "" : text.slice(0, 200).trim());
+    const quoted = fields.message ?? fields.msg;
+    // A raw body is redacted before the cut, which could otherwise leave part of a secret behind.
+    const serverText = quoted !== undefined ? redact(quoted) : isJson ? "" : redact(text).slice(0, 200).trim();
     const reason = serverText || redact(response.statusText || "");
     const known = Number.isInteger(apiCode) ? apiCode : undefined;
     const codeName = known === undefined ? "" : ` ${apiCodeText(known)}`;
@@ -93,7 +94,7 @@ export function readAnswer<Res extends z.ZodType>(
       apiCode: errorInSuccess.code,
       // A code 8 here is rate limiting like the envelope's: the server's wait is honoured the same way.
       retryAfterSeconds: retryAfterOf(response),
-      message: `${operation}: ${name}${errorInSuccess.message ? `: ${errorInSuccess.message}` : ""}`,
+      message: `${operation}: ${name}${errorInSuccess.message ? `: ${redact(errorInSuccess.message)}` : ""}`,
     });
   }
   if (endpoint.envelope) {
@@ -109,7 +110,7 @@ export function readAnswer<Res extends z.ZodType>(
         status,
         apiCode: envelope.data.code,
         retryAfterSeconds: retryAfterOf(response),
-        message: `${operation}: ${name}${envelope.data.msg ? `: ${envelope.data.msg}` : ""}`,
+        message: `${operation}: ${name}${envelope.data.msg ? `: ${redact(envelope.data.msg)}` : ""}`,
       });
     }
     data = envelope.data.data;
@@ -118,11 +119,17 @@ export function readAnswer<Res extends z.ZodType>(
   const result = endpoint.response.safeParse(data);
   if (!result.success) {
     const { message } = describeIssues(result.error);
-    return fail({ kind: "bad_response", operation, status, message: `${operation}: unexpected answer: ${message}` });
+    return fail({ kind: "bad_response", operation, status, message: `${operation}: unexpected answer: ${redact(message)}` });
   }
   const rejection = endpoint.rejectionOf?.(result.data);
   if (rejection) {
-    return fail({ kind: "rejected", operation, status, resultCode: rejection.resultCode, message: `${operation}: ${rejection.message}` });
+    return fail({
+      kind: "rejected",
+      operation,
+      status,
+      resultCode: rejection.resultCode,
+      message: `${operation}: ${redact(rejection.message)}`,
+    });
   }
   return result.data;
 }

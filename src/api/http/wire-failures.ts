@@ -45,7 +45,7 @@ export function wireFailure(error: unknown, operation: string, signal: AbortSign
   return new RobotApiError({
     kind: "network",
     operation,
-    message: redact(`${operation}: network error: ${text}`),
+    message: `${operation}: network error: ${redact(text)}`,
     connectFailed: code !== undefined && CONNECT_FAILURES.has(code),
     connectionReset: code !== undefined && CONNECTION_RESETS.has(code),
   });
