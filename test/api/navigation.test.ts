@@ -11,7 +11,7 @@ import { robotFactsOf, type JobWork } from "../../src/api/jobs/dispatch";
 import { startedRule } from "../../src/api/jobs/job-start";
 import { commandConfirmationRule } from "../../src/api/watching/confirmation";
 import { FleetStatuses } from "../../src/api/watching/fleet-statuses";
-import { NavigationFollower } from "../../src/api/watching/navigation";
+import { NAVIGATION_SHOWN_MS, NavigationFollower, SentNavigations } from "../../src/api/watching/navigation";
 import { refusalOf } from "../../src/api/watching/robot-actions";
 import { readStatus } from "../../src/api/watching/status-reader";
 import { shapeProblems } from "../support/recorded-shapes";
@@ -236,6 +236,65 @@ describe("api: navigation from real statuses", function () {
         ended: true,
         outcome: "unknown",
       });
+    });
+  });
+
+  describe("where the package sent a robot: shown under way until a status shows it end", function () {
+    const SENT_AT = Date.parse("2026-11-28T08:00:00Z");
+    const sentTo = (position: string) => {
+      const navigations = new SentNavigations();
+      navigations.noteSent(navigate(position), SENT_AT);
+      return navigations;
+    };
+
+    it("ends when the robot stands within the arrival radius: at the radius it has arrived, one cell outside it has not", function () {
+      const cases: [string, { x: number; y: number }, string | undefined][] = [
+        ["far away", { x: 40, y: 100 }, "Kitchen door"],
+        ["one cell outside the radius", { x: 100 - RADIUS - 1, y: 100 }, "Kitchen door"],
+        ["at the radius", { x: 100 - RADIUS, y: 100 }, undefined],
+        ["on the point", { x: 100, y: 100 }, undefined],
+      ];
+      for (const [label, position, expected] of cases) {
+        assert.equal(sentTo("Kitchen door").destinationOf("GS-S-000101", lean({ position }), RADIUS, SENT_AT + 1000), expected, label);
+      }
+    });
+
+    it("ends when a task runs or pauses, the robot goes offline, or it charges after being sent to the charger; charging elsewhere does not", function () {
+      const away = { position: { x: 300, y: 300 } };
+      const cases: [string, string, ReturnType<typeof readStatus>, string | undefined][] = [
+        ["a task running", "Kitchen door", lean({ ...away, taskState: "RUNNING" }), undefined],
+        ["a task paused", "Kitchen door", lean({ ...away, taskState: "PAUSED" }), undefined],
+        ["offline", "Kitchen door", { ...lean(away), online: false }, undefined],
+        ["charging, sent to the charger", "charging", lean({ ...away, charging: true }), undefined],
+        ["charging, sent elsewhere", "Kitchen door", lean({ ...away, charging: true }), "Kitchen door"],
+      ];
+      for (const [label, point, reading, expected] of cases) {
+        assert.equal(sentTo(point).destinationOf("GS-S-000101", reading, RADIUS, SENT_AT + 1000), expected, label);
+      }
+    });
+
+    it("is shown at most NAVIGATION_SHOWN_MS when no status shows it end, and not again once it ended", function () {
+      const status = lean({ position: { x: 300, y: 300 } });
+      const navigations = sentTo("Kitchen door");
+      assert.equal(navigations.destinationOf("GS-S-000101", status, RADIUS, SENT_AT + NAVIGATION_SHOWN_MS - 1), "Kitchen door");
+      assert.equal(navigations.destinationOf("GS-S-000101", status, RADIUS, SENT_AT + NAVIGATION_SHOWN_MS), undefined);
+      assert.equal(navigations.destinationOf("GS-S-000101", status, RADIUS, SENT_AT + 1000), undefined, "ended is ended");
+    });
+
+    it("a stop or a task sent to the robot ends it; a pause or resume of the navigation does not; another robot's command changes nothing", function () {
+      const status = lean({ position: { x: 300, y: 300 } });
+      const cases: [string, Record<string, unknown>, string | undefined][] = [
+        ["stop", { serialNumber: "GS-S-000101", remoteNavigationCommandType: "STOP_NAVIGATE" }, undefined],
+        ["a task", { serialNumber: "GS-S-000101", remoteTaskCommandType: "START_TASK" }, undefined],
+        ["pause", { serialNumber: "GS-S-000101", remoteNavigationCommandType: "PAUSE_NAVIGATE" }, "Kitchen door"],
+        ["resume", { serialNumber: "GS-S-000101", remoteNavigationCommandType: "RESUME_NAVIGATE" }, "Kitchen door"],
+        ["another robot's stop", { serialNumber: "GS-S-000102", remoteNavigationCommandType: "STOP_NAVIGATE" }, "Kitchen door"],
+      ];
+      for (const [label, body, expected] of cases) {
+        const navigations = sentTo("Kitchen door");
+        navigations.noteSent(body, SENT_AT + 500);
+        assert.equal(navigations.destinationOf("GS-S-000101", status, RADIUS, SENT_AT + 1000), expected, label);
+      }
     });
   });
 });

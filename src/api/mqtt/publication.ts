@@ -20,7 +20,10 @@ export interface MqttMessage {
 /** The vacuum's state JSON as Home Assistant's MQTT vacuum reads it. */
 export function vacuumStatePayload(view: RobotView, alarm: OpenAlarm | undefined, chosenMode: string | undefined): Record<string, unknown> {
   const mode = chosenMode ?? view.task?.cleaningMode;
-  return { state: vacuumStateOf(view.state, alarm), ...(mode === undefined ? {} : { fan_speed: readableCleaningMode(mode) }) };
+  return {
+    state: vacuumStateOf(view.state, alarm, view.destination),
+    ...(mode === undefined ? {} : { fan_speed: readableCleaningMode(mode) }),
+  };
 }
 
 /** Discovery first (Home Assistant subscribes to a new entity's topics when it reads its config), then its values. */

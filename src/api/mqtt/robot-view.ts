@@ -4,6 +4,7 @@
  * as fan speeds, and the problem and alarm sensors.
  */
 import { readableCleaningMode } from "../cloud/cleaning-modes";
+import { CHARGING_POINT } from "../cloud/commands";
 import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
 import type { DirectoryEntry } from "../account/robot-directory";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
@@ -32,6 +33,8 @@ export interface RobotView {
   model?: string;
   softwareVersion?: string;
   state: WatchedState;
+  /** The point the package sent the robot to and it has not reached (SentNavigations.destinationOf): no status says. */
+  destination?: string;
   mapName?: string;
   /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
   cleaningModes: string[];
@@ -51,8 +54,11 @@ function percent(value: unknown): number | undefined {
   return typeof number === "number" && Number.isFinite(number) ? Math.max(0, Math.min(100, number)) : undefined;
 }
 
-/** The view of a robot from its status and what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf). */
-export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry): RobotView {
+/**
+ * The view of a robot from its status, what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf)
+ * and where the package sent it (`destination`).
+ */
+export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry, destination?: string): RobotView {
   const state = watchedStateOf(status);
   const task = record(status.executingTask) ?? record(status.currentTask);
   const view: RobotView = {
@@ -61,6 +67,7 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     ...(listed?.modelTypeCode !== undefined ? { model: listed.modelTypeCode } : {}),
     ...(listed?.softwareVersion !== undefined ? { softwareVersion: listed.softwareVersion } : {}),
     state,
+    ...(destination !== undefined ? { destination } : {}),
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),
   };
@@ -100,16 +107,17 @@ export function alarmText(alarm: OpenAlarm | undefined): string {
 /**
  * The vacuum's state, first match wins:
  * emergency stop, LOST or an alarm at H4+ -> error; task RUNNING -> cleaning;
- * task PAUSED -> paused; charging -> docked; anything else -> idle. A real
- * status does not say where a navigation goes (navStatus tells only that one
- * runs: navigation.ts), so a robot driving to its charger is not told from
- * one driving elsewhere: both show idle, and navStatus in the attributes.
+ * task PAUSED -> paused; charging -> docked; on its way to the charger the
+ * package sent it to -> returning; anything else -> idle. A real status does
+ * not say where a navigation goes (navStatus tells only that one runs:
+ * navigation.ts), so only a navigation this process sent shows as returning.
  */
-export function vacuumStateOf(state: WatchedState, alarm: OpenAlarm | undefined): VacuumState {
+export function vacuumStateOf(state: WatchedState, alarm: OpenAlarm | undefined, destination?: string): VacuumState {
   if (problemsOf(state, alarm).length > 0) return "error";
   if (state.taskState === "RUNNING") return "cleaning";
   if (state.taskState === "PAUSED") return "paused";
   if (state.charging === true) return "docked";
+  if (destination === CHARGING_POINT) return "returning";
   return "idle";
 }
 

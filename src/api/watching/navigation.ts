@@ -8,6 +8,7 @@
  * followed across polls by a NavigationFollower. Pure: no calls.
  */
 import { keptForAccount } from "../account/account-memory";
+import { CHARGING_POINT } from "../cloud/commands";
 import type { GridPoint, StatusReading } from "./status-reader";
 
 /** navStatus while no navigation runs: the only value the cloud was seen to send. */
@@ -141,29 +142,64 @@ const SENT_NAVIGATIONS_KEPT = 5000;
  */
 export class SentNavigations {
   private readonly points = new Map<string, { map?: string; position: string }>();
+  /** Navigations sent and not yet seen to end, with when they were sent: what a console shows as "to <point>". */
+  private readonly underWay = new Map<string, { position: string; sentAt: number }>();
 
-  /** Keeps the point of an accepted command body, when it is a CROSS_NAVIGATE with one. */
-  noteSent(body: unknown): void {
+  /**
+   * Keeps the point of an accepted command body, when it is a CROSS_NAVIGATE
+   * with one; any other command to the robot (a task, a stop) ends the
+   * navigation shown under way.
+   */
+  noteSent(body: unknown, now: number = Date.now()): void {
     const command = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
     const parameter = (command.commandParameter as { startNavigationParameter?: { map?: unknown; position?: unknown } } | undefined)
       ?.startNavigationParameter;
     const serialNumber = command.serialNumber;
-    if (
-      command.remoteNavigationCommandType !== "CROSS_NAVIGATE" ||
-      typeof serialNumber !== "string" ||
-      typeof parameter?.position !== "string"
-    )
+    if (typeof serialNumber !== "string") return;
+    const type = command.remoteNavigationCommandType;
+    if (type !== "CROSS_NAVIGATE" || typeof parameter?.position !== "string") {
+      if (type !== "PAUSE_NAVIGATE" && type !== "RESUME_NAVIGATE") this.underWay.delete(serialNumber);
       return;
+    }
     this.points.delete(serialNumber);
     this.points.set(serialNumber, { position: parameter.position, ...(typeof parameter.map === "string" ? { map: parameter.map } : {}) });
-    while (this.points.size > SENT_NAVIGATIONS_KEPT) this.points.delete(this.points.keys().next().value!);
+    this.underWay.delete(serialNumber);
+    this.underWay.set(serialNumber, { position: parameter.position, sentAt: now });
+    for (const kept of [this.points, this.underWay]) while (kept.size > SENT_NAVIGATIONS_KEPT) kept.delete(kept.keys().next().value!);
   }
 
   /** Where the robot was last sent, if this process sent it somewhere. */
   lastSent(serialNumber: string): { map?: string; position: string } | undefined {
     return this.points.get(serialNumber);
   }
+
+  /**
+   * The point the robot is on its way to, as far as this process knows: a
+   * navigation it sent that no status has shown to end yet. It ends when the
+   * robot stands within `arrivalRadius` cells of the point, charges after
+   * being sent to the charger, runs or pauses a task, is offline, or after
+   * NAVIGATION_SHOWN_MS with none of these (real statuses never say that a
+   * navigation runs: navStatus is NAVI_IDLE in every recorded answer).
+   */
+  destinationOf(serialNumber: string, reading: StatusReading, arrivalRadius: number, now: number = Date.now()): string | undefined {
+    const sent = this.underWay.get(serialNumber);
+    if (!sent) return undefined;
+    const cells = cellsToPoint(reading, sent.position);
+    const ended =
+      now - sent.sentAt >= NAVIGATION_SHOWN_MS ||
+      reading.online === false ||
+      reading.taskState === "RUNNING" ||
+      reading.taskState === "PAUSED" ||
+      (sent.position === CHARGING_POINT && reading.charging === true) ||
+      (cells !== undefined && cells <= arrivalRadius);
+    if (!ended) return sent.position;
+    this.underWay.delete(serialNumber);
+    return undefined;
+  }
 }
+
+/** A navigation no status shows to end is shown under way this long at most. */
+export const NAVIGATION_SHOWN_MS = 30 * 60_000;
 
 /** The sent navigations of the account `accountKey` (RobotClient.accountKey). */
 export function sentNavigationsOf(accountKey: string): SentNavigations {

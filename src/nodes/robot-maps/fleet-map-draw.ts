@@ -32,7 +32,7 @@ export function fleetMapWords(t: Translate): FleetMapWords {
 /** Draws the floor `source` shows, with the robots its statuses put on it, ringed where `alarms` names them. */
 export function drawFleetMap(source: FleetMapSource, t: Translate, alarms: ReadonlyMap<string, string> = new Map()): FleetMapResult {
   const { picture } = source;
-  const found = placeRobots(source.statuses, picture.mapId, picture.height);
+  const found = placeRobots(source.statuses, picture.mapId, picture.height, source.nameOf, source.destinationOf);
   const placed = withAlarms(found.placed, alarms);
   const unplaced = withAlarms(found.unplaced, alarms);
   const marks = mapIdOf(source.anchor) === picture.mapId ? navigationMarks(source.anchor, picture.height) : [];

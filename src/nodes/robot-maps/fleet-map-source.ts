@@ -4,6 +4,9 @@
  * map a robot is on, and that map's image, downloaded once per map id and
  * version and kept per account (a bounded cache).
  */
+import { sentNavigationsOf } from "../../api/watching/navigation";
+import type { RobotDestinations, RobotNames } from "./fleet-map";
+import { robotDirectoryOf, robotNameOf } from "../../api/account/robot-directory";
 import type { CallOptions, RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import type { MapList } from "../../api/cloud/schemas";
@@ -31,6 +34,19 @@ export interface FleetMapSource {
   /** The status of the robot named by the request (its navigation points are drawn). */
   anchor: Record<string, unknown>;
   mapVersion: string;
+  /** The robots' names (the account's robot directory); the serial number where none is given. */
+  nameOf?: RobotNames;
+  /** Where robots are on their way to (the account's sent navigations); none where not given. */
+  destinationOf?: RobotDestinations;
+}
+
+/** The account's names and destinations, as every picture of it shows them. */
+export function robotLabelsOf(client: RobotClient): { nameOf: RobotNames; destinationOf: RobotDestinations } {
+  const navigations = sentNavigationsOf(client.accountKey);
+  return {
+    nameOf: (serialNumber) => robotNameOf(client.accountKey, serialNumber),
+    destinationOf: (serialNumber, reading) => navigations.destinationOf(serialNumber, reading, client.arrivalRadius),
+  };
 }
 
 async function statusesFor(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<unknown[]> {
@@ -77,7 +93,8 @@ export async function fleetMapSource(client: RobotClient, request: FleetMapReque
     entry = { mapId, mapName: listed.mapName, mapVersion: listedVersion(listed) };
   }
   const picture = await pictureOf(client, request.serialNumber, entry, options);
-  return { picture, statuses, anchor, mapVersion: entry.mapVersion };
+  await robotDirectoryOf(client.accountKey).settled();
+  return { picture, statuses, anchor, mapVersion: entry.mapVersion, ...robotLabelsOf(client) };
 }
 
 /** The map's image, once per map id and version for the account; a failed download is not kept. */

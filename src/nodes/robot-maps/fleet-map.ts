@@ -99,18 +99,30 @@ export function mapIdOf(status: Record<string, unknown>): string | undefined {
 }
 
 /** How the picture colours a robot: offline first, then its emergency stop, charging, its task, its navigation (navStatus other than NAVI_IDLE). */
-export function markerStateOf(reading: StatusReading): MarkerState {
+export function markerStateOf(reading: StatusReading, destination?: string): MarkerState {
   if (reading.online === false) return "offline";
   if (reading.emergencyStop === true) return "emergencyStop";
   if (reading.charging === true) return "charging";
   if (reading.taskState === "RUNNING") return "cleaning";
   if (reading.taskState === "PAUSED") return "paused";
-  if (isNavigating(reading) === true) return "navigating";
+  if (destination !== undefined || isNavigating(reading) === true) return "navigating";
   return "idle";
 }
 
+/** The name a robot is shown by (the account's robot directory: robotNameOf). */
+export type RobotNames = (serialNumber: string) => string;
+
+/** Where a robot is on its way to, as far as the package knows (SentNavigations.destinationOf): no status says. */
+export type RobotDestinations = (serialNumber: string, reading: StatusReading) => string | undefined;
+
 /** Splits the statuses of robots on map `mapId` into placed (in top-left pixels) and unplaced ones. */
-export function placeRobots(statuses: readonly unknown[], mapId: string, height: number): { placed: PlacedRobot[]; unplaced: UnplacedRobot[] } {
+export function placeRobots(
+  statuses: readonly unknown[],
+  mapId: string,
+  height: number,
+  nameOf: RobotNames = (serialNumber) => serialNumber,
+  destinationOf: RobotDestinations = () => undefined,
+): { placed: PlacedRobot[]; unplaced: UnplacedRobot[] } {
   const placed: PlacedRobot[] = [];
   const unplaced: UnplacedRobot[] = [];
   for (const status of statuses) {
@@ -118,12 +130,14 @@ export function placeRobots(statuses: readonly unknown[], mapId: string, height:
     const reading = readStatus(status);
     const { serialNumber, position } = reading;
     if (reading.mapId !== mapId || !serialNumber) continue;
-    const name = reading.displayName ?? serialNumber;
-    const state = markerStateOf(reading);
+    const name = nameOf(serialNumber);
+    const destination = destinationOf(serialNumber, reading);
+    const state = markerStateOf(reading, destination);
     if (reading.localizationState === "LOST") unplaced.push({ serialNumber, name, reason: "lost", state });
     else if (!position) unplaced.push({ serialNumber, name, reason: "noPosition", state });
     else {
-      placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state });
+      const going = state === "navigating" && destination !== undefined ? { destination } : {};
+      placed.push({ serialNumber, name, x: position.x, y: height - position.y, angle: position.angle, state, ...going });
     }
   }
   return { placed, unplaced };

@@ -7,6 +7,7 @@
  * map list for a version no status gives, the open alarms and the jobs
  * holding robots.
  */
+import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { CallOptions, RobotClient } from "../../api/client";
 import { invalidInput } from "../../api/errors";
 import { jobsOfAccount } from "../../api/jobs/job-book";
@@ -15,7 +16,7 @@ import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statu
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { navigationMarks, type MapPicture } from "./fleet-map";
-import { listedMap, listedVersion, pictureOf } from "./fleet-map-source";
+import { listedMap, listedVersion, pictureOf, robotLabelsOf } from "./fleet-map-source";
 import { heldJobs, type FleetViewInput } from "./fleet-view";
 
 /** msg.statuses as kept statuses read now; INVALID_INPUT naming msg.statuses when it is not a list of statuses. */
@@ -88,5 +89,6 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   );
   const jobs = jobsOfAccount(client.accountKey);
   const alarms = alarmsOfAccount(client.accountKey);
-  return { statuses, pictures, navigation, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now };
+  await robotDirectoryOf(client.accountKey).settled();
+  return { statuses, pictures, navigation, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...robotLabelsOf(client) };
 }

@@ -15,7 +15,7 @@ import type { KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
 import type { Translate } from "../shared/i18n";
 import { isPlainObject } from "../shared/plain-data";
-import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState } from "./fleet-map";
+import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
 import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
@@ -42,6 +42,10 @@ export interface FleetViewInput {
   /** Serial number → the job holding it. */
   jobs: ReadonlyMap<string, HeldJob>;
   now: Date;
+  /** The robots' names (the account's robot directory); the serial number where none is given. */
+  nameOf?: RobotNames;
+  /** Where robots are on their way to (the account's sent navigations); none where not given. */
+  destinationOf?: RobotDestinations;
 }
 
 export interface ViewTask {
@@ -155,9 +159,13 @@ function taskProgressOf(reading: StatusReading): { progress?: number; timeRemain
   };
 }
 
-/** "cleaning Lobby", "navigating", "paused: Lobby", "offline": a robot's state as a person reads it (no status says where a navigation goes). */
-export function stateTextOf(state: MarkerState, reading: StatusReading, t: Translate): string {
+/**
+ * "cleaning Lobby", "to charger", "to Lobby entrance", "paused: Lobby", "offline": a robot's state as a
+ * person reads it. Where it goes comes from the navigation the package sent (no status says), else "navigating".
+ */
+export function stateTextOf(state: MarkerState, reading: StatusReading, t: Translate, destination?: string): string {
   if ((state === "cleaning" || state === "paused") && reading.taskName) return t(`view.stateWithTask.${state}`, { task: reading.taskName });
+  if (state === "navigating" && destination !== undefined) return fleetMapWords(t).goingTo(destination);
   return t(`fleetMap.states.${state}`);
 }
 
@@ -224,6 +232,7 @@ export function viewWords(t: Translate): Record<string, unknown> {
 
 /** The console's model of the fleet (see the file's head). */
 export function fleetView(input: FleetViewInput, t: Translate): FleetView {
+  const nameOf = input.nameOf ?? ((serialNumber: string) => serialNumber);
   const openOf = new Map<string, OpenAlarm[]>();
   for (const alarm of input.alarms) {
     const ofRobot = openOf.get(alarm.serialNumber);
@@ -252,7 +261,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   const floors: ViewFloor[] = [...floorStatuses].map(([mapId, floor]) => {
     const picture = input.pictures.get(mapId);
     const anchor = anchors.get(mapId) ?? floor.statuses[0]!;
-    const svg = picture ? drawFleetMap({ picture, statuses: floor.statuses, anchor, mapVersion: picture.mapVersion }, t, rings).svg : "";
+    const svg = picture ? drawFleetMap({ picture, statuses: floor.statuses, anchor, mapVersion: picture.mapVersion, nameOf, destinationOf: input.destinationOf }, t, rings).svg : "";
     const onFloor = robots.filter((robot) => robot.mapId === mapId);
     return { mapId, mapName: floor.mapName, robots: onFloor.length, alarms: onFloor.reduce((sum, robot) => sum + robot.alarms, 0), svg };
   });
@@ -296,7 +305,8 @@ function pointNames(status: Record<string, unknown> | undefined): string[] {
 
 function viewRobot(status: Record<string, unknown>, reading: StatusReading & { serialNumber: string }, at: number, input: FleetViewInput, open: readonly OpenAlarm[], t: Translate): ViewRobot {
   const { serialNumber } = reading;
-  const state = markerStateOf(reading);
+  const destination = input.destinationOf?.(serialNumber, reading);
+  const state = markerStateOf(reading, destination);
   const mapName = mapNameOf(status);
   const held = input.jobs.get(serialNumber);
   const highest = open.reduce<OpenAlarm | undefined>((top, alarm) => (!top || severityOf(alarm) > severityOf(top) ? alarm : top), undefined);
@@ -304,12 +314,12 @@ function viewRobot(status: Record<string, unknown>, reading: StatusReading & { s
   const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(reading) } : undefined;
   return {
     serialNumber,
-    name: reading.displayName ?? serialNumber,
+    name: input.nameOf?.(serialNumber) ?? serialNumber,
     ...(reading.mapId !== undefined ? { mapId: reading.mapId } : {}),
     ...(mapName !== undefined ? { mapName } : {}),
     online: reading.online !== false,
     state,
-    stateText: stateTextOf(state, reading, t),
+    stateText: stateTextOf(state, reading, t, destination),
     colour: STATE_COLOURS[state],
     battery: reading.battery ?? null,
     charging: reading.charging === true,

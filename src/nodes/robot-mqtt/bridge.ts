@@ -4,7 +4,8 @@
  * publishes what changed, answers Home Assistant's birth message, removes a
  * robot that left, and carries out what arrives on the command topics.
  */
-import { serialNumberOf } from "../../api/watching/status-reader";
+import { readStatus, serialNumberOf } from "../../api/watching/status-reader";
+import { sentNavigationsOf } from "../../api/watching/navigation";
 import { robotDirectoryOf, type DirectoryEntry } from "../../api/account/robot-directory";
 import type { Node } from "node-red";
 import type { RobotClient } from "../../api/client";
@@ -227,7 +228,7 @@ export class MqttBridge {
     const seen = new Set<string>();
     const messages: MqttMessage[] = [bridgeAvailabilityMessage(this.settings.roots, true)];
     for (const update of updates) {
-      const view = robotViewOf(update.status, this.listedOf(update.status));
+      const view = robotViewOf(update.status, this.listedOf(update.status), this.destinationOf(update.status));
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
         this.skip(view.serialNumber, problem);
@@ -273,6 +274,13 @@ export class MqttBridge {
     return serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber);
   }
 
+  /** Where the package sent the robot a status is of, while it has not arrived (the vacuum's returning). */
+  private destinationOf(status: Record<string, unknown>): string | undefined {
+    const reading = readStatus(status);
+    if (reading.serialNumber === undefined) return undefined;
+    return sentNavigationsOf(this.client.accountKey).destinationOf(reading.serialNumber, reading, this.client.arrivalRadius);
+  }
+
   private messagesOf(view: RobotView): MqttMessage[] {
     const alarm = alarmsOfAccount(this.client.accountKey).highestOf(view.serialNumber);
     return robotMessages(view, alarm, this.chosenModes.get(view.serialNumber), this.settings.roots, this.settings.origin);
@@ -280,7 +288,7 @@ export class MqttBridge {
 
   /** A status read for a command: shown at once, without waiting for the next poll. */
   private seen(status: Record<string, unknown>): RobotView {
-    const view = robotViewOf(status, this.listedOf(status));
+    const view = robotViewOf(status, this.listedOf(status), this.destinationOf(status));
     if (this.closed || !this.views.has(view.serialNumber)) return view;
     this.views.set(view.serialNumber, view);
     this.republishRobot(view.serialNumber);
