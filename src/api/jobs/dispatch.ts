@@ -140,15 +140,17 @@ export function reasonNotEligible(serialNumber: string, input: DispatchInput): s
   if (input.heldByOther(serialNumber)) return "held by another job";
   if (facts.battery === undefined || facts.battery < input.minBattery)
     return `battery ${facts.battery === undefined ? "unknown" : Math.round(facts.battery)} %`;
-  if (input.work.kind === "task" && facts.executableTasks) {
-    const { task, map } = input.work;
-    const runnable = facts.executableTasks.some(
-      (entry) =>
-        entry.name === task && ((entry.mapId === undefined && entry.mapName === undefined) || entry.mapId === map || entry.mapName === map),
-    );
-    if (!runnable) return "task not executable there";
-  }
+  if (input.work.kind === "task" && facts.executableTasks && !listsTask(facts, input.work.task, input.work.map))
+    return "task not executable there";
   return undefined;
+}
+
+/** Whether the robot's status lists the task among its executable tasks on the map (a task listed without a map counts on any). */
+export function listsTask(facts: RobotFacts, task: string, map: string): boolean {
+  return (facts.executableTasks ?? []).some(
+    (entry) =>
+      entry.name === task && ((entry.mapId === undefined && entry.mapName === undefined) || entry.mapId === map || entry.mapName === map),
+  );
 }
 
 /** The point `near` stands for on this robot's map, or undefined when the robot's status does not place it. */

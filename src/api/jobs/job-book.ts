@@ -8,8 +8,9 @@
 import { keptForAccount } from "../account/account-memory";
 import type { NavigationFollower } from "../watching/navigation";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
+import { JOB_PHASES, type JobPhase } from "./job-states";
 
-export type JobPhase = "waiting" | "starting" | "running";
+export type { JobPhase } from "./job-states";
 export type JobOutcome = "completed" | "stoppedByHand" | "error" | "failedToStart" | "cancelled" | "unknown";
 
 export interface JobSettings {
@@ -22,6 +23,8 @@ export interface JobSettings {
   name?: string;
   tries: number;
   confirmTimeoutMs: number;
+  /** A running job whose robot shows no status online (or a goto job no navigation) this long ends as unknown; absent: the default (jobs kept from before the setting). */
+  offlineLimitMs?: number;
 }
 
 export interface JobAttempt {
@@ -53,6 +56,23 @@ export interface JobRecord {
   progress?: number;
   /** msg.topic of the message that asked for the job, for the end sent after a redeploy. */
   topic?: unknown;
+  // What each state keeps (job-states.ts); plain JSON like the rest, so a redeploy's runner goes on from it.
+  /** waiting: a status poll read the job's robots, so it may be judged (waitUpTo 0 fails after one look, not before). */
+  looked?: boolean;
+  /** waiting: the `waiting` progress was sent (once per spell of waiting). */
+  waitingSent?: boolean;
+  /** The name check against the account's robots (work-targets.ts) was started: it runs once per job. */
+  targetChecked?: boolean;
+  /** Robots whose Redis claim was refused, with why: past waitUpTo they are not chosen again, and they are the NO_ROBOT reasons. */
+  claimRefusals?: Record<string, string>;
+  /** claiming to ending: when the robot's Redis claim was last made or renewed (epoch ms). */
+  claimRenewedAt?: number;
+  /** running: when a status last showed the robot online (epoch ms). */
+  onlineSeenAt?: number;
+  /** running, goto: when a status last showed the navigation under way (navStatus other than NAVI_IDLE, or the robot moving). */
+  navigationSeenAt?: number;
+  /** ending: what the end waits for, the task's report or the stop of a cancel. */
+  ending?: "report" | "cancel";
 }
 
 export interface JobResult {
@@ -66,6 +86,8 @@ export interface JobResult {
   durationSeconds?: number;
   attempts: JobAttempt[];
   report?: Record<string, unknown>;
+  /** Why the outcome is unknown, where the job ended without the robot saying (its robot offline too long). */
+  reason?: string;
 }
 
 /** Whatever the cloud reported at the end of a task, read for the job's outcome. */
@@ -169,7 +191,8 @@ export class AccountJobs {
     let restored = 0;
     for (const entry of plain as Partial<JobRecord>[]) {
       if (typeof entry?.jobId !== "string" || entry.nodeId !== nodeId || this.jobs.has(entry.jobId)) continue;
-      if (typeof entry.work !== "object" || typeof entry.settings !== "object" || typeof entry.phase !== "string") continue;
+      if (typeof entry.work !== "object" || typeof entry.settings !== "object" || !(JOB_PHASES as readonly unknown[]).includes(entry.phase))
+        continue;
       this.add({ ...(entry as JobRecord), attempts: entry.attempts ?? [], setAside: entry.setAside ?? {} });
       restored++;
     }

@@ -79,7 +79,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     asked.delete(job.jobId);
     const msg = (holder?.msg ?? { topic: job.topic }) as NodeMessage & Record<string, unknown>;
     msg.jobId = job.jobId;
-    if (end instanceof JobError) {
+    if (end instanceof Error) {
       if (holder) holder.done(end);
       // Followed on after a redeploy: the message that asked is gone, the error is still catchable.
       else node.error(end, msg);

@@ -1,4 +1,5 @@
 /** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
+import type { RobotApiError } from "../../api/errors";
 import type { JobRecord, JobResult } from "../../api/jobs/job-book";
 
 /**
@@ -24,7 +25,8 @@ export class JobError extends Error {
   }
 }
 
-export type JobEnd = (JobResult & { stopFailure?: string }) | JobError;
+/** A result on output 1, or an error: NO_ROBOT, or INVALID_INPUT for a name no robot of the account has. */
+export type JobEnd = (JobResult & { stopFailure?: string }) | JobError | RobotApiError;
 
 export interface JobProgress {
   event: "assigned" | "started" | "progress" | "retrying" | "waiting";

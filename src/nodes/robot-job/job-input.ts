@@ -10,12 +10,14 @@ import type { JobSettings } from "../../api/jobs/job-book";
 import { isEmptySetting, numberProblem, readNumberSetting, type NumberSetting } from "../../api/settings/input-rules";
 import { isPlainObject } from "../shared/plain-data";
 import { confirmTimeoutMs } from "../shared/confirm";
-import { JOB_MIN_BATTERY, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "./table";
+import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "./table";
 
 export interface RobotJobSettings {
   minBattery?: string | number;
   waitUpTo?: string | number;
   tries?: string | number;
+  /** Minutes. */
+  offlineLimit?: string | number;
   confirmTimeout?: string | number;
   /** "" when the message gives the work. */
   work?: string;
@@ -33,6 +35,7 @@ export interface NodeDefaults {
   waitUpToMs: number;
   tries: number;
   confirmTimeoutMs: number;
+  offlineLimitMs: number;
 }
 
 export function readNodeDefaults(config: RobotJobSettings): NodeDefaults {
@@ -41,6 +44,7 @@ export function readNodeDefaults(config: RobotJobSettings): NodeDefaults {
     waitUpToMs: readNumberSetting(config.waitUpTo, "waitUpTo", JOB_WAIT_UP_TO) * 1000,
     tries: readNumberSetting(config.tries, "tries", JOB_TRIES),
     confirmTimeoutMs: confirmTimeoutMs(config.confirmTimeout),
+    offlineLimitMs: readNumberSetting(config.offlineLimit, "offlineLimit", JOB_OFFLINE_LIMIT) * 60_000,
   };
 }
 
@@ -106,6 +110,7 @@ export function readJobRequest(
     waitUpToMs: given.waitUpTo !== undefined ? numberIn(given.waitUpTo, "payload.waitUpTo", JOB_WAIT_UP_TO) * 1000 : defaults.waitUpToMs,
     tries: defaults.tries,
     confirmTimeoutMs: defaults.confirmTimeoutMs,
+    offlineLimitMs: defaults.offlineLimitMs,
   };
   if (given.near !== undefined) settings.near = nearOf(given.near);
   if (given.robots !== undefined) settings.robots = robotsOf(given.robots);

@@ -1,52 +1,78 @@
 /**
  * robot-job's runtime: for one node, its jobs of the account (kept in the
- * account's memory, so a redeploy's new node follows them on). Every poll of
- * the account's confirmation poller brings the robots' statuses; a waiting
- * job is given the robot the dispatch policy chooses, its start is sent
- * through the account's queue and confirmed on the robot, a refusal sets the
- * robot aside for the job, and a started job is followed to its end. Each job
- * ends once, through `sink.ended`.
+ * account's memory, so a redeploy's new node follows them on). A job moves
+ * through the states of job-states.ts (waiting, claiming, starting, running,
+ * ending), every move through `transition`, which checks the table. Every
+ * poll of the account's confirmation poller brings the robots' statuses: a
+ * waiting job is given the robot the dispatch policy chooses, the robot is
+ * claimed (in Redis when shared), its start is sent through the account's
+ * queue and confirmed on the robot, a refusal sets the robot aside for the
+ * job, and a started job is followed to its end. Every wait has a bound:
+ * waitUpTo for a robot (a refused claim included), the claim's answer, the
+ * confirmation time, the offline limit while running. Each job ends once,
+ * through `finish`.
  */
+import { robotDirectoryOf, robotNameOf } from "../../api/account/robot-directory";
 import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
-import { NavigationFollower } from "../../api/watching/navigation";
+import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
+import { MoveWatch, NavigationFollower, isNavigating } from "../../api/watching/navigation";
 import { RobotApiError, invalidInput } from "../../api/errors";
-import { chooseRobot, robotFactsOf } from "../../api/jobs/dispatch";
+import { chooseRobot, robotFactsOf, type RobotFacts } from "../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
+import { ENDED, nextPhase, type JobEvent, type JobState } from "../../api/jobs/job-states";
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
 import { stopBody } from "../../api/jobs/start-requests";
-import type { AccountAlarms } from "../../api/pushes/open-alarms";
+import { missingTarget } from "../../api/jobs/work-targets";
+import { severityOf, type AccountAlarms } from "../../api/pushes/open-alarms";
 import type { AccountReports } from "../../api/reports/report-store";
 import { readReport } from "../../api/reports/reading";
 import type { RobotOperationName } from "../../api/cloud/endpoints";
 import { clientModule } from "../shared/api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
+import { JOB_OFFLINE_LIMIT } from "./table";
 import type { Translate } from "../shared/i18n";
 
 /** A robot's claim in Redis lasts this long, and is renewed well before. */
-const CLAIM_MS = 60_000;
+export const CLAIM_MS = 60_000;
 const RENEW_CLAIM_EVERY_MS = 15_000;
-/** The account's robot list is read again after this long, for jobs that may use every robot. */
-const FLEET_LIST_MS = 60_000;
+/** A claim Redis has not answered within this counts as refused: the job waits on, within waitUpTo. */
+const CLAIM_ANSWER_MS = 5_000;
 /** How long past waitUpTo a job waits for its robots to be read at all before it ends. */
 const UNREAD_GRACE_MS = 30_000;
+
+/** One move of a job, as a test sees it. */
+export interface JobTransition {
+  jobId: string;
+  from: JobState;
+  event: JobEvent;
+  to: JobState;
+}
+
+const transitionListeners = new Set<(move: JobTransition) => void>();
+
+/** Calls `listener` with every move of every job in this process (tests check the table is walked); answers the way to stop. */
+export function onJobTransition(listener: (move: JobTransition) => void): () => void {
+  transitionListeners.add(listener);
+  return () => transitionListeners.delete(listener);
+}
+
+/** What a job under way needs that is no plain JSON (a job record is written to context as it is): none of it outlives this runner. */
+interface LiveJob {
+  /** The start command on its way; true once answered as accepted (it may have reached the robot), false when refused. A cancel waits for it, so its stop cannot overtake the start. */
+  startSend?: Promise<boolean>;
+  /** A goto job's navigation, followed from its start to its end (a redeploy's runner makes a new one). */
+  navigation?: NavigationFollower;
+  moves?: MoveWatch;
+}
+
+type End = { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string; reason?: string } | JobError | RobotApiError;
 
 export class JobRunner {
   private stopObserving: (() => void) | undefined;
   private readonly lifetime = new AbortController();
   private closed = false;
-  /** Jobs this runner evaluated at least once (so waitUpTo 0 fails after one look, not before). */
-  private readonly looked = new Set<string>();
-  private readonly waitingSent = new Set<string>();
-  /** Jobs whose start or end this runner is carrying out (a promise under way). */
-  private readonly busy = new Set<string>();
-  private readonly claimRenewed = new Map<string, number>();
-  /** A start command on its way: a cancel sends its stop only after it, so the stop cannot overtake it in the queue. */
-  private readonly startSends = new Map<string, Promise<void>>();
-  /** Goto jobs' navigations, by job id, while their robot is tried or runs. */
-  private readonly navigations = new Map<string, NavigationFollower>();
-  private fleet: { serialNumbers: string[]; at: number } | undefined;
-  private listing: Promise<void> | undefined;
+  private readonly live = new Map<string, LiveJob>();
 
   constructor(
     private readonly nodeId: string,
@@ -59,12 +85,15 @@ export class JobRunner {
     private readonly t: Translate,
   ) {}
 
-  /** Starts following this node's jobs (those of an earlier deploy too). */
+  /** Starts following this node's jobs (those of an earlier deploy too): each goes on from the state it was left in. */
   start(): void {
     for (const job of this.book.ofNode(this.nodeId)) {
-      // A start whose command was never sent goes back to waiting; one that may have been sent is confirmed first.
-      if (job.phase === "starting" && job.sentAt === undefined) this.backToWaiting(job);
+      // A claim or start whose command was never sent goes back to waiting; one that may have been sent is confirmed first.
+      if (job.phase === "claiming" || (job.phase === "starting" && job.sentAt === undefined)) this.transition(job, "unsent");
       else if (job.phase === "starting") void this.confirmStart(job);
+      else if (job.phase === "ending" && job.ending === "report") void this.endWithReport(job);
+      // The stop of a cancel was under way when the node closed: whether it reached the robot is not known.
+      else if (job.phase === "ending") this.finish(job, { outcome: "cancelled", stopFailure: "the node closed before the stop was answered" });
     }
     this.stopObserving = confirmationPollerOf(this.client).observe(
       () => this.robotsToRead(),
@@ -87,15 +116,16 @@ export class JobRunner {
   async cancel(jobId: string): Promise<void> {
     const job = this.book.jobs.get(jobId);
     if (!job || job.nodeId !== this.nodeId) throw invalidInput("payload.cancel", `no job "${jobId}" of this node is under way`);
-    let robot = job.phase === "waiting" || (job.phase === "starting" && job.sentAt === undefined) ? undefined : job.serialNumber;
-    this.busy.add(jobId);
+    // Its robot has ended the work already: the end (with the report) is on its way.
+    if (job.phase === "ending") return;
+    const startSend = this.live.get(jobId)?.startSend;
+    let robot = job.phase === "running" || (job.phase === "starting" && job.sentAt !== undefined) ? job.serialNumber : undefined;
+    this.transition(job, "cancel");
+    // A robot that refused the start meanwhile is not this job's: its work (maybe another's) is not stopped.
+    if (robot !== undefined && startSend && !(await startSend)) robot = undefined;
     let stopFailure: string | undefined;
-    if (robot !== undefined) {
-      await this.startSends.get(jobId);
-      // A robot that refused the start meanwhile is not this job's: its work (maybe another's) is not stopped.
-      if (job.phase === "waiting" || job.serialNumber !== robot) robot = undefined;
-    }
-    if (robot !== undefined) {
+    if (robot === undefined) this.letGoOfRobot(job);
+    else {
       try {
         await this.send("submitCommand", stopBody(robot, job.work));
       } catch (error) {
@@ -112,6 +142,37 @@ export class JobRunner {
     this.lifetime.abort();
   }
 
+  /**
+   * The one place a job changes state: the table (job-states.ts) says where
+   * `event` takes it, and refuses (throws) a move it does not allow. What a
+   * state keeps is set up on entering it and dropped on leaving it.
+   */
+  private transition(job: JobRecord, event: JobEvent): JobState {
+    const from = job.phase;
+    const to = nextPhase(from, event, job.jobId);
+    if (from === "waiting") delete job.waitingSent;
+    if (to === "waiting") this.letGoOfRobot(job);
+    if (to === "running") {
+      job.onlineSeenAt = Date.now();
+      if (job.work.kind === "goto") job.navigationSeenAt = Date.now();
+    }
+    if (to === "ending") job.ending = event === "cancel" ? "cancel" : "report";
+    if (to !== ENDED) job.phase = to;
+    for (const listener of transitionListeners) listener({ jobId: job.jobId, from, event, to });
+    this.sink.changed();
+    return to;
+  }
+
+  /** The job no longer has a robot: its hold and its claim are let go, and what it kept of the robot. */
+  private letGoOfRobot(job: JobRecord): void {
+    if (job.serialNumber !== undefined) {
+      this.book.release(job.serialNumber, job.jobId);
+      this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
+    }
+    for (const key of ["serialNumber", "robotName", "sentAt", "taskName", "claimRenewedAt", "onlineSeenAt", "navigationSeenAt"] as const) delete job[key];
+    this.live.delete(job.jobId);
+  }
+
   private robotsToRead(): Set<string> {
     const robots = new Set<string>();
     for (const job of this.book.ofNode(this.nodeId)) {
@@ -120,53 +181,47 @@ export class JobRunner {
         const candidates = this.candidatesOf(job);
         for (const serialNumber of candidates ?? []) robots.add(serialNumber);
         // Only a job whose robots this poll reads is judged by it (waitUpTo 0 fails after one look, not before).
-        if (candidates) this.looked.add(job.jobId);
+        if (candidates && job.phase === "waiting") job.looked = true;
       }
     }
     return robots;
   }
 
-  /** The robots a job may use, or undefined while the account's list is being read. */
+  /** The robots a job may use: its own list, else the account's as the robot directory has it (undefined before its first read). */
   private candidatesOf(job: JobRecord): string[] | undefined {
     if (job.settings.robots) return job.settings.robots;
-    if (!this.fleet || Date.now() - this.fleet.at > FLEET_LIST_MS) this.listFleet();
-    return this.fleet?.serialNumbers;
-  }
-
-  private listFleet(): void {
-    this.listing ??= this.client
-      .listAllRobots({ signal: this.lifetime.signal })
-      .then((robots) => {
-        this.fleet = { serialNumbers: robots.map((robot) => robot.serialNumber), at: Date.now() };
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        this.listing = undefined;
-      });
+    const directory = robotDirectoryOf(this.client.accountKey);
+    return directory.readTime === 0 ? undefined : directory.entries().map((entry) => entry.serialNumber);
   }
 
   private onStatuses(statuses: Record<string, unknown>[]): void {
     if (this.closed) return;
+    const readNow = new Set<string>();
     for (const status of statuses) {
       const facts = robotFactsOf(status);
-      if (facts.serialNumber !== "") this.book.facts.set(facts.serialNumber, facts);
+      if (facts.serialNumber === "") continue;
+      this.book.facts.set(facts.serialNumber, facts);
+      readNow.add(facts.serialNumber);
     }
     const now = Date.now();
     for (const job of this.book.ofNode(this.nodeId)) {
-      if (this.busy.has(job.jobId)) continue;
       if (job.phase === "waiting") this.dispatch(job, now);
-      else if (job.phase === "running") this.follow(job);
-      if (job.phase !== "waiting") this.renewClaim(job, now);
+      else if (job.phase === "running") this.follow(job, readNow, now);
+      if (this.current(job) && job.phase !== "waiting") this.renewClaim(job, now);
     }
   }
 
   private dispatch(job: JobRecord, now: number): void {
     const candidates = this.candidatesOf(job);
-    if (!candidates || !this.looked.has(job.jobId)) {
+    const deadline = job.createdAt + job.settings.waitUpToMs;
+    if (!candidates || !job.looked) {
       // The account's robots could not be listed (or read) at all: the job still ends, a little after its time.
-      if (now >= job.createdAt + job.settings.waitUpToMs + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", this.t("errors.unread"), { robots: {} }));
+      if (now >= deadline + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", this.t("errors.unread"), { robots: {} }));
       return;
     }
+    this.checkTarget(job, candidates);
+    // Past its time a job tries no robot whose claim was refused again: Redis down or another instance's job counts as no robot free.
+    const pastDeadline = now >= deadline;
     const choice = chooseRobot({
       work: job.work,
       near: job.settings.near,
@@ -179,61 +234,102 @@ export class JobRunner {
       },
       alarmOf: (serialNumber) => {
         const alarm = this.alarms.highestOf(serialNumber);
-        return alarm ? { rank: alarm.level?.rank ?? 7, code: alarm.code, name: alarm.name } : undefined;
+        return alarm ? { rank: severityOf(alarm), code: alarm.code, name: alarm.name } : undefined;
       },
-      setAside: job.setAside,
+      setAside: pastDeadline ? { ...job.claimRefusals, ...job.setAside } : job.setAside,
     });
     if (choice.chosen !== undefined && this.book.hold(choice.chosen, job.jobId)) {
-      this.waitingSent.delete(job.jobId);
-      void this.startOn(job, choice.chosen);
+      job.serialNumber = choice.chosen;
+      job.robotName = robotNameOf(this.client.accountKey, choice.chosen);
+      this.transition(job, "chosen");
+      void this.claimAndStart(job, choice.chosen);
       return;
     }
-    if (now >= job.createdAt + job.settings.waitUpToMs) {
+    if (pastDeadline) {
       this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneWithin", { seconds: job.settings.waitUpToMs / 1000 }), { robots: choice.reasons }));
       return;
     }
-    if (!this.waitingSent.has(job.jobId)) {
-      this.waitingSent.add(job.jobId);
+    if (!job.waitingSent) {
+      job.waitingSent = true;
       this.sink.progress(job, { event: "waiting", reasons: choice.reasons });
     }
   }
 
-  /** Claims the robot (in Redis when shared), sends the start and confirms it; a refusal sets the robot aside. */
-  private async startOn(job: JobRecord, serialNumber: string): Promise<void> {
-    const facts = this.book.facts.get(serialNumber)!;
-    job.phase = "starting";
-    job.serialNumber = serialNumber;
-    job.robotName = facts.displayName;
-    this.busy.add(job.jobId);
-    this.sink.changed();
-    let handled: () => void = () => undefined;
-    try {
-      const claims = this.client.sharing?.robotClaims;
-      if (claims && !(await claims.claim(serialNumber, job.jobId, CLAIM_MS).catch(() => false))) {
-        // Another instance's job has it: not a refusal, the robot may come free for this job later.
-        if (this.current(job)) this.backToWaiting(job);
+  /**
+   * Once the job's robots have each been read: whether any robot of the
+   * account has the job's map and its task, area or point. One that none has
+   * ends the job at once with INVALID_INPUT naming it; one that cannot be told
+   * leaves the job waiting, within its bound.
+   */
+  private checkTarget(job: JobRecord, candidates: readonly string[]): void {
+    if (job.targetChecked) return;
+    const kept = fleetStatusesOf(this.client.accountKey);
+    const robots: RobotFacts[] = [];
+    for (const serialNumber of candidates) {
+      // The account's kept status joins both shapes: the v1 read's executable tasks, the S-line read's points.
+      const status = kept.get(serialNumber)?.status;
+      const facts = status ? robotFactsOf(status) : this.book.facts.get(serialNumber);
+      if (!facts) return;
+      robots.push(facts);
+    }
+    job.targetChecked = true;
+    void missingTarget(this.client, job.work, robots, { signal: this.lifetime.signal })
+      .catch(() => undefined)
+      .then((missing) => {
+        if (missing && this.current(job) && job.phase === "waiting") this.finish(job, invalidInput(missing.field, missing.problem));
+      });
+  }
+
+  /** Claims the robot (in Redis when shared), then sends the start and confirms it. */
+  private async claimAndStart(job: JobRecord, serialNumber: string): Promise<void> {
+    const claims = this.client.sharing?.robotClaims;
+    if (claims) {
+      const refusal = await within(CLAIM_ANSWER_MS, claims.claim(serialNumber, job.jobId, CLAIM_MS)).then(
+        (claimed) => (claimed === true ? undefined : claimed === false ? "claimed by another instance's job" : "the claim was not answered"),
+        (error: unknown) => `the claim failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      if (!this.current(job, "claiming")) {
+        // Cancelled (or its node closed) while Redis answered: a claim it no longer uses is let go at once, not left to lapse.
+        if (refusal === undefined && !(this.current(job) && job.serialNumber === serialNumber)) claims.release(serialNumber, job.jobId);
         return;
       }
-      this.claimRenewed.set(job.jobId, Date.now());
+      if (refusal !== undefined) {
+        // Not a refusal of the robot: it may come free for this job later, until the job's time is up.
+        job.claimRefusals = { ...job.claimRefusals, [serialNumber]: `claim refused: ${refusal}` };
+        this.transition(job, "claimRefused");
+        return;
+      }
+      job.claimRenewedAt = Date.now();
+    }
+    this.transition(job, "claimed");
+    await this.startOn(job, serialNumber);
+  }
+
+  /** Sends the start and confirms it; a refusal sets the robot aside. */
+  private async startOn(job: JobRecord, serialNumber: string): Promise<void> {
+    const facts = this.book.facts.get(serialNumber)!;
+    let answered: (accepted: boolean) => void = () => undefined;
+    let accepted = false;
+    try {
       const { operation, body, taskName } = await startRequestFor(this.client, job.work, facts, job.settings, { signal: this.lifetime.signal });
-      if (!this.current(job)) return;
+      if (!this.current(job, "starting")) return;
       this.sink.progress(job, { event: "assigned", serialNumber, robotName: job.robotName });
       job.taskName = taskName;
       job.sentAt = Date.now();
       this.sink.changed();
       // Settles once the answer is handled (a refusal set aside): a cancel waits for that, not for the bare answer.
-      this.startSends.set(job.jobId, new Promise<void>((resolve) => (handled = resolve)));
+      this.liveOf(job).startSend = new Promise<boolean>((resolve) => (answered = resolve));
       await this.send(operation, body);
+      accepted = true;
     } catch (error) {
-      if (!this.current(job)) return;
+      if (!this.current(job, "starting")) return;
       if (job.sentAt === undefined && error instanceof RobotApiError && error.kind === "aborted") return;
       this.setAside(job, `refused: ${error instanceof Error ? error.message : String(error)}`);
       return;
     } finally {
-      this.startSends.delete(job.jobId);
-      handled();
+      answered(accepted);
     }
-    if (this.current(job)) await this.confirmStart(job);
+    if (this.current(job, "starting")) await this.confirmStart(job);
   }
 
   private send(operation: RobotOperationName, body: Record<string, unknown>): Promise<unknown> {
@@ -243,24 +339,21 @@ export class JobRunner {
   /** Waits for the robot to show the start (what is left of the confirmation time since it was sent). */
   private async confirmStart(job: JobRecord): Promise<void> {
     const serialNumber = job.serialNumber!;
-    this.busy.add(job.jobId);
     const started = startedRule(job.work, serialNumber, job.taskName, this.navigationOf(job));
     const timeoutMs = Math.max(1, job.settings.confirmTimeoutMs - (Date.now() - (job.sentAt ?? Date.now())));
     try {
       await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal: this.lifetime.signal, operation: "robot-job" });
     } catch (error) {
-      if (!this.current(job) || (error instanceof RobotApiError && error.kind === "aborted")) return;
+      if (!this.current(job, "starting") || (error instanceof RobotApiError && error.kind === "aborted")) return;
       this.setAside(job, "not confirmed");
       return;
     }
-    if (!this.current(job)) return;
-    job.phase = "running";
+    if (!this.current(job, "starting")) return;
     job.startedAt = new Date().toISOString();
     job.attempts.push({ serialNumber, result: "started" });
-    this.busy.delete(job.jobId);
+    this.transition(job, "shown");
     this.sink.progress(job, { event: "started", serialNumber, robotName: job.robotName });
-    this.sink.changed();
-    this.follow(job);
+    this.follow(job, new Set(), Date.now());
   }
 
   /** The robot refused or did not show the start: set aside for this job, which tries the next or ends. */
@@ -268,7 +361,7 @@ export class JobRunner {
     const serialNumber = job.serialNumber!;
     job.setAside[serialNumber] = reason;
     job.attempts.push({ serialNumber, result: reason });
-    this.backToWaiting(job);
+    this.transition(job, "setAside");
     if (job.attempts.length >= job.settings.tries) {
       this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneStarted", { tries: job.settings.tries }), { robots: { ...job.setAside } }));
       return;
@@ -276,54 +369,61 @@ export class JobRunner {
     this.sink.progress(job, { event: "retrying", serialNumber, refusal: reason });
   }
 
-  private backToWaiting(job: JobRecord): void {
-    if (job.serialNumber !== undefined) {
-      this.book.release(job.serialNumber, job.jobId);
-      this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
-    }
-    job.phase = "waiting";
-    this.navigations.delete(job.jobId);
-    delete job.serialNumber;
-    delete job.robotName;
-    delete job.sentAt;
-    delete job.taskName;
-    this.busy.delete(job.jobId);
-    this.sink.changed();
+  private liveOf(job: JobRecord): LiveJob {
+    let live = this.live.get(job.jobId);
+    if (!live) this.live.set(job.jobId, (live = {}));
+    return live;
+  }
+
+  /** The follower of a goto job's navigation, from its start to its end. */
+  private navigationOf(job: JobRecord): NavigationFollower | undefined {
+    if (job.work.kind !== "goto") return undefined;
+    const live = this.liveOf(job);
+    return (live.navigation ??= new NavigationFollower(job.work.point, this.client.arrivalRadius));
   }
 
   /**
-   * The follower of a goto job's navigation, from its start to its end (a job
-   * record is plain JSON: the follower lives here); a job running after a
-   * redeploy gets a new one.
+   * A poll while the job runs: its progress, its end, or, when no status has
+   * shown its robot online (a goto job: its navigation under way) for the
+   * offline limit, its end as unknown. `readNow`: the robots this poll read.
    */
-  private navigationOf(job: JobRecord): NavigationFollower | undefined {
-    if (job.work.kind !== "goto") return undefined;
-    let navigation = this.navigations.get(job.jobId);
-    if (!navigation) this.navigations.set(job.jobId, (navigation = new NavigationFollower(job.work.point, this.client.arrivalRadius)));
-    return navigation;
-  }
-
-  /** A status of a started job's robot: progress, or its end. */
-  private follow(job: JobRecord): void {
-    const facts = this.book.facts.get(job.serialNumber!);
-    if (!facts) return;
-    const end = runningJobEnd(job, facts, this.navigationOf(job));
-    if (!end.ended) {
+  private follow(job: JobRecord, readNow: ReadonlySet<string>, now: number): void {
+    const serialNumber = job.serialNumber!;
+    const facts = this.book.facts.get(serialNumber);
+    const limitMs = job.settings.offlineLimitMs ?? JOB_OFFLINE_LIMIT.default * 60_000;
+    const minutes = `${limitMs / 60_000} min`;
+    if (facts && readNow.has(serialNumber)) {
+      if (facts.online === true) job.onlineSeenAt = now;
+      if (job.work.kind === "goto" && (isNavigating(facts) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts) === "moving"))
+        job.navigationSeenAt = now;
+    }
+    if (now - (job.onlineSeenAt ?? now) >= limitMs) {
+      this.finish(job, { outcome: "unknown", reason: `robot offline for ${minutes}` });
+      return;
+    }
+    if (facts) {
+      const end = runningJobEnd(job, facts, this.navigationOf(job));
+      if (end.ended) {
+        if (end.outcome !== undefined) this.finish(job, { outcome: end.outcome });
+        else {
+          this.transition(job, "robotDone");
+          void this.endWithReport(job);
+        }
+        return;
+      }
       if (facts.progress !== undefined && facts.progress !== job.progress) {
         job.progress = facts.progress;
-        this.sink.progress(job, { event: "progress", serialNumber: job.serialNumber, progress: facts.progress });
+        this.sink.progress(job, { event: "progress", serialNumber, progress: facts.progress });
         this.sink.changed();
       }
-      return;
     }
-    if (end.outcome !== undefined) {
-      this.finish(job, { outcome: end.outcome });
-      return;
-    }
-    this.busy.add(job.jobId);
-    void this.reportOf(job).then((report) => {
-      if (this.current(job)) this.finish(job, { outcome: outcomeOfReport(report), ...(report ? { report } : {}) });
-    });
+    // A stop by hand shows only as navStatus back to NAVI_IDLE, which the statuses read here may not carry: the robot standing still is all there is.
+    if (job.work.kind === "goto" && now - (job.navigationSeenAt ?? now) >= limitMs) this.finish(job, { outcome: "unknown", reason: `no status showed the navigation for ${minutes}` });
+  }
+
+  private async endWithReport(job: JobRecord): Promise<void> {
+    const report = await this.reportOf(job);
+    if (this.current(job, "ending")) this.finish(job, { outcome: outcomeOfReport(report), ...(report ? { report } : {}) });
   }
 
   /** The task's report: one the account has (pushed to robot-events, swept by robot-reports), else one listed now and kept there. */
@@ -343,8 +443,8 @@ export class JobRunner {
 
   private renewClaim(job: JobRecord, now: number): void {
     const claims = this.client.sharing?.robotClaims;
-    if (!claims || job.serialNumber === undefined || now - (this.claimRenewed.get(job.jobId) ?? 0) < RENEW_CLAIM_EVERY_MS) return;
-    this.claimRenewed.set(job.jobId, now);
+    if (!claims || job.serialNumber === undefined || job.claimRenewedAt === undefined || now - job.claimRenewedAt < RENEW_CLAIM_EVERY_MS) return;
+    job.claimRenewedAt = now;
     const serialNumber = job.serialNumber;
     // Extended while it is the job's; taken again if it lapsed (Redis was away).
     void claims
@@ -353,24 +453,34 @@ export class JobRunner {
       .catch(() => undefined);
   }
 
-  /** Whether the job is still this runner's to act on (not ended, node not closed). */
-  private current(job: JobRecord): boolean {
-    return !this.closed && this.book.jobs.get(job.jobId) === job;
+  /** Whether the job is still this runner's to act on (not ended, node not closed), in `phase` when given. */
+  private current(job: JobRecord, phase?: JobRecord["phase"]): boolean {
+    return !this.closed && this.book.jobs.get(job.jobId) === job && (phase === undefined || job.phase === phase);
   }
 
   /** The job's one end. */
-  private finish(job: JobRecord, end: { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string } | JobError): void {
+  private finish(job: JobRecord, end: End): void {
     if (!this.current(job)) return;
+    this.transition(job, "end");
     this.book.remove(job);
     if (job.serialNumber !== undefined) this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
-    for (const set of [this.looked, this.waitingSent, this.busy]) set.delete(job.jobId);
-    this.claimRenewed.delete(job.jobId);
-    this.navigations.delete(job.jobId);
+    this.live.delete(job.jobId);
     const ended: JobEnd =
-      end instanceof JobError
+      end instanceof Error
         ? end
-        : { ...jobResult(job, end.outcome, new Date(), end.report), ...(end.stopFailure ? { stopFailure: end.stopFailure } : {}) };
+        : {
+            ...jobResult(job, end.outcome, new Date(), end.report),
+            ...(end.stopFailure ? { stopFailure: end.stopFailure } : {}),
+            ...(end.reason ? { reason: end.reason } : {}),
+          };
     this.sink.ended(job, ended);
     this.sink.changed();
   }
+}
+
+/** The promise's value, or "timeout" when it has not settled within `ms`. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
