@@ -10,7 +10,8 @@ import { NAVI_IDLE, NavigationFollower } from "../watching/navigation";
 import type { RobotOperationName } from "../cloud/endpoints";
 import { invalidInput } from "../errors";
 import type { JobWork, RobotFacts } from "./dispatch";
-import { areaIdOf, areaTaskBody, cleaningModeFor, mapNameFor, navigateBody, startTaskBody } from "./start-requests";
+import { areaTaskBody, navigateBody, startTaskBody } from "../cloud/command-bodies";
+import { areaIdOf, cleaningModeFor, mapNameFor } from "./start-requests";
 
 export interface StartRequest {
   operation: RobotOperationName;

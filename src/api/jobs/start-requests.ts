@@ -1,6 +1,7 @@
 /**
- * The request bodies a job sends: its start (START_TASK, the temporary task
- * B4 for an area, CROSS_NAVIGATE) and its stop when cancelled. Pure.
+ * What a job's start is built from (its cleaning mode, its map's name, an
+ * area's id) and its stop when cancelled; the start bodies themselves are
+ * api/cloud/command-bodies.ts's. Pure.
  */
 import type { JobWork, RobotFacts } from "./dispatch";
 
@@ -12,41 +13,6 @@ export function cleaningModeFor(mode: string | undefined, facts: RobotFacts): st
 /** The map's name for commands that want a name (CROSS_NAVIGATE, START_TASK): the robot's map where it is the job's. */
 export function mapNameFor(work: JobWork, facts: RobotFacts): string {
   return facts.mapName ?? work.map;
-}
-
-export function startTaskBody(
-  serialNumber: string,
-  taskName: string,
-  mapName: string,
-  cleaningMode: string | undefined,
-): Record<string, unknown> {
-  return {
-    serialNumber,
-    remoteTaskCommandType: "START_TASK",
-    commandParameter: { startTaskParameter: { cleaningMode, task: { name: taskName, map: mapName, loop: false, loopCount: 1 } } },
-  };
-}
-
-export function navigateBody(serialNumber: string, mapName: string, point: string): Record<string, unknown> {
-  return {
-    serialNumber,
-    remoteNavigationCommandType: "CROSS_NAVIGATE",
-    commandParameter: { startNavigationParameter: { map: mapName, position: point } },
-  };
-}
-
-export function areaTaskBody(
-  serialNumber: string,
-  taskName: string,
-  cleaningMode: string | undefined,
-  mapName: string,
-  mapId: string,
-  areaId: string,
-): Record<string, unknown> {
-  return {
-    productId: serialNumber,
-    tempTaskCommand: { taskName, cleaningMode, loop: "false", loopCount: "1", mapName, startParam: { mapId, areaId } },
-  };
 }
 
 /** The command that stops the job's work. */

@@ -5,6 +5,7 @@
  * of the cloud's commands a vacuum command becomes for the robot's state now.
  */
 import { CHARGING_POINT } from "../cloud/commands";
+import { RUN_ONCE } from "../cloud/command-bodies";
 import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
 import type { RobotView } from "./robot-view";
 import { isNavigating } from "../watching/navigation";
@@ -186,8 +187,7 @@ export function planVacuumCommand(
           taskName: start.task.name,
           map: start.task.mapName ?? start.task.mapId ?? view.mapName,
           cleaningMode: start.cleaningMode,
-          loop: false,
-          loopCount: 1,
+          ...RUN_ONCE,
         },
       };
     case "pause":
@@ -210,8 +210,8 @@ export function withRobotDefaults(planned: PlannedCommand, view: RobotView, clea
   if (needsMap && parameters.map === undefined && view.mapName !== undefined) parameters.map = view.mapName;
   if (planned.command === "START_TASK") {
     if (parameters.cleaningMode === undefined && cleaningMode !== undefined) parameters.cleaningMode = cleaningMode;
-    parameters.loop ??= false;
-    parameters.loopCount ??= 1;
+    parameters.loop ??= RUN_ONCE.loop;
+    parameters.loopCount ??= RUN_ONCE.loopCount;
   }
   return { command: planned.command, parameters };
 }

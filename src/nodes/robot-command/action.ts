@@ -13,7 +13,7 @@ import { cleaningModesOf, mapNameOf, readStatus } from "../../api/watching/statu
 import { isPlainObject } from "../shared/plain-data";
 import { refusalWords } from "../shared/refusal-words";
 import type { RobotCall } from "../shared/robot-input";
-import type { ParameterValues } from "./table";
+import { RUN_ONCE, type ParameterValues } from "../../api/cloud/command-bodies";
 
 const ACTION_FIELDS = new Set(["action", "point", "task", "map", "serialNumber"]);
 
@@ -98,7 +98,7 @@ async function valuesFor(
   if (command === "START_TASK") {
     // The node's cleaning mode when it has one, else the first the robot offers.
     const cleaningMode = (await cleaningModeSetting()) ?? cleaningModesOf(status)[0];
-    return { cleaningMode, taskName: given.task, map, loop: false, loopCount: 1 };
+    return { cleaningMode, taskName: given.task, map, ...RUN_ONCE };
   }
   if (action === "goTo") return { map, position: given.point };
   if (action === "toCharger") return { map, position: CHARGING_POINT };

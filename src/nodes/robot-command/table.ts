@@ -1,40 +1,14 @@
 /**
- * robot-command's tables: its parameter fields and where they sit in a
- * request, their dialog types, and the burst policies. The node and the
- * editor's tables (editor-tables.ts) both read them; neither imports the other.
+ * robot-command's tables: its dialog's types for the parameter fields (which
+ * sit in a request as api/cloud/command-bodies.ts says), the loop count's
+ * limits and the burst policies. The node and the editor's tables
+ * (editor-tables.ts) both read them; neither imports the other.
  */
 import type { NumberSetting } from "../../api/settings/input-rules";
-import { COMMANDS, type CommandParameterName, type CommandType } from "../../api/cloud/commands";
+import { RUN_ONCE, type ParameterField } from "../../api/cloud/command-bodies";
 
 /** How many times a task runs when looped; an empty field runs it once. The request schema's count: whole, 0 or more. */
-export const LOOP_COUNT = { default: 1, min: 0, integer: true, unit: "" } as const satisfies NumberSetting;
-
-/** The command parameters a compact payload and the dialog speak of, flat. */
-export const PARAMETER_FIELDS = ["cleaningMode", "taskName", "map", "loop", "loopCount", "position", "direction"] as const;
-export type ParameterField = (typeof PARAMETER_FIELDS)[number];
-
-/**
- * Where each flat field sits inside its parameter object. This one table builds
- * the request, decides which dialog rows a command shows and turns a schema
- * error's path back into the name the user gave the value.
- */
-export const FIELD_PATHS = {
-  startTaskParameter: {
-    cleaningMode: ["cleaningMode"],
-    taskName: ["task", "name"],
-    map: ["task", "map"],
-    loop: ["task", "loop"],
-    loopCount: ["task", "loopCount"],
-  },
-  startNavigationParameter: { map: ["map"], position: ["position"] },
-  controlMovingParameter: { direction: ["direction"] },
-} as const satisfies Record<CommandParameterName, Partial<Record<ParameterField, readonly string[]>>>;
-
-/** The flat fields a command needs, in dialog order ([] for commands without parameters). */
-export function fieldsOf(command: CommandType): ParameterField[] {
-  const parameter = COMMANDS[command].parameter;
-  return parameter ? (Object.keys(FIELD_PATHS[parameter]) as ParameterField[]) : [];
-}
+export const LOOP_COUNT = { default: RUN_ONCE.loopCount, min: 0, integer: true, unit: "" } as const satisfies NumberSetting;
 
 /** What each field is when typed straight into the dialog (its TypedInput's own type). */
 export const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "direction"> = {
@@ -54,21 +28,3 @@ export const LITERAL_TYPE: Record<ParameterField, "str" | "num" | "bool" | "dire
  */
 export const BURST_POLICIES = ["all", "skip", "latest"] as const;
 export type BurstPolicy = (typeof BURST_POLICIES)[number];
-
-export type ParameterValues = Partial<Record<ParameterField, unknown>>;
-
-/** Builds the API's request body for a command from flat parameter values (robot-command's fields, the MQTT bridge's compact form). */
-export function buildCommandRequest(serialNumber: unknown, command: CommandType, values: ParameterValues): Record<string, unknown> {
-  const { family, parameter } = COMMANDS[command];
-  const body: Record<string, unknown> = { serialNumber, [family]: command };
-  if (parameter) {
-    const object: Record<string, unknown> = {};
-    for (const [field, path] of Object.entries(FIELD_PATHS[parameter]) as Array<[ParameterField, readonly string[]]>) {
-      let parent = object;
-      for (const key of path.slice(0, -1)) parent = (parent[key] ??= {}) as Record<string, unknown>;
-      parent[path.at(-1)!] = values[field];
-    }
-    body.commandParameter = { [parameter]: object };
-  }
-  return body;
-}

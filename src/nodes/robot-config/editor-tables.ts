@@ -7,7 +7,8 @@
  */
 import { ACCOUNT_SETTINGS, BASE_URL_RULES, DEFAULT_REDIS_PREFIX, REDIS_PREFIX_PATTERN, REDIS_URL_RULES, SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { COMMAND_FAMILIES, MOVE_DIRECTIONS, commandsOfFamily } from "../../api/cloud/commands";
-import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT, PARAMETER_FIELDS, fieldsOf } from "../robot-command/table";
+import { PARAMETER_FIELDS, fieldsOf } from "../../api/cloud/command-bodies";
+import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT } from "../robot-command/table";
 import { CONFIRM_TIMEOUT, SEND_WHEN } from "../shared/confirm-table";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "../robot-events/table";
 import { JOB_MIN_BATTERY, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS } from "../robot-job/table";

@@ -23,8 +23,7 @@ import {
 import { cleaningModeOfFanSpeed, type RobotView } from "../../api/mqtt/robot-view";
 import type { InputKind } from "../../api/mqtt/topics";
 import { clientModule } from "../shared/api";
-import { buildCommandRequest } from "../robot-command/table";
-import { fieldsOf } from "../robot-command/table";
+import { buildCommandRequest, fieldsOf } from "../../api/cloud/command-bodies";
 import { CONFIRM_TIMEOUT } from "../shared/confirm-table";
 import { startJob, type BridgeResult } from "./jobs";
 
