@@ -39,6 +39,15 @@ export class JobFleetStub extends FleetStub {
   readonly ignoring = new Set<string>();
   /** How long the answer to a start command takes. */
   commandDelayMs = 0;
+  /** Each robot's maps (C2), by serial number; a robot not in it has Floor 1. */
+  readonly maps = new Map<string, { mapId: string; mapName: string }[]>();
+  /** The areas (C1) of every map of every robot. */
+  areas = [
+    { id: 1, name: "Kitchen" },
+    { id: 2, name: "Lobby" },
+  ];
+  /** How long the answers of C1 and C2 take. */
+  placesDelayMs = 0;
   /** How a filed report's startTime and endTime are written (the cloud's RFC 3339 with Z unless a test says). */
   reportTime: (ms: number) => string | number = (ms) => new Date(ms).toISOString();
   /** Status reads a task stays running; undefined: until finish(). */
@@ -95,6 +104,15 @@ export class JobFleetStub extends FleetStub {
     const url = new URL(request.path, "http://stub");
     const command = /^\/v1alpha1\/robots\/([^/]+)\/commands$/.exec(url.pathname);
     if (request.method === "POST" && command) return this.command(decodeURIComponent(command[1]!), request.body as Record<string, unknown>);
+    if (request.method === "POST" && url.pathname === "/openapi/v1/map/robotMap/list") {
+      const robotSn = String((request.body as { robotSn?: unknown }).robotSn);
+      const maps = this.maps.get(robotSn) ?? [{ mapId: STUB_MAP.id, mapName: STUB_MAP.name }];
+      return { body: { code: 0, msg: "ok", data: maps }, delayMs: this.placesDelayMs };
+    }
+    if (request.method === "POST" && url.pathname === "/openapi/v1/map/subareas/get") {
+      const mapId = String((request.body as { mapId?: unknown }).mapId);
+      return { body: { code: 0, msg: "ok", data: { mapId, subareas: { partitions: this.areas } } }, delayMs: this.placesDelayMs };
+    }
     const reports = /^\/openapi\/v2alpha1\/robots\/([^/]+)\/taskReports$/.exec(url.pathname);
     if (reports) return { body: { robotTaskReports: [...(this.reports.get(decodeURIComponent(reports[1]!)) ?? [])].reverse() } };
     const reply = super.answer(request);

@@ -10,7 +10,7 @@
  *   claiming --claimRefused-->  waiting    another instance's job has it, or Redis did not answer
  *   starting --shown-->         running    the robot shows the work under way
  *   starting --setAside-->      waiting    the robot refused, or did not show the start in time
- *   starting --unsent-->        waiting    after a redeploy: the start was never sent, the job looks again
+ *   claiming, starting --unsent--> waiting after a redeploy: the start was never sent, the job looks again
  *   running  --robotDone-->     ending     the robot shows the task over: its report is looked up
  *   any but ending --cancel-->  ending     the robot is stopped (when it has one), then the job ends
  *   waiting, running, ending --end--> ended   the job's one end (NO_ROBOT, INVALID_INPUT, an outcome)
@@ -27,7 +27,7 @@ export type JobState = JobPhase | typeof ENDED;
 
 export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Readonly<Partial<Record<JobEvent, JobState>>>>> = {
   waiting: { chosen: "claiming", cancel: "ending", end: ENDED },
-  claiming: { claimed: "starting", claimRefused: "waiting", cancel: "ending" },
+  claiming: { claimed: "starting", claimRefused: "waiting", unsent: "waiting", cancel: "ending" },
   starting: { shown: "running", setAside: "waiting", unsent: "waiting", cancel: "ending" },
   running: { robotDone: "ending", cancel: "ending", end: ENDED },
   ending: { end: ENDED },

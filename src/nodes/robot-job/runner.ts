@@ -289,8 +289,9 @@ export class JobRunner {
         (error: unknown) => `the claim failed: ${error instanceof Error ? error.message : String(error)}`,
       );
       if (!this.current(job, "claiming")) {
-        // Cancelled (or its node closed) while Redis answered: a claim it no longer uses is let go at once, not left to lapse.
-        if (refusal === undefined && !(this.current(job) && job.serialNumber === serialNumber)) claims.release(serialNumber, job.jobId);
+        // Cancelled or ended while Redis answered: a claim it no longer uses is let go at once, not left to lapse. After a
+        // redeploy the claim is left alone: it is the job's id's, which the new node's runner claims again.
+        if (refusal === undefined && !this.closed && !(this.current(job) && job.serialNumber === serialNumber)) claims.release(serialNumber, job.jobId);
         return;
       }
       if (refusal !== undefined) {
