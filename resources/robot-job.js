@@ -24,6 +24,7 @@
       minBattery: { value: "", validate: fleet.numberValidator("minBattery", job.minBattery) },
       waitUpTo: { value: "", validate: fleet.numberValidator("waitUpTo", job.waitUpTo) },
       tries: { value: "", validate: fleet.numberValidator("tries", job.tries) },
+      offlineLimit: { value: "", validate: fleet.numberValidator("offlineLimit", job.offlineLimit) },
       confirmTimeout: { value: "", validate: fleet.numberValidator("confirmTimeout", fleet.tables().confirmTimeout) },
     },
     paletteLabel: function () {
@@ -56,6 +57,7 @@
       placeholder("minBattery", job.minBattery);
       placeholder("waitUpTo", job.waitUpTo);
       placeholder("tries", job.tries);
+      placeholder("offlineLimit", job.offlineLimit);
       placeholder("confirmTimeout", fleet.tables().confirmTimeout);
     },
   });
