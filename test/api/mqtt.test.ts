@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import {
   chooseStartTask,
-  executableTasksOf,
   mayOvertakePending,
   planVacuumCommand,
   payloadText,
@@ -20,6 +19,7 @@ import { attributesOf, cleaningModeOfFanSpeed, robotViewOf, vacuumStateOf } from
 import { checkTopicRoot, discoveryIdOf, readIncomingTopic, robotTopics, topicLevelProblem } from "../../src/api/mqtt/topics";
 import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { WatchedState } from "../../src/api/watching/watcher-state";
+import { executableTasksOf } from "../../src/api/watching/status-reader";
 
 const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
 const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
@@ -278,7 +278,7 @@ describe("mqtt bridge: commands", () => {
         { name: "Lobby", map: { id: "m1", name: "Floor 1" } },
         { bad: true },
       ],
-    });
+    })!;
     assert.equal(tasks.length, 3);
     assert.deepEqual(chooseStartTask(view, tasks, new Map()), { name: "All of Floor 1", mapId: "m1", mapName: "Floor 1" });
     assert.deepEqual(chooseStartTask(view, tasks, readStartTasks("Floor 1 = Lobby\nFloor 2=All of Floor 2")), {

@@ -128,6 +128,19 @@ describe("robot-config", function () {
     assert.deepEqual(statuses.at(-1), { fill: "green", shape: "dot", text: "IDLE" });
   });
 
+  it("the editor's task picker lists the tasks the v1 status offers, each with its map's name", async () => {
+    const tasks = [
+      { name: "All of Lobby", map: { id: "m1", name: "Lobby" } },
+      { name: "Anywhere" },
+      { name: "" },
+    ];
+    stub.server.reply({ body: STATUS }, { body: { robotStatuses: [{ ...STATUS, name: "robots/SN-1", executableTasks: tasks }] } });
+    await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")]));
+    const answer = await helper.request().get("/robot-fleet/config/config/robots/SN-1/options");
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual((answer.body as { tasks: unknown }).tasks, [{ taskName: "All of Lobby", mapName: "Lobby" }, { taskName: "Anywhere" }]);
+  });
+
   it("the editor's pickers call a bug in a lookup INTERNAL_ERROR and log it, while a cloud's refusal stays CLOUD_ERROR", async () => {
     stub.server.reply({ status: 404, body: { code: 5, message: "no such robot" } });
     await loadFlow([probeModule], flowWith(stub.server.url, [probe(), ...outputsAndCatch("probe")]));

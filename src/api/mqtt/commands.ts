@@ -9,6 +9,7 @@ import { RUN_ONCE } from "../cloud/command-bodies";
 import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
 import type { RobotView } from "./robot-view";
 import { isNavigating } from "../watching/navigation";
+import type { ExecutableTask } from "../watching/status-reader";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -100,28 +101,6 @@ export function readSendCommand(text: string): SendCommandRequest | Problem {
 export interface PlannedCommand {
   command: CommandType;
   parameters: Record<string, unknown>;
-}
-
-/** A task the robot can run, from its status' executableTasks. */
-export interface ExecutableTask {
-  name: string;
-  mapId?: string;
-  mapName?: string;
-}
-
-export function executableTasksOf(status: Record<string, unknown>): ExecutableTask[] {
-  const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : [];
-  const out: ExecutableTask[] = [];
-  for (const task of tasks as Record<string, unknown>[]) {
-    if (typeof task?.name !== "string" || task.name === "") continue;
-    const map = typeof task.map === "object" && task.map !== null ? (task.map as Record<string, unknown>) : {};
-    out.push({
-      name: task.name,
-      ...(typeof map.id === "string" ? { mapId: map.id } : {}),
-      ...(typeof map.name === "string" ? { mapName: map.name } : {}),
-    });
-  }
-  return out;
 }
 
 /** "Floor 1 = All of Floor 1" lines: the task `start` runs on each map (by map name or id). */

@@ -1,8 +1,9 @@
 /**
  * The one reader of a robot's status (B1, the S-line batch or the v1 batch:
  * docs/cloud-api.md). The watcher, the confirmation poller, the fleet map,
- * the node status texts and the editor's pickers all read a status through
- * it, so that they never disagree on what a status says. Pure: no calls.
+ * the node status texts, the MQTT bridge, robot-job and the editor's pickers
+ * all read a status through it, so that they never disagree on what a status
+ * says. Pure: no calls.
  */
 
 /** A cell of the map's grid: a pixel of the map image, rows counted from the bottom edge (docs/cloud-api.md). */
@@ -19,6 +20,13 @@ export interface MapPosition extends GridPoint {
 export interface NavigationPoint {
   name: string;
   grid?: GridPoint;
+}
+
+/** A task the robot can run (the v1 status' executableTasks), with the map it runs on where the status names it. */
+export interface ExecutableTask {
+  name: string;
+  mapId?: string;
+  mapName?: string;
 }
 
 /** What a status says that the package acts on; what a status lacks stays undefined. */
@@ -61,6 +69,11 @@ function record(value: unknown): Record<string, unknown> | undefined {
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+/** A name or id the cloud sends as text or, for int64 ids, as a number. */
+function textOrNumber(value: unknown): string | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? String(value) : text(value);
 }
 
 function flag(value: unknown): boolean | undefined {
@@ -107,8 +120,7 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
   if (points !== undefined) reading.navigationPoints = points;
   const mapId = text(record(localization?.map)?.id);
   if (mapId !== undefined) reading.mapId = mapId;
-  const version = record(localization?.map)?.version;
-  const mapVersion = typeof version === "number" && Number.isFinite(version) ? String(version) : text(version);
+  const mapVersion = textOrNumber(record(localization?.map)?.version);
   if (mapVersion !== undefined) reading.mapVersion = mapVersion;
   const position = record(localization?.mapPosition);
   const [x, y, angle] = [numberOf(position?.x), numberOf(position?.y), numberOf(position?.angle)];
@@ -140,5 +152,22 @@ export function cleaningModesOf(status: Record<string, unknown>): string[] {
   return modes.flatMap((mode) => {
     const name = text(record(mode)?.name) ?? text(mode);
     return name === undefined ? [] : [name];
+  });
+}
+
+/**
+ * The tasks a status offers (executableTasks: the v1 status lists them, the
+ * S-line status not), each with its map's id and name where given; undefined
+ * when the status has no list, so "lists none" and "does not say" stay apart.
+ */
+export function executableTasksOf(status: Record<string, unknown>): ExecutableTask[] | undefined {
+  if (!Array.isArray(status.executableTasks)) return undefined;
+  return (status.executableTasks as unknown[]).flatMap((entry) => {
+    const task = record(entry);
+    const name = text(task?.name);
+    if (name === undefined) return [];
+    const map = record(task?.map);
+    const [mapId, mapName] = [textOrNumber(map?.id), textOrNumber(map?.name)];
+    return [{ name, ...(mapId !== undefined ? { mapId } : {}), ...(mapName !== undefined ? { mapName } : {}) }];
   });
 }

@@ -13,7 +13,7 @@ import type { RobotClient } from "../../api/client";
 import { internalError, type RobotApiError } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
-import { cleaningModesOf, readStatus, serialNumberOf } from "../../api/watching/status-reader";
+import { cleaningModesOf, executableTasksOf, readStatus, serialNumberOf } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotConfigNode } from "../shared/types";
 
@@ -85,16 +85,12 @@ const LOOKUPS = {
    */
   async options(client: RobotClient, serialNumber: string) {
     const status = (await client.getRobotStatus({ serialNumber })) as Record<string, unknown>;
-    const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
     const cleaningModes = cleaningModesOf(status).map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
     const positions = (readStatus(status).navigationPoints ?? []).map((point) => point.name);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
     const map = isPlainObject(localization.map) ? { mapId: textOf(localization.map.id), mapName: textOf(localization.map.name) } : undefined;
     const [v1] = (await client.batchGetStatuses([serialNumber], { line: "v1" })) as Record<string, unknown>[];
-    const tasks = list(v1?.executableTasks)
-      .filter(isPlainObject)
-      .map((task) => ({ taskName: textOf(task.name), mapName: isPlainObject(task.map) ? textOf(task.map.name) : undefined }))
-      .filter((task) => task.taskName !== undefined);
+    const tasks = (executableTasksOf(v1 ?? {}) ?? []).map((task) => ({ taskName: task.name, mapName: task.mapName }));
     return { cleaningModes, positions, map, tasks };
   },
   /** The robot's site: its id, name and floors (the answer's shape is unverified: what is not found is left out). */

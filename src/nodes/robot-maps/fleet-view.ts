@@ -12,9 +12,8 @@ import type { JobRecord } from "../../api/jobs/job-book";
 import { severityOf, type AlarmLogEntry, type OpenAlarm } from "../../api/pushes/open-alarms";
 import { allowedActions, type RobotAction } from "../../api/watching/robot-actions";
 import type { KeptStatus } from "../../api/watching/fleet-statuses";
-import { mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
+import { executableTasksOf, mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
 import type { Translate } from "../shared/i18n";
-import { isPlainObject } from "../shared/plain-data";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
 import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 
@@ -199,16 +198,10 @@ export function consoleActionsOf(reading: StatusReading, held: boolean, t: Trans
   return actions.map((action) => ({ action, label: t(`view.actions.${action}`) }));
 }
 
-/** The names of the tasks a status offers on map `mapId` (the v1 status's executableTasks). */
+/** The names of the tasks a status offers on map `mapId` (a task the status names no map for runs on any). */
 export function executableTaskNames(status: Record<string, unknown>, mapId: string | undefined): string[] {
-  if (!Array.isArray(status.executableTasks)) return [];
-  const names: string[] = [];
-  for (const task of status.executableTasks as unknown[]) {
-    if (!isPlainObject(task) || typeof task.name !== "string" || task.name === "") continue;
-    const onMap = isPlainObject(task.map) && typeof task.map.id === "string" ? task.map.id : undefined;
-    if (onMap === undefined || mapId === undefined || onMap === mapId) names.push(task.name);
-  }
-  return names;
+  const tasks = executableTasksOf(status) ?? [];
+  return tasks.filter((task) => task.mapId === undefined || mapId === undefined || task.mapId === mapId).map((task) => task.name);
 }
 
 const hasNavigationPoints = (status: Record<string, unknown>) => navigationMarks(status, 0).length > 0;

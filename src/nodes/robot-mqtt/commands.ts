@@ -8,10 +8,10 @@ import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
 import { isNavigating, sentNavigationsOf } from "../../api/watching/navigation";
+import { executableTasksOf } from "../../api/watching/status-reader";
 import { RobotApiError } from "../../api/errors";
 import {
   chooseStartTask,
-  executableTasksOf,
   isProblem,
   planVacuumCommand,
   readSendCommand,
@@ -73,7 +73,7 @@ export async function carryOut(input: InputKind, text: string, context: CommandC
       let start;
       if (read.command === "start" && view.state.taskState !== "PAUSED" && isNavigating(view.state) !== true) {
         const statuses = await context.client.batchGetStatuses([view.serialNumber], { line: "v1", signal: context.signal });
-        const task = chooseStartTask(view, executableTasksOf((statuses[0] ?? {})), context.startTasks);
+        const task = chooseStartTask(view, executableTasksOf(statuses[0] ?? {}) ?? [], context.startTasks);
         if (isProblem(task)) return refused(asked, task);
         start = { task, cleaningMode: context.chosenMode ?? view.task?.cleaningMode ?? view.cleaningModes[0] };
       }
