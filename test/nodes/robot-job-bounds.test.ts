@@ -167,7 +167,7 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
           // Busy, so the job would wait its 600 s; the v1 shape's executable tasks tell which tasks there are.
           stub.update(robot, (status) => {
             status.taskState = "RUNNING";
-            (status as Record<string, unknown>).executableTasks = [{ name: "Kitchen", map: { ...STUB_MAP } }];
+            (status as unknown as Record<string, unknown>).executableTasks = [{ name: "Kitchen", map: { ...STUB_MAP } }];
           });
         }
         const sent = Date.now();
@@ -219,7 +219,7 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
     it("a goto job whose robot stands still with no navigation shown ends as unknown after the limit", async () => {
       const { ends } = await start(1, { offlineLimit: 0.05 });
       stub.update(R1, (status) => {
-        const s = status as Record<string, unknown>;
+        const s = status as unknown as Record<string, unknown>;
         delete s.navStatus;
         s.navigationPoints = { naviPoints: [{ naviPointName: "Far corner", navPointGridX: 1000, navPointGridY: 100 }] };
       });
