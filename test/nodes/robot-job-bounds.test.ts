@@ -8,19 +8,17 @@
  * running job, and every move of the state table walked at least once.
  */
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { JOB_TRANSITIONS, IllegalTransition, nextPhase, type JobEvent, type JobPhase } from "../../src/api/jobs/job-states";
-import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
 import { CLAIM_MS, onJobTransition } from "../../src/nodes/robot-job/runner";
 import { stubSerial } from "../support/fleet-stub";
-import { HttpNodeServer } from "../support/http-node";
+import { jobNode, useJobFleet } from "../support/job-flow";
 import { JobFleetStub, STUB_MAP } from "../support/job-fleet-stub";
 import { rawRequest } from "../support/raw-http";
 import { redisCommand, useRedis } from "../support/redis-server";
-import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
 
 const [R1, R2] = [1, 2].map(stubSerial) as [string, string];
 type Msg = Record<string, unknown> & { payload: Record<string, unknown> };
@@ -29,10 +27,6 @@ type Caught = { error: { code: string; message: string; cause?: { robots: Record
 /** Every move the jobs of this file made, as "from event": checked against the table at the end. */
 const walked = new Set<string>();
 const stopWatching = onJobTransition((move) => walked.add(`${move.from} ${move.event}`));
-
-function jobNode(settings: Record<string, unknown> = {}): FlowNode {
-  return { id: "job", type: "robot-job", robot: "config", minBattery: 30, waitUpTo: 30, tries: 3, confirmTimeout: 5, wires: [["out"], ["progress"]], ...settings };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,24 +39,12 @@ async function eventually(look: () => Promise<boolean>, ms: number, what: string
 describe("robot-job: every wait has a bound, every job ends once", function () {
   this.timeout(60_000);
   let stub: JobFleetStub;
-  const http = new HttpNodeServer();
-  before(() => http.start());
-  after(() => {
-    stopWatching();
-    return http.stop();
-  });
-  beforeEach(() => {
-    POLL_SETTINGS.intervalMs = 100;
-  });
-  afterEach(async () => {
-    await stub?.server.stop();
-    POLL_SETTINGS.intervalMs = 2000;
-    forgetAccountMemory();
-  });
-  useNodeRed();
+  const fleet = useJobFleet();
+  const http = fleet.http;
+  after(() => stopWatching());
 
   async function start(robots: number, settings: Record<string, unknown> = {}, config: Record<string, unknown> = {}, extra: FlowNode[] = [], credentials?: Record<string, Record<string, string>>) {
-    stub = await new JobFleetStub(robots).start();
+    stub = await fleet.newStub(robots);
     const flow = flowWith(stub.url, [jobNode(settings), ...outputsAndCatch("job"), { id: "progress", type: "helper" }, ...extra], config);
     await loadFlow([http.serving(robotJob), robotEvents], flow, credentials);
     return { ends: collectMessages("out") as Msg[], caught: collectMessages("caught") as unknown as Caught[], progress: collectMessages("progress") as Msg[] };

@@ -7,42 +7,26 @@
  * account keeps a robot out, and 200 jobs over 20 robots each end once.
  */
 import assert from "node:assert/strict";
-import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
-import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
 import robotReports from "../../src/nodes/robot-reports";
 import { stubSerial } from "../support/fleet-stub";
-import { HttpNodeServer } from "../support/http-node";
+import { jobNode, useJobFleet } from "../support/job-flow";
 import { JobFleetStub } from "../support/job-fleet-stub";
 import { rawRequest } from "../support/raw-http";
-import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, outputsAndCatch, recordStatuses, waitFor, type FlowNode } from "../support/node-red";
 
 const [R1, R2, R3, R4] = [1, 2, 3, 4].map(stubSerial) as [string, string, string, string];
 type Msg = Record<string, unknown> & { payload: Record<string, unknown> };
 
-function jobNode(settings: Record<string, unknown> = {}): FlowNode {
-  return { id: "job", type: "robot-job", robot: "config", minBattery: 30, waitUpTo: 30, tries: 3, confirmTimeout: 5, wires: [["out"], ["progress"]], ...settings };
-}
-
 describe("robot-job: send the right robot and follow the job to its end", function () {
   this.timeout(60_000);
   let stub: JobFleetStub;
-  const http = new HttpNodeServer();
-  before(() => http.start());
-  after(() => http.stop());
-  beforeEach(() => {
-    POLL_SETTINGS.intervalMs = 100;
-  });
-  afterEach(async () => {
-    await stub?.server.stop();
-    POLL_SETTINGS.intervalMs = 2000;
-    forgetAccountMemory();
-  });
-  useNodeRed();
+  const fleet = useJobFleet();
+  const http = fleet.http;
 
   async function start(robots: number, settings: Record<string, unknown> = {}, extra: FlowNode[] = [], credentials?: Record<string, Record<string, string>>) {
-    stub = await new JobFleetStub(robots).start();
+    stub = await fleet.newStub(robots);
     await loadFlow([http.serving(robotJob), robotEvents], flowWith(stub.url, [jobNode(settings), ...outputsAndCatch("job", "console"), { id: "progress", type: "helper" }, ...extra]), credentials);
     return { ends: collectMessages("out") as Msg[], caught: collectMessages("caught"), progress: collectMessages("progress") as Msg[] };
   }
@@ -265,7 +249,7 @@ describe("robot-job: send the right robot and follow the job to its end", functi
   });
 
   it("a report pushed to robot-events and then swept by robot-reports is one report there, and the one the job ends with", async () => {
-    stub = await new JobFleetStub(1).start();
+    stub = await fleet.newStub(1);
     const flow = flowWith(stub.url, [
       jobNode(),
       ...outputsAndCatch("job", "reports"),
