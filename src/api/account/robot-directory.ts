@@ -9,6 +9,7 @@
  * one instance reads for all of them per interval and the others take its read.
  */
 import { keptForAccount } from "./account-memory";
+import { textOf } from "../cloud/values";
 
 /** What the robot list says of one robot, as the package uses it. */
 export interface DirectoryEntry {
@@ -50,10 +51,6 @@ const SHARED_READ_CLAIM_MS = 30_000;
 /** An instance that lost the claim looks for the winner's read this often, for at most SHARED_READ_WAIT_MS. */
 const SHARED_READ_LOOK_EVERY_MS = 100;
 const SHARED_READ_WAIT_MS = 5_000;
-
-function textOf(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
-}
 
 /** The entry of one robot of the list (undefined for one with no serial number). */
 export function directoryEntryOf(robot: Record<string, unknown>): DirectoryEntry | undefined {

@@ -4,7 +4,8 @@
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
 import { isNavigating, pointCellOf } from "../watching/navigation";
-import { cleaningModesOf, mapNameOf, numberOf, type NavigationPoint } from "../watching/status-reader";
+import { cleaningModesOf, mapNameOf, type NavigationPoint } from "../watching/status-reader";
+import { numberOf } from "../cloud/values";
 import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */

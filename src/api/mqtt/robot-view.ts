@@ -9,6 +9,7 @@ import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
 import type { DirectoryEntry } from "../account/robot-directory";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
+import { numberOf, recordOf, textOf } from "../cloud/values";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
 export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;
@@ -41,17 +42,9 @@ export interface RobotView {
   task?: TaskOfRobot;
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
 function percent(value: unknown): number | undefined {
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  return typeof number === "number" && Number.isFinite(number) ? Math.max(0, Math.min(100, number)) : undefined;
+  const number = numberOf(value);
+  return number === undefined ? undefined : Math.max(0, Math.min(100, number));
 }
 
 /**
@@ -60,7 +53,7 @@ function percent(value: unknown): number | undefined {
  */
 export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry, destination?: string): RobotView {
   const state = watchedStateOf(status);
-  const task = record(status.executingTask) ?? record(status.currentTask);
+  const task = recordOf(status.executingTask) ?? recordOf(status.currentTask);
   const view: RobotView = {
     serialNumber: state.serialNumber,
     ...(listed?.displayName !== undefined ? { displayName: listed.displayName } : {}),
@@ -71,12 +64,12 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),
   };
-  const taskName = text(task?.name);
+  const taskName = textOf(task?.name);
   if (taskName !== undefined) {
     view.task = { name: taskName };
     const progress = percent(task?.progress ?? task?.completionPercentage);
     if (progress !== undefined) view.task.progress = progress;
-    const mode = text(task?.cleaningMode);
+    const mode = textOf(task?.cleaningMode);
     if (mode !== undefined) view.task.cleaningMode = mode;
   }
   return view;

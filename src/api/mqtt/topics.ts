@@ -4,6 +4,7 @@
  * numbers can be a topic level at all, and what an incoming topic is.
  */
 import { invalidInput } from "../errors";
+import { trimmedTextOf } from "../cloud/values";
 
 /** Home Assistant's discovery ids (object_id, unique_id) allow only these. */
 const DISCOVERY_ID_PATTERN = /[^a-zA-Z0-9_-]/g;
@@ -27,7 +28,7 @@ export function topicLevelProblem(serialNumber: string): string | undefined {
  * no wildcards, no empty level (so no leading or trailing slash).
  */
 export function checkTopicRoot(value: unknown, field: string, fallback: string): string {
-  const text = typeof value === "string" && value.trim() !== "" ? value.trim() : fallback;
+  const text = trimmedTextOf(value) ?? fallback;
   if (/[+#]/.test(text) || text.includes("\u0000")) throw invalidInput(field, "must not hold MQTT wildcards (+, #) or a NUL");
   if (text.split("/").some((level) => level === ""))
     throw invalidInput(field, "must not have an empty level (no leading, trailing or double /)");

@@ -10,6 +10,7 @@
  */
 import { keptForAccount } from "../account/account-memory";
 import { alarmIdOf, alarmKey, type IncidentEvent } from "./pushes";
+import { idTextOf, isRecord } from "../cloud/values";
 
 /** Alarms kept at most per account; past this the oldest raised is forgotten. */
 export const MAX_OPEN_ALARMS = 10_000;
@@ -50,9 +51,6 @@ export function severityOf(alarm: Pick<OpenAlarm, "level">): number {
   return alarm.level?.rank ?? 7;
 }
 
-const text = (value: unknown) =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
-
 export class AccountAlarms {
   /** In the order raised: the first is the oldest. */
   private readonly open = new Map<string, OpenAlarm>();
@@ -84,9 +82,9 @@ export class AccountAlarms {
       serialNumber: event.serialNumber,
       incidentId,
       ...(event.level ? { level: { code: event.level.code, rank: event.level.rank } } : {}),
-      ...optional("code", text(event.incidentCode)),
-      ...optional("name", text(event.incidentName)),
-      ...optional("mapName", text(event.mapName)),
+      ...optional("code", idTextOf(event.incidentCode)),
+      ...optional("name", idTextOf(event.incidentName)),
+      ...optional("mapName", idTextOf(event.mapName)),
       raisedAt: event.startTimeIso ?? known?.raisedAt ?? now.toISOString(),
       ...(known?.acknowledged ? { acknowledged: known.acknowledged } : {}),
     };
@@ -159,7 +157,7 @@ export class AccountAlarms {
    * alarms already open stay, and the log gains only entries it lacks.
    */
   restore(plain: unknown): void {
-    const stored = Array.isArray(plain) ? { open: plain as unknown[], shift: [] } : isPlain(plain) ? plain : undefined;
+    const stored = Array.isArray(plain) ? { open: plain as unknown[], shift: [] } : isRecord(plain) ? plain : undefined;
     if (!stored) return;
     for (const entry of Array.isArray(stored.open) ? stored.open : []) {
       if (!isAlarm(entry)) continue;
@@ -202,13 +200,9 @@ export class AccountAlarms {
 
 const logKeyOf = (entry: OpenAlarm) => `${alarmKey(entry.serialNumber, entry.incidentId)}\u0000${entry.raisedAt}`;
 
-function isPlain(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isAlarm(entry: unknown): entry is OpenAlarm {
   return (
-    isPlain(entry) && typeof entry.serialNumber === "string" && typeof entry.incidentId === "string" && typeof entry.raisedAt === "string"
+    isRecord(entry) && typeof entry.serialNumber === "string" && typeof entry.incidentId === "string" && typeof entry.raisedAt === "string"
   );
 }
 

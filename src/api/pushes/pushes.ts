@@ -14,6 +14,7 @@ import { invalidInput } from "../errors";
 import { incidentLevelOf, type IncidentLevel } from "../cloud/incident-levels";
 import { isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
 import { readReport, type ReadReport } from "../reports/reading";
+import { isRecord, trimmedIdOf } from "../cloud/values";
 
 /** messageTypeId of the newer envelope (docs/cloud-api.md). */
 export const PUSH_MESSAGE_TYPES = { incident: 1, taskReport: 2, schedulingTask: 3 } as const;
@@ -57,14 +58,6 @@ export function appIdOf(body: unknown): string | undefined {
   return typeof appId === "string" ? appId : undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** A serial number as text: a non-empty string (trimmed) or a number. */
-function serialNumberText(value: unknown): string | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
 /** The kind: messageTypeId where it names a known one, else which of content and taskReport the payload holds. */
 function kindOf(messageTypeId: unknown, payload: Record<string, unknown>): PushKind {
   switch (Number(messageTypeId)) {
@@ -89,9 +82,7 @@ function incidentStateOf(content: Record<string, unknown>): IncidentState {
 
 /** An incident's id as text (trimmed), whatever its status; undefined when it names none. */
 export function incidentIdOf(event: IncidentEvent): string | undefined {
-  const id = event.incidentId;
-  if (typeof id === "number" && Number.isFinite(id)) return String(id);
-  return typeof id === "string" && id.trim() !== "" ? id.trim() : undefined;
+  return trimmedIdOf(event.incidentId);
 }
 
 /**
@@ -119,7 +110,7 @@ export function readPush(body: unknown): Push {
   const top = without(body, ["appId", "payload"]);
   const rawPayload = body.payload;
   const payload = isRecord(rawPayload) ? rawPayload : {};
-  const serialNumber = serialNumberText(payload.serialNumber) ?? serialNumberText(top.productId);
+  const serialNumber = trimmedIdOf(payload.serialNumber) ?? trimmedIdOf(top.productId);
   if (serialNumber === undefined) throw invalidInput("payload.serialNumber", "is missing, and so is productId: a push must name its robot");
   const kind = kindOf(top.messageTypeId, payload);
   const robot = { serialNumber, ...(payload.modelTypeCode !== undefined ? { modelTypeCode: payload.modelTypeCode } : {}) };

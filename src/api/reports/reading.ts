@@ -7,6 +7,7 @@
  */
 import { withTaskReading, type TaskReportReading } from "../cloud/task-outcomes";
 import { cloudTimeMs, isoTimesOf, type IsoTimes } from "../cloud/cloud-time";
+import { numberOf, trimmedIdOf } from "../cloud/values";
 
 /** One map a report covered (from its subTasks): the area cleaned there, and the planned area when the cloud gives one. */
 export interface CoveredMap {
@@ -32,15 +33,12 @@ export type ReadReport = Record<string, unknown> &
   };
 
 /** A figure the cloud may send as a number or a string of one (int64 fields); anything else is undefined. */
-export function figureOf(value: unknown): number | undefined {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
-  return Number.isFinite(number) ? number : undefined;
-}
+export const figureOf = numberOf;
 
 /** What a report is known by beside its robot: its id, else its start time; undefined when it names neither. */
 function identifyingPartOf(report: Record<string, unknown>): string | undefined {
-  const id = report.id;
-  if ((typeof id === "string" && id.trim() !== "") || (typeof id === "number" && Number.isFinite(id))) return String(id).trim();
+  const id = trimmedIdOf(report.id);
+  if (id !== undefined) return id;
   const start = cloudTimeMs(report.startTime);
   return start === undefined ? undefined : `start:${start}`;
 }

@@ -6,6 +6,8 @@
  * says. Pure: no calls.
  */
 
+import { idTextOf, numberOf, recordOf, textOf } from "../cloud/values";
+
 /** A cell of the map's grid: a pixel of the map image, rows counted from the bottom edge (docs/cloud-api.md). */
 export interface GridPoint {
   x: number;
@@ -63,66 +65,47 @@ export interface StatusReading {
   position?: MapPosition;
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
-}
-
-/** A name or id the cloud sends as text or, for int64 ids, as a number. */
-function textOrNumber(value: unknown): string | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? String(value) : text(value);
-}
-
 function flag(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
-/** A number, or a number the cloud sent as a string (int64 values come as strings: docs/cloud-api.md). */
-export function numberOf(value: unknown): number | undefined {
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  return typeof number === "number" && Number.isFinite(number) ? number : undefined;
-}
-
 /** A status's serial number: its own field, or the v1 status' `name` (robots/<sn>). */
 export function serialNumberOf(status: Record<string, unknown>): string | undefined {
-  const name = text(status.name);
-  return text(status.serialNumber) ?? (name?.startsWith("robots/") ? text(name.slice("robots/".length)) : undefined);
+  const name = textOf(status.name);
+  return textOf(status.serialNumber) ?? (name?.startsWith("robots/") ? textOf(name.slice("robots/".length)) : undefined);
 }
 
 /** Everything the package reads of a status. */
 export function readStatus(status: Record<string, unknown>): StatusReading {
-  const battery = record(status.battery);
-  const localization = record(status.localizationInfo);
-  const task = record(status.executingTask) ?? record(status.currentTask);
+  const battery = recordOf(status.battery);
+  const localization = recordOf(status.localizationInfo);
+  const task = recordOf(status.executingTask) ?? recordOf(status.currentTask);
   const reading: StatusReading = {
     serialNumber: serialNumberOf(status),
     online: flag(status.online),
-    taskState: text(status.taskState),
+    taskState: textOf(status.taskState),
     charging: flag(battery?.charging),
     battery: numberOf(battery?.powerPercentage ?? battery?.soc),
-    emergencyStop: flag(record(status.emergencyStop)?.enabled),
-    localizationState: text(localization?.localizationState),
-    taskName: text(task?.name),
+    emergencyStop: flag(recordOf(status.emergencyStop)?.enabled),
+    localizationState: textOf(localization?.localizationState),
+    taskName: textOf(task?.name),
     // Recorded statuses say it as currentTask.manualControlling; remoteControl.enabled is the older form.
-    remoteControl: flag(record(status.currentTask)?.manualControlling) ?? flag(record(status.remoteControl)?.enabled),
+    remoteControl: flag(recordOf(status.currentTask)?.manualControlling) ?? flag(recordOf(status.remoteControl)?.enabled),
   };
-  const executing = record(status.executingTask);
+  const executing = recordOf(status.executingTask);
   const progress = numberOf(executing?.progress);
   if (progress !== undefined) reading.taskProgress = Math.min(1, Math.max(0, progress));
   const timeRemaining = numberOf(executing?.timeRemaining);
   if (timeRemaining !== undefined) reading.timeRemaining = Math.max(0, timeRemaining);
-  const navStatus = text(status.navStatus);
+  const navStatus = textOf(status.navStatus);
   if (navStatus !== undefined) reading.navStatus = navStatus;
   const points = navigationPointsOf(status);
   if (points !== undefined) reading.navigationPoints = points;
-  const mapId = text(record(localization?.map)?.id);
+  const mapId = textOf(recordOf(localization?.map)?.id);
   if (mapId !== undefined) reading.mapId = mapId;
-  const mapVersion = textOrNumber(record(localization?.map)?.version);
+  const mapVersion = idTextOf(recordOf(localization?.map)?.version);
   if (mapVersion !== undefined) reading.mapVersion = mapVersion;
-  const position = record(localization?.mapPosition);
+  const position = recordOf(localization?.mapPosition);
   const [x, y, angle] = [numberOf(position?.x), numberOf(position?.y), numberOf(position?.angle)];
   if (x !== undefined && y !== undefined) reading.position = { x, y, angle: angle ?? 0 };
   return reading;
@@ -130,11 +113,11 @@ export function readStatus(status: Record<string, unknown>): StatusReading {
 
 /** navigationPoints.naviPoints as named points, each with its grid cell where both coordinates are given; undefined when the status has no list. */
 function navigationPointsOf(status: Record<string, unknown>): NavigationPoint[] | undefined {
-  const listed = record(status.navigationPoints)?.naviPoints;
+  const listed = recordOf(status.navigationPoints)?.naviPoints;
   if (!Array.isArray(listed)) return undefined;
   return listed.flatMap((entry: unknown) => {
-    const point = record(entry);
-    const name = text(point?.naviPointName);
+    const point = recordOf(entry);
+    const name = textOf(point?.naviPointName);
     if (name === undefined) return [];
     const [x, y] = [numberOf(point?.navPointGridX), numberOf(point?.navPointGridY)];
     return [x !== undefined && y !== undefined ? { name, grid: { x, y } } : { name }];
@@ -143,14 +126,14 @@ function navigationPointsOf(status: Record<string, unknown>): NavigationPoint[] 
 
 /** The name of the map the robot is on: localizationInfo.map.name, else the v1 status' position.mapName. */
 export function mapNameOf(status: Record<string, unknown>): string | undefined {
-  return text(record(record(status.localizationInfo)?.map)?.name) ?? text(record(status.position)?.mapName);
+  return textOf(recordOf(recordOf(status.localizationInfo)?.map)?.name) ?? textOf(recordOf(status.position)?.mapName);
 }
 
 /** The cleaning modes a status offers (cleanModes, as names or {name}), named as the robot names them ("__洗地"). */
 export function cleaningModesOf(status: Record<string, unknown>): string[] {
   const modes = Array.isArray(status.cleanModes) ? (status.cleanModes as unknown[]) : [];
   return modes.flatMap((mode) => {
-    const name = text(record(mode)?.name) ?? text(mode);
+    const name = textOf(recordOf(mode)?.name) ?? textOf(mode);
     return name === undefined ? [] : [name];
   });
 }
@@ -163,11 +146,11 @@ export function cleaningModesOf(status: Record<string, unknown>): string[] {
 export function executableTasksOf(status: Record<string, unknown>): ExecutableTask[] | undefined {
   if (!Array.isArray(status.executableTasks)) return undefined;
   return (status.executableTasks as unknown[]).flatMap((entry) => {
-    const task = record(entry);
-    const name = text(task?.name);
+    const task = recordOf(entry);
+    const name = textOf(task?.name);
     if (name === undefined) return [];
-    const map = record(task?.map);
-    const [mapId, mapName] = [textOrNumber(map?.id), textOrNumber(map?.name)];
+    const map = recordOf(task?.map);
+    const [mapId, mapName] = [idTextOf(map?.id), idTextOf(map?.name)];
     return [{ name, ...(mapId !== undefined ? { mapId } : {}), ...(mapName !== undefined ? { mapName } : {}) }];
   });
 }

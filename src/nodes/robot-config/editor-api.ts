@@ -16,6 +16,7 @@ import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
 import { cleaningModesOf, executableTasksOf, readStatus, serialNumberOf } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotConfigNode } from "../shared/types";
+import { idTextOf } from "../../api/cloud/values";
 
 /** Where the routes live under httpAdminRoot. */
 export const EDITOR_API_ROOT = "/robot-fleet/config";
@@ -42,10 +43,6 @@ interface CachedAnswer {
 /** One cache per deployed config node: a redeploy (new node, maybe new credentials) starts afresh. */
 const cacheOf = new WeakMap<RobotConfigNode, Map<string, CachedAnswer>>();
 
-function textOf(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : typeof value === "number" ? String(value) : undefined;
-}
-
 /** The lookups, each from the shared client to plain data the pickers list. */
 const LOOKUPS = {
   /** robot-config's Test button: one uncached robot list, and how long the account took to give it. */
@@ -65,7 +62,7 @@ const LOOKUPS = {
     }
     return robots.map((robot) => ({
       serialNumber: robot.serialNumber,
-      displayName: textOf((robot as Record<string, unknown>).displayName) ?? "",
+      displayName: idTextOf((robot as Record<string, unknown>).displayName) ?? "",
       online: online.has(robot.serialNumber) ? online.get(robot.serialNumber) === true : undefined,
     }));
   },
@@ -88,7 +85,7 @@ const LOOKUPS = {
     const cleaningModes = cleaningModesOf(status).map((name) => ({ name, ...cleaningModeMeaningOf(name) }));
     const positions = (readStatus(status).navigationPoints ?? []).map((point) => point.name);
     const localization = isPlainObject(status.localizationInfo) ? status.localizationInfo : {};
-    const map = isPlainObject(localization.map) ? { mapId: textOf(localization.map.id), mapName: textOf(localization.map.name) } : undefined;
+    const map = isPlainObject(localization.map) ? { mapId: idTextOf(localization.map.id), mapName: idTextOf(localization.map.name) } : undefined;
     const [v1] = (await client.batchGetStatuses([serialNumber], { line: "v1" })) as Record<string, unknown>[];
     const tasks = (executableTasksOf(v1 ?? {}) ?? []).map((task) => ({ taskName: task.name, mapName: task.mapName }));
     return { cleaningModes, positions, map, tasks };
@@ -102,12 +99,12 @@ const LOOKUPS = {
       if (!isPlainObject(building) || !Array.isArray(building.floors)) continue;
       for (const floor of building.floors) {
         if (!isPlainObject(floor)) continue;
-        const floorName = textOf(floor.name);
+        const floorName = idTextOf(floor.name);
         if (floorName === undefined) continue;
-        floors.push({ index: Number(floor.index) || 0, floorName, mapId: textOf(floor.mapId), mapName: textOf(floor.mapName) });
+        floors.push({ index: Number(floor.index) || 0, floorName, mapId: idTextOf(floor.mapId), mapName: idTextOf(floor.mapName) });
       }
     }
-    return { siteId: textOf(site.siteId) ?? textOf(site.id), siteName: textOf(site.siteName) ?? textOf(site.name), floors };
+    return { siteId: idTextOf(site.siteId) ?? idTextOf(site.id), siteName: idTextOf(site.siteName) ?? idTextOf(site.name), floors };
   },
 };
 

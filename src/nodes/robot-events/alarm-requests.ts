@@ -5,6 +5,7 @@
  */
 import { invalidInput } from "../../api/errors";
 import { isPlainObject } from "../shared/plain-data";
+import { trimmedIdOf } from "../../api/cloud/values";
 
 export type AlarmRequest = { kind: "list" } | { kind: "acknowledge"; serialNumber: string; incidentId: string; by: string };
 
@@ -13,11 +14,6 @@ export const DEFAULT_ACKNOWLEDGER = "operator";
 const MAX_NAME_LENGTH = 100;
 const REQUEST_RULE = 'must be "alarms" or {"acknowledge": {"serialNumber", "incidentId"}, "by"?}';
 
-function text(value: unknown): string | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
 /** msg.payload "alarms" (or {alarms: ...}) lists; {acknowledge: {serialNumber, incidentId}, by} acknowledges (by: else msg.by, else "operator"). */
 export function readAlarmRequest(msg: { payload?: unknown; by?: unknown }): AlarmRequest {
   const { payload } = msg;
@@ -25,9 +21,9 @@ export function readAlarmRequest(msg: { payload?: unknown; by?: unknown }): Alar
   if (!isPlainObject(payload) || payload.acknowledge === undefined) throw invalidInput("payload", REQUEST_RULE);
   const { acknowledge } = payload;
   if (!isPlainObject(acknowledge)) throw invalidInput("payload.acknowledge", "must be {serialNumber, incidentId}");
-  const serialNumber = text(acknowledge.serialNumber);
+  const serialNumber = trimmedIdOf(acknowledge.serialNumber);
   if (serialNumber === undefined || typeof acknowledge.serialNumber !== "string") throw invalidInput("payload.acknowledge.serialNumber", "must be the robot's serial number");
-  const incidentId = text(acknowledge.incidentId);
+  const incidentId = trimmedIdOf(acknowledge.incidentId);
   if (incidentId === undefined) throw invalidInput("payload.acknowledge.incidentId", "must be the alarm's incidentId");
   const given = payload.by ?? msg.by;
   const by = given === undefined ? DEFAULT_ACKNOWLEDGER : typeof given === "string" ? given.trim() : undefined;

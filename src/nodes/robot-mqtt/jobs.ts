@@ -16,6 +16,7 @@ import { refusalOf, refusalText } from "../../api/watching/robot-actions";
 import { readStatus } from "../../api/watching/status-reader";
 import { CONFIRM_TIMEOUT } from "../shared/confirm-table";
 import { clientModule } from "../shared/api";
+import { trimmedTextOf } from "../../api/cloud/values";
 
 export interface BridgeResult {
   command: string;
@@ -23,15 +24,13 @@ export interface BridgeResult {
   reason: string;
 }
 
-const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
-
 /** The job's work on the robot's map (`map` when given), or what is wrong with it. */
 function workOf(job: Record<string, unknown>, robotMap: string | undefined): JobWork | string {
-  const map = text(job.map) ?? robotMap;
+  const map = trimmedTextOf(job.map) ?? robotMap;
   if (map === undefined) return "the robot is on no map: name one in map";
-  if ("area" in job) return text(job.area) ? { kind: "area", area: text(job.area)!, map } : "area must be an area's name or id";
-  if ("task" in job) return text(job.task) ? { kind: "task", task: text(job.task)!, map } : "task must be a task's name";
-  return text(job.goto) ? { kind: "goto", point: text(job.goto)!, map } : "goto must be a navigation point's name";
+  if ("area" in job) return trimmedTextOf(job.area) ? { kind: "area", area: trimmedTextOf(job.area)!, map } : "area must be an area's name or id";
+  if ("task" in job) return trimmedTextOf(job.task) ? { kind: "task", task: trimmedTextOf(job.task)!, map } : "task must be a task's name";
+  return trimmedTextOf(job.goto) ? { kind: "goto", point: trimmedTextOf(job.goto)!, map } : "goto must be a navigation point's name";
 }
 
 export async function startJob(client: RobotClient, serialNumber: string, job: Record<string, unknown>, signal: AbortSignal, confirmTimeoutMs = CONFIRM_TIMEOUT.default * 1000): Promise<BridgeResult> {
@@ -44,7 +43,7 @@ export async function startJob(client: RobotClient, serialNumber: string, job: R
     if (typeof work === "string") return result(false, work);
     const refusal = refusalOf(work.kind === "goto" ? "goTo" : "startTask", readStatus(status));
     if (refusal) return result(false, `robot ${serialNumber} ${refusalText(refusal)}`);
-    const request = await startRequestFor(client, work, facts, { mode: text(job.mode), name: text(job.name) }, { signal });
+    const request = await startRequestFor(client, work, facts, { mode: trimmedTextOf(job.mode), name: trimmedTextOf(job.name) }, { signal });
     await client.send(clientModule().prepareCall(request.operation, request.body as never), { signal });
     const navigation = work.kind === "goto" ? new NavigationFollower(work.point, client.arrivalRadius) : undefined;
     const confirmed = await confirmationPollerOf(client).waitFor(serialNumber, startedRule(work, serialNumber, request.taskName, navigation), { timeoutMs: confirmTimeoutMs, signal, operation: "job" });

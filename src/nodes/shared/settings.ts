@@ -6,6 +6,7 @@ import type { Node, NodeAPI, NodeMessageInFlow } from "node-red";
 import { invalidInput } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { plainData, type MessageInput } from "./plain-data";
+import { trimmedTextOf } from "../../api/cloud/values";
 
 /**
  * Evaluates a TypedInput property (str, num, msg, flow, global, env, ...) for
@@ -45,7 +46,8 @@ export function evaluateProperty(
 /** The first candidate that is a non-empty string (after trimming), else undefined. */
 export function firstText(...candidates: unknown[]): string | undefined {
   for (const candidate of candidates) {
-    if (typeof candidate === "string" && candidate.trim() !== "") return candidate.trim();
+    const text = trimmedTextOf(candidate);
+    if (text !== undefined) return text;
   }
   return undefined;
 }
