@@ -164,6 +164,17 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
     }
   });
 
+  it("an area no robot has, with a free robot tried meanwhile: INVALID_INPUT naming payload.area, once", async () => {
+    const { ends, caught } = await start(1, { waitUpTo: 600, tries: 3 });
+    send({ area: "Kitchn", map: "Floor 1" });
+    await waitFor(() => caught.length === 1, 10_000, "INVALID_INPUT");
+    await sleep(500);
+    assert.equal(caught.length, 1);
+    assert.equal(caught[0]!.error.code, "INVALID_INPUT");
+    assert.match(caught[0]!.error.message, /payload\.area: no robot of the account has an area "Kitchn" on map "Floor 1"$/);
+    assert.equal(ends.length, 0);
+  });
+
   describe("a running job whose robot stays offline", () => {
     // offlineLimit 0.05 min is 3 s.
     it("ends with outcome unknown and the reason once the robot is offline for the limit, not before and within a second after", async () => {

@@ -63,6 +63,8 @@ export interface JobRecord {
   waitingSent?: boolean;
   /** The name check against the account's robots (work-targets.ts) was started: it runs once per job. */
   targetChecked?: boolean;
+  /** What that check found no robot has, when it came back while the job tried a robot: the job ends with it once waiting again. */
+  missingTarget?: { field: string; problem: string };
   /** Robots whose Redis claim was refused, with why: past waitUpTo they are not chosen again, and they are the NO_ROBOT reasons. */
   claimRefusals?: Record<string, string>;
   /** claiming to ending: when the robot's Redis claim was last made or renewed (epoch ms). */

@@ -214,6 +214,10 @@ export class JobRunner {
   private dispatch(job: JobRecord, now: number): void {
     const candidates = this.candidatesOf(job);
     const deadline = job.createdAt + job.settings.waitUpToMs;
+    if (job.missingTarget) {
+      this.finish(job, invalidInput(job.missingTarget.field, job.missingTarget.problem));
+      return;
+    }
     if (!candidates || !job.looked) {
       // The account's robots could not be listed (or read) at all: the job still ends, a little after its time.
       if (now >= deadline + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", this.t("errors.unread"), { robots: {} }));
@@ -276,7 +280,10 @@ export class JobRunner {
     void missingTarget(this.client, job.work, robots, { signal: this.lifetime.signal })
       .catch(() => undefined)
       .then((missing) => {
-        if (missing && this.current(job) && job.phase === "waiting") this.finish(job, invalidInput(missing.field, missing.problem));
+        if (!missing || !this.current(job)) return;
+        // A job trying a robot meanwhile ends once it is back to waiting (a robot that has the name does not come back).
+        if (job.phase === "waiting") this.finish(job, invalidInput(missing.field, missing.problem));
+        else job.missingTarget = missing;
       });
   }
 
@@ -393,12 +400,15 @@ export class JobRunner {
     const facts = this.book.facts.get(serialNumber);
     const limitMs = job.settings.offlineLimitMs ?? JOB_OFFLINE_LIMIT.default * 60_000;
     const minutes = `${limitMs / 60_000} min`;
+    // A job kept from before these fields existed starts its count now.
+    job.onlineSeenAt ??= now;
+    if (job.work.kind === "goto") job.navigationSeenAt ??= now;
     if (facts && readNow.has(serialNumber)) {
       if (facts.online === true) job.onlineSeenAt = now;
       if (job.work.kind === "goto" && (isNavigating(facts) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts) === "moving"))
         job.navigationSeenAt = now;
     }
-    if (now - (job.onlineSeenAt ?? now) >= limitMs) {
+    if (now - job.onlineSeenAt >= limitMs) {
       this.finish(job, { outcome: "unknown", reason: `robot offline for ${minutes}` });
       return;
     }
@@ -419,7 +429,7 @@ export class JobRunner {
       }
     }
     // A stop by hand shows only as navStatus back to NAVI_IDLE, which the statuses read here may not carry: the robot standing still is all there is.
-    if (job.work.kind === "goto" && now - (job.navigationSeenAt ?? now) >= limitMs) this.finish(job, { outcome: "unknown", reason: `no status showed the navigation for ${minutes}` });
+    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.finish(job, { outcome: "unknown", reason: `no status showed the navigation for ${minutes}` });
   }
 
   private async endWithReport(job: JobRecord): Promise<void> {
