@@ -129,10 +129,17 @@ describe("dispatch policy", () => {
       startedAt: "2026-01-01T00:00:00.000Z",
       attempts: [{ serialNumber: "B", result: "started" }],
       setAside: {},
+      onlineSeenAt: 5,
     };
     const other = new AccountJobs();
-    assert.equal(other.restore("n", JSON.parse(JSON.stringify([job, { junk: true }]))), 1);
+    const unknownState = { ...job, jobId: "job-4", phase: "paused" };
+    assert.equal(
+      other.restore("n", JSON.parse(JSON.stringify([job, { junk: true }, unknownState]))),
+      1,
+      "one job, not junk nor a state the table lacks",
+    );
     assert.equal(other.holderOf("B"), "job-3");
+    assert.equal(other.jobs.get("job-3")!.onlineSeenAt, undefined, "after a restart the offline count starts again");
     assert.equal(other.restore("n", [job]), 0, "a job already known is not taken twice");
     const result = jobResult(job, "completed", new Date("2026-01-01T00:01:00.000Z"));
     assert.equal(result.durationSeconds, 60);

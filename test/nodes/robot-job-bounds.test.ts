@@ -190,6 +190,11 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
       assert.ok(seconds >= 2.8 && seconds < 4, `ended ${seconds} s after the robot went offline`);
       assert.equal(ends[0]!.payload.outcome, "unknown");
       assert.equal(ends[0]!.payload.reason, "robot offline for 0.05 min");
+      // The robot comes back and ends its task: the job has ended already, and ends no second time.
+      stub.update(R1, (status) => (status.online = true));
+      stub.finish(R1);
+      await sleep(500);
+      assert.equal(ends.length, 1);
     });
 
     it("follows on a robot offline one second less than the limit, and ends with its task", async () => {

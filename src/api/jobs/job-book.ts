@@ -195,7 +195,11 @@ export class AccountJobs {
       if (typeof entry?.jobId !== "string" || entry.nodeId !== nodeId || this.jobs.has(entry.jobId)) continue;
       if (typeof entry.work !== "object" || typeof entry.settings !== "object" || !(JOB_PHASES as readonly unknown[]).includes(entry.phase))
         continue;
-      this.add({ ...(entry as JobRecord), attempts: entry.attempts ?? [], setAside: entry.setAside ?? {} });
+      // The process was down for a while: how long the robot went unseen then is not known, so its offline count starts again.
+      const kept: JobRecord = { ...(entry as JobRecord), attempts: entry.attempts ?? [], setAside: entry.setAside ?? {} };
+      delete kept.onlineSeenAt;
+      delete kept.navigationSeenAt;
+      this.add(kept);
       restored++;
     }
     return restored;
