@@ -40,6 +40,7 @@ const PUBLIC_NAMES = [
   "isRobotApiError",
   "API_CODES",
   "API_CODE_NAMES",
+  "PLATFORM_CODES",
   // The endpoint table, its types, the commands and the schemas.
   "ENDPOINTS",
   "OPERATION_NAMES",

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { PACKAGE_ROOT } from "./child-node";
 
 export type JsonType = "string" | "number" | "boolean" | "object" | "array" | "null";
 
@@ -21,7 +22,8 @@ export interface RecordedKind {
   fields: Record<string, RecordedField>;
 }
 
-export const RECORDED_SHAPES_FILE = path.join(__dirname, "..", "fixtures", "recorded-shapes.json");
+// From the package root: the build compiles test/ into dist/ but copies no data file there.
+export const RECORDED_SHAPES_FILE = path.join(PACKAGE_ROOT, "test", "fixtures", "recorded-shapes.json");
 
 const shapes = JSON.parse(readFileSync(RECORDED_SHAPES_FILE, "utf8")) as { kinds: Record<string, RecordedKind> };
 

@@ -3,6 +3,7 @@
  * methods from this table, the simulator serves its routes from it and the
  * tests iterate over it: adding an endpoint is adding a row.
  */
+import { TEMP_TASK_REJECTED_STATUS } from "./command-status";
 import type { z } from "zod";
 import type { SharedCallClass } from "../settings/call-settings";
 import { MOTION_STOPPING_COMMANDS, commandTypeOf, type CommandType } from "./commands";
@@ -73,22 +74,6 @@ type EndpointRow<Req extends z.ZodType, Res extends z.ZodType> = Pick<
 function endpoint<Req extends z.ZodType, Res extends z.ZodType>(row: EndpointRow<Req, Res>): Endpoint<Req, Res> {
   const get = row.method === "GET";
   return { sendsBody: !get, withoutContentType: false, read: get, envelope: false, authenticated: true, serialNumberOf: undefined, ...row };
-}
-
-/** B4 cmdStatus meaning the robot refused the temporary task (docs/cloud-api.md). */
-export const TEMP_TASK_REJECTED_STATUS = 7;
-/**
- * cmdStatus meaning the robot received the command but has not started it
- * (B4's answer, seen with cmdResultCode "6880", or any answer carrying
- * cmdStatus): only its status tells when it starts (docs/cloud-api.md).
- */
-export const CMD_STATUS_DELIVERED = 6;
-
-/** Whether an answer says "delivered, not started yet": cmdStatus 6, as a number or an int64 string. */
-export function deliveredNotStarted(answer: unknown): boolean {
-  if (typeof answer !== "object" || answer === null || !("cmdStatus" in answer)) return false;
-  const status = answer.cmdStatus;
-  return (typeof status === "number" || (typeof status === "string" && status.trim() !== "")) && Number(status) === CMD_STATUS_DELIVERED;
 }
 
 export const ENDPOINTS = {

@@ -7,7 +7,7 @@
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import { tempTaskConfirmationRule } from "../../api/watching/confirmation";
 import { RobotApiError, invalidInput, tempTaskRefusalOf } from "../../api/errors";
-import { deliveredNotStarted } from "../../api/cloud/endpoints";
+import { deliveredNotStarted } from "../../api/cloud/command-status";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { translator, type Translate } from "../shared/i18n";
 import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
