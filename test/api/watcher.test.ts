@@ -50,7 +50,6 @@ describe("api: watching robots", function () {
       });
       assert.deepEqual(read, {
         serialNumber: "GS-S-000101",
-        displayName: undefined,
         online: true,
         taskState: "RUNNING",
         charging: false,

@@ -23,6 +23,8 @@ const HEIGHT = 250;
 const FLOOR = "6f1c0d8e-2b1a-4c7e-9d55-0a1b2c3d4e5f";
 const OTHER_FLOOR = "0b9e6a55-7c1d-4e2f-8a3b-5c6d7e8f9a0b";
 const ANCHOR = "GS-S-000101";
+/** The account's robots as its robot list names them ("Robot 101"). */
+const ACCOUNT_ROBOTS = Array.from({ length: 20 }, (_each, index) => `GS-S-000${101 + index}`);
 
 /** A PNG of the given size, as the object store would serve it. */
 function png(width: number, height: number): Buffer {
@@ -33,7 +35,6 @@ function png(width: number, height: number): Buffer {
 function status(serialNumber: string, position: { x: number; y: number; angle: number } | undefined, extra: Record<string, unknown> = {}, mapId = FLOOR, version = 3): Record<string, unknown> {
   return {
     serialNumber,
-    displayName: `Robot ${serialNumber.slice(-3)}`,
     online: true,
     taskState: "IDLE",
     battery: { charging: false, powerPercentage: 80 },
@@ -65,7 +66,11 @@ describe("robot-maps: fleetMap", function () {
     const { server } = stub;
     const url = new URL(request.path, server.url);
     if (url.pathname.endsWith("/status:batchGet")) return { body: { robotStatus: served } };
-    if (url.pathname === "/v1alpha1/robots") return { body: { robots: served.map((each) => ({ serialNumber: (each as { serialNumber: string }).serialNumber })), total: String(served.length) } };
+    if (url.pathname === "/v1alpha1/robots") {
+      // Names come from the robot list, not from statuses: the robots served, else the account's twenty.
+      const serialNumbers = served.length > 0 ? served.map((each) => (each as { serialNumber: string }).serialNumber) : ACCOUNT_ROBOTS;
+      return { body: { robots: serialNumbers.map((serialNumber) => ({ serialNumber, displayName: `Robot ${serialNumber.slice(-3)}` })), total: String(serialNumbers.length) } };
+    }
     if (url.pathname.endsWith("/map")) return { body: { downloadUri: `${server.url}/objects/${url.searchParams.get("mapId")}/${url.searchParams.get("mapVersion")}.png` } };
     if (url.pathname.startsWith("/objects/")) {
       const image = images[url.pathname];

@@ -21,11 +21,14 @@ const LOBBY_FLOOR = "map-lobby";
 const CAR_PARK = "map-car-park";
 const AT = Date.parse("2026-11-26T08:00:00Z");
 
+/** The robots' names as the robot list gives them (no status carries one). */
+const NAMES = new Map<string, string>();
+
 function status(serialNumber: string, name: string, extra: Record<string, unknown> = {}, mapId = LOBBY_FLOOR): Record<string, unknown> {
+  NAMES.set(serialNumber, name);
   return {
     name: `robots/${serialNumber}`,
     serialNumber,
-    displayName: name,
     online: true,
     taskState: "IDLE",
     battery: { charging: false, soc: 64 },
@@ -60,6 +63,7 @@ function input(statuses: KeptStatus[], extra: Partial<FleetViewInput> = {}): Fle
     alarms: [],
     jobs: new Map(),
     now: new Date(AT + 5000),
+    nameOf: (serialNumber) => NAMES.get(serialNumber) ?? serialNumber,
     ...extra,
   };
 }
@@ -242,15 +246,15 @@ describe("fleetView's model", () => {
   it("shows a robot named twice once, by its latest status, and reads odd fields as absent", () => {
     const view = fleetView(
       input([
-        { status: status("GS-S-000101", "Old name"), at: AT - 1000 },
-        { status: status("GS-S-000101", "New name", { executableTasks: "all", executingTask: { progress: "abc" }, taskState: "RUNNING", navigationPoints: 5, battery: "full" }), at: AT },
-        { status: status("GS-S-000101", "Older name"), at: AT - 2000 },
+        { status: status("GS-S-000101", "Lobby scrubber", { taskState: "PAUSED" }), at: AT - 1000 },
+        { status: status("GS-S-000101", "Lobby scrubber", { executableTasks: "all", executingTask: { progress: "abc" }, taskState: "RUNNING", navigationPoints: 5, battery: "full" }), at: AT },
+        { status: status("GS-S-000101", "Lobby scrubber", { online: false }), at: AT - 2000 },
       ]),
       t,
     );
     assert.equal(view.robots.length, 1);
     const [robot] = view.robots;
-    assert.equal(robot!.name, "New name");
+    assert.equal(robot!.name, "Lobby scrubber", "named by the robot list, whichever status is shown");
     assert.deepEqual([robot!.tasks, robot!.points, robot!.task, robot!.battery, robot!.state], [[], [], undefined, null, "cleaning"]);
     assert.equal(view.floors[0]!.robots, 1);
   });

@@ -4,6 +4,7 @@
  * (refusalOf) and which command it becomes (commandOf); a refused action is
  * one NOT_ALLOWED error in the runtime's language, and nothing is sent.
  */
+import { robotDirectoryOf, robotNameOf } from "../../api/account/robot-directory";
 import { CHARGING_POINT, type CommandType } from "../../api/cloud/commands";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
@@ -74,10 +75,12 @@ export async function commandForAction(
   const state = readStatus(status);
   const refusal = refusalOf(action, state);
   if (refusal) {
+    // A refusal just after a deploy names the robot as the list does, once the list's first read is in.
+    await robotDirectoryOf(call.client.accountKey).settled();
     throw new RobotApiError({
       kind: "not_allowed",
       operation: action,
-      message: `${state.displayName ?? serialNumber} ${refusalWords(call.t, refusal)}`,
+      message: `${robotNameOf(call.client.accountKey, serialNumber)} ${refusalWords(call.t, refusal)}`,
       lastStatus: status,
       refusal,
     });
