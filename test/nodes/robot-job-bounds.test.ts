@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
-import { JOB_TRANSITIONS, IllegalTransition, nextPhase, type JobEvent, type JobPhase } from "../../src/api/jobs/job-states";
+import { JOB_TRANSITIONS, IllegalTransition, nextPhase, type JobEvent, type JobPhase, type JobState } from "../../src/api/jobs/job-states";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
 import { CLAIM_MS, onJobTransition } from "../../src/nodes/robot-job/runner";
@@ -303,6 +303,24 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
       assert.throws(() => nextPhase("ending", "cancel", "j-1"), /job j-1: no transition "cancel" from ending/);
       assert.throws(() => nextPhase("ended", "end", "j-1"), IllegalTransition);
       assert.equal(nextPhase("claiming", "claimRefused", "j-1"), "waiting");
+    });
+
+    it("a move the table lacks is refused loudly (an error a Catch node gets) and the job stays where it was", async () => {
+      const { ends, caught } = await start(1);
+      const running = JOB_TRANSITIONS.running as Partial<Record<JobEvent, JobState>>;
+      const robotDone = running.robotDone;
+      // As if the table had lost this move: the runtime asks for it when the robot finishes.
+      delete running.robotDone;
+      try {
+        send({ task: "Kitchen", map: "Floor 1", jobId: "stuck" });
+        await waitFor(() => caught.length > 0, 10_000, "the refusal");
+        assert.match(caught[0]!.error.message, /job stuck: no transition "robotDone" from running/);
+        assert.equal(ends.length, 0);
+      } finally {
+        running.robotDone = robotDone;
+      }
+      await waitFor(() => ends.length === 1, 10_000, "the job's end once the move is back");
+      assert.equal(ends[0]!.payload.outcome, "completed");
     });
 
     it("cancels a waiting job, a job whose start is on its way, and a running one", async () => {

@@ -68,6 +68,8 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
   const sink: JobSink = {
     ended: (job, end) => endJob(job, end),
     progress: (job, progress) => sendProgress(job, progress),
+    // With a message, so that a Catch node gets it: the job's id and its topic.
+    fault: (job, error) => node.error(error, { topic: asked.get(job.jobId)?.msg.topic ?? job.topic, jobId: job.jobId } as NodeMessage),
     changed: () => {
       mirror.changed();
       if (runner) node.status(jobStatus(runner.counts, t));

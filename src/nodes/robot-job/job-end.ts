@@ -42,4 +42,6 @@ export interface JobSink {
   progress(job: JobRecord, progress: JobProgress): void;
   /** The node's jobs changed (added, started, ended): its status and its context copy follow. */
   changed(): void;
+  /** A fault of the runtime itself (IllegalTransition: a move the state table lacks), for the node to report. */
+  fault(job: JobRecord, error: Error): void;
 }

@@ -88,12 +88,14 @@ export class JobRunner {
   /** Starts following this node's jobs (those of an earlier deploy too): each goes on from the state it was left in. */
   start(): void {
     for (const job of this.book.ofNode(this.nodeId)) {
-      // A claim or start whose command was never sent goes back to waiting; one that may have been sent is confirmed first.
-      if (job.phase === "claiming" || (job.phase === "starting" && job.sentAt === undefined)) this.transition(job, "unsent");
-      else if (job.phase === "starting") void this.confirmStart(job);
-      else if (job.phase === "ending" && job.ending === "report") void this.endWithReport(job);
-      // The stop of a cancel was under way when the node closed: whether it reached the robot is not known.
-      else if (job.phase === "ending") this.finish(job, { outcome: "cancelled", stopFailure: "the node closed before the stop was answered" });
+      this.guarded(job, () => {
+        // A claim or start whose command was never sent goes back to waiting; one that may have been sent is confirmed first.
+        if (job.phase === "claiming" || (job.phase === "starting" && job.sentAt === undefined)) this.transition(job, "unsent");
+        else if (job.phase === "starting") return this.confirmStart(job);
+        else if (job.phase === "ending" && job.ending === "report") return this.endWithReport(job);
+        // The stop of a cancel was under way when the node closed: whether it reached the robot is not known.
+        else if (job.phase === "ending") this.finish(job, { outcome: "cancelled", stopFailure: "the node closed before the stop was answered" });
+      });
     }
     this.stopObserving = confirmationPollerOf(this.client).observe(
       () => this.robotsToRead(),
@@ -163,6 +165,20 @@ export class JobRunner {
     return to;
   }
 
+  /**
+   * Runs a step of a job's life: a fault in it (a move the table refuses is a
+   * bug of this file) goes to the node as an error, loudly, and leaves the
+   * other jobs and the account's poll going.
+   */
+  private guarded(job: JobRecord, step: () => void | Promise<void>): void {
+    const fault = (error: unknown) => this.sink.fault(job, error instanceof Error ? error : new Error(String(error)));
+    try {
+      void step()?.catch(fault);
+    } catch (error) {
+      fault(error);
+    }
+  }
+
   /** The job no longer has a robot: its hold and its claim are let go, and what it kept of the robot. */
   private letGoOfRobot(job: JobRecord): void {
     if (job.serialNumber !== undefined) {
@@ -205,9 +221,11 @@ export class JobRunner {
     }
     const now = Date.now();
     for (const job of this.book.ofNode(this.nodeId)) {
-      if (job.phase === "waiting") this.dispatch(job, now);
-      else if (job.phase === "running") this.follow(job, readNow, now);
-      if (this.current(job) && job.phase !== "waiting") this.renewClaim(job, now);
+      this.guarded(job, () => {
+        if (job.phase === "waiting") this.dispatch(job, now);
+        else if (job.phase === "running") this.follow(job, readNow, now);
+        if (this.current(job) && job.phase !== "waiting") this.renewClaim(job, now);
+      });
     }
   }
 
@@ -246,7 +264,7 @@ export class JobRunner {
       job.serialNumber = choice.chosen;
       job.robotName = robotNameOf(this.client.accountKey, choice.chosen);
       this.transition(job, "chosen");
-      void this.claimAndStart(job, choice.chosen);
+      this.guarded(job, () => this.claimAndStart(job, choice.chosen!));
       return;
     }
     if (pastDeadline) {
@@ -277,14 +295,13 @@ export class JobRunner {
       robots.push(facts);
     }
     job.targetChecked = true;
-    void missingTarget(this.client, job.work, robots, { signal: this.lifetime.signal })
-      .catch(() => undefined)
-      .then((missing) => {
-        if (!missing || !this.current(job)) return;
-        // A job trying a robot meanwhile ends once it is back to waiting (a robot that has the name does not come back).
-        if (job.phase === "waiting") this.finish(job, invalidInput(missing.field, missing.problem));
-        else job.missingTarget = missing;
-      });
+    this.guarded(job, async () => {
+      const missing = await missingTarget(this.client, job.work, robots, { signal: this.lifetime.signal }).catch(() => undefined);
+      if (!missing || !this.current(job)) return;
+      // A job trying a robot meanwhile ends once it is back to waiting (a robot that has the name does not come back).
+      if (job.phase === "waiting") this.finish(job, invalidInput(missing.field, missing.problem));
+      else job.missingTarget = missing;
+    });
   }
 
   /** Claims the robot (in Redis when shared), then sends the start and confirms it. */
@@ -418,7 +435,7 @@ export class JobRunner {
         if (end.outcome !== undefined) this.finish(job, { outcome: end.outcome });
         else {
           this.transition(job, "robotDone");
-          void this.endWithReport(job);
+          this.guarded(job, () => this.endWithReport(job));
         }
         return;
       }
