@@ -15,9 +15,8 @@
  *   serialNumberText() and incidentIdOf(): `typeof value === "number"` replaced by true or ||: Number.isFinite is
  *   true only of numbers.
  *   incidentStateOf(): "" for a status of another type replaced by any other text that is neither "1" nor "0".
- * - open-alarms.ts isPlain(): `typeof value === "object"` replaced by true: a string or number given to restore() has no
- *   open or shift list, and one in a list has no string serialNumber, so it is skipped either way.
- *   alarmsOfAccount(): the name it is kept under ("open alarms") replaced by "": no other module keeps anything under "".
+ * - open-alarms.ts alarmsOfAccount(): the name it is kept under ("open alarms") replaced by "": no other module keeps
+ *   anything under "".
  * - push-receiver.ts RecentKeys.delete() and .size are never called (no coverage): kept for the class's completeness.
  * - open-alarms.ts: the shift's log starting as a list holding a string: the first trim drops it (it has no time).
  * - open-alarms.ts restore(): the empty lists that stand for a missing `open` or `shift` (and the empty log of a list
