@@ -41,7 +41,13 @@ const FOLDERS = {
   },
   "src/api/jobs": {
     mutate: ["src/api/jobs/**/*.ts"],
-    spec: ["test/api/dispatch.test.ts", "test/api/navigation.test.ts", "test/api/jobs-boundaries.test.ts"],
+    // robot-job's node tests (test/nodes/robot-job*.test.ts) need a real Redis and run for seconds: not per mutant.
+    spec: [
+      "test/api/dispatch.test.ts",
+      "test/api/navigation.test.ts",
+      "test/api/status-reader.test.ts",
+      "test/api/jobs-boundaries.test.ts",
+    ],
   },
   // The tables the engine's tests also cover.
   other: {
