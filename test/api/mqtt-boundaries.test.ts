@@ -16,6 +16,7 @@
  *   stopping commands does not hold undefined.
  * - robot-view.ts robotViewOf(): `?.` on the task inside `if (taskName !== undefined)`: the task is there.
  */
+import { ORIGIN, ROOTS, bridgeStatus } from "../support/mqtt-fixtures";
 import assert from "node:assert/strict";
 import {
   chooseStartTask,
@@ -47,21 +48,7 @@ import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { ExecutableTask } from "../../src/api/watching/status-reader";
 import type { WatchedState } from "../../src/api/watching/watcher-state";
 
-const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
-const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
-
-function status(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    serialNumber: "R1",
-    online: true,
-    taskState: "IDLE",
-    battery: { charging: false, powerPercentage: 80 },
-    emergencyStop: { enabled: false },
-    localizationInfo: { localizationState: "NORMAL", map: { id: "m1", name: "Floor 1" }, mapPosition: { x: 10, y: 20, angle: 90 } },
-    cleanModes: [{ name: "__middle_cleaning" }, { name: "尘推" }],
-    ...extra,
-  };
-}
+const status = (extra: Record<string, unknown> = {}) => bridgeStatus("R1", extra);
 
 /** A view built by hand, for what no status shape gives (a map id without a name, no map at all). */
 function view(state: Partial<WatchedState>, mapName?: string): RobotView {

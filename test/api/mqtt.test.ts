@@ -1,4 +1,5 @@
 /** The MQTT bridge's pure parts, apart from Node-RED and a broker: topics, the vacuum's state, payloads, changes, commands. */
+import { ORIGIN, ROOTS, bridgeStatus } from "../support/mqtt-fixtures";
 import assert from "node:assert/strict";
 import {
   chooseStartTask,
@@ -21,21 +22,7 @@ import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { WatchedState } from "../../src/api/watching/watcher-state";
 import { executableTasksOf } from "../../src/api/watching/status-reader";
 
-const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
-const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
-
-function status(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    serialNumber: "GS-S-000101",
-    online: true,
-    taskState: "IDLE",
-    battery: { charging: false, powerPercentage: 80 },
-    emergencyStop: { enabled: false },
-    localizationInfo: { localizationState: "NORMAL", map: { id: "m1", name: "Floor 1" }, mapPosition: { x: 10, y: 20, angle: 90 } },
-    cleanModes: [{ name: "__middle_cleaning" }, { name: "尘推" }],
-    ...extra,
-  };
-}
+const status = (extra: Record<string, unknown> = {}) => bridgeStatus("GS-S-000101", extra);
 
 const alarm = (rank: number, name = "Lidar blocked"): OpenAlarm => ({
   serialNumber: "GS-S-000101",

@@ -7,15 +7,15 @@
  * a robot added to the list after the start gets its name within one status
  * round of a watching node.
  */
+import { useSimulator } from "../support/simulator";
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotJob from "../../src/nodes/robot-job";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import robotReports from "../../src/nodes/robot-reports";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
-import { DEMO_TOKEN, demoFleet, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { collectMessages, flowWith, helper, loadFlow, nextMessage, useNodeRed, useRecordingServerAndNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
 
@@ -36,17 +36,7 @@ describe("robots by name: statuses without names, the robot list's names everywh
   this.timeout(60_000);
 
   describe("against the simulator", () => {
-    let simulator: RunningSimulator;
-    before(async () => {
-      simulator = await startSimulator({ port: 0, quiet: true, rateLimit: false, timing: { taskDurationMs: 4000 } });
-    });
-    after(async () => {
-      await simulator.close();
-    });
-    beforeEach(() => {
-      simulator.reset();
-      forgetAccountMemory();
-    });
+    const cloud = useSimulator({ timing: { taskDurationMs: 4000 } }, true);
     useNodeRed();
 
     async function load(): Promise<void> {
@@ -60,7 +50,7 @@ describe("robots by name: statuses without names, the robot list's names everywh
         { id: "catch-errors", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
         { id: "caught", type: "helper" },
       ];
-      await loadFlow([robotMaps, robotJob, robotReports, robotMqtt], flowWith(simulator.url, nodes), { config: { token: DEMO_TOKEN } });
+      await loadFlow([robotMaps, robotJob, robotReports, robotMqtt], flowWith(cloud.simulator.url, nodes), { config: { token: DEMO_TOKEN } });
     }
 
     it("the console's rows and floor labels, fleetMap's labels and legend", async () => {

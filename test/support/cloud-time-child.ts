@@ -20,6 +20,7 @@ import robotReports from "../../src/nodes/robot-reports";
 import { stubSerial } from "./fleet-stub";
 import { HttpNodeServer } from "./http-node";
 import { JobFleetStub } from "./job-fleet-stub";
+import { jobNode } from "./job-flow";
 import { collectMessages, flowWith, helper, loadFlow, TEST_TOKEN, waitFor as waitUntil } from "./node-red";
 import { rawRequest } from "./raw-http";
 
@@ -71,16 +72,7 @@ async function main(): Promise<CloudTimeFindings> {
     },
     { id: "reportsOut", type: "helper" },
     { id: "figures", type: "helper" },
-    {
-      id: "job",
-      type: "robot-job",
-      robot: "config",
-      minBattery: 30,
-      waitUpTo: 30,
-      tries: 3,
-      confirmTimeout: 5,
-      wires: [["jobEnds"], ["jobProgress"]],
-    },
+    jobNode({ wires: [["jobEnds"], ["jobProgress"]] }),
     { id: "jobProgress", type: "helper" },
     { id: "jobEnds", type: "helper" },
     { id: "catchAll", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },

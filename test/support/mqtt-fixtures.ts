@@ -1,0 +1,18 @@
+/** What the MQTT bridge's unit tests share: the topic roots, the origin, and an S-line status of one robot. */
+
+export const ROOTS = { prefix: "homeassistant", base: "robot-fleet" };
+export const ORIGIN = { name: "node-red-contrib-robot-fleet", sw_version: "0.2.0" };
+
+/** An S-line status of robot `serialNumber`, idle on Floor 1 with two cleaning modes; `extra` overrides any field. */
+export function bridgeStatus(serialNumber: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    serialNumber,
+    online: true,
+    taskState: "IDLE",
+    battery: { charging: false, powerPercentage: 80 },
+    emergencyStop: { enabled: false },
+    localizationInfo: { localizationState: "NORMAL", map: { id: "m1", name: "Floor 1" }, mapPosition: { x: 10, y: 20, angle: 90 } },
+    cleanModes: [{ name: "__middle_cleaning" }, { name: "尘推" }],
+    ...extra,
+  };
+}
