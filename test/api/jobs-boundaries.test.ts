@@ -114,6 +114,10 @@ describe("jobs at their edges: which robot may take a job", () => {
     });
   }
 
+  it("words an alarm that names neither name nor code by its level alone", () => {
+    assert.equal(reasonOf(facts("R1"), { alarmOf: () => ({ rank: 5 }) }), "alarm H5");
+  });
+
   it("takes a robot on the job's map by its id as well as its name", () => {
     assert.equal(reasonOf(facts("R1", { mapName: "Etage 1" }), { work: { ...TASK, map: "map-1" } }), "eligible");
   });
