@@ -40,6 +40,7 @@ import {
 import { areaIdOf, cleaningModeFor, mapNameFor, stopBody } from "../../src/api/jobs/start-requests";
 import { missingTarget } from "../../src/api/jobs/work-targets";
 import { NavigationFollower } from "../../src/api/watching/navigation";
+import type { WatchedState } from "../../src/api/watching/watcher-state";
 
 const TASK: JobWork = { kind: "task", task: "Kitchen", map: "Floor 1" };
 const GOTO: JobWork = { kind: "goto", point: "Kitchen door", map: "Floor 1" };
@@ -451,10 +452,11 @@ describe("jobs at their edges: starting a job", () => {
   it("shows a navigation started by the navigation it follows, made for the job's point when none is given", () => {
     const rule = startedRule(GOTO, "R1", undefined);
     assert.match(rule.expects, /^navigation to "Kitchen door" under way/);
-    assert.equal(rule.confirmedBy(facts("R1", { navStatus: "NAVI_RUNNING" })), "NAVIGATING");
+    const sight = (navStatus: string): WatchedState => ({ serialNumber: "R1", online: true, navStatus });
+    assert.equal(rule.confirmedBy(sight("NAVI_RUNNING")), "NAVIGATING");
     const own = new NavigationFollower("Kitchen door");
-    startedRule(GOTO, "R1", undefined, own).confirmedBy(facts("R1", { navStatus: "NAVI_RUNNING" }));
-    assert.equal(own.see(facts("R1", { navStatus: "NAVI_IDLE" })).phase, "arrived", "the follower given saw the start");
+    startedRule(GOTO, "R1", undefined, own).confirmedBy(sight("NAVI_RUNNING"));
+    assert.equal(own.see(sight("NAVI_IDLE")).phase, "arrived", "the follower given saw the start");
   });
 
   it("shows a task started by the job's task running, an area by the name it was sent under", () => {
