@@ -182,7 +182,7 @@ describe("jobs at their edges: the facts read from a status", () => {
     for (const executingTask of [null, [0.5], "0.5"]) assert.equal(robotFactsOf({ ...base, executingTask }).progress, undefined);
   });
 
-  it("lists executable tasks by name, numbers as text, leaving out blank names and keeping no navStatus not given", () => {
+  it("lists executable tasks through the status reader: by name, leaving out blank and non-text names, and keeping no navStatus not given", () => {
     const read = robotFactsOf({
       serialNumber: "R1",
       executableTasks: [
@@ -193,11 +193,7 @@ describe("jobs at their edges: the facts read from a status", () => {
         null,
       ],
     });
-    assert.deepEqual(read.executableTasks, [
-      { name: "Kitchen", mapId: "7", mapName: "Floor 1" },
-      { name: "5", mapId: undefined, mapName: undefined },
-      { name: "Hall", mapId: undefined, mapName: undefined },
-    ]);
+    assert.deepEqual(read.executableTasks, [{ name: "Kitchen", mapId: "7", mapName: "Floor 1" }, { name: "Hall" }]);
     assert.equal("navStatus" in read, false);
   });
 });

@@ -4,8 +4,8 @@
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
 import { isNavigating, pointCellOf } from "../watching/navigation";
-import { cleaningModesOf, mapNameOf, type NavigationPoint } from "../watching/status-reader";
-import { numberOf } from "../cloud/values";
+import { cleaningModesOf, executableTasksOf, mapNameOf, type ExecutableTask, type NavigationPoint } from "../watching/status-reader";
+import { numberOf, recordOf } from "../cloud/values";
 import { watchedStateOf } from "../watching/watcher-state";
 
 /** The work of a job, on one map (name or id, as statuses and the map list give it). */
@@ -33,7 +33,7 @@ export interface RobotFacts {
   /** The navigation points of the map the robot is on, with their grid cells where the status gives them; undefined where it lists none. */
   navigationPoints?: NavigationPoint[];
   /** Tasks the robot can run, where its status lists them (the v1 status does). */
-  executableTasks?: { name: string; mapId?: string; mapName?: string }[];
+  executableTasks?: ExecutableTask[];
   /** Cleaning modes as the status names them ("__" prefix and all). */
   cleanModes: string[];
 }
@@ -72,22 +72,16 @@ export interface DispatchChoice {
 export const BLOCKING_ALARM_RANK = 4;
 const BUSY_TASK_STATES = new Set(["RUNNING", "PAUSED", "OTHER"]);
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-const text = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
-
 /** The facts of a status of any of the cloud's shapes (B1, the S-line batch, the v1 batch). */
 export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
   const state = watchedStateOf(status);
-  const tasks = Array.isArray(status.executableTasks) ? status.executableTasks : undefined;
+  const tasks = executableTasksOf(status);
   return {
     serialNumber: state.serialNumber,
     online: state.online,
     taskState: state.taskState,
     ...(state.navStatus !== undefined ? { navStatus: state.navStatus } : {}),
-    progress: numberOf(record(status.executingTask ?? status.currentTask)?.progress),
+    progress: numberOf(recordOf(status.executingTask ?? status.currentTask)?.progress),
     battery: state.battery,
     emergencyStop: state.emergencyStop,
     localizationState: state.localizationState,
@@ -95,16 +89,7 @@ export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
     mapName: mapNameOf(status),
     ...(state.position ? { position: { x: state.position.x, y: state.position.y } } : {}),
     ...(state.navigationPoints ? { navigationPoints: state.navigationPoints } : {}),
-    ...(tasks
-      ? {
-          executableTasks: tasks.flatMap((task: unknown) => {
-            const entry = record(task);
-            const name = text(entry?.name);
-            const taskMap = record(entry?.map);
-            return name === undefined ? [] : [{ name, mapId: text(taskMap?.id), mapName: text(taskMap?.name) }];
-          }),
-        }
-      : {}),
+    ...(tasks ? { executableTasks: tasks } : {}),
     cleanModes: cleaningModesOf(status),
   };
 }
