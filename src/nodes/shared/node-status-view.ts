@@ -5,6 +5,7 @@
  */
 import type { Node, NodeStatus } from "node-red";
 import type { RobotClient } from "../../api/client";
+import { REAL_CLOCK, type EngineClock } from "../../api/engine/clock";
 import type { RequestEngine } from "../../api/engine/engine";
 import type { CallTracker } from "../../api/settings/call-settings";
 import type { RobotApiError } from "../../api/errors";
@@ -15,6 +16,105 @@ import { shorten } from "./status-text";
 
 /** While messages are pending, the status is redrawn at most this often (a burst is thousands of changes). */
 const STATUS_INTERVAL_MS = 250;
+
+/** Which status is the same as another: what Node-RED draws of it. */
+function keyOf(status: NodeStatus): string {
+  return JSON.stringify([status.fill, status.shape, status.text]);
+}
+
+export interface StatusDrawerOptions {
+  /** While the status changes fast, it is drawn at most this often (0: every change is drawn at once). */
+  intervalMs?: number;
+  /** After each draw: in how many ms to draw again though nothing said it changed (a countdown), or undefined. */
+  again?: () => number | undefined;
+  clock?: EngineClock;
+}
+
+/**
+ * Draws the status under a node from a function that computes it: a status
+ * equal to the one shown is not drawn again, changes that come fast are drawn
+ * at most once per interval (the last of them), and close clears the status
+ * and the timer. What a node's status says is its own; how it is drawn is this.
+ */
+export class StatusDrawer {
+  private shown: string | undefined;
+  private timer: unknown;
+  private lastDrawn = -Infinity;
+  private closed = false;
+  private readonly intervalMs: number;
+  private readonly clock: EngineClock;
+
+  constructor(
+    private readonly node: Pick<Node, "status">,
+    private readonly current: () => NodeStatus,
+    private readonly options: StatusDrawerOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 0;
+    this.clock = options.clock ?? REAL_CLOCK;
+  }
+
+  /** Something changed: drawn now when the last draw is an interval old, else once when it is. */
+  changed(): void {
+    if (this.closed) return;
+    const wait = this.lastDrawn + this.intervalMs - this.clock.now();
+    if (wait <= 0) {
+      this.draw();
+      return;
+    }
+    this.timer ??= this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.draw();
+    }, wait);
+  }
+
+  /** Drawn now, whatever the interval; still not when it is the status shown. */
+  draw(): void {
+    if (this.closed) return;
+    this.stopTimer();
+    this.lastDrawn = this.clock.now();
+    this.put(this.current());
+    const again = this.options.again?.();
+    if (again !== undefined) {
+      this.timer = this.clock.setTimeout(() => {
+        this.timer = undefined;
+        this.draw();
+      }, again);
+    }
+  }
+
+  /** Drawn now even when it is the status shown: a fresh sign that something happened again. */
+  redraw(): void {
+    this.shown = undefined;
+    this.draw();
+  }
+
+  /** A status of the moment instead of the computed one (an error): drawn now; the next change draws the computed one again. */
+  show(status: NodeStatus): void {
+    if (this.closed) return;
+    this.stopTimer();
+    this.put(status);
+  }
+
+  /** Stops drawing and clears the status. */
+  close(): void {
+    this.closed = true;
+    this.stopTimer();
+    this.node.status({});
+  }
+
+  private put(status: NodeStatus): void {
+    const key = keyOf(status);
+    if (key === this.shown) return;
+    this.shown = key;
+    this.node.status(status);
+  }
+
+  private stopTimer(): void {
+    if (this.timer === undefined) return;
+    this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
 
 type Outcome = { fill: "green" | "red"; text: string } | undefined;
 
@@ -31,8 +131,9 @@ export class NodeStatusView {
   readonly tracker: CallTracker;
   private outcome: Outcome;
   private configProblem: RobotApiError | undefined;
-  private shown = "";
-  private timer: NodeJS.Timeout | undefined;
+  /** What the status drawn last says, as "busy:...", "idle...", "done:..." or "config". */
+  private drawnKey = "";
+  private readonly drawer: StatusDrawer;
   private stopWatchingPause: (() => void) | undefined;
 
   constructor(
@@ -42,6 +143,11 @@ export class NodeStatusView {
     readonly t: Translate,
   ) {
     this.tracker = { waiting: 0, sending: 0, changed: () => this.changed() };
+    this.drawer = new StatusDrawer(node, () => this.currentStatus(), {
+      intervalMs: STATUS_INTERVAL_MS,
+      // The pause's seconds count down while this node's messages wait for it.
+      again: () => (this.drawnKey.startsWith("busy:paused") ? 1000 : undefined),
+    });
   }
 
   watchPause(client: RobotClient): void {
@@ -52,8 +158,7 @@ export class NodeStatusView {
   showConfigProblem(problem: RobotApiError): void {
     this.configProblem = problem;
     // Shown again on every refused message, as a fresh sign that the message went nowhere.
-    this.shown = "";
-    this.draw();
+    this.drawer.redraw();
   }
 
   finished(outcome: Outcome): void {
@@ -62,40 +167,21 @@ export class NodeStatusView {
     this.changed();
   }
 
-  /** Something changed: draw now when the node went idle or just got busy, else at most every STATUS_INTERVAL_MS. */
+  /** Something changed: drawn now when the node went idle or just got busy, else at most every STATUS_INTERVAL_MS. */
   changed(): void {
-    const busyShown = this.shown.startsWith("busy:");
-    if (this.pending === 0 || !busyShown) {
-      this.draw();
-      return;
-    }
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.draw();
-    }, STATUS_INTERVAL_MS);
+    if (this.pending === 0 || !this.drawnKey.startsWith("busy:")) this.drawer.draw();
+    else this.drawer.changed();
   }
 
   close(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
     this.stopWatchingPause?.();
-    this.node.status({});
+    this.drawer.close();
   }
 
-  private draw(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+  private currentStatus(): NodeStatus {
     const [key, status] = this.current();
-    if (key === this.shown) return;
-    this.shown = key;
-    this.node.status(status);
-    if (key.startsWith("busy:paused")) {
-      // The pause's seconds count down while this node's messages wait for it.
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.draw();
-      }, 1000);
-    }
+    this.drawnKey = key;
+    return status;
   }
 
   /** "waiting for robot", or "delivered, not started yet" when every waiting message's answer said so. */
