@@ -19,6 +19,7 @@ import { reportsOfAccount } from "../../api/reports/report-store";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
+import { StatusDrawer } from "../shared/node-status-view";
 import { translator, type Translate } from "../shared/i18n";
 import { readAlarmRequest } from "./alarm-requests";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
@@ -70,47 +71,22 @@ function messagesOf(push: Push, openAlarmsOfRobot: number, t: Translate): Array<
   return messages;
 }
 
-/** Status under the node: where it listens, open alarms, refused pushes; drawn at most every STATUS_INTERVAL_MS. */
-class EventsStatus {
-  refused = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private lastDrawn = 0;
-
-  constructor(
-    private readonly node: Node,
-    private readonly where: string,
-    private readonly t: Translate,
-    private readonly openAlarms: () => number,
-    /** A setting that makes every push refused (no app id): shown in red before any count. */
-    private readonly problem?: string,
-  ) {}
-
-  changed(): void {
-    const wait = this.lastDrawn + STATUS_INTERVAL_MS - Date.now();
-    if (wait <= 0) this.draw();
-    else this.timer ??= setTimeout(() => this.draw(), wait);
+/** Status under the node: where it listens, open alarms, refused pushes (drawn by a StatusDrawer, at most every STATUS_INTERVAL_MS). */
+function eventsStatus(
+  where: string,
+  t: Translate,
+  openAlarms: number,
+  refused: number,
+  /** A setting that makes every push refused (no app id): shown in red before any count. */
+  problem: string | undefined,
+): NodeStatus {
+  if (problem !== undefined) {
+    const refusedText = refused > 0 ? ` (${t("status.refused", { count: refused })})` : "";
+    return { fill: "red", shape: "ring", text: `${where}: ${problem}${refusedText}` };
   }
-
-  draw(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.lastDrawn = Date.now();
-    if (this.problem !== undefined) {
-      const refused = this.refused > 0 ? ` (${this.t("status.refused", { count: this.refused })})` : "";
-      this.node.status({ fill: "red", shape: "ring", text: `${this.where}: ${this.problem}${refused}` });
-      return;
-    }
-    const open = this.openAlarms();
-    const parts = [open === 0 ? this.t("status.noAlarm") : open === 1 ? this.t("status.oneAlarm") : this.t("status.alarms", { count: open })];
-    if (this.refused > 0) parts.push(this.t("status.refused", { count: this.refused }));
-    const status: NodeStatus = { fill: open > 0 ? "yellow" : "green", shape: this.refused > 0 ? "ring" : "dot", text: `${this.where}: ${parts.join(", ")}` };
-    this.node.status(status);
-  }
-
-  close(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
+  const parts = [openAlarms === 0 ? t("status.noAlarm") : openAlarms === 1 ? t("status.oneAlarm") : t("status.alarms", { count: openAlarms })];
+  if (refused > 0) parts.push(t("status.refused", { count: refused }));
+  return { fill: openAlarms > 0 ? "yellow" : "green", shape: refused > 0 ? "ring" : "dot", text: `${where}: ${parts.join(", ")}` };
 }
 
 function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
@@ -143,7 +119,12 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const alarms = account?.alarms ?? new AccountAlarms();
   const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
   const noAppId = appId === "" ? t("errors.noAppId") : undefined;
-  const status = new EventsStatus(node, root + path, t, () => alarms.size, noAppId);
+  let refusedCount = 0;
+  const status = new StatusDrawer(node, () => eventsStatus(root + path, t, alarms.size, refusedCount, noAppId), {
+    intervalMs: STATUS_INTERVAL_MS,
+    // Every push redraws the counts, changed or not: the status drawn after a push is a sign that it was read.
+    skipUnchanged: false,
+  });
   /** Set on close: a push still being read then is not sent on from a node that is gone. */
   let closed = false;
   const lastLogged = new Map<Refusal, number>();
@@ -151,7 +132,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
 
   const refused = (res: ServerResponse, code: Refusal, error: string, headers?: Record<string, string>) => {
     answer(res, code, { error }, headers);
-    status.refused++;
+    refusedCount++;
     status.changed();
     refusedSince.set(code, (refusedSince.get(code) ?? 0) + 1);
     const now = Date.now();
@@ -210,7 +191,6 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     removeRoute();
     releasePath(app, path, node.id);
     status.close();
-    node.status({});
     done();
   });
 }

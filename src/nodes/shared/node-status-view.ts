@@ -28,6 +28,8 @@ export interface StatusDrawerOptions {
   /** After each draw: in how many ms to draw again though nothing said it changed (a countdown), or undefined. */
   again?: () => number | undefined;
   clock?: EngineClock;
+  /** false: a status equal to the one shown is drawn again too (robot-events: each push redraws its counts). */
+  skipUnchanged?: boolean;
 }
 
 /**
@@ -104,7 +106,7 @@ export class StatusDrawer {
 
   private put(status: NodeStatus): void {
     const key = keyOf(status);
-    if (key === this.shown) return;
+    if (key === this.shown && this.options.skipUnchanged !== false) return;
     this.shown = key;
     this.node.status(status);
   }
