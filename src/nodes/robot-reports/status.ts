@@ -1,8 +1,9 @@
 /** The status under a robot-reports node: what it is doing, how many reports it sent, when it last swept. */
-import type { Node } from "node-red";
+import type { Node, NodeStatus } from "node-red";
 import { RobotApiError } from "../../api/errors";
 import type { SweepSummary } from "../../api/reports/sweep";
 import type { Translate } from "../shared/i18n";
+import { StatusDrawer } from "../shared/node-status-view";
 import { shorten } from "../shared/status-text";
 
 /** "14:05" in the runtime's time zone. */
@@ -10,24 +11,31 @@ function clock(date: Date): string {
   return date.toTimeString().slice(0, 5);
 }
 
+/** What the status says: the reports being read at start, a sweep under way, or the last sweep's outcome. */
 export class ReportsStatus {
   /** Reports sent on since the node started. */
   sent = 0;
   /** Robots whose reports the last sweep was refused as not bound to this app (110003). */
   notBound = 0;
   private last: { text: string; fill: "green" | "yellow" | "red" } | undefined;
+  private doing: "reading" | "sweeping" | undefined;
+  private readonly drawer: StatusDrawer;
 
   constructor(
-    private readonly node: Node,
+    node: Node,
     private readonly t: Translate,
-  ) {}
+  ) {
+    this.drawer = new StatusDrawer(node, () => this.current());
+  }
 
   reading(): void {
-    this.node.status({ fill: "blue", shape: "ring", text: this.t("status.reading") });
+    this.doing = "reading";
+    this.drawer.draw();
   }
 
   sweeping(): void {
-    this.node.status({ fill: "blue", shape: "dot", text: this.t("status.sweeping", { sent: this.sent }) });
+    this.doing = "sweeping";
+    this.drawer.draw();
   }
 
   swept(summary: SweepSummary): void {
@@ -48,15 +56,22 @@ export class ReportsStatus {
 
   /** The last sweep's outcome, and the count of reports sent. */
   draw(): void {
+    this.doing = undefined;
+    this.drawer.draw();
+  }
+
+  close(): void {
+    this.drawer.close();
+  }
+
+  private current(): NodeStatus {
+    if (this.doing === "reading") return { fill: "blue", shape: "ring", text: this.t("status.reading") };
+    if (this.doing === "sweeping") return { fill: "blue", shape: "dot", text: this.t("status.sweeping", { sent: this.sent }) };
     const sent = this.t("status.sent", { count: this.sent });
     const unbound = this.notBound > 0 ? `, ${this.t("status.notBound", { count: this.notBound })}` : "";
     const text = `${sent}${unbound}${this.last ? `, ${this.last.text}` : ""}`;
     // A robot not bound for reports is the account's to fix: yellow, like a sweep that failed for some.
     const fill = this.notBound > 0 && this.last?.fill === "green" ? "yellow" : (this.last?.fill ?? "green");
-    this.node.status({ fill, shape: fill === "green" ? "dot" : "ring", text: shorten(text, 64) });
-  }
-
-  close(): void {
-    this.node.status({});
+    return { fill, shape: fill === "green" ? "dot" : "ring", text: shorten(text, 64) };
   }
 }
