@@ -15,6 +15,7 @@ import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
+import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { readMessage } from "../shared/plain-data";
 import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
@@ -64,6 +65,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
   const mirror = new ContextMirror(node, JOBS_CONTEXT_KEY, () => book.toPlain(node.id));
   let runner: JobRunner | undefined;
   let closed = false;
+  const status = new StatusDrawer(node, () => jobStatus(runner?.counts ?? { waiting: 0, running: 0 }, t));
 
   const sink: JobSink = {
     ended: (job, end) => endJob(job, end),
@@ -72,7 +74,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     fault: (job, error) => node.error(error, { topic: asked.get(job.jobId)?.msg.topic ?? job.topic, jobId: job.jobId } as NodeMessage),
     changed: () => {
       mirror.changed();
-      if (runner) node.status(jobStatus(runner.counts, t));
+      if (runner) status.draw();
     },
   };
 
@@ -142,7 +144,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
           ...(typeof msg.topic === "string" ? { topic: msg.topic } : {}),
         });
       } catch (error) {
-        node.status({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
+        status.show({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
         done(error instanceof Error ? error : invalidInput("", String(error)));
       }
     });
