@@ -7,7 +7,7 @@
 import { readStatus, serialNumberOf } from "../../api/watching/status-reader";
 import { sentNavigationsOf } from "../../api/watching/navigation";
 import { robotDirectoryOf, type DirectoryEntry } from "../../api/account/robot-directory";
-import type { Node } from "node-red";
+import type { Node, NodeStatus } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { keptForAccount } from "../../api/account/account-memory";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
@@ -22,6 +22,7 @@ import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watching/watcher-state";
 import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { ContextMirror } from "../shared/context-mirror";
 import type { Translate } from "../shared/i18n";
+import { StatusDrawer } from "../shared/node-status-view";
 import { carryOut } from "./commands";
 import type { BridgeResult } from "./jobs";
 
@@ -94,6 +95,9 @@ export class MqttBridge {
   /** Commands under way per robot: a second start waits for nothing, it is refused (see mayOvertakePending). */
   private readonly pendingByRobot = new Map<string, number>();
   private stopAlarms: () => void;
+  /** What the status under the node says: the first poll, standing by, the last poll or the failing ones. */
+  private said: NodeStatus = {};
+  private readonly statusDrawer: StatusDrawer;
   last: PollSummary | undefined;
 
   constructor(
@@ -102,6 +106,7 @@ export class MqttBridge {
     private readonly settings: BridgeSettings,
     private readonly t: Translate,
   ) {
+    this.statusDrawer = new StatusDrawer(node, () => this.said);
     const { prefix, base } = settings.roots;
     this.devices = keptForAccount(client.accountKey, `mqtt devices\n${prefix}\n${base}`, () => new Set<string>());
     this.chosenModes = keptForAccount(client.accountKey, `mqtt cleaning modes\n${base}`, () => new Map<string, string>());
@@ -327,7 +332,9 @@ export class MqttBridge {
   }
 
   private showStatus(fill: "red" | "green" | "yellow" | "blue" | "grey", shape: "dot" | "ring", text: string): void {
-    if (!this.closed) this.node.status({ fill, shape, text });
+    if (this.closed) return;
+    this.said = { fill, shape, text };
+    this.statusDrawer.draw();
   }
 
   /** Polls now (an inject, for a test). */
@@ -349,6 +356,6 @@ export class MqttBridge {
     this.stopAlarms();
     await this.mirror.flush();
     if (this.pendingCommands > 0) this.node.log(`closed with ${this.pendingCommands} command${this.pendingCommands === 1 ? "" : "s"} under way: no result will be published`);
-    this.node.status({});
+    this.statusDrawer.close();
   }
 }
