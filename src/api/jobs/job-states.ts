@@ -50,3 +50,24 @@ export function nextPhase(phase: JobState, event: JobEvent, jobId: string): JobS
   if (next === undefined) throw new IllegalTransition(phase, event, jobId);
   return next;
 }
+
+/** One move of a job, as a watcher of the table sees it. */
+export interface JobTransition {
+  jobId: string;
+  from: JobState;
+  event: JobEvent;
+  to: JobState;
+}
+
+const transitionListeners = new Set<(move: JobTransition) => void>();
+
+/** Calls `listener` with every move of every job in this process (tests check the table is walked); answers the way to stop. */
+export function onJobTransition(listener: (move: JobTransition) => void): () => void {
+  transitionListeners.add(listener);
+  return () => transitionListeners.delete(listener);
+}
+
+/** Tells the watchers of the table a move that was made (the runner, after nextPhase allowed it). */
+export function announceTransition(move: JobTransition): void {
+  for (const listener of transitionListeners) listener(move);
+}

@@ -20,7 +20,7 @@ import { MoveWatch, NavigationFollower, isNavigating } from "../../api/watching/
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { chooseRobot, robotFactsOf, type RobotFacts } from "../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
-import { ENDED, nextPhase, type JobEvent, type JobState } from "../../api/jobs/job-states";
+import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../api/jobs/job-states";
 import { startRequestFor, startedRule } from "../../api/jobs/job-start";
 import { stopBody } from "../../api/jobs/start-requests";
 import { missingTarget } from "../../api/jobs/work-targets";
@@ -40,22 +40,6 @@ const RENEW_CLAIM_EVERY_MS = 15_000;
 const CLAIM_ANSWER_MS = 5_000;
 /** How long past waitUpTo a job waits for its robots to be read at all before it ends. */
 const UNREAD_GRACE_MS = 30_000;
-
-/** One move of a job, as a test sees it. */
-export interface JobTransition {
-  jobId: string;
-  from: JobState;
-  event: JobEvent;
-  to: JobState;
-}
-
-const transitionListeners = new Set<(move: JobTransition) => void>();
-
-/** Calls `listener` with every move of every job in this process (tests check the table is walked); answers the way to stop. */
-export function onJobTransition(listener: (move: JobTransition) => void): () => void {
-  transitionListeners.add(listener);
-  return () => transitionListeners.delete(listener);
-}
 
 /** What a job under way needs that is no plain JSON (a job record is written to context as it is): none of it outlives this runner. */
 interface LiveJob {
@@ -160,7 +144,7 @@ export class JobRunner {
     }
     if (to === "ending") job.ending = event === "cancel" ? "cancel" : "report";
     if (to !== ENDED) job.phase = to;
-    for (const listener of transitionListeners) listener({ jobId: job.jobId, from, event, to });
+    announceTransition({ jobId: job.jobId, from, event, to });
     this.sink.changed();
     return to;
   }
