@@ -47,11 +47,8 @@ function percent(value: unknown): number | undefined {
   return number === undefined ? undefined : Math.max(0, Math.min(100, number));
 }
 
-/**
- * The view of a robot from its status, what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf)
- * and where the package sent it (`destination`).
- */
-export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry, destination?: string): RobotView {
+/** The view of a robot from its status and what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf). */
+export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry): RobotView {
   const state = watchedStateOf(status);
   const task = recordOf(status.executingTask) ?? recordOf(status.currentTask);
   const view: RobotView = {
@@ -60,7 +57,6 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     ...(listed?.modelTypeCode !== undefined ? { model: listed.modelTypeCode } : {}),
     ...(listed?.softwareVersion !== undefined ? { softwareVersion: listed.softwareVersion } : {}),
     state,
-    ...(destination !== undefined ? { destination } : {}),
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),
   };

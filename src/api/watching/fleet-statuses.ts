@@ -73,9 +73,11 @@ export class FleetStatuses {
    */
   record(statuses: readonly Record<string, unknown>[], at: number = Date.now()): void {
     let changed = false;
+    const named: string[] = [];
     for (const status of statuses) {
       const serialNumber = serialNumberOf(status);
       if (serialNumber === undefined) continue;
+      named.push(serialNumber);
       const shape = statusShapeOf(status);
       const known = this.robots.get(serialNumber);
       if (known?.[shape] && known[shape].at > at) continue;
@@ -85,7 +87,7 @@ export class FleetStatuses {
       changed = true;
     }
     while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
-    this.named(statuses.flatMap((status) => serialNumberOf(status) ?? []));
+    this.named(named);
     if (changed) for (const listener of this.listeners) listener();
   }
 

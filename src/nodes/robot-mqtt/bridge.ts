@@ -4,9 +4,9 @@
  * publishes what changed, answers Home Assistant's birth message, removes a
  * robot that left, and carries out what arrives on the command topics.
  */
-import { readStatus, serialNumberOf } from "../../api/watching/status-reader";
+import { serialNumberOf } from "../../api/watching/status-reader";
 import { sentNavigationsOf } from "../../api/watching/navigation";
-import { robotDirectoryOf, type DirectoryEntry } from "../../api/account/robot-directory";
+import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { Node, NodeStatus } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { keptForAccount } from "../../api/account/account-memory";
@@ -233,7 +233,7 @@ export class MqttBridge {
     const seen = new Set<string>();
     const messages: MqttMessage[] = [bridgeAvailabilityMessage(this.settings.roots, true)];
     for (const update of updates) {
-      const view = robotViewOf(update.status, this.listedOf(update.status), this.destinationOf(update.status));
+      const view = this.viewOf(update.status);
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
         this.skip(view.serialNumber, problem);
@@ -273,17 +273,15 @@ export class MqttBridge {
     this.node.warn(`robot ${JSON.stringify(serialNumber)} is not published: its serial number ${problem}`);
   }
 
-  /** What the robot list says of the robot a status is of (its device's name, model and software version). */
-  private listedOf(status: Record<string, unknown>): DirectoryEntry | undefined {
+  /**
+   * The robot a status is of, with what the robot list says of it (its device's name, model and
+   * software version) and where the package sent it, while it has not arrived (the vacuum's returning).
+   */
+  private viewOf(status: Record<string, unknown>): RobotView {
     const serialNumber = serialNumberOf(status);
-    return serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber);
-  }
-
-  /** Where the package sent the robot a status is of, while it has not arrived (the vacuum's returning). */
-  private destinationOf(status: Record<string, unknown>): string | undefined {
-    const reading = readStatus(status);
-    if (reading.serialNumber === undefined) return undefined;
-    return sentNavigationsOf(this.client.accountKey).destinationOf(reading.serialNumber, reading, this.client.arrivalRadius);
+    const view = robotViewOf(status, serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber));
+    const destination = sentNavigationsOf(this.client.accountKey).destinationOf(view.serialNumber, view.state, this.client.arrivalRadius);
+    return destination === undefined ? view : { ...view, destination };
   }
 
   private messagesOf(view: RobotView): MqttMessage[] {
@@ -293,7 +291,7 @@ export class MqttBridge {
 
   /** A status read for a command: shown at once, without waiting for the next poll. */
   private seen(status: Record<string, unknown>): RobotView {
-    const view = robotViewOf(status, this.listedOf(status), this.destinationOf(status));
+    const view = this.viewOf(status);
     if (this.closed || !this.views.has(view.serialNumber)) return view;
     this.views.set(view.serialNumber, view);
     this.republishRobot(view.serialNumber);
