@@ -3,6 +3,7 @@
  * looked up among the map's areas first) and what shows it started. robot-job
  * uses both for the robot it chose; the MQTT bridge for the robot a topic names.
  */
+import { areasOfMap } from "./work-targets";
 import type { CallOptions, RobotClient } from "../client";
 import { commandConfirmationRule, tempTaskConfirmationRule } from "../watching/confirmation";
 import type { ConfirmationRule } from "../watching/confirmation-poller";
@@ -38,10 +39,7 @@ export async function startRequestFor(
       return { operation: "submitCommand", body: navigateBody(serialNumber, mapName, work.point) };
     case "area": {
       const mapId = facts.mapId ?? work.map;
-      const found = (await client.call("getSubareas", { mapId, robotSn: serialNumber }, options)) as {
-        subareas: { partitions: { id: number; name: string }[] };
-      };
-      const areaId = areaIdOf(work.area, found.subareas.partitions);
+      const areaId = areaIdOf(work.area, await areasOfMap(client, serialNumber, mapId, options));
       if (areaId === undefined) throw invalidInput("payload.area", `no area "${work.area}" on map ${mapName} of robot ${serialNumber}`);
       const taskName = settings.name ?? work.area;
       return { operation: "sendTempTask", body: areaTaskBody(serialNumber, taskName, mode, mapName, mapId, areaId), taskName };

@@ -59,6 +59,16 @@ function placesOf(accountKey: string): AccountPlaces {
   return keptForAccount(accountKey, "job places", () => new AccountPlaces());
 }
 
+/** The areas of a robot's map (C1), as the account's jobs read them lately: the check of a job's area and its start share one read. */
+export function areasOfMap(
+  client: RobotClient,
+  serialNumber: string,
+  mapId: string,
+  options: CallOptions = {},
+): Promise<{ id: number; name: string }[]> {
+  return placesOf(client.accountKey).areasOf(client, serialNumber, mapId, options);
+}
+
 /** Whether the robot's status shows it has the map: it stands on it, or lists a task on it. */
 function statusShowsMap(facts: RobotFacts, map: string): boolean {
   return isOnMap(facts, map) || (facts.executableTasks ?? []).some((task) => task.mapName === map || task.mapId === map);
