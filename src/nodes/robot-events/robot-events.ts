@@ -9,7 +9,7 @@
  */
 import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow, NodeStatus } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import type { PushReceiver } from "../../api/pushes/push-receiver";
 import type { IncidentLevel } from "../../api/cloud/incident-levels";
 import type { Push } from "../../api/pushes/pushes";
@@ -21,6 +21,7 @@ import { lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
 import { StatusDrawer } from "../shared/node-status-view";
 import { translator, type Translate } from "../shared/i18n";
+import { takeMessages } from "../shared/robot-input";
 import { readAlarmRequest } from "./alarm-requests";
 import { addRoute, claimPath, readJsonBody, releasePath, type HttpApp } from "./push-route";
 import { EVENTS_PATH_RULE, MAX_PUSH_BYTES, eventsPathOf, minLevelOf } from "./table";
@@ -93,7 +94,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const t = translator(RED, "robot-events");
   // The account's alarms answer the input whether or not pushes can arrive here (another node may receive them).
   const account = linkAccount(RED, node, config.robot);
-  answerAlarmRequests(node, account, t);
+  answerAlarmRequests(RED, node, account, t);
   node.on("close", () => account?.close());
   /** A setting the node cannot work with: said under the node, and logged as an error naming the field. */
   const settingProblem = (field: string, text: string) => new RobotApiError({ kind: "invalid_input", field, message: text });
@@ -234,22 +235,16 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
 }
 
 /** The input: the account's alarms listed, or one acknowledged; the answer (the list after it) on output 1, as msg.pushType "alarms". */
-function answerAlarmRequests(node: Node, account: AccountLink | undefined, t: Translate): void {
-  node.on("input", (msg: NodeMessageInFlow, send: (msg: Array<NodeMessage | null>) => void, done: (error?: Error) => void) => {
-    const answer = async () => {
-      if (!account) throw invalidInput("robot", t("errors.noAccount"));
-      const request = readAlarmRequest(msg);
-      // Just after a restart, the alarms the context kept are listed (and acknowledged) once read back.
-      await account.restored;
-      if (request.kind === "acknowledge" && !account.alarms.acknowledge(request.serialNumber, request.incidentId, request.by)) {
-        throw invalidInput("payload.acknowledge.incidentId", `no open alarm ${request.incidentId} of robot ${request.serialNumber}`);
-      }
-      send([Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: account.alarms.toPlain() }), null, null]);
-    };
-    answer().then(
-      () => done(),
-      (error: unknown) => done(internalError(error, "robot-events")),
-    );
+function answerAlarmRequests(RED: NodeAPI, node: Node, account: AccountLink | undefined, t: Translate): void {
+  takeMessages(RED, node, async (msg) => {
+    if (!account) throw invalidInput("robot", t("errors.noAccount"));
+    const request = readAlarmRequest(msg);
+    // Just after a restart, the alarms the context kept are listed (and acknowledged) once read back.
+    await account.restored;
+    if (request.kind === "acknowledge" && !account.alarms.acknowledge(request.serialNumber, request.incidentId, request.by)) {
+      throw invalidInput("payload.acknowledge.incidentId", `no open alarm ${request.incidentId} of robot ${request.serialNumber}`);
+    }
+    return [Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: account.alarms.toPlain() }), null, null];
   });
 }
 

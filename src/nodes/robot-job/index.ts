@@ -8,7 +8,7 @@
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
-import { RobotApiError, invalidInput } from "../../api/errors";
+import { RobotApiError } from "../../api/errors";
 import { keptForAccount } from "../../api/account/account-memory";
 import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
@@ -18,6 +18,7 @@ import { ContextMirror } from "../shared/context-mirror";
 import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { readMessage } from "../shared/plain-data";
+import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
 import { JobError, type JobEnd, type JobProgress, type JobSink } from "./job-end";
 import { JobRunner } from "./runner";
@@ -35,22 +36,19 @@ function runnersOfAccount(accountKey: string): Map<string, JobRunner> {
 /** The context key the node's jobs are copied to. */
 export const JOBS_CONTEXT_KEY = "robot-job.jobs";
 
-type Send = (msg: NodeMessage | (NodeMessage | null)[]) => void;
-type Done = (err?: Error) => void;
 
-/** The message that asked for a job, while this deploy of the node holds it. */
+/** The message that asked for a job, while this deploy of the node holds it, and how its end is given to it. */
 interface Asked {
   msg: NodeMessageInFlow;
-  send: Send;
-  done: Done;
+  ended(outgoing: Outgoing): void;
+  failed(error: Error): void;
 }
 
 function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): void {
   const t = translator(RED, "robot-job");
   const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) {
-    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
-    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
+    refuseMessages(node, configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)), problem, { atDeploy: false, eachMessage: true });
     return;
   }
   let defaults: NodeDefaults | RobotApiError;
@@ -84,16 +82,14 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     const msg = (holder?.msg ?? { topic: job.topic }) as NodeMessage & Record<string, unknown>;
     msg.jobId = job.jobId;
     if (end instanceof Error) {
-      if (holder) holder.done(end);
+      if (holder) holder.failed(end);
       // Followed on after a redeploy: the message that asked is gone, the error is still catchable.
       else node.error(end, msg);
       return;
     }
     msg.payload = end;
-    if (holder) {
-      holder.send([msg, null]);
-      holder.done();
-    } else node.send([msg, null]);
+    if (holder) holder.ended([msg, null]);
+    else node.send([msg, null]);
   }
 
   function sendProgress(job: JobRecord, progress: JobProgress): void {
@@ -113,41 +109,42 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     });
   }
 
-  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
-    void started.then(async () => {
-      if (!runner) return;
-      try {
-        if (defaults instanceof RobotApiError) throw defaults;
-        const { payload } = readMessage(msg, []);
-        // A job of any node of the account in this process: its own node stops it and sends its one end.
-        const ownerOf = (jobId: string) => {
-          const owner = book.jobs.get(jobId)?.nodeId;
-          return owner === undefined ? undefined : runners.get(owner);
-        };
-        const request = readJobRequest(payload, config, defaults, (jobId) => book.jobs.has(jobId), (jobId) => ownerOf(jobId) !== undefined);
-        if ("cancel" in request) {
-          await ownerOf(request.cancel)!.cancel(request.cancel);
-          done();
-          return;
-        }
-        (msg as Record<string, unknown>).jobId = request.jobId;
-        asked.set(request.jobId, { msg, send, done });
-        runner.add({
-          jobId: request.jobId,
-          nodeId: node.id,
-          work: request.work,
-          settings: request.settings,
-          phase: "waiting",
-          createdAt: Date.now(),
-          attempts: [],
-          setAside: {},
-          ...(typeof msg.topic === "string" ? { topic: msg.topic } : {}),
-        });
-      } catch (error) {
-        status.show({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
-        done(error instanceof Error ? error : invalidInput("", String(error)));
+  // A job's message ends at the job's end: the answer settles then, with robot-job's end payload or its error.
+  takeMessages(RED, node, async (msg) => {
+    await started;
+    if (!runner) return undefined;
+    let end: Promise<Outgoing>;
+    try {
+      if (defaults instanceof RobotApiError) throw defaults;
+      const { payload } = readMessage(msg, []);
+      // A job of any node of the account in this process: its own node stops it and sends its one end.
+      const ownerOf = (jobId: string) => {
+        const owner = book.jobs.get(jobId)?.nodeId;
+        return owner === undefined ? undefined : runners.get(owner);
+      };
+      const request = readJobRequest(payload, config, defaults, (jobId) => book.jobs.has(jobId), (jobId) => ownerOf(jobId) !== undefined);
+      if ("cancel" in request) {
+        await ownerOf(request.cancel)!.cancel(request.cancel);
+        return undefined;
       }
-    });
+      (msg as Record<string, unknown>).jobId = request.jobId;
+      end = new Promise<Outgoing>((ended, failed) => asked.set(request.jobId, { msg, ended, failed }));
+      runner.add({
+        jobId: request.jobId,
+        nodeId: node.id,
+        work: request.work,
+        settings: request.settings,
+        phase: "waiting",
+        createdAt: Date.now(),
+        attempts: [],
+        setAside: {},
+        ...(typeof msg.topic === "string" ? { topic: msg.topic } : {}),
+      });
+    } catch (error) {
+      status.show({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
+      throw error;
+    }
+    return end;
   });
 
   node.on("close", (removed: boolean, done: () => void) => {

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeStatus } from "node-red";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { readStartTasks } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
@@ -15,6 +15,7 @@ import { checkTopicRoot } from "../../api/mqtt/topics";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { MODULE_NAME, translator } from "../shared/i18n";
+import { refuseMessages, takeMessages } from "../shared/robot-input";
 import { serialNumberList } from "../shared/settings";
 import { MQTT_DEFAULTS, MQTT_LIMITS } from "./table";
 import { MqttBridge, type BridgeSettings } from "./bridge";
@@ -64,12 +65,8 @@ export function readBridgeSettings(config: RobotMqttProperties): BridgeSettings 
 
 function setUpRobotMqtt(RED: NodeAPI, node: Node, config: RobotMqttProperties): void {
   const t = translator(RED, "robot-mqtt");
-  const refuse = (problem: RobotApiError, status: { fill: "red"; shape: "ring"; text: string }) => {
-    node.status(status);
-    node.error(problem);
-    // Reported once at deploy: each message from mqtt in failing again would flood a Catch node.
-    node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: () => void) => done());
-  };
+  // Reported once at deploy: each message from mqtt in failing again would flood a Catch node.
+  const refuse = (problem: RobotApiError, status: NodeStatus) => refuseMessages(node, status, problem, { atDeploy: true, eachMessage: false });
   let settings: BridgeSettings;
   try {
     settings = readBridgeSettings(config);
@@ -80,19 +77,19 @@ function setUpRobotMqtt(RED: NodeAPI, node: Node, config: RobotMqttProperties): 
   }
   const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) {
-    refuse(problem, configProblemStatus(problem, t) as { fill: "red"; shape: "ring"; text: string });
+    refuse(problem, configProblemStatus(problem, t));
     return;
   }
   const bridge = new MqttBridge(node, client, settings, t);
   void bridge.start();
-  node.on("input", (msg: NodeMessageInFlow, _send: unknown, done: () => void) => {
+  takeMessages(RED, node, (msg) => {
     // Whatever a publisher sends ends here: answered on the result topic, warned about, never thrown.
     try {
       bridge.receive(msg);
     } catch (error) {
       node.warn(`input not handled: ${String(error)}`);
     }
-    done();
+    return Promise.resolve(undefined);
   });
   node.on("close", (removed: boolean, done: () => void) => {
     void bridge.close(removed).then(() => done());

@@ -17,6 +17,7 @@ import { reportImagesModule } from "../shared/api";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator } from "../shared/i18n";
 import { isPlainObject, plainData } from "../shared/plain-data";
+import { refuseMessages, takeMessages } from "../shared/robot-input";
 import { serialNumberList } from "../shared/settings";
 import { REPORTS_LIMITS } from "./table";
 import { ReportsKeeper, type ReportsSettings } from "./keeper";
@@ -33,7 +34,6 @@ export interface RobotReportsProperties extends NodeDef {
 }
 
 type Send = (msg: NodeMessage | (NodeMessage | NodeMessage[] | null)[]) => void;
-type Done = (err?: Error) => void;
 
 export function reportsSettingsOf(config: RobotReportsProperties): ReportsSettings {
   const timeZone = typeof config.timeZone === "string" && config.timeZone.trim() !== "" ? config.timeZone.trim() : undefined;
@@ -82,10 +82,10 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
     const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
-    return refuseEverything(node, { fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) }, problem);
+    return refuseMessages(node, { fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) }, problem, { atDeploy: true, eachMessage: true });
   }
   const { client, problem } = lookUpConfig(RED, config.robot);
-  if (problem) return refuseEverything(node, configProblemStatus(problem, t), problem);
+  if (problem) return refuseMessages(node, configProblemStatus(problem, t), problem, { atDeploy: true, eachMessage: true });
 
   const keeper = new ReportsKeeper(node, client, settings);
   const status = new ReportsStatus(node, t);
@@ -171,15 +171,12 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
   status.reading();
   void keeper.ready.then(() => keeper.onTimer?.());
 
-  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
-    handle(msg, send).then(
-      () => done(),
-      (error: unknown) => {
-        if (!isAbort(error)) done(error instanceof Error ? error : invalidInput("", String(error)));
-      },
-    );
+  takeMessages(RED, node, async (msg, sendEarly) => {
+    await handle(msg, sendEarly);
+    return undefined;
   });
 
+  /** A request answers on output 2, a report or a sweep sends its rows on output 1 as they come; the message ends after. */
   async function handle(msg: NodeMessageInFlow, send: Send): Promise<void> {
     // Only an object can be a request or a report; anything else (an inject's timestamp, a Buffer) asks for a sweep.
     const payload = isPlainObject(msg.payload) ? plainData(msg.payload, "payload") : undefined;
@@ -236,12 +233,6 @@ function isAbort(error: unknown): boolean {
   return error instanceof RobotApiError && error.kind === "aborted";
 }
 
-/** A node that cannot work: it shows why and refuses every message with it. */
-function refuseEverything(node: Node, shown: Parameters<Node["status"]>[0], problem: RobotApiError): void {
-  node.status(shown);
-  node.error(problem);
-  node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
-}
 
 export default function registerRobotReports(RED: NodeAPI): void {
   RED.nodes.registerType("robot-reports", function RobotReportsNode(this: Node, config: RobotReportsProperties) {

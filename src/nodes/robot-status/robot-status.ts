@@ -5,7 +5,7 @@
  * seconds and sends a message only for a robot whose state changed in a way a
  * flow cares about (src/api/watching/watcher.ts decides what that is).
  */
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeStatus } from "node-red";
 import { internalError, invalidInput } from "../../api/errors";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { withTaskReading } from "../../api/cloud/task-outcomes";
@@ -16,7 +16,8 @@ import { serialNumberOf } from "../../api/watching/status-reader";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator, type Translate } from "../shared/i18n";
 import { isPlainObject } from "../shared/plain-data";
-import { handleRobotInput, type RobotCall } from "../shared/robot-input";
+import { handleRobotInput, refuseMessages, takeMessages, type RobotCall } from "../shared/robot-input";
+import { StatusDrawer } from "../shared/node-status-view";
 import { chooseSetting, isTicked, resolveSerialNumber, type SerialNumberSetting, serialNumberList } from "../shared/settings";
 import { robotStatusText } from "../shared/status-text";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "./table";
@@ -142,6 +143,26 @@ function updateMessage(update: RobotUpdate): NodeMessage {
   return { topic: update.serialNumber, payload: update.status, changes: update.changes, initial: update.initial };
 }
 
+/** What the status under a watching node says: its last poll, or why it has none to show. */
+type WatchShown =
+  | { kind: "firstPoll" | "standingBy" | "polled" }
+  | { kind: "failing"; streak: number; code: string }
+  | { kind: "mirroring"; robots: number };
+
+function watchStatus(shown: WatchShown, last: PollSummary | undefined, t: Translate): NodeStatus {
+  switch (shown.kind) {
+    case "polled":
+      if (last) return { fill: "green", shape: "dot", text: t("status.polled", { robots: counted(t, last.robots, "robot"), online: last.online, time: clock(last.at) }) };
+      return { fill: "blue", shape: "ring", text: t("status.firstPoll") };
+    case "failing":
+      return { fill: "red", shape: "ring", text: shown.streak > 1 ? t("status.pollsFailed", { count: shown.streak, code: shown.code }) : t("status.pollFailed", { code: shown.code }) };
+    case "mirroring":
+      return { fill: "blue", shape: "ring", text: t("status.mirroring", { robots: counted(t, shown.robots, "robot") }) };
+    default:
+      return { fill: "blue", shape: "ring", text: t(`status.${shown.kind}`) };
+  }
+}
+
 /**
  * Watch mode: polls from deploy to close; a message in asks for a poll now.
  * Output 1 gets every robot whose state changed (all of them once, at the
@@ -156,9 +177,7 @@ function setUpWatch(
 ): void {
   const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) {
-    node.status(configProblemStatus(problem, t));
-    node.error(problem);
-    node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
+    refuseMessages(node, configProblemStatus(problem, t), problem, { atDeploy: true, eachMessage: true });
     return;
   }
   const lifetime = new AbortController();
@@ -170,14 +189,18 @@ function setUpWatch(
     callOptions: { signal: lifetime.signal },
   });
   let last: PollSummary | undefined;
-  const showPolled = () => {
-    if (last) node.status({ fill: "green", shape: "dot", text: t("status.polled", { robots: counted(t, last.robots, "robot"), online: last.online, time: clock(last.at) }) });
-  };
-  node.status({ fill: "blue", shape: "ring", text: t("status.firstPoll") });
-
   // A shared account: the same node in every copy of the flows polls in one instance at a time.
   const lease = client.sharing?.watchLease(node.id, settings.intervalMs);
-  if (lease) node.status({ fill: "blue", shape: "ring", text: t("status.standingBy") });
+  let shown: WatchShown = { kind: lease ? "standingBy" : "firstPoll" };
+  const drawer = new StatusDrawer(node, () => watchStatus(shown, last, t));
+  const show = (next: WatchShown) => {
+    shown = next;
+    drawer.draw();
+  };
+  const showPolled = () => {
+    if (last) show({ kind: "polled" });
+  };
+  drawer.draw();
   const loop = new WatchLoop(watcher, settings.intervalMs, {
     polled: (updates, summary) => {
       last = summary;
@@ -187,7 +210,7 @@ function setUpWatch(
       node.send([updates.map(updateMessage), offline]);
     },
     failing: (error, streak) => {
-      node.status({ fill: "red", shape: "ring", text: streak > 1 ? t("status.pollsFailed", { count: streak, code: error.code }) : t("status.pollFailed", { code: error.code }) });
+      show({ kind: "failing", streak, code: error.code });
     },
     // Once per streak: a cloud that is down for an hour is one error for a Catch node, not 120.
     failed: (error) => {
@@ -199,23 +222,24 @@ function setUpWatch(
       showPolled();
     },
     watching: (watching) => {
-      if (!watching) node.status({ fill: "blue", shape: "ring", text: t("status.standingBy") });
+      if (!watching) show({ kind: "standingBy" });
     },
     // Standing by, it keeps the watching instance's reads for this instance's console, and sends nothing.
     mirrored: (robots) => {
-      node.status({ fill: "blue", shape: "ring", text: t("status.mirroring", { robots: counted(t, robots, "robot") }) });
+      show({ kind: "mirroring", robots });
     },
   }, undefined, lease);
   loop.start();
 
-  node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => {
-    // A message asks for a poll now; what it finds goes out like any poll's changes.
-    void loop.pollNow().then(() => done());
+  // A message asks for a poll now; what it finds goes out like any poll's changes.
+  takeMessages(RED, node, async () => {
+    await loop.pollNow();
+    return undefined;
   });
   node.on("close", (_removed: boolean, done: () => void) => {
     loop.stop();
     lifetime.abort();
-    node.status({});
+    drawer.close();
     done();
   });
 }
@@ -244,9 +268,7 @@ function setUpRobotStatus(RED: NodeAPI, node: Node, config: RobotStatusPropertie
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
     const problem = internalError(error);
-    node.status({ fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) });
-    node.error(problem);
-    node.on("input", (_msg: NodeMessageInFlow, _send: unknown, done: (err?: Error) => void) => done(problem));
+    refuseMessages(node, { fill: "red", shape: "ring", text: t("status.setting", { field: problem.field ?? problem.code }) }, problem, { atDeploy: true, eachMessage: true });
     return;
   }
   if (isTicked(config.watch)) setUpWatch(RED, node, config, settings, t);
