@@ -17,25 +17,10 @@ import type { RobotConfigNode } from "../../src/nodes/shared/types";
 import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
-import { flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { flowWith, helper, loadFlow, useNodeRed, waitFor } from "../support/node-red";
+import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf } from "../support/mqtt-bridge-flow";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core MQTT nodes are a plain CommonJS module
-const mqttNodes = require("@node-red/nodes/core/network/10-mqtt.js") as (RED: never) => void;
-
-const PREFIX = "homeassistant";
-const BASE = "robot-fleet";
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
-const configTopic = (serial: string) => `${PREFIX}/device/robot_fleet_${serial.replace(/[^a-zA-Z0-9_-]/g, "_")}/config`;
-
-function bridgeFlow(brokerPort: number, settings: Record<string, unknown> = {}): FlowNode[] {
-  return [
-    { id: "broker", type: "mqtt-broker", broker: "127.0.0.1", port: String(brokerPort), clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "15", cleansession: true },
-    { id: "in-base", type: "mqtt in", topic: `${BASE}/#`, qos: "1", datatype: "utf8", broker: "broker", nl: false, rap: true, rh: 0, inputs: 0, wires: [["bridge"]] },
-    { id: "in-birth", type: "mqtt in", topic: `${PREFIX}/status`, qos: "1", datatype: "utf8", broker: "broker", nl: false, rap: true, rh: 0, inputs: 0, wires: [["bridge"]] },
-    { id: "bridge", type: "robot-mqtt", robot: "config", interval: 5, serialNumbers: "", prefix: PREFIX, base: BASE, startTasks: "", wires: [["out"]], ...settings },
-    { id: "out", type: "mqtt out", broker: "broker", topic: "", qos: "", retain: "", wires: [] },
-  ];
-}
 
 describe("robot-mqtt", function () {
   this.timeout(60_000);
@@ -74,14 +59,7 @@ describe("robot-mqtt", function () {
     await waitFor(() => client.last.get(`${BASE}/availability`) === "online" && robots.every((serial) => client.last.has(configTopic(serial)) && client.last.has(`${BASE}/${serial}/state`) && client.last.has(`${BASE}/${serial}/attributes`)), 20_000, "every robot's discovery and state");
   }
 
-  /** Publishes a command as Home Assistant does and resolves with the bridge's result. */
-  async function command(client: HomeAssistantClient, serial: string, suffix: string, payload: string | Buffer): Promise<Record<string, unknown>> {
-    const from = client.received.length;
-    await client.publish(`${BASE}/${serial}/${suffix}`, payload);
-    const topic = `${BASE}/${serial}/result`;
-    await waitFor(() => client.on(topic, from).length > 0, 20_000, `a result on ${topic}`);
-    return JSON.parse(client.on(topic, from)[0]!.payload) as Record<string, unknown>;
-  }
+  const command = resultOf;
 
   it("publishes a device config per robot that Home Assistant accepts, with states on every topic it names", async () => {
     await broker.start();
@@ -97,7 +75,7 @@ describe("robot-mqtt", function () {
       assert.equal(device.name, simulator.state.robot(serial)!.displayName);
       const vacuum = (config.components as Record<string, Record<string, unknown>>).vacuum!;
       assert.ok((vacuum.fan_speed_list as string[]).some((speed) => speed === "尘推 – dust mop"), "a cleaning mode with its meaning");
-      assert.deepEqual(vacuum.supported_features, ["start", "pause", "stop", "return_home", "status", "send_command", "fan_speed"]);
+      assert.deepEqual(vacuum.supported_features, ["start", "pause", "stop", "return_home", "send_command", "fan_speed"]);
     }
     assert.equal(client.last.get(`${BASE}/availability`), "online");
     assert.equal(client.json(`${BASE}/GS-S-000101/state`).state, "docked", "charging at start");

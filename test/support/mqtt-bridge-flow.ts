@@ -1,0 +1,84 @@
+/**
+ * The flow robot-mqtt's node tests deploy (mqtt-broker, mqtt in on the base
+ * topic and Home Assistant's birth topic, the bridge, mqtt out), its topics,
+ * and a command published as Home Assistant does, answered on the result topic.
+ */
+import type { HomeAssistantClient } from "./home-assistant";
+import { waitFor, type FlowNode } from "./node-red";
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core MQTT nodes are a plain CommonJS module
+export const mqttNodes = require("@node-red/nodes/core/network/10-mqtt.js") as (RED: never) => void;
+
+export const PREFIX = "homeassistant";
+export const BASE = "robot-fleet";
+export const configTopic = (serial: string) => `${PREFIX}/device/robot_fleet_${serial.replace(/[^a-zA-Z0-9_-]/g, "_")}/config`;
+
+export function bridgeFlow(brokerPort: number, settings: Record<string, unknown> = {}): FlowNode[] {
+  return [
+    {
+      id: "broker",
+      type: "mqtt-broker",
+      broker: "127.0.0.1",
+      port: String(brokerPort),
+      clientid: "",
+      autoConnect: true,
+      usetls: false,
+      protocolVersion: "4",
+      keepalive: "15",
+      cleansession: true,
+    },
+    {
+      id: "in-base",
+      type: "mqtt in",
+      topic: `${BASE}/#`,
+      qos: "1",
+      datatype: "utf8",
+      broker: "broker",
+      nl: false,
+      rap: true,
+      rh: 0,
+      inputs: 0,
+      wires: [["bridge"]],
+    },
+    {
+      id: "in-birth",
+      type: "mqtt in",
+      topic: `${PREFIX}/status`,
+      qos: "1",
+      datatype: "utf8",
+      broker: "broker",
+      nl: false,
+      rap: true,
+      rh: 0,
+      inputs: 0,
+      wires: [["bridge"]],
+    },
+    {
+      id: "bridge",
+      type: "robot-mqtt",
+      robot: "config",
+      interval: 5,
+      serialNumbers: "",
+      prefix: PREFIX,
+      base: BASE,
+      startTasks: "",
+      wires: [["out"]],
+      ...settings,
+    },
+    { id: "out", type: "mqtt out", broker: "broker", topic: "", qos: "", retain: "", wires: [] },
+  ];
+}
+
+/** Publishes on `<base>/<serial>/<suffix>` as Home Assistant does and resolves with the bridge's first result after it. */
+export async function resultOf(
+  client: HomeAssistantClient,
+  serial: string,
+  suffix: string,
+  payload: string | Buffer,
+): Promise<Record<string, unknown>> {
+  const from = client.received.length;
+  await client.publish(`${BASE}/${serial}/${suffix}`, payload);
+  const topic = `${BASE}/${serial}/result`;
+  await waitFor(() => client.on(topic, from).length > 0, 20_000, `a result on ${topic}`);
+  return JSON.parse(client.on(topic, from)[0]!.payload) as Record<string, unknown>;
+}
