@@ -18,7 +18,7 @@ import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/sim
 import { HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
 import { flowWith, helper, loadFlow, useNodeRed, waitFor } from "../support/node-red";
-import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf } from "../support/mqtt-bridge-flow";
+import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
 const MOSQUITTO_PASSWD = fs.existsSync("/usr/bin/mosquitto_passwd") ? "/usr/bin/mosquitto_passwd" : "mosquitto_passwd";
@@ -41,32 +41,11 @@ function connectOnce(url: string, login: { username?: string; password?: string 
 
 describe("robot-mqtt: what its command topics may drive", function () {
   this.timeout(60_000);
-  let simulator: RunningSimulator;
-  let broker: Mosquitto;
-  let ha: HomeAssistantClient | undefined;
-
-  before(async () => {
-    simulator = await startSimulator({ rateLimit: false, log: () => undefined });
-    helper.settings({ mqttReconnectTime: 300 });
-  });
-  after(async () => {
-    await simulator.close();
-  });
-  beforeEach(async () => {
-    simulator.reset();
-    broker = await reserveMosquitto();
-    await broker.start();
-  });
-  afterEach(async () => {
-    await ha?.end();
-    ha = undefined;
-    await broker.stop();
-  });
-  useNodeRed();
+  const rig = useBridgeRig({});
 
   async function deploy(settings: Record<string, unknown>): Promise<HomeAssistantClient> {
-    await loadFlow([robotMqtt, mqttNodes], flowWith(simulator.url, bridgeFlow(broker.port, settings)), { config: { token: DEMO_TOKEN } });
-    const client = (ha = await HomeAssistantClient.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`]));
+    await loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, settings)), { config: { token: DEMO_TOKEN } });
+    const client = (rig.ha = await HomeAssistantClient.connect(rig.broker.url, [`${PREFIX}/#`, `${BASE}/#`]));
     await waitFor(() => ROBOTS.every((serial) => client.last.has(configTopic(serial))), 20_000, "every robot's discovery");
     return client;
   }
@@ -78,15 +57,15 @@ describe("robot-mqtt: what its command topics may drive", function () {
     const client = await deploy({ accept: "listed", acceptRobots: "GS-S-000101" });
     const taken = await resultOf(client, "GS-S-000101", "command", "return_to_base");
     assert.deepEqual([taken.command, taken.ok], ["CROSS_NAVIGATE", true], String(taken.reason));
-    assert.equal(simulator.state.commands("GS-S-000101").length, 1);
+    assert.equal(rig.simulator.state.commands("GS-S-000101").length, 1);
 
     for (const [suffix, payload] of [["command", "return_to_base"], ["send_command", '{"command": "clean_area", "params": {"area": "Lobby"}}'], ["set_fan_speed", "尘推"], ["clean_segments", "[\"x:1\"]"]] as const) {
       const refused = await resultOf(client, "GS-S-000102", suffix, payload);
       assert.equal(refused.ok, false, suffix);
       assert.equal(refused.reason, "the bridge takes commands only for the robots listed in its setting Commands; nothing was sent", suffix);
     }
-    assert.equal(simulator.state.commands("GS-S-000102").length, 0, "nothing reached the cloud");
-    assert.equal(simulator.state.robot("GS-S-000102")!.currentTask, undefined);
+    assert.equal(rig.simulator.state.commands("GS-S-000102").length, 0, "nothing reached the cloud");
+    assert.equal(rig.simulator.state.robot("GS-S-000102")!.currentTask, undefined);
 
     assert.equal(vacuumOf(client, "GS-S-000101").command_topic, `${BASE}/GS-S-000101/command`);
     assert.deepEqual(vacuumOf(client, "GS-S-000102").supported_features, []);
@@ -97,7 +76,7 @@ describe("robot-mqtt: what its command topics may drive", function () {
     const client = await deploy({ accept: "none", acceptRobots: "GS-S-000101" });
     const refused = await resultOf(client, "GS-S-000101", "command", "start");
     assert.deepEqual([refused.command, refused.ok, refused.reason], ["command", false, "the bridge takes no commands from MQTT (its setting Commands: states only); nothing was sent"]);
-    assert.equal(simulator.state.commands("GS-S-000101").length, 0);
+    assert.equal(rig.simulator.state.commands("GS-S-000101").length, 0);
     for (const serial of ROBOTS) {
       assert.deepEqual(vacuumOf(client, serial).supported_features, []);
       assert.ok(client.last.has(`${BASE}/${serial}/state`), serial);
@@ -105,7 +84,7 @@ describe("robot-mqtt: what its command topics may drive", function () {
   });
 
   it("refuses a list setting without robots at deploy, naming the field", async () => {
-    await loadFlow([robotMqtt, mqttNodes], flowWith(simulator.url, bridgeFlow(broker.port, { accept: "listed", acceptRobots: " " })), { config: { token: DEMO_TOKEN } });
+    await loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, { accept: "listed", acceptRobots: " " })), { config: { token: DEMO_TOKEN } });
     const bridge = helper.getNode("bridge") as unknown as { error: { args: unknown[][] } };
     await waitFor(() => bridge.error.args.length > 0, 5000, "an error at deploy");
     assert.equal((bridge.error.args[0]![0] as { field?: string }).field, "acceptRobots");

@@ -8,49 +8,27 @@
  */
 import assert from "node:assert/strict";
 import robotMqtt from "../../src/nodes/robot-mqtt";
-import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { DEMO_TOKEN } from "../../src/simulator";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
-import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
-import { flowWith, helper, loadFlow, useNodeRed, waitFor } from "../support/node-red";
-import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf } from "../support/mqtt-bridge-flow";
+import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
+import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
 
 describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
   this.timeout(90_000);
-  let simulator: RunningSimulator;
-  let broker: Mosquitto;
-  let ha: HomeAssistantClient | undefined;
-
-  before(async () => {
-    simulator = await startSimulator({ rateLimit: false, log: () => undefined, timing: { taskDurationMs: 15_000 } });
-    helper.settings({ mqttReconnectTime: 300 });
-  });
-  after(async () => {
-    await simulator.close();
-  });
-  beforeEach(async () => {
-    simulator.reset();
-    broker = await reserveMosquitto();
-    await broker.start();
-  });
-  afterEach(async () => {
-    await ha?.end();
-    ha = undefined;
-    await broker.stop();
-  });
-  useNodeRed();
+  const rig = useBridgeRig({ timing: { taskDurationMs: 15_000 } });
 
   async function deploy(settings: Record<string, unknown> = {}): Promise<HomeAssistantClient> {
-    await loadFlow([robotMqtt, mqttNodes], flowWith(simulator.url, bridgeFlow(broker.port, settings)), { config: { token: DEMO_TOKEN } });
-    ha ??= await HomeAssistantClient.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
-    const client = ha;
+    await loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, settings)), { config: { token: DEMO_TOKEN } });
+    rig.ha ??= await HomeAssistantClient.connect(rig.broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    const client = rig.ha;
     const robots = typeof settings.serialNumbers === "string" ? [settings.serialNumbers] : ROBOTS;
     await waitFor(() => robots.every((serial) => client.last.has(configTopic(serial)) && client.last.has(`${BASE}/${serial}/state`)), 20_000, "every robot's discovery and state");
     return client;
   }
 
-  const sentTo = (serial: string) => simulator.state.commands(serial).length;
+  const sentTo = (serial: string) => rig.simulator.state.commands(serial).length;
 
   it("always gives fan_speed in the vacuum's state: null while no mode is known, the mode once one is set", async () => {
     const client = await deploy();
@@ -92,10 +70,10 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     const client = await deploy();
     let result = await resultOf(client, "GS-S-000101", "send_command", JSON.stringify({ command: "clean_area", params: { area: "Kitchen" } }));
     assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
-    assert.equal(simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen", "an area job's temporary task, named after the area");
+    assert.equal(rig.simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen", "an area job's temporary task, named after the area");
     result = await resultOf(client, "GS-S-000102", "send_command", JSON.stringify({ command: "clean_area", area: "Lobby", name: "Lobby before opening" }));
     assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
-    assert.equal(simulator.state.robot("GS-S-000102")!.currentTask?.name, "Lobby before opening");
+    assert.equal(rig.simulator.state.robot("GS-S-000102")!.currentTask?.name, "Lobby before opening");
     result = await resultOf(client, "GS-S-000102", "send_command", JSON.stringify({ command: "STOP_TASK", params: {} }));
     assert.deepEqual([result.command, result.ok], ["STOP_TASK", true], String(result.reason));
     const sent = sentTo("GS-S-000201");
@@ -107,7 +85,7 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
   it("clears a robot removed since the deploy once, not again at each of Home Assistant's births", async () => {
     let client = await deploy();
     await client.end();
-    ha = undefined;
+    rig.ha = undefined;
     await helper.unload();
     client = await deploy({ serialNumbers: "GS-S-000101" });
     const removed = configTopic("GS-S-000102");
@@ -143,10 +121,10 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     const started = await resultOf(client, "GS-S-000101", "clean_segments", JSON.stringify([kitchen]));
     assert.deepEqual([started.command, started.ok], ["clean_segments", true], String(started.reason));
     assert.match(String(started.reason), /^Kitchen started: RUNNING/);
-    assert.equal(simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen");
+    assert.equal(rig.simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen");
     const results = () => client.on(`${BASE}/GS-S-000101/result`, from).map((message) => JSON.parse(message.payload) as Record<string, unknown>);
     await waitFor(() => results().length === 2, 60_000, "a second result, at the task's end");
     assert.deepEqual(results()[1], { command: "clean_segments", ok: true, reason: "Kitchen ended" });
-    assert.equal(simulator.state.status("GS-S-000101")!.taskState, "IDLE");
+    assert.equal(rig.simulator.state.status("GS-S-000101")!.taskState, "IDLE");
   });
 });
