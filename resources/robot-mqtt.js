@@ -25,6 +25,16 @@
       },
       prefix: { value: mqtt.defaults.prefix, validate: topicRoot },
       base: { value: mqtt.defaults.base, validate: topicRoot },
+      accept: { value: mqtt.defaults.accept, validate: fleet.choiceValidator(mqtt.acceptModes, mqtt.defaults.accept) },
+      acceptRobots: {
+        value: "",
+        validate: fleet.reasoned(function (v) {
+          var listed = $("#node-input-accept").length ? $("#node-input-accept").val() : this.accept;
+          if (listed === "listed" && String(v || "").trim() === "")
+            return RED._("node-red-contrib-robot-fleet/robot-mqtt:robot-mqtt.validation.acceptRobots");
+          return fleet.serialNumberListProblem(v);
+        }),
+      },
       startTasks: {
         value: "",
         validate: function (v) {
@@ -41,7 +51,23 @@
       return this.name || this._("robot-mqtt.paletteLabel");
     },
     oneditprepare: function () {
+      var node = this;
       fleet.pickers.serialNumberList("serialNumbers");
+      fleet.pickers.serialNumberList("acceptRobots");
+      var accept = $("#node-input-accept");
+      fleet.options(
+        accept,
+        mqtt.acceptModes,
+        function (mode) {
+          return node._("robot-mqtt.accept." + mode);
+        },
+        node.accept || mqtt.defaults.accept,
+      );
+      accept.val(node.accept || mqtt.defaults.accept);
+      accept.on("change", function () {
+        fleet.showRows("robot-mqtt", ["acceptRobots"], accept.val() === "listed" ? ["acceptRobots"] : []);
+      });
+      accept.trigger("change");
     },
   });
 })();

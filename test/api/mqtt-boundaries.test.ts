@@ -144,7 +144,8 @@ describe("mqtt at its edges: commands read", () => {
     assert.ok(badCommand.reason.endsWith(`(got "${"w".repeat(99)})`), badCommand.reason);
     assert.deepEqual(readSendCommand('{"position": "x"}'), {
       problem: "command",
-      reason: 'a send_command payload needs "command" (a robot command), or "area", "task" or "goto" (a job)',
+      reason:
+        'a send_command payload needs "command" (a robot command, or clean_area, run_task, go_to), or "area", "task" or "goto" (a job)',
     });
   });
 
@@ -314,10 +315,15 @@ describe("mqtt at its edges: the command a vacuum command becomes", () => {
 });
 
 describe("mqtt at its edges: what the robot shows", () => {
-  it("clamps a task's progress to 0-100, and leaves out a progress, a mode and a destination not given", () => {
+  it("shows a task's progress (the v1 status' 0-1) in whole percent within 0-100, and leaves out a progress, a mode and a destination not given", () => {
     // A destination the package sent is set by the bridge (test/nodes/navigation-shown.test.ts shows it as "returning").
-    const progressOf = (progress: unknown) => robotViewOf(status({ currentTask: { name: "Lobby", progress } })).task?.progress;
-    assert.deepEqual([progressOf(-5), progressOf(0), progressOf(40.5), progressOf(100), progressOf(150)], [0, 0, 40.5, 100, 100]);
+    const progressOf = (progress: unknown) => robotViewOf(status({ executingTask: { name: "Lobby", progress } })).task?.progress;
+    assert.deepEqual(
+      [progressOf(-0.01), progressOf(0), progressOf(0.404), progressOf(0.406), progressOf(1), progressOf(1.01), progressOf("0.5")],
+      [0, 0, 40, 41, 100, 100, 50],
+    );
+    // The S-line status' currentTask carries none (nor a name: the recorded ones have workMode and taskInstanceId).
+    assert.equal(robotViewOf(status({ currentTask: { name: "Lobby", progress: 0.5 } })).task?.progress, undefined);
     const bare = robotViewOf(status({ currentTask: { name: "Lobby" } }));
     assert.deepEqual(bare.task, { name: "Lobby" });
     assert.equal("destination" in bare, false);
@@ -385,7 +391,7 @@ describe("mqtt at its edges: what the robot shows", () => {
         taskState: "RUNNING",
         navStatus: "NAVI_IDLE",
         emergencyStop: { enabled: true },
-        currentTask: { name: "Lobby", progress: 0 },
+        executingTask: { name: "Lobby", progress: 0 },
       }),
     );
     const attributes = attributesOf(robot, undefined);
@@ -415,8 +421,9 @@ describe("mqtt at its edges: what is published", () => {
         state_topic: "robot-fleet/R1/state",
         command_topic: "robot-fleet/R1/command",
         send_command_topic: "robot-fleet/R1/send_command",
+        clean_segments_command_topic: "robot-fleet/R1/clean_segments",
         json_attributes_topic: "robot-fleet/R1/attributes",
-        supported_features: ["start", "pause", "stop", "return_home", "status", "send_command", "fan_speed"],
+        supported_features: ["start", "pause", "stop", "return_home", "send_command", "fan_speed"],
         ...available,
         set_fan_speed_topic: "robot-fleet/R1/set_fan_speed",
         fan_speed_list: ["middle_cleaning – medium intensity", "尘推 – dust mop"],
@@ -470,14 +477,14 @@ describe("mqtt at its edges: what is published", () => {
     });
   });
 
-  it("shows the fan speed chosen, else the task's mode, else none", () => {
+  it("shows the fan speed chosen, else the task's mode, else null (a key left out would keep Home Assistant's old value)", () => {
     const robot = robotViewOf(status({ currentTask: { name: "Lobby", cleaningMode: "尘推" } }));
     assert.deepEqual(vacuumStatePayload(robot, undefined, "__middle_cleaning"), {
       state: "idle",
       fan_speed: "middle_cleaning – medium intensity",
     });
     assert.deepEqual(vacuumStatePayload(robot, undefined, undefined), { state: "idle", fan_speed: "尘推 – dust mop" });
-    assert.deepEqual(vacuumStatePayload(robotViewOf(status()), undefined, undefined), { state: "idle" });
+    assert.deepEqual(vacuumStatePayload(robotViewOf(status()), undefined, undefined), { state: "idle", fan_speed: null });
   });
 
   it("publishes an offline robot's availability as offline, and the bridge's own as online or offline, retained", () => {

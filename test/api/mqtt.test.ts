@@ -14,6 +14,9 @@ import {
   MAX_PAYLOAD_BYTES,
 } from "../../src/api/mqtt/commands";
 import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { areaOfSegment, chosenAreas, MAX_SEGMENTS_CHOSEN, readSegmentIds, segmentsOf } from "../../src/api/mqtt/segments";
+import { acceptsCommandsFor, readCommandAcceptance, refusalOfAcceptance } from "../../src/api/mqtt/accepted-commands";
+import type { RobotApiError } from "../../src/api/errors";
 import { PublishedPayloads, removalMessages, robotMessages } from "../../src/api/mqtt/publication";
 import { readableCleaningMode } from "../../src/api/cloud/cleaning-modes";
 import { attributesOf, cleaningModeOfFanSpeed, robotViewOf, vacuumStateOf } from "../../src/api/mqtt/robot-view";
@@ -93,7 +96,8 @@ describe("mqtt bridge: the vacuum's state", () => {
 
   it("shows the problem and alarm sensors' words, and the task with its progress", () => {
     const view = robotViewOf(
-      status({ emergencyStop: { enabled: true }, currentTask: { name: "All of Floor 1", progress: 40.4, cleaningMode: "尘推" } }),
+      // The v1 status' executingTask, progress 0-1 as the console reads it.
+      status({ emergencyStop: { enabled: true }, executingTask: { name: "All of Floor 1", progress: 0.404 } }),
     );
     const attributes = attributesOf(view, alarm(5));
     assert.deepEqual(attributes.problems, ["emergency stop", "alarm H5 Lidar blocked"]);
@@ -154,7 +158,7 @@ describe("mqtt bridge: what is published", () => {
     assert.deepEqual(config.components.vacuum!.fan_speed_list, ["middle_cleaning – medium intensity", "尘推 – dust mop"]);
     assert.equal(config.components.online!.availability_topic, "robot-fleet/availability", "an offline robot reads off, not unavailable");
     assert.equal(messages[1]!.payload, "online");
-    assert.deepEqual(JSON.parse(messages[2]!.payload), { state: "idle" });
+    assert.deepEqual(JSON.parse(messages[2]!.payload), { state: "idle", fan_speed: null });
   });
 
   it("a robot with no cleaning modes has no fan speed", () => {
@@ -208,6 +212,32 @@ describe("mqtt bridge: commands", () => {
     assert.equal((readSendCommand("{[]") as { problem: string }).problem, "json");
     assert.match((readSendCommand('{"command": 5}') as { reason: string }).reason, /command must be one of/);
     assert.match((readSendCommand('{"position": "x"}') as { reason: string }).reason, /needs "command"/);
+  });
+
+  it("reads Home Assistant's send_command with params: beside command or in a params object, the jobs by their command names", () => {
+    const kitchen = { form: "job", job: { area: "Kitchen", map: "Floor 1" } };
+    // vacuum.send_command(command: clean_area, params: {area, map}) as Home Assistant's MQTT vacuum publishes it, and nested.
+    assert.deepEqual(readSendCommand('{"command": "clean_area", "area": "Kitchen", "map": "Floor 1"}'), kitchen);
+    assert.deepEqual(readSendCommand('{"command": "clean_area", "params": {"area": "Kitchen", "map": "Floor 1"}}'), kitchen);
+    assert.deepEqual(readSendCommand('{"command": "Run_Task", "params": {"task": "Lobby"}}'), { form: "job", job: { task: "Lobby" } });
+    assert.deepEqual(readSendCommand('{"command": "go_to", "params": {"goto": "Kitchen door"}}'), {
+      form: "job",
+      job: { goto: "Kitchen door" },
+    });
+    assert.deepEqual(readSendCommand('{"command": "CROSS_NAVIGATE", "params": {"position": "Kitchen door"}}'), {
+      form: "compact",
+      command: "CROSS_NAVIGATE",
+      parameters: { position: "Kitchen door" },
+    });
+    const reasonOf = (text: string) => (readSendCommand(text) as { reason?: string }).reason;
+    assert.equal(reasonOf("clean_area"), "clean_area needs params with area");
+    assert.equal(reasonOf('{"command": "clean_area", "params": {"map": "Floor 1"}}'), "clean_area needs area in its params");
+    assert.equal(reasonOf('{"command": "clean_area", "params": {"area": "Kitchen", "goto": "x"}}'), "clean_area takes area, not goto");
+    assert.equal(reasonOf('{"command": "clean_area", "params": ["Kitchen"]}'), "params must be a JSON object");
+    assert.match(
+      reasonOf('{"command": "clean_everything"}')!,
+      /command must be one of .*clean_area, run_task, go_to \(got "clean_everything"\)/,
+    );
   });
 
   it("measures a payload as text, a Buffer or the JSON of what mqtt in parsed; over 64 KiB is refused", () => {
@@ -306,5 +336,82 @@ describe("mqtt bridge: commands", () => {
     assert.equal(gate.allows("json"), false);
     now = 60_000;
     assert.equal(gate.allows("json"), true);
+  });
+});
+
+describe("mqtt bridge: segments", () => {
+  it("offers a map's areas as segments whose ids name the map, and reads a chosen list back", () => {
+    const segments = segmentsOf("map-1", [
+      { id: 1, name: "Lobby" },
+      { id: 3, name: "Kitchen" },
+    ]);
+    assert.deepEqual(segments, { "map-1:1": "Lobby", "map-1:3": "Kitchen" });
+    assert.deepEqual(readSegmentIds('["map-1:3", "map-1:1", "map-1:3"]'), ["map-1:3", "map-1:1"]);
+    assert.deepEqual(chosenAreas(["map-1:3", "map-1:1"], "map-1", segments), [
+      { mapId: "map-1", areaId: "3" },
+      { mapId: "map-1", areaId: "1" },
+    ]);
+    assert.deepEqual(areaOfSegment("a:b:7"), { mapId: "a:b", areaId: "7" });
+  });
+
+  it("refuses a list that is not of segment ids, a segment of another map, one not offered, and one before the areas were read", () => {
+    const reasonOf = (value: object) => (value as { reason?: string }).reason;
+    assert.match(reasonOf(readSegmentIds("[]"))!, /a JSON list of segment ids/);
+    assert.match(reasonOf(readSegmentIds("[3]"))!, /a JSON list of segment ids/);
+    assert.match(reasonOf(readSegmentIds('"map-1:3"'))!, /a JSON list of segment ids/);
+    assert.match(reasonOf(readSegmentIds("[oops"))!, /not JSON/);
+    const most = Array.from({ length: MAX_SEGMENTS_CHOSEN }, (_, index) => `m:${index}`);
+    assert.equal((readSegmentIds(JSON.stringify(most)) as string[]).length, MAX_SEGMENTS_CHOSEN);
+    assert.match(reasonOf(readSegmentIds(JSON.stringify([...most, "m:x"])))!, /at most 50 segments \(got 51\)/);
+    const offered = { "map-1:3": "Kitchen" };
+    assert.equal(reasonOf(chosenAreas(["map-2:3"], "map-1", offered)), 'segment "map-2:3" is on map map-2; the robot is on map-1 now');
+    assert.equal(reasonOf(chosenAreas(["map-1:9"], "map-1", offered)), 'segment "map-1:9" is not one the robot offers (it offers map-1:3)');
+    assert.equal(reasonOf(chosenAreas(["Kitchen"], "map-1", offered)), 'segment "Kitchen" is not one the robot offers (it offers map-1:3)');
+    assert.equal(
+      reasonOf(chosenAreas(["map-1:3"], "map-1", undefined)),
+      'segment "map-1:3" is not one the robot offers (its map\'s areas are not read yet)',
+    );
+  });
+});
+
+describe("mqtt bridge: what the command topics may drive", () => {
+  it("takes commands for every robot by default, for none (states only), or for the robots listed", () => {
+    const all = readCommandAcceptance(undefined, []);
+    const none = readCommandAcceptance("none", ["GS-S-000101"]);
+    const listed = readCommandAcceptance("listed", ["GS-S-000101"]);
+    assert.deepEqual(readCommandAcceptance("", []), all);
+    assert.deepEqual(
+      [all, none, listed].map((acceptance) => [
+        acceptsCommandsFor(acceptance, "GS-S-000101"),
+        acceptsCommandsFor(acceptance, "GS-S-000102"),
+      ]),
+      [
+        [true, true],
+        [false, false],
+        [true, false],
+      ],
+    );
+    assert.match(refusalOfAcceptance(none), /states only/);
+    assert.match(refusalOfAcceptance(listed), /only for the robots listed/);
+  });
+
+  it("refuses an unknown mode and an empty list, naming the field", () => {
+    assert.throws(
+      () => readCommandAcceptance("some", []),
+      (error: RobotApiError) => error.field === "accept",
+    );
+    assert.throws(
+      () => readCommandAcceptance("listed", []),
+      (error: RobotApiError) => error.field === "acceptRobots",
+    );
+  });
+
+  it("gives a robot whose commands are not taken a vacuum that only shows its state", () => {
+    const vacuum = deviceConfigOf(robotViewOf(status()), ROOTS, ORIGIN, false).components.vacuum!;
+    assert.deepEqual(vacuum.supported_features, []);
+    assert.deepEqual(
+      Object.keys(vacuum).filter((key) => key.endsWith("_topic")),
+      ["state_topic", "json_attributes_topic"],
+    );
   });
 });

@@ -53,7 +53,7 @@ describe("robot-mqtt on a shared account", function () {
     Object.defineProperty(client, "sharing", { value: { watchLease: () => lease, close: () => undefined } });
     const sent: Sent[] = [];
     const roots = { prefix: "homeassistant", base: "robot-fleet" };
-    const bridge = new MqttBridge(recordingNode(sent), client, { roots, intervalMs: 5000, serialNumbers: [], startTasks: new Map(), origin: { name: "test" } }, (key) => key);
+    const bridge = new MqttBridge(recordingNode(sent), client, { roots, intervalMs: 5000, serialNumbers: [], startTasks: new Map(), origin: { name: "test" }, acceptance: { mode: "all" } }, (key) => key);
     try {
       await bridge.start();
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -80,7 +80,7 @@ describe("robot-mqtt on a shared account", function () {
     const run = async (serialNumbers: string[], until: (sent: Sent[]) => boolean) => {
       const client = new RobotClient({ baseUrl: simulator.url, auth: { token: DEMO_TOKEN } });
       const sent: Sent[] = [];
-      const bridge = new MqttBridge(recordingNode(sent, store), client, { roots, intervalMs: 5000, serialNumbers, startTasks: new Map(), origin: { name: "test" } }, (key) => key);
+      const bridge = new MqttBridge(recordingNode(sent, store), client, { roots, intervalMs: 5000, serialNumbers, startTasks: new Map(), origin: { name: "test" }, acceptance: { mode: "all" } }, (key) => key);
       try {
         await bridge.start();
         await waitFor(() => until(sent), 5000, "the first poll's messages");

@@ -17,74 +17,32 @@ import type { RobotConfigNode } from "../../src/nodes/shared/types";
 import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
-import { flowWith, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { flowWith, helper, loadFlow, useNodeRed, waitFor } from "../support/node-red";
+import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core MQTT nodes are a plain CommonJS module
-const mqttNodes = require("@node-red/nodes/core/network/10-mqtt.js") as (RED: never) => void;
-
-const PREFIX = "homeassistant";
-const BASE = "robot-fleet";
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
-const configTopic = (serial: string) => `${PREFIX}/device/robot_fleet_${serial.replace(/[^a-zA-Z0-9_-]/g, "_")}/config`;
-
-function bridgeFlow(brokerPort: number, settings: Record<string, unknown> = {}): FlowNode[] {
-  return [
-    { id: "broker", type: "mqtt-broker", broker: "127.0.0.1", port: String(brokerPort), clientid: "", autoConnect: true, usetls: false, protocolVersion: "4", keepalive: "15", cleansession: true },
-    { id: "in-base", type: "mqtt in", topic: `${BASE}/#`, qos: "1", datatype: "utf8", broker: "broker", nl: false, rap: true, rh: 0, inputs: 0, wires: [["bridge"]] },
-    { id: "in-birth", type: "mqtt in", topic: `${PREFIX}/status`, qos: "1", datatype: "utf8", broker: "broker", nl: false, rap: true, rh: 0, inputs: 0, wires: [["bridge"]] },
-    { id: "bridge", type: "robot-mqtt", robot: "config", interval: 5, serialNumbers: "", prefix: PREFIX, base: BASE, startTasks: "", wires: [["out"]], ...settings },
-    { id: "out", type: "mqtt out", broker: "broker", topic: "", qos: "", retain: "", wires: [] },
-  ];
-}
 
 describe("robot-mqtt", function () {
   this.timeout(60_000);
-  let simulator: RunningSimulator;
-  let broker: Mosquitto;
-  let ha: HomeAssistantClient | undefined;
-
-  before(async () => {
-    simulator = await startSimulator({ rateLimit: false, log: () => undefined });
-    helper.settings({ mqttReconnectTime: 300 });
-  });
-  after(async () => {
-    await simulator.close();
-  });
-  beforeEach(async () => {
-    simulator.reset();
-    broker = await reserveMosquitto();
-  });
-  afterEach(async () => {
-    await ha?.end();
-    ha = undefined;
-    await broker.stop();
-  });
-  useNodeRed();
+  const rig = useBridgeRig({}, false);
 
   async function deploy(settings: Record<string, unknown> = {}) {
-    await loadFlow([robotMqtt, mqttNodes], flowWith(simulator.url, bridgeFlow(broker.port, settings)), { config: { token: DEMO_TOKEN } });
+    await loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, settings)), { config: { token: DEMO_TOKEN } });
   }
 
   async function homeAssistant(): Promise<HomeAssistantClient> {
-    ha = await HomeAssistantClient.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
-    return ha;
+    rig.ha = await HomeAssistantClient.connect(rig.broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    return rig.ha;
   }
 
   async function allDiscovered(client: HomeAssistantClient, robots = ROBOTS) {
     await waitFor(() => client.last.get(`${BASE}/availability`) === "online" && robots.every((serial) => client.last.has(configTopic(serial)) && client.last.has(`${BASE}/${serial}/state`) && client.last.has(`${BASE}/${serial}/attributes`)), 20_000, "every robot's discovery and state");
   }
 
-  /** Publishes a command as Home Assistant does and resolves with the bridge's result. */
-  async function command(client: HomeAssistantClient, serial: string, suffix: string, payload: string | Buffer): Promise<Record<string, unknown>> {
-    const from = client.received.length;
-    await client.publish(`${BASE}/${serial}/${suffix}`, payload);
-    const topic = `${BASE}/${serial}/result`;
-    await waitFor(() => client.on(topic, from).length > 0, 20_000, `a result on ${topic}`);
-    return JSON.parse(client.on(topic, from)[0]!.payload) as Record<string, unknown>;
-  }
+  const command = resultOf;
 
   it("publishes a device config per robot that Home Assistant accepts, with states on every topic it names", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     const client = await homeAssistant();
     await allDiscovered(client);
@@ -94,10 +52,10 @@ describe("robot-mqtt", function () {
       const device = config.device as Record<string, unknown>;
       assert.deepEqual(device.identifiers, [serial]);
       assert.equal(device.serial_number, serial);
-      assert.equal(device.name, simulator.state.robot(serial)!.displayName);
+      assert.equal(device.name, rig.simulator.state.robot(serial)!.displayName);
       const vacuum = (config.components as Record<string, Record<string, unknown>>).vacuum!;
       assert.ok((vacuum.fan_speed_list as string[]).some((speed) => speed === "尘推 – dust mop"), "a cleaning mode with its meaning");
-      assert.deepEqual(vacuum.supported_features, ["start", "pause", "stop", "return_home", "status", "send_command", "fan_speed"]);
+      assert.deepEqual(vacuum.supported_features, ["start", "pause", "stop", "return_home", "send_command", "fan_speed"]);
     }
     assert.equal(client.last.get(`${BASE}/availability`), "online");
     assert.equal(client.json(`${BASE}/GS-S-000101/state`).state, "docked", "charging at start");
@@ -111,11 +69,11 @@ describe("robot-mqtt", function () {
   });
 
   it("carries out every command, each ending in one result, and shows the robot's new state", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     const client = await homeAssistant();
     await allDiscovered(client);
-    const robot = () => simulator.state.robot("GS-S-000101")!;
+    const robot = () => rig.simulator.state.robot("GS-S-000101")!;
 
     let result = await command(client, "GS-S-000101", "set_fan_speed", "尘推 – dust mop");
     assert.equal(result.ok, true, String(result.reason));
@@ -135,7 +93,7 @@ describe("robot-mqtt", function () {
     const answers = client.on(`${BASE}/GS-S-000102/result`, started).map((message) => JSON.parse(message.payload) as { ok: boolean; reason: string });
     assert.match(answers[0]!.reason, /still under way/, "the second start, answered at once");
     assert.deepEqual(answers[1]!.ok, true, answers[1]!.reason);
-    assert.equal(simulator.state.commands("GS-S-000102").filter((resource) => /START_TASK/i.test(JSON.stringify(resource))).length, 1, "one START_TASK sent");
+    assert.equal(rig.simulator.state.commands("GS-S-000102").filter((resource) => /START_TASK/i.test(JSON.stringify(resource))).length, 1, "one START_TASK sent");
     assert.equal((await command(client, "GS-S-000102", "command", "stop")).ok, true);
 
     result = await command(client, "GS-S-000101", "command", "pause");
@@ -150,18 +108,18 @@ describe("robot-mqtt", function () {
     result = await command(client, "GS-S-000102", "send_command", JSON.stringify({ command: "CROSS_NAVIGATE", position: "Kitchen door" }));
     assert.deepEqual([result.command, result.ok], ["CROSS_NAVIGATE", true], String(result.reason));
     // Confirmed as real statuses show it: the robot on the point's grid cell (within robot-config's arrival radius).
-    const kitchen = readStatus(simulator.state.status("GS-S-000102")!);
+    const kitchen = readStatus(rig.simulator.state.status("GS-S-000102")!);
     const door = kitchen.navigationPoints!.find((point) => point.name === "Kitchen door")!.grid!;
     assert.ok(Math.hypot(kitchen.position!.x - door.x, kitchen.position!.y - door.y) <= 10, JSON.stringify(kitchen.position));
     result = await command(client, "GS-S-000102", "command", "return_to_base");
     assert.deepEqual([result.command, result.ok], ["CROSS_NAVIGATE", true], String(result.reason));
-    assert.equal(simulator.state.robot("GS-S-000102")!.battery.charging, true);
+    assert.equal(rig.simulator.state.robot("GS-S-000102")!.battery.charging, true);
     await waitFor(() => client.json(`${BASE}/GS-S-000102/state`).state === "docked", 15_000, "docked again");
 
     // A job for this robot: the area as robot-job would start it (a temporary task named after the area).
     result = await command(client, "GS-S-000201", "send_command", JSON.stringify({ area: "Aisle 1" }));
     assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
-    assert.equal(simulator.state.status("GS-S-000201")!.taskState, "RUNNING");
+    assert.equal(rig.simulator.state.status("GS-S-000201")!.taskState, "RUNNING");
     result = await command(client, "GS-S-000201", "send_command", JSON.stringify({ area: "Aisle 9" }));
     assert.deepEqual([result.command, result.ok], ["job", false]);
     // The S-line status the bridge reads names no task (as the recorded ones): "is cleaning".
@@ -170,11 +128,11 @@ describe("robot-mqtt", function () {
   });
 
   it("answers bad input with a result naming the problem, sends nothing to the cloud, warns once a minute per kind", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     const client = await homeAssistant();
     await allDiscovered(client);
-    const commandsBefore = simulator.state.commands("GS-S-000101").length;
+    const commandsBefore = rig.simulator.state.commands("GS-S-000101").length;
 
     assert.match(String((await command(client, "GS-S-000101", "command", "locate")).reason), /unknown command "locate"/);
     assert.match(String((await command(client, "GS-S-000101", "command", "dance")).reason), /unknown command "dance"/);
@@ -186,7 +144,7 @@ describe("robot-mqtt", function () {
     assert.match(String((await command(client, "GS-S-000101", "set_fan_speed", "turbo")).reason), /not a cleaning mode/);
     assert.match(String((await command(client, "GS-S-999999", "command", "start")).reason), /not one of the account's robots/);
     assert.match(String((await command(client, "GS-S-000101", "launch", "now")).reason), /nothing is taken on topic robot-fleet\/GS-S-000101\/launch/);
-    assert.equal(simulator.state.commands("GS-S-000101").length, commandsBefore, "nothing reached the cloud");
+    assert.equal(rig.simulator.state.commands("GS-S-000101").length, commandsBefore, "nothing reached the cloud");
 
     const warnings = (helper.getNode("bridge") as unknown as { warn: { args: unknown[][] } }).warn.args.map((args) => String(args[0]));
     assert.equal(warnings.filter((text) => /unknown command/.test(text)).length, 1, "two unknown commands, one warning");
@@ -195,7 +153,7 @@ describe("robot-mqtt", function () {
   });
 
   it("publishes everything again when Home Assistant sends its birth message, and only changes otherwise", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     const client = await homeAssistant();
     await allDiscovered(client);
@@ -203,7 +161,7 @@ describe("robot-mqtt", function () {
     const from = client.received.length;
     await new Promise((resolve) => setTimeout(resolve, 6000));
     assert.deepEqual(client.received.slice(from).filter((message) => message.topic.startsWith(PREFIX)), [], "a steady fleet publishes no discovery again");
-    simulator.updateRobot("GS-S-000201", { emergencyStop: true });
+    rig.simulator.updateRobot("GS-S-000201", { emergencyStop: true });
     await waitFor(() => client.json(`${BASE}/GS-S-000201/attributes`).problem === true, 15_000, "emergency stop: a problem");
     assert.equal(client.json(`${BASE}/GS-S-000201/state`).state, "error");
     assert.deepEqual(client.json(`${BASE}/GS-S-000201/attributes`).problems, ["emergency stop"]);
@@ -214,7 +172,7 @@ describe("robot-mqtt", function () {
   });
 
   it("shows an alarm of the account at H4 or above as a problem and an error, and its recovery", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     const client = await homeAssistant();
     await allDiscovered(client);
@@ -238,14 +196,14 @@ describe("robot-mqtt", function () {
     await deploy();
     await waitFor(() => (helper.getNode("bridge") as unknown as { hasPolledOnce?: boolean }) !== undefined, 1000);
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    await broker.start();
+    await rig.broker.start();
     const client = await homeAssistant();
     await allDiscovered(client);
     assert.deepEqual(deviceConfigProblems(client.json(configTopic("GS-S-000101")), (topic) => client.last.has(topic)), []);
   });
 
   it("removes the configs of a robot that is no longer published (retained empty payloads)", async () => {
-    await broker.start();
+    await rig.broker.start();
     await deploy();
     let client = await homeAssistant();
     await allDiscovered(client);

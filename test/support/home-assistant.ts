@@ -7,14 +7,13 @@
  */
 import mqtt, { type MqttClient } from "mqtt";
 
-/** Features the MQTT vacuum (state schema) accepts in supported_features. */
+/** Features the MQTT vacuum (state schema) accepts in supported_features; not `status`, which it deprecated and ignores. */
 export const VACUUM_FEATURES_ALLOWED = [
   "start",
   "stop",
   "pause",
   "return_home",
   "battery",
-  "status",
   "locate",
   "clean_spot",
   "fan_speed",
@@ -69,10 +68,12 @@ export class HomeAssistantClient {
     });
   }
 
-  static async connect(url: string, topics: string[]): Promise<HomeAssistantClient> {
+  /** `login`: a broker user (and MQTT 5, whose PUBACK says when the broker refuses a publish). */
+  static async connect(url: string, topics: string[], login?: { username: string; password: string }): Promise<HomeAssistantClient> {
     const client = await mqtt.connectAsync(url, {
       clientId: `home-assistant-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
-      reconnectPeriod: 200,
+      reconnectPeriod: login ? 0 : 200,
+      ...(login ? { ...login, protocolVersion: 5 as const } : {}),
     });
     const ha = new HomeAssistantClient(client);
     await client.subscribeAsync(topics, { qos: 1 });
@@ -154,7 +155,14 @@ export function deviceConfigProblems(config: Record<string, unknown>, exists: (t
         ) {
           problems.push(`${where}: fan_speed needs fan_speed_list and set_fan_speed_topic`);
         }
-        if (!component.command_topic) problems.push(`${where}: no command_topic: start/pause/stop would do nothing`);
+        if (
+          !component.command_topic &&
+          Array.isArray(features) &&
+          features.some((feature) => ["start", "pause", "stop"].includes(String(feature)))
+        )
+          problems.push(`${where}: no command_topic: start/pause/stop would do nothing`);
+        if (component.clean_segments_command_topic !== undefined && typeof component.unique_id !== "string")
+          problems.push(`${where}: clean_segments_command_topic needs a unique_id`);
         break;
       }
       case "sensor":

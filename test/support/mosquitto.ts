@@ -45,8 +45,12 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** A broker on a port picked now, not yet running. */
-export async function reserveMosquitto(): Promise<Mosquitto> {
+/**
+ * A broker on a port picked now, not yet running. `access`: config lines
+ * instead of `allow_anonymous true` (users and ACLs: password_file, acl_file),
+ * with `{dir}` standing for the broker's temp dir, where `files` are written first.
+ */
+export async function reserveMosquitto(access?: { lines: string[]; files?: Record<string, string> }): Promise<Mosquitto> {
   const port = await freePort();
   const output: string[] = [];
   let running: { child: ChildProcess; dir: string } | undefined;
@@ -55,11 +59,14 @@ export async function reserveMosquitto(): Promise<Mosquitto> {
     if (running) return;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-test-mosquitto-"));
     const configFile = path.join(dir, "mosquitto.conf");
+    // Readable by the user mosquitto runs as (started by root, it drops to its own user).
+    if (access?.files) fs.chmodSync(dir, 0o755);
+    for (const [name, text] of Object.entries(access?.files ?? {})) fs.writeFileSync(path.join(dir, name), text, { mode: 0o644 });
     fs.writeFileSync(
       configFile,
       [
         `listener ${port} 127.0.0.1`,
-        "allow_anonymous true",
+        ...(access ? access.lines.map((line) => line.replaceAll("{dir}", dir)) : ["allow_anonymous true"]),
         "persistence false",
         "log_dest stderr",
         "log_type error",

@@ -19,7 +19,7 @@ export const VACUUM_COMMANDS = ["start", "pause", "stop", "return_to_base"] as c
 export type VacuumCommand = (typeof VACUUM_COMMANDS)[number];
 
 /** The kinds of bad input, each warned about at most once a minute. */
-export type ProblemKind = "topic" | "size" | "payload" | "json" | "command" | "robot" | "fanSpeed";
+export type ProblemKind = "topic" | "size" | "payload" | "json" | "command" | "robot" | "fanSpeed" | "segments" | "refused";
 
 export type Problem = { problem: ProblemKind; reason: string };
 
@@ -58,16 +58,34 @@ export function readVacuumCommand(text: string): { command: VacuumCommand } | Pr
 export type SendCommandRequest =
   { form: "compact"; command: CommandType; parameters: Record<string, unknown> } | { form: "job"; job: Record<string, unknown> };
 
+/** send_command's names for the jobs, each with the job key its params give (`{"command": "clean_area", "params": {"area": "Kitchen"}}`). */
+export const JOB_COMMANDS = { clean_area: "area", run_task: "task", go_to: "goto" } as const;
+type JobCommand = keyof typeof JOB_COMMANDS;
+const JOB_KEYS = Object.values(JOB_COMMANDS);
+
+function isJobCommand(name: unknown): name is JobCommand {
+  return typeof name === "string" && Object.hasOwn(JOB_COMMANDS, name);
+}
+
 /**
- * A send_command payload: `{"command": "CROSS_NAVIGATE", "position": "..."}`
- * (what Home Assistant's vacuum.send_command publishes with params), a bare
- * command name (send_command without params), or `{"area": "Kitchen"}` (a job).
+ * A send_command payload. Home Assistant's `vacuum.send_command` publishes
+ * the bare command without params, and with params an object holding
+ * `command` and the params (its MQTT vacuum puts them beside `command`; a
+ * `params` object is read the same): so `{"command": "CROSS_NAVIGATE",
+ * "position": "..."}`, `{"command": "clean_area", "params": {"area":
+ * "Kitchen"}}` (likewise run_task with task, go_to with goto), or a job
+ * without a command, `{"area": "Kitchen"}`.
  */
 export function readSendCommand(text: string): SendCommandRequest | Problem {
   const trimmed = text.trim();
   if (!trimmed.startsWith("{")) {
     const named = trimmed.toUpperCase();
     if (isCommandType(named)) return { form: "compact", command: named, parameters: {} };
+    if (isJobCommand(trimmed.toLowerCase()))
+      return {
+        problem: "command",
+        reason: `${trimmed.toLowerCase()} needs params with ${JOB_COMMANDS[trimmed.toLowerCase() as JobCommand]}`,
+      };
     return {
       problem: "command",
       reason: `unknown command ${JSON.stringify(trimmed.slice(0, 100))} (send a JSON object, or one of ${COMMAND_TYPES.join(", ")})`,
@@ -81,20 +99,32 @@ export function readSendCommand(text: string): SendCommandRequest | Problem {
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     return { problem: "json", reason: "the payload must be a JSON object" };
-  const object = parsed as Record<string, unknown>;
-  if ("command" in object) {
-    const named = typeof object.command === "string" ? object.command.trim().toUpperCase() : object.command;
-    if (!isCommandType(named))
-      return {
-        problem: "command",
-        reason: `command must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(object.command)?.slice(0, 100)})`,
-      };
-    const parameters = { ...object };
-    delete parameters.command;
-    return { form: "compact", command: named, parameters };
+  const { command, params, ...flat } = parsed as Record<string, unknown>;
+  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params)))
+    return { problem: "command", reason: "params must be a JSON object" };
+  const given: Record<string, unknown> = { ...flat, ...(params as Record<string, unknown> | undefined) };
+  if (command === undefined) {
+    if (JOB_KEYS.some((key) => key in given)) return { form: "job", job: given };
+    return {
+      problem: "command",
+      reason: `a send_command payload needs "command" (a robot command, or ${Object.keys(JOB_COMMANDS).join(", ")}), or "area", "task" or "goto" (a job)`,
+    };
   }
-  if ("area" in object || "task" in object || "goto" in object) return { form: "job", job: object };
-  return { problem: "command", reason: 'a send_command payload needs "command" (a robot command), or "area", "task" or "goto" (a job)' };
+  const job = typeof command === "string" ? command.trim().toLowerCase() : undefined;
+  if (isJobCommand(job)) {
+    const key = JOB_COMMANDS[job];
+    if (!(key in given)) return { problem: "command", reason: `${job} needs ${key} in its params` };
+    const others = JOB_KEYS.filter((other) => other !== key && other in given);
+    if (others.length > 0) return { problem: "command", reason: `${job} takes ${key}, not ${others.join(", ")}` };
+    return { form: "job", job: given };
+  }
+  const named = typeof command === "string" ? command.trim().toUpperCase() : command;
+  if (!isCommandType(named))
+    return {
+      problem: "command",
+      reason: `command must be one of ${[...COMMAND_TYPES, ...Object.keys(JOB_COMMANDS)].join(", ")} (got ${JSON.stringify(command)?.slice(0, 100)})`,
+    };
+  return { form: "compact", command: named, parameters: given };
 }
 
 /** A cloud command with its flat parameters (robot-command's field names: taskName, map, position, cleaningMode, ...). */
@@ -224,8 +254,9 @@ export class WarningGate {
  * cloud's stop commands) and a fan speed (no call) may; a second start while
  * the first waits would only send the robot the same command twice.
  */
-export function mayOvertakePending(input: "command" | "fanSpeed" | "sendCommand", text: string): boolean {
+export function mayOvertakePending(input: "command" | "fanSpeed" | "sendCommand" | "cleanSegments", text: string): boolean {
   if (input === "fanSpeed") return true;
+  if (input === "cleanSegments") return false;
   if (input === "command") {
     const read = readVacuumCommand(text);
     return isProblem(read) || read.command === "pause" || read.command === "stop";

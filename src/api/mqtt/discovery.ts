@@ -17,8 +17,13 @@ export interface Origin {
   support_url?: string;
 }
 
-/** The vacuum's features: what the bridge carries out (fan_speed only for a robot with cleaning modes). */
-export const VACUUM_FEATURES = ["start", "pause", "stop", "return_home", "status", "send_command"] as const;
+/**
+ * The vacuum's features: what the bridge carries out (fan_speed only for a
+ * robot with cleaning modes). Not `status`, which Home Assistant deprecated
+ * and ignores (the state says it); clean_area needs no feature name: Home
+ * Assistant offers it for a vacuum with a clean_segments_command_topic.
+ */
+export const VACUUM_FEATURES = ["start", "pause", "stop", "return_home", "send_command"] as const;
 
 type Component = Record<string, unknown> & { platform: string; unique_id: string };
 
@@ -28,8 +33,12 @@ export interface DeviceConfig {
   components: Record<string, Component>;
 }
 
-/** The device config of one robot: a vacuum, battery, online, problem, alarm and task. */
-export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origin): DeviceConfig {
+/**
+ * The device config of one robot: a vacuum, battery, online, problem, alarm
+ * and task. A robot the bridge takes no commands for (accepted-commands.ts)
+ * gets a vacuum that only shows its state: no feature, no command topic.
+ */
+export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origin, takesCommands = true): DeviceConfig {
   const topics = robotTopics(roots, view.serialNumber);
   const id = deviceObjectId(view.serialNumber);
   const bridge = bridgeAvailabilityTopic(roots);
@@ -44,23 +53,28 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
   if (view.model) device.model = view.model;
   if (view.softwareVersion) device.sw_version = view.softwareVersion;
 
-  const features: string[] = [...VACUUM_FEATURES];
+  const features: string[] = takesCommands ? [...VACUUM_FEATURES] : [];
   const vacuum: Component = {
     platform: "vacuum",
     unique_id: `${id}_vacuum`,
     // null: the entity is called by the device's name.
     name: null,
     state_topic: topics.state,
-    command_topic: topics.command,
-    send_command_topic: topics.sendCommand,
     json_attributes_topic: topics.attributes,
     supported_features: features,
     ...robotAvailable,
   };
-  if (view.cleaningModes.length > 0) {
-    features.push("fan_speed");
-    vacuum.set_fan_speed_topic = topics.fanSpeed;
-    vacuum.fan_speed_list = view.cleaningModes.map(readableCleaningMode);
+  if (takesCommands) {
+    Object.assign(vacuum, {
+      command_topic: topics.command,
+      send_command_topic: topics.sendCommand,
+      clean_segments_command_topic: topics.cleanSegments,
+    });
+    if (view.cleaningModes.length > 0) {
+      features.push("fan_speed");
+      vacuum.set_fan_speed_topic = topics.fanSpeed;
+      vacuum.fan_speed_list = view.cleaningModes.map(readableCleaningMode);
+    }
   }
   return {
     device,

@@ -7,6 +7,7 @@ import { readableCleaningMode } from "../cloud/cleaning-modes";
 import type { OpenAlarm } from "../pushes/open-alarms";
 import { deviceConfigOf, type Origin } from "./discovery";
 import { attributesOf, vacuumStateOf, type RobotView } from "./robot-view";
+import type { Segments } from "./segments";
 import { bridgeAvailabilityTopic, robotTopics, type TopicRoots } from "./topics";
 
 /** A message for Node-RED's mqtt out node. */
@@ -17,13 +18,32 @@ export interface MqttMessage {
   qos: 0 | 1;
 }
 
-/** The vacuum's state JSON as Home Assistant's MQTT vacuum reads it. */
-export function vacuumStatePayload(view: RobotView, alarm: OpenAlarm | undefined, chosenMode: string | undefined): Record<string, unknown> {
+/**
+ * The vacuum's state JSON as Home Assistant's MQTT vacuum reads it. Home
+ * Assistant keeps every key of it as an attribute until a message gives the
+ * key again: `fan_speed` is always given (null when no mode is known), while
+ * `segments` is given only once the map's areas were read, so a bridge that
+ * restarts never offers "no segments" between two readings (which Home
+ * Assistant would take for a changed map).
+ */
+export function vacuumStatePayload(
+  view: RobotView,
+  alarm: OpenAlarm | undefined,
+  chosenMode: string | undefined,
+  segments?: Segments,
+): Record<string, unknown> {
   const mode = chosenMode ?? view.task?.cleaningMode;
   return {
     state: vacuumStateOf(view.state, alarm, view.destination),
-    ...(mode === undefined ? {} : { fan_speed: readableCleaningMode(mode) }),
+    fan_speed: mode === undefined ? null : readableCleaningMode(mode),
+    ...(segments === undefined ? {} : { segments }),
   };
+}
+
+/** What the bridge knows of a robot beside its status: the segments of its map, and whether it takes the robot's commands. */
+export interface RobotExtras {
+  segments?: Segments;
+  takesCommands?: boolean;
 }
 
 /** Discovery first (Home Assistant subscribes to a new entity's topics when it reads its config), then its values. */
@@ -33,12 +53,13 @@ export function robotMessages(
   chosenMode: string | undefined,
   roots: TopicRoots,
   origin: Origin,
+  extras: RobotExtras = {},
 ): MqttMessage[] {
   const topics = robotTopics(roots, view.serialNumber);
   return [
-    { topic: topics.discovery, payload: JSON.stringify(deviceConfigOf(view, roots, origin)), retain: true, qos: 1 },
+    { topic: topics.discovery, payload: JSON.stringify(deviceConfigOf(view, roots, origin, extras.takesCommands)), retain: true, qos: 1 },
     { topic: topics.availability, payload: view.state.online === true ? "online" : "offline", retain: true, qos: 1 },
-    { topic: topics.state, payload: JSON.stringify(vacuumStatePayload(view, alarm, chosenMode)), retain: true, qos: 0 },
+    { topic: topics.state, payload: JSON.stringify(vacuumStatePayload(view, alarm, chosenMode, extras.segments)), retain: true, qos: 0 },
     { topic: topics.attributes, payload: JSON.stringify(attributesOf(view, alarm)), retain: true, qos: 0 },
   ];
 }

@@ -9,7 +9,7 @@ import { severityOf, type OpenAlarm } from "../pushes/open-alarms";
 import type { DirectoryEntry } from "../account/robot-directory";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
-import { numberOf, recordOf, textOf } from "../cloud/values";
+import { recordOf, textOf } from "../cloud/values";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
 export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;
@@ -20,7 +20,7 @@ export const PROBLEM_ALARM_RANK = 4;
 
 export interface TaskOfRobot {
   name: string;
-  /** Percent done, where the status says. */
+  /** Percent done (0-100, whole), where the status says: the status reader's taskProgress, as the console reads it. */
   progress?: number;
   /** The cleaning mode it runs with, where the status says. */
   cleaningMode?: string;
@@ -42,11 +42,6 @@ export interface RobotView {
   task?: TaskOfRobot;
 }
 
-function percent(value: unknown): number | undefined {
-  const number = numberOf(value);
-  return number === undefined ? undefined : Math.max(0, Math.min(100, number));
-}
-
 /** The view of a robot from its status and what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf). */
 export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry): RobotView {
   const state = watchedStateOf(status);
@@ -60,11 +55,9 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),
   };
-  const taskName = textOf(task?.name);
-  if (taskName !== undefined) {
-    view.task = { name: taskName };
-    const progress = percent(task?.progress ?? task?.completionPercentage);
-    if (progress !== undefined) view.task.progress = progress;
+  if (state.taskName !== undefined) {
+    view.task = { name: state.taskName };
+    if (state.taskProgress !== undefined) view.task.progress = Math.round(state.taskProgress * 100);
     const mode = textOf(task?.cleaningMode);
     if (mode !== undefined) view.task.cleaningMode = mode;
   }

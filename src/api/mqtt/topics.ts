@@ -53,6 +53,8 @@ export interface RobotTopics {
   command: string;
   fanSpeed: string;
   sendCommand: string;
+  /** Home Assistant's clean_segments_command_topic: the segments vacuum.clean_area chose. */
+  cleanSegments: string;
 }
 
 /** The bridge's own availability: "online" while it runs (the online sensor reads it). */
@@ -72,7 +74,12 @@ export function deviceObjectId(serialNumber: string): string {
 
 /** Suffixes of a robot's topics under <base>/<serial>/. */
 const OWN_SUFFIXES = { state: "state", availability: "availability", attributes: "attributes", result: "result" } as const;
-const INPUT_SUFFIXES = { command: "command", fanSpeed: "set_fan_speed", sendCommand: "send_command" } as const;
+const INPUT_SUFFIXES = {
+  command: "command",
+  fanSpeed: "set_fan_speed",
+  sendCommand: "send_command",
+  cleanSegments: "clean_segments",
+} as const;
 
 export function robotTopics(roots: TopicRoots, serialNumber: string): RobotTopics {
   const under = `${roots.base}/${serialNumber}`;
@@ -85,6 +92,7 @@ export function robotTopics(roots: TopicRoots, serialNumber: string): RobotTopic
     command: `${under}/${INPUT_SUFFIXES.command}`,
     fanSpeed: `${under}/${INPUT_SUFFIXES.fanSpeed}`,
     sendCommand: `${under}/${INPUT_SUFFIXES.sendCommand}`,
+    cleanSegments: `${under}/${INPUT_SUFFIXES.cleanSegments}`,
   };
 }
 

@@ -108,6 +108,11 @@ export class FleetStatuses {
     return this.robots.get(serialNumber)?.merged;
   }
 
+  /** When the robot's status of one shape was last read (ms since the epoch), if ever. */
+  readAt(serialNumber: string, shape: "v1" | "lean"): number | undefined {
+    return this.robots.get(serialNumber)?.[shape]?.at;
+  }
+
   /** Every robot's last status (merged as get() does), by serial number. */
   all(): KeptStatus[] {
     return [...this.robots.entries()]

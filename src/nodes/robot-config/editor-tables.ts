@@ -15,7 +15,7 @@ import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KIN
 import { MAP_OPERATIONS } from "../robot-maps/table";
 import { REPORTS_LIMITS } from "../robot-reports/table";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "../robot-site-task/table";
-import { MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
+import { MQTT_ACCEPT_MODES, MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "../robot-status/table";
 
 export function editorTables() {
@@ -51,7 +51,7 @@ export function editorTables() {
       watchLimits: WATCH_LIMITS,
     },
     reports: { limits: REPORTS_LIMITS },
-    mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS },
+    mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS, acceptModes: MQTT_ACCEPT_MODES },
     job: { works: ["", ...WORK_KINDS], minBattery: JOB_MIN_BATTERY, waitUpTo: JOB_WAIT_UP_TO, tries: JOB_TRIES, offlineLimit: JOB_OFFLINE_LIMIT },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };

@@ -12,18 +12,23 @@ import type { RobotClient } from "../../api/client";
 import { keptForAccount } from "../../api/account/account-memory";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { RobotApiError } from "../../api/errors";
-import { isProblem, mayOvertakePending, payloadText, WarningGate, type ProblemKind } from "../../api/mqtt/commands";
+import { isProblem, mayOvertakePending, payloadText, WarningGate, type Problem, type ProblemKind } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
 import { bridgeAvailabilityMessage, PublishedPayloads, removalMessages, robotMessages, type MqttMessage } from "../../api/mqtt/publication";
 import { robotViewOf, type RobotView } from "../../api/mqtt/robot-view";
-import { readIncomingTopic, robotTopics, topicLevelProblem, type TopicRoots } from "../../api/mqtt/topics";
+import { readIncomingTopic, robotTopics, topicLevelProblem, type InputKind, type TopicRoots } from "../../api/mqtt/topics";
+import { acceptsCommandsFor, refusalOfAcceptance, type CommandAcceptance } from "../../api/mqtt/accepted-commands";
+import { chosenAreas, readSegmentIds, segmentIdOf, segmentsOf, type Segments } from "../../api/mqtt/segments";
+import { areasOfMap } from "../../api/jobs/work-targets";
+import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
 import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
 import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watching/watcher-state";
 import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { ContextMirror } from "../shared/context-mirror";
 import type { Translate } from "../shared/i18n";
 import { StatusDrawer } from "../shared/node-status-view";
-import { carryOut } from "./commands";
+import { carryOut, resultCommandOf } from "./commands";
+import { SegmentRuns } from "./segment-runs";
 import type { BridgeResult } from "./jobs";
 
 export interface BridgeSettings {
@@ -33,10 +38,18 @@ export interface BridgeSettings {
   serialNumbers: string[];
   startTasks: ReadonlyMap<string, string>;
   origin: Origin;
+  /** What the command topics may drive (accepted-commands.ts). */
+  acceptance: CommandAcceptance;
 }
 
 /** Until the bridge hears its own messages back from mqtt in, it repeats its availability this often (mqtt out drops what it gets before its connection is up). */
 export const UNTIL_ECHO_MS = 3000;
+
+/** A robot's map areas (its segments) are asked for again after this long, read or not. */
+export const SEGMENTS_ASKED_EVERY_MS = 10 * 60_000;
+
+/** Task states whose task the v1 status follows (its name and progress): the S-line status names no task. */
+const TASK_UNDER_WAY = new Set(["RUNNING", "PAUSED"]);
 
 /**
  * Reads the robots' statuses (S-line batch: navigation, cleaning modes,
@@ -50,11 +63,16 @@ class StatusReader extends FleetWatcher {
     private readonly signal: AbortSignal,
     /** A listed robot that cannot be published (nor asked about: the batch status takes serial numbers of letters, digits, - and _). */
     private readonly unpublishable: (serialNumber: string, problem: string) => void,
+    private readonly intervalMs: number,
   ) {
     super(account, { serialNumbers: names, line: "s", thresholds: DEFAULT_BATTERY_THRESHOLDS, callOptions: { signal } });
   }
 
+  /** When the last poll's reads began. */
+  pollStartedAt = 0;
+
   override async poll(): Promise<{ updates: RobotUpdate[]; summary: PollSummary }> {
+    this.pollStartedAt = Date.now();
     const options = { signal: this.signal };
     const listed = this.names.length > 0 ? this.names : (await this.account.listAllRobots(options)).map((robot) => robot.serialNumber);
     const names = listed.filter((serial) => {
@@ -64,11 +82,35 @@ class StatusReader extends FleetWatcher {
     });
     const statuses = names.length === 0 ? [] : ((await this.account.batchGetStatuses(names, { ...options, line: "s" })) as Record<string, unknown>[]);
     this.fleetStatuses.record(statuses);
-    const updates = statuses.map((status) => {
+    await this.readRunningTasks(statuses);
+    const updates = statuses.map((lean) => {
+      const serialNumber = serialNumberOf(lean);
+      // The robot's last reads of both shapes: a v1 read (this bridge's, or any node's of the account) gives its task's name and progress.
+      const status = (serialNumber === undefined ? undefined : this.fleetStatuses.get(serialNumber)?.status) ?? lean;
       const view = robotViewOf(status);
       return { serialNumber: view.serialNumber, status, state: view.state, changes: {}, initial: false, wentOffline: false };
     });
     return { updates, summary: { robots: statuses.length, online: updates.filter((update) => update.state.online === true).length, at: new Date() } };
+  }
+
+  /**
+   * The v1 status of each robot with a task under way that no one read in the
+   * last half interval: only it names the task and its progress. One batch
+   * call, and none while no robot works; a failed read leaves the task unnamed.
+   */
+  private async readRunningTasks(statuses: readonly Record<string, unknown>[]): Promise<void> {
+    const fresh = Date.now() - this.intervalMs / 2;
+    const running = statuses.flatMap((status) => {
+      const serialNumber = serialNumberOf(status);
+      const stale = serialNumber !== undefined && (this.fleetStatuses.readAt(serialNumber, "v1") ?? 0) < fresh;
+      return stale && TASK_UNDER_WAY.has(String(status.taskState)) ? [serialNumber] : [];
+    });
+    if (running.length === 0) return;
+    try {
+      this.fleetStatuses.record(await this.account.batchGetStatuses(running, { signal: this.signal, line: "v1" }));
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+    }
   }
 }
 
@@ -81,10 +123,20 @@ export class MqttBridge {
   private readonly mirror: ContextMirror;
   private readonly warnings = new WarningGate();
   private readonly skipped = new Set<string>();
-  /** Robots removed since deploy: their removal goes out again with everything else (mqtt out may have dropped it). */
+  /**
+   * Robots removed before the bridge heard the broker: their removal goes out
+   * again then (mqtt out may have dropped it), once; not at Home Assistant's
+   * births, which would only answer an empty config again.
+   */
   private readonly removed = new Set<string>();
+  /** Each robot's segments: the areas of the map it was on when they were read. */
+  private readonly segments = new Map<string, { mapId: string; segments: Segments }>();
+  /** When each robot's map areas were last asked for (robot and map). */
+  private readonly segmentsAskedAt = new Map<string, number>();
+  private readonly segmentRuns: SegmentRuns;
   private readonly lifetime = new AbortController();
   private readonly loop: WatchLoop;
+  private readonly reader: StatusReader;
   private echoed = false;
   private echoTimer: ReturnType<typeof setInterval> | undefined;
   private polledOnce = false;
@@ -114,7 +166,9 @@ export class MqttBridge {
     const alarms = alarmsOfAccount(client.accountKey);
     this.stopAlarms = alarms.onChange((change) => this.republishRobot(change.alarm.serialNumber));
     const lease = client.sharing?.watchLease(node.id, settings.intervalMs);
-    const reader = new StatusReader(client, settings.serialNumbers, this.lifetime.signal, (serial, problem) => this.skip(serial, problem));
+    const reader = new StatusReader(client, settings.serialNumbers, this.lifetime.signal, (serial, problem) => this.skip(serial, problem), settings.intervalMs);
+    this.reader = reader;
+    this.segmentRuns = new SegmentRuns(client, this.lifetime.signal, (serial, result) => this.publishResult(serial, result));
     this.loop = new WatchLoop(reader, settings.intervalMs, {
       polled: (updates, summary) => this.polled(updates, summary),
       failing: (error, streak) => this.showStatus("red", "ring", streak > 1 ? t("status.pollsFailed", { count: streak, code: error.code }) : t("status.pollFailed", { code: error.code })),
@@ -151,22 +205,26 @@ export class MqttBridge {
       // The broker passes messages both ways now: what was published before may have been dropped, so all of it again.
       this.echoed = true;
       clearInterval(this.echoTimer);
-      this.republishAll();
+      this.republishAll(true);
     }
     switch (incoming.kind) {
       case "own":
         return;
       case "birth": {
         const text = payloadText(msg.payload);
-        if (!isProblem(text) && text.text.trim() === "online") this.republishAll();
+        if (!isProblem(text) && text.text.trim() === "online") this.republishAll(false);
         return;
       }
       case "unknown": {
-        const reason = `nothing is taken on topic ${String(msg.topic).slice(0, 200)} (use ${this.settings.roots.base}/<serial>/command, set_fan_speed or send_command)`;
+        const reason = `nothing is taken on topic ${String(msg.topic).slice(0, 200)} (use ${this.settings.roots.base}/<serial>/command, set_fan_speed, send_command or clean_segments)`;
         this.answerProblem("topic", reason, incoming.serialNumber);
         return;
       }
       case "input": {
+        if (!acceptsCommandsFor(this.settings.acceptance, incoming.serialNumber)) {
+          this.answerProblem("refused", refusalOfAcceptance(this.settings.acceptance), incoming.serialNumber, incoming.input);
+          return;
+        }
         const text = payloadText(msg.payload);
         if (isProblem(text)) {
           this.answerProblem(text.problem, text.reason, incoming.serialNumber, incoming.input);
@@ -177,15 +235,21 @@ export class MqttBridge {
     }
   }
 
-  private async command(serialNumber: string, input: "command" | "fanSpeed" | "sendCommand", text: string): Promise<void> {
+  private async command(serialNumber: string, input: InputKind, text: string): Promise<void> {
     if ((this.pendingByRobot.get(serialNumber) ?? 0) > 0 && !mayOvertakePending(input, text)) {
-      const asked = input === "command" ? text.trim().slice(0, 40) : "send_command";
+      const asked = input === "command" ? text.trim().slice(0, 40) : resultCommandOf(input);
       this.publishResult(serialNumber, { command: asked, ok: false, reason: "another command for this robot is still under way (stop and pause are always carried out)" });
       return;
     }
     this.pendingCommands++;
     this.pendingByRobot.set(serialNumber, (this.pendingByRobot.get(serialNumber) ?? 0) + 1);
+    // Another command for the robot ends its chosen segments' run (a fan speed only sets the next start's mode).
+    if (input !== "fanSpeed") this.segmentRuns.cancel(serialNumber);
     try {
+      if (input === "cleanSegments") {
+        this.publishResult(serialNumber, await this.cleanSegments(serialNumber, text));
+        return;
+      }
       const outcome = await carryOut(input, text, {
         client: this.client,
         signal: this.lifetime.signal,
@@ -212,9 +276,27 @@ export class MqttBridge {
     }
   }
 
-  private answerProblem(kind: ProblemKind, reason: string, serialNumber?: string, input?: string): void {
+  private answerProblem(kind: ProblemKind, reason: string, serialNumber?: string, input?: InputKind): void {
     this.warn(kind, serialNumber ? `${serialNumber}: ${reason}` : reason);
-    if (serialNumber !== undefined) this.publishResult(serialNumber, { command: input === "fanSpeed" ? "set_fan_speed" : input === "sendCommand" ? "send_command" : (input ?? "none"), ok: false, reason });
+    if (serialNumber !== undefined) this.publishResult(serialNumber, { command: input === undefined ? "none" : resultCommandOf(input), ok: false, reason });
+  }
+
+  /** Home Assistant's clean_area: the chosen segments of the robot's map, as area jobs one after another (segment-runs.ts). */
+  private async cleanSegments(serialNumber: string, text: string): Promise<BridgeResult> {
+    const refuse = (problem: Problem) => {
+      this.warn(problem.problem, `${serialNumber}: ${problem.reason}`);
+      return { command: "clean_segments", ok: false, reason: problem.reason };
+    };
+    const view = this.views.get(serialNumber);
+    if (!view) return refuse({ problem: "robot", reason: "the robot is not one of the account's robots the bridge publishes" });
+    const ids = readSegmentIds(text);
+    if (isProblem(ids)) return refuse(ids);
+    const kept = this.segments.get(serialNumber);
+    const offered = kept && kept.mapId === view.state.mapId ? kept.segments : undefined;
+    const areas = chosenAreas(ids, view.state.mapId, offered);
+    if (isProblem(areas)) return refuse(areas);
+    const names = offered!;
+    return this.segmentRuns.start(serialNumber, areas.map((area) => ({ ...area, name: names[segmentIdOf(area.mapId, area.areaId)]! })));
   }
 
   private warn(kind: string, text: string): void {
@@ -242,6 +324,8 @@ export class MqttBridge {
       seen.add(view.serialNumber);
       this.removed.delete(view.serialNumber);
       this.views.set(view.serialNumber, view);
+      this.askSegments(view);
+      this.segmentRuns.seen(view, this.reader.pollStartedAt);
       messages.push(...this.messagesOf(view));
     }
     for (const serial of new Set([...this.devices, ...this.views.keys()])) {
@@ -252,7 +336,8 @@ export class MqttBridge {
       this.published.forgetTopics(removal.map((message) => message.topic));
       this.views.delete(serial);
       this.devices.delete(serial);
-      this.removed.add(serial);
+      this.segments.delete(serial);
+      if (!this.echoed) this.removed.add(serial);
     }
     let added = false;
     for (const serial of seen) {
@@ -286,12 +371,45 @@ export class MqttBridge {
 
   private messagesOf(view: RobotView): MqttMessage[] {
     const alarm = alarmsOfAccount(this.client.accountKey).highestOf(view.serialNumber);
-    return robotMessages(view, alarm, this.chosenModes.get(view.serialNumber), this.settings.roots, this.settings.origin);
+    const takesCommands = acceptsCommandsFor(this.settings.acceptance, view.serialNumber);
+    const segments = this.segments.get(view.serialNumber);
+    return robotMessages(view, alarm, this.chosenModes.get(view.serialNumber), this.settings.roots, this.settings.origin, {
+      takesCommands,
+      // The segments of the map the robot is on; none offered while it stands on another (not read yet).
+      ...(segments && segments.mapId === view.state.mapId ? { segments: segments.segments } : {}),
+    });
+  }
+
+  /**
+   * The areas of the robot's map as its segments, asked for (C1, kept per
+   * account for 10 minutes, shared with robot-job) once per robot and map
+   * every SEGMENTS_ASKED_EVERY_MS, only for a robot whose commands the bridge
+   * takes: a failed read leaves the segments as they were.
+   */
+  private askSegments(view: RobotView): void {
+    const mapId = view.state.mapId;
+    if (mapId === undefined || !acceptsCommandsFor(this.settings.acceptance, view.serialNumber)) return;
+    const key = `${view.serialNumber}\n${mapId}`;
+    const asked = this.segmentsAskedAt.get(key);
+    if (asked !== undefined && Date.now() - asked < SEGMENTS_ASKED_EVERY_MS) return;
+    this.segmentsAskedAt.set(key, Date.now());
+    areasOfMap(this.client, view.serialNumber, mapId, { signal: this.lifetime.signal }).then(
+      (areas) => {
+        if (this.closed) return;
+        this.segments.set(view.serialNumber, { mapId, segments: segmentsOf(mapId, areas) });
+        this.republishRobot(view.serialNumber);
+      },
+      () => undefined,
+    );
   }
 
   /** A status read for a command: shown at once, without waiting for the next poll. */
   private seen(status: Record<string, unknown>): RobotView {
-    const view = this.viewOf(status);
+    // Kept with the robot's other reads, so that the view keeps what only the v1 status says (its task).
+    const statuses = fleetStatusesOf(this.client.accountKey);
+    statuses.record([status]);
+    const serialNumber = serialNumberOf(status);
+    const view = this.viewOf((serialNumber === undefined ? undefined : statuses.get(serialNumber)?.status) ?? status);
     if (this.closed || !this.views.has(view.serialNumber)) return view;
     this.views.set(view.serialNumber, view);
     this.republishRobot(view.serialNumber);
@@ -305,13 +423,16 @@ export class MqttBridge {
     this.send(this.published.changed(this.messagesOf(view)));
   }
 
-  /** Everything again: Home Assistant announced itself, or the broker connection is up. */
-  private republishAll(): void {
+  /** Everything again: Home Assistant announced itself, or (`brokerUp`) the broker connection is up, with the removals it may have missed. */
+  private republishAll(brokerUp: boolean): void {
     if (this.closed) return;
     this.published.forget();
     const messages = [bridgeAvailabilityMessage(this.settings.roots, true)];
     for (const view of this.views.values()) messages.push(...this.messagesOf(view));
-    for (const serial of this.removed) messages.push(...removalMessages(serial, this.settings.roots));
+    if (brokerUp) {
+      for (const serial of this.removed) messages.push(...removalMessages(serial, this.settings.roots));
+      this.removed.clear();
+    }
     this.send(this.published.changed(messages));
   }
 
@@ -357,3 +478,4 @@ export class MqttBridge {
     this.statusDrawer.close();
   }
 }
+

@@ -55,9 +55,14 @@ function refused(command: string, problem: Problem): Outcome {
   return { result: { command, ok: false, reason: problem.reason }, problem: problem.problem };
 }
 
-export async function carryOut(input: InputKind, text: string, context: CommandContext): Promise<Outcome> {
+/** The command a result names for an input topic (the vacuum's command topic: its payload, where it is read). */
+export function resultCommandOf(input: InputKind): string {
+  return { command: "command", fanSpeed: "set_fan_speed", sendCommand: "send_command", cleanSegments: "clean_segments" }[input];
+}
+
+export async function carryOut(input: Exclude<InputKind, "cleanSegments">, text: string, context: CommandContext): Promise<Outcome> {
   let { view } = context;
-  const asked = input === "fanSpeed" ? "set_fan_speed" : input === "sendCommand" ? "send_command" : text.trim().slice(0, 40);
+  const asked = input === "command" ? text.trim().slice(0, 40) : resultCommandOf(input);
   if (!view) return refused(asked, { problem: "robot", reason: "the robot is not one of the account's robots the bridge publishes" });
   switch (input) {
     case "fanSpeed": {

@@ -12,6 +12,7 @@ import { RobotApiError, invalidInput } from "../../api/errors";
 import { readStartTasks } from "../../api/mqtt/commands";
 import type { Origin } from "../../api/mqtt/discovery";
 import { checkTopicRoot } from "../../api/mqtt/topics";
+import { readCommandAcceptance } from "../../api/mqtt/accepted-commands";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { MODULE_NAME, translator } from "../shared/i18n";
@@ -29,6 +30,10 @@ export interface RobotMqttProperties extends NodeDef {
   base: string;
   /** "map = task" per line. */
   startTasks: string;
+  /** What the command topics may drive: "all" (the default, also when absent), "none" (states only) or "listed". */
+  accept?: string;
+  /** The robots whose commands are taken when accept is "listed". */
+  acceptRobots?: string;
 }
 
 let origin: Origin | undefined;
@@ -60,6 +65,7 @@ export function readBridgeSettings(config: RobotMqttProperties): BridgeSettings 
     serialNumbers: serialNumberList(config.serialNumbers),
     startTasks,
     origin: originOfPackage(),
+    acceptance: readCommandAcceptance(config.accept, serialNumberList(config.acceptRobots, "acceptRobots")),
   };
 }
 

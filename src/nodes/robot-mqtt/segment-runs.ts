@@ -1,0 +1,104 @@
+/**
+ * Home Assistant's clean_area on one robot: the chosen segments (areas of the
+ * robot's map) cleaned one after another, each an area job started as
+ * robot-job starts one (jobs.ts), the next once the bridge's polls show the
+ * one before ended. Any other command for the robot through the bridge (a
+ * fan speed aside) ends the rest; so does a start refused, a robot with a
+ * problem at an area's end, or the node's close.
+ */
+import type { RobotClient } from "../../api/client";
+import type { SegmentArea } from "../../api/mqtt/segments";
+import { problemsOf, type RobotView } from "../../api/mqtt/robot-view";
+import { startJob, type BridgeResult } from "./jobs";
+
+/** Task states in which the area's task is not over. */
+const UNDER_WAY = new Set(["RUNNING", "PAUSED", "OTHER"]);
+
+interface Run {
+  /** Until a poll read after this shows the robot done, its area is under way. */
+  startedAt: number;
+  seenUnderWay: boolean;
+  ended?: (view: RobotView) => void;
+  cancelled: boolean;
+}
+
+export type ChosenArea = SegmentArea & { name: string };
+
+export class SegmentRuns {
+  private readonly runs = new Map<string, Run>();
+
+  constructor(
+    private readonly client: RobotClient,
+    private readonly signal: AbortSignal,
+    private readonly answer: (serialNumber: string, result: BridgeResult) => void,
+    private readonly confirmTimeoutMs?: number,
+  ) {}
+
+  /** Starts the first area and resolves with its start's result; the others follow in the background. */
+  async start(serialNumber: string, areas: readonly ChosenArea[]): Promise<BridgeResult> {
+    this.cancel(serialNumber);
+    const run: Run = { startedAt: 0, seenUnderWay: false, cancelled: false };
+    this.runs.set(serialNumber, run);
+    const first = await this.startArea(serialNumber, areas, 0, run);
+    if (first.ok && areas.length > 0) void this.follow(serialNumber, areas, run);
+    else this.forget(serialNumber, run);
+    return first;
+  }
+
+  /** The rest of the robot's areas are not started (another command for it came). */
+  cancel(serialNumber: string): void {
+    const run = this.runs.get(serialNumber);
+    if (!run) return;
+    run.cancelled = true;
+    this.runs.delete(serialNumber);
+  }
+
+  /** A poll's view of a robot; `polledFrom`: when that poll's read began. */
+  seen(view: RobotView, polledFrom: number): void {
+    const run = this.runs.get(view.serialNumber);
+    if (!run?.ended || run.startedAt === 0) return;
+    const underWay = UNDER_WAY.has(view.state.taskState ?? "");
+    if (underWay) run.seenUnderWay = true;
+    // A read begun before the start could show the robot idle still.
+    else if (run.seenUnderWay || polledFrom > run.startedAt) run.ended(view);
+  }
+
+  private async startArea(serialNumber: string, areas: readonly ChosenArea[], index: number, run: Run): Promise<BridgeResult> {
+    const area = areas[index]!;
+    const started = await startJob(this.client, serialNumber, { area: area.areaId, map: area.mapId, name: area.name }, this.signal, this.confirmTimeoutMs);
+    run.startedAt = Date.now();
+    run.seenUnderWay = false;
+    const which = areas.length > 1 ? ` (${index + 1} of ${areas.length})` : "";
+    return { command: "clean_segments", ok: started.ok, reason: started.ok ? `${area.name}${which} started: ${started.reason}` : `${area.name}${which}: ${started.reason}` };
+  }
+
+  private async follow(serialNumber: string, areas: readonly ChosenArea[], run: Run): Promise<void> {
+    for (let index = 0; ; index++) {
+      const end = await new Promise<RobotView | undefined>((resolve) => {
+        run.ended = resolve;
+        this.signal.addEventListener("abort", () => resolve(undefined), { once: true });
+      });
+      run.ended = undefined;
+      if (!end || run.cancelled || this.signal.aborted) return;
+      const problems = problemsOf(end.state, undefined);
+      const last = index === areas.length - 1;
+      if (last || problems.length > 0) {
+        const rest = last ? "" : `; ${areas.length - index - 1} not started: ${problems.join(", ")}`;
+        this.answer(serialNumber, { command: "clean_segments", ok: problems.length === 0, reason: `${areas[index]!.name} ended${rest}` });
+        this.forget(serialNumber, run);
+        return;
+      }
+      const next = await this.startArea(serialNumber, areas, index + 1, run);
+      if (run.cancelled || this.signal.aborted) return;
+      this.answer(serialNumber, next);
+      if (!next.ok) {
+        this.forget(serialNumber, run);
+        return;
+      }
+    }
+  }
+
+  private forget(serialNumber: string, run: Run): void {
+    if (this.runs.get(serialNumber) === run) this.runs.delete(serialNumber);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * robot-mqtt against what Home Assistant's MQTT vacuum reads and sends (a
+ * real mosquitto, real Node-RED with its core mqtt nodes, the simulator with
+ * tasks that end after 15 s): fan_speed always in the state, no deprecated
+ * feature, a running task's progress, vacuum.send_command with params, a
+ * removed robot's config cleared once across Home Assistant's births, and the
+ * map's areas as segments that clean_area starts an area job for.
+ */
+import assert from "node:assert/strict";
+import robotMqtt from "../../src/nodes/robot-mqtt";
+import { DEMO_TOKEN } from "../../src/simulator";
+import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
+import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
+import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
+
+const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
+
+describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
+  this.timeout(90_000);
+  const rig = useBridgeRig({ timing: { taskDurationMs: 15_000 } });
+
+  async function deploy(settings: Record<string, unknown> = {}): Promise<HomeAssistantClient> {
+    await loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, settings)), { config: { token: DEMO_TOKEN } });
+    rig.ha ??= await HomeAssistantClient.connect(rig.broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    const client = rig.ha;
+    const robots = typeof settings.serialNumbers === "string" ? [settings.serialNumbers] : ROBOTS;
+    await waitFor(() => robots.every((serial) => client.last.has(configTopic(serial)) && client.last.has(`${BASE}/${serial}/state`)), 20_000, "every robot's discovery and state");
+    return client;
+  }
+
+  const sentTo = (serial: string) => rig.simulator.state.commands(serial).length;
+
+  it("always gives fan_speed in the vacuum's state: null while no mode is known, the mode once one is set", async () => {
+    const client = await deploy();
+    const state = client.json(`${BASE}/GS-S-000101/state`);
+    assert.ok("fan_speed" in state, JSON.stringify(state));
+    assert.equal(state.fan_speed, null);
+    assert.equal((await resultOf(client, "GS-S-000101", "set_fan_speed", "尘推 – dust mop")).ok, true);
+    await waitFor(() => client.json(`${BASE}/GS-S-000101/state`).fan_speed === "尘推 – dust mop", 10_000, "the chosen mode");
+  });
+
+  it("offers no deprecated feature, and a clean_segments_command_topic beside the vacuum's unique_id", async () => {
+    const client = await deploy();
+    for (const serial of ROBOTS) {
+      const config = client.json(configTopic(serial));
+      assert.deepEqual(deviceConfigProblems(config, (topic) => client.last.has(topic)), [], serial);
+      const vacuum = (config.components as Record<string, Record<string, unknown>>).vacuum!;
+      assert.deepEqual(vacuum.supported_features, ["start", "pause", "stop", "return_home", "send_command", "fan_speed"]);
+      assert.equal(vacuum.clean_segments_command_topic, `${BASE}/${serial}/clean_segments`);
+      assert.equal(vacuum.unique_id, `robot_fleet_${serial}_vacuum`);
+    }
+  });
+
+  it("shows a running task's name and progress from the v1 status (the bridge reads it only while a task runs)", async () => {
+    const client = await deploy();
+    assert.equal(client.json(`${BASE}/GS-S-000101/attributes`).progress, null, "no task, no progress");
+    assert.equal((await resultOf(client, "GS-S-000101", "command", "start")).ok, true);
+    // The S-line status the bridge polls carries none: a progress shows the v1 status was read.
+    await waitFor(() => Number(client.json(`${BASE}/GS-S-000101/attributes`).progress) > 0, 20_000, "a progress");
+    const attributes = client.json(`${BASE}/GS-S-000101/attributes`);
+    const progress = attributes.progress as number;
+    assert.ok(Number.isInteger(progress) && progress >= 0 && progress <= 100, String(progress));
+    assert.equal(attributes.task, `All of Floor 1 (${progress} %)`);
+    // The task ends after 15 s: its progress goes with it.
+    await waitFor(() => client.json(`${BASE}/GS-S-000101/attributes`).progress === null, 40_000, "no progress once the task ended");
+    assert.equal(client.json(`${BASE}/GS-S-000101/attributes`).task, "none");
+  });
+
+  it("takes vacuum.send_command's params beside command or in a params object, the jobs by name, and refuses a job without its area", async () => {
+    const client = await deploy();
+    let result = await resultOf(client, "GS-S-000101", "send_command", JSON.stringify({ command: "clean_area", params: { area: "Kitchen" } }));
+    assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
+    assert.equal(rig.simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen", "an area job's temporary task, named after the area");
+    result = await resultOf(client, "GS-S-000102", "send_command", JSON.stringify({ command: "clean_area", area: "Lobby", name: "Lobby before opening" }));
+    assert.deepEqual([result.command, result.ok], ["job", true], String(result.reason));
+    assert.equal(rig.simulator.state.robot("GS-S-000102")!.currentTask?.name, "Lobby before opening");
+    result = await resultOf(client, "GS-S-000102", "send_command", JSON.stringify({ command: "STOP_TASK", params: {} }));
+    assert.deepEqual([result.command, result.ok], ["STOP_TASK", true], String(result.reason));
+    const sent = sentTo("GS-S-000201");
+    result = await resultOf(client, "GS-S-000201", "send_command", JSON.stringify({ command: "clean_area", params: { map: "Warehouse" } }));
+    assert.deepEqual([result.ok, result.reason], [false, "clean_area needs area in its params"]);
+    assert.equal(sentTo("GS-S-000201"), sent, "nothing sent");
+  });
+
+  it("clears a robot removed since the deploy once, not again at each of Home Assistant's births", async () => {
+    let client = await deploy();
+    await client.end();
+    rig.ha = undefined;
+    await helper.unload();
+    client = await deploy({ serialNumbers: "GS-S-000101" });
+    const removed = configTopic("GS-S-000102");
+    await waitFor(() => client.on(removed).some((message) => message.payload === ""), 20_000, "the removed robot's config cleared");
+    // Green once the bridge heard its own messages back: it sent its removals again then, for the last time.
+    const bridge = helper.getNode("bridge") as unknown as { status: { args: [{ fill?: string }][]; thisValues: unknown[] } };
+    const heard = () => bridge.status.args.some(([status], index) => bridge.status.thisValues[index] === bridge && status.fill === "green");
+    await waitFor(heard, 20_000, "the bridge hearing the broker");
+    const clearedBefore = client.on(removed).filter((message) => message.payload === "").length;
+    for (const birth of [1, 2]) {
+      const from = client.received.length;
+      await client.publish(`${PREFIX}/status`, "online");
+      await waitFor(() => client.on(configTopic("GS-S-000101"), from).length > 0, 10_000, `the published robot's config again at birth ${birth}`);
+      assert.deepEqual(client.on(removed, from), [], `nothing on the removed robot's config at birth ${birth}`);
+    }
+    assert.ok(clearedBefore <= 2, `cleared at the deploy (and once more when the bridge first heard the broker): ${clearedBefore}`);
+  });
+
+  it("offers the map's areas as segments, and clean_segments starts an area job on the chosen one that is answered at its end", async () => {
+    const client = await deploy();
+    await waitFor(() => client.json(`${BASE}/GS-S-000101/state`).segments !== undefined, 20_000, "segments in the state");
+    const segments = client.json(`${BASE}/GS-S-000101/state`).segments as Record<string, string>;
+    assert.deepEqual(Object.values(segments).sort(), ["Corridor", "Kitchen", "Lobby"], "Floor 1's areas");
+    const kitchen = Object.keys(segments).find((id) => segments[id] === "Kitchen")!;
+
+    const sent = sentTo("GS-S-000101");
+    const refused = await resultOf(client, "GS-S-000101", "clean_segments", JSON.stringify(["elsewhere:3"]));
+    assert.deepEqual([refused.command, refused.ok], ["clean_segments", false]);
+    assert.match(String(refused.reason), /is on map elsewhere; the robot is on /);
+    assert.equal(sentTo("GS-S-000101"), sent, "nothing sent for a segment not offered");
+
+    const from = client.received.length;
+    const started = await resultOf(client, "GS-S-000101", "clean_segments", JSON.stringify([kitchen]));
+    assert.deepEqual([started.command, started.ok], ["clean_segments", true], String(started.reason));
+    assert.match(String(started.reason), /^Kitchen started: RUNNING/);
+    assert.equal(rig.simulator.state.robot("GS-S-000101")!.currentTask?.name, "Kitchen");
+    const results = () => client.on(`${BASE}/GS-S-000101/result`, from).map((message) => JSON.parse(message.payload) as Record<string, unknown>);
+    await waitFor(() => results().length === 2, 60_000, "a second result, at the task's end");
+    assert.deepEqual(results()[1], { command: "clean_segments", ok: true, reason: "Kitchen ended" });
+    assert.equal(rig.simulator.state.status("GS-S-000101")!.taskState, "IDLE");
+  });
+});
