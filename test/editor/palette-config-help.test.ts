@@ -561,7 +561,20 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     await page.fill("#node-input-base", "robot-fleet/#");
     await page.locator("#node-input-base").blur();
     await page.waitForFunction(() => document.querySelector("#node-input-base")?.classList.contains("input-error"));
+    // Commands from topics: every robot by default; a list of robots shows its field, which may not be empty.
+    assert.equal(await page.inputValue("#node-input-accept"), "all");
+    assert.equal(await page.isVisible("#node-input-acceptRobots"), false);
+    await page.selectOption("#node-input-accept", "listed");
+    await page.waitForSelector("#node-input-acceptRobots", { state: "visible" });
+    await page.locator("#node-input-acceptRobots").focus();
+    await page.locator("#node-input-acceptRobots").blur();
+    await page.waitForFunction(() => document.querySelector("#node-input-acceptRobots")?.classList.contains("input-error"));
+    await page.fill("#node-input-acceptRobots", "GS-S-000101");
+    await page.locator("#node-input-acceptRobots").blur();
+    await page.waitForFunction(() => !document.querySelector("#node-input-acceptRobots")?.classList.contains("input-error"));
     await page.screenshot({ path: "/tmp/editor-robot-mqtt-dialog.png" });
+    await page.selectOption("#node-input-accept", "none");
+    await page.waitForSelector("#node-input-acceptRobots", { state: "hidden" });
     await page.click("#node-dialog-cancel");
     await page.waitForSelector("#node-input-base", { state: "detached" });
   });
