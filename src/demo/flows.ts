@@ -2,7 +2,12 @@
  * Turns the importable example flows into one deployable flow file for the
  * demo: one tab per example, every robot-config pointed at the running
  * simulator with the demo token, every MQTT broker at the embedded broker,
- * every robot-events node given the app id the simulator pushes with.
+ * every robot-events node given the app id the simulator pushes with. Two
+ * examples' robot-events nodes on one path (the console's and
+ * incident-alerts', both where the cloud pushes) cannot both listen there:
+ * the first keeps it and hands each of its outputs on to where the other's
+ * were wired (incidents from the other's Incidents from up), and the other
+ * listens on a path of its own.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -47,6 +52,59 @@ export const DEMO_PUSH_APP_ID = "demo-push-app";
 
 const DEFAULT_PUSH_PATH = "/robot-events";
 
+/**
+ * Wires `receiver`'s outputs on to where `second`'s are wired, through link
+ * nodes on `second`'s tab: the nodes the two need. Incidents pass only from
+ * `second`'s Incidents from (its minLevel, "H4") up, as its own output would.
+ */
+function handOn(receiver: FlowNode, second: FlowNode): FlowNode[] {
+  const added: FlowNode[] = [];
+  const receiverWires = receiver.wires as string[][];
+  (second.wires as string[][]).forEach((targets, output) => {
+    if (targets.length === 0) return;
+    const id = `${second.id}-from-${receiver.id}-${output}`;
+    const minLevel = output === 0 && typeof second.minLevel === "string" ? /^H([2-7])$/.exec(second.minLevel)?.[1] : undefined;
+    const placed = { z: second.z, x: Number(second.x ?? 0), y: Number(second.y ?? 0) + 60 * (output + 1) };
+    receiverWires[output] = [...(receiverWires[output] ?? []), `${id}-out`];
+    added.push({
+      id: `${id}-out`,
+      type: "link out",
+      z: receiver.z,
+      name: "",
+      mode: "link",
+      links: [`${id}-in`],
+      x: Number(receiver.x ?? 0) + 200,
+      y: Number(receiver.y ?? 0) + 40 * output,
+      wires: [],
+    });
+    added.push({
+      id: `${id}-in`,
+      type: "link in",
+      ...placed,
+      name: `${typeof receiver.name === "string" && receiver.name !== "" ? receiver.name : receiver.id} (${output + 1})`,
+      links: [`${id}-out`],
+      wires: [minLevel ? [`${id}-level`] : targets],
+    });
+    if (minLevel) {
+      added.push({
+        id: `${id}-level`,
+        type: "switch",
+        ...placed,
+        x: placed.x + 160,
+        name: `H${minLevel} and above`,
+        property: "payload.level.rank",
+        propertyType: "msg",
+        rules: [{ t: "gte", v: minLevel, vt: "num" }],
+        checkall: "true",
+        repair: false,
+        outputs: 1,
+        wires: [targets],
+      });
+    }
+  });
+  return added;
+}
+
 /** Nodes on a canvas have coordinates or wires; config nodes have neither and stay global. */
 function isCanvasNode(node: FlowNode): boolean {
   return "wires" in node || "x" in node;
@@ -60,6 +118,7 @@ export function buildDemoFlows(
   const configs = new Map<string, FlowNode>();
   const credentials: Record<string, Record<string, string>> = {};
   const pushPaths: string[] = [];
+  const receivers = new Map<string, FlowNode>();
   const files = fs
     .readdirSync(examplesDir)
     .filter((file) => file.endsWith(".json"))
@@ -76,7 +135,15 @@ export function buildDemoFlows(
           Object.assign(placed, { name: withDemoPorts(node.name, targets), info: withDemoPorts(node.info, targets) });
         if (node.type === "robot-events") {
           credentials[node.id] = { appId: DEMO_PUSH_APP_ID };
-          pushPaths.push(typeof node.path === "string" ? node.path : DEFAULT_PUSH_PATH);
+          const pushPath = typeof node.path === "string" && node.path !== "" ? node.path : DEFAULT_PUSH_PATH;
+          const receiver = receivers.get(pushPath);
+          if (receiver) {
+            placed.path = `${pushPath}-${path.basename(file, ".json")}`;
+            flows.push(...handOn(receiver, placed));
+          } else {
+            receivers.set(pushPath, placed);
+            pushPaths.push(pushPath);
+          }
         }
         flows.push(placed);
         continue;

@@ -201,7 +201,7 @@ describe("fleetView's model", () => {
     assert.deepEqual(robotOf(view, "GS-S-000102").points, ["Desk"], "a robot without points gets its floor's");
   });
 
-  it("gives each open alarm its robot's name, level in words, since when and its floor; each robot its most severe", () => {
+  it("gives each open alarm its robot's name, level in words, since when and its floor, the most severe first; each robot its most severe", () => {
     const view = fleetView(
       input(kept(status("GS-S-000101", "Alpha"), status("GS-S-000102", "Bravo", {}, CAR_PARK)), {
         alarms: [
@@ -216,10 +216,11 @@ describe("fleetView's model", () => {
     assert.deepEqual(
       view.alarms.open.map(({ incidentId, robotName, levelText, since, mapName, floorId }) => ({ incidentId, robotName, levelText, since, mapName, floorId })),
       [
-        { incidentId: "i1", robotName: "Alpha", levelText: "warning", since: "2026-11-26T07:30:00.000Z", mapName: "Lobby floor", floorId: LOBBY_FLOOR },
+        // An unreadable level counts as the highest (severityOf).
+        { incidentId: "i4", robotName: "GS-S-000999", levelText: "unknown level", since: "2026-11-26T07:00:00.000Z", mapName: undefined, floorId: undefined },
         { incidentId: "i2", robotName: "Alpha", levelText: "fault", since: "2026-11-26T07:30:00.000Z", mapName: "Lobby floor", floorId: LOBBY_FLOOR },
         { incidentId: "i3", robotName: "Bravo", levelText: "hidden danger", since: "2026-11-26T07:30:00.000Z", mapName: "Old map", floorId: undefined },
-        { incidentId: "i4", robotName: "GS-S-000999", levelText: "unknown level", since: "2026-11-26T07:00:00.000Z", mapName: undefined, floorId: undefined },
+        { incidentId: "i1", robotName: "Alpha", levelText: "warning", since: "2026-11-26T07:30:00.000Z", mapName: "Lobby floor", floorId: LOBBY_FLOOR },
       ],
     );
     assert.deepEqual(robotOf(view, "GS-S-000101").alarm, { level: "H6", text: "H6 Fault i2" });
@@ -241,6 +242,86 @@ describe("fleetView's model", () => {
     for (const key of VIEW_WORDS) assert.match(String(view.words[key]), /^[^.]+$/, `words.${key} is a word, not a key`);
     assert.equal((view.words.actions as Record<string, string>).toCharger, "to charger");
     assert.equal((view.words.states as Record<string, string>).emergencyStop, "emergency stop");
+  });
+
+  it("orders alarms of one level newest first, and robots and floors by name in natural order", () => {
+    const view = fleetView(
+      input(kept(status("GS-S-000111", "Scrubber 11"), status("GS-S-000102", "Scrubber 2"), status("GS-S-000110", "scrubber 10"), status("GS-S-000101", "Scrubber 1", {}, CAR_PARK)), {
+        alarms: [alarm("GS-S-000102", "older", 5, { raisedAt: "2026-11-26T07:00:00.000Z" }), alarm("GS-S-000111", "newer", 5, { raisedAt: "2026-11-26T07:01:00.000Z" })],
+        places: new Map([
+          ["map-floor-10", { mapName: "Floor 10", areas: [] }],
+          ["map-floor-9", { mapName: "Floor 9", areas: ["Hall"] }],
+        ]),
+      }),
+      t,
+    );
+    assert.deepEqual(
+      view.alarms.open.map((open) => open.incidentId),
+      ["newer", "older"],
+    );
+    assert.deepEqual(
+      view.robots.map((robot) => robot.name),
+      ["Scrubber 1", "Scrubber 2", "scrubber 10", "Scrubber 11"],
+    );
+    assert.deepEqual(
+      view.floors.map((floor) => floor.mapName),
+      ["Car park", "Floor 9", "Floor 10", "Lobby floor"],
+    );
+  });
+
+  it("lists a floor no robot is on, with its areas drawn at its foot where its image is known, and no navigation point", () => {
+    const view = fleetView(
+      input(kept(status("GS-S-000101", "Alpha")), {
+        places: new Map([
+          [LOBBY_FLOOR, { mapName: "Lobby floor", areas: ["Lobby", "Kitchen & bar"] }],
+          [CAR_PARK, { mapName: "Car park", areas: ["Ramp"] }],
+          ["map-roof", { mapName: "Roof", areas: [] }],
+        ]),
+      }),
+      t,
+    );
+    assert.deepEqual(
+      view.floors.map(({ mapName, robots, areas }) => ({ mapName, robots, areas })),
+      [
+        { mapName: "Car park", robots: 0, areas: ["Ramp"] },
+        { mapName: "Lobby floor", robots: 1, areas: ["Lobby", "Kitchen & bar"] },
+        { mapName: "Roof", robots: 0, areas: [] },
+      ],
+    );
+    const [carPark, lobby, roof] = view.floors;
+    assert.match(carPark!.svg, /<g class="area" data-area="Ramp"/);
+    assert.doesNotMatch(carPark!.svg, /<g class="navigation-point"|data-serial-number/);
+    assert.match(lobby!.svg, /<text class="areas-heading"[^>]*>Areas:<\/text>.*<g class="area" data-area="Lobby".*<g class="area" data-area="Kitchen &amp; bar"/);
+    assert.equal(roof!.svg, "", "no image known: listed, not drawn");
+  });
+
+  it("marks a robot that needs attention: an open alarm, its emergency stop, offline, or at most 20 % battery and not charging", () => {
+    const battery = (soc: number, charging = false) => ({ battery: { charging, soc } });
+    const view = fleetView(
+      input(
+        kept(
+          status("GS-S-000101", "Well", battery(21)),
+          status("GS-S-000102", "Low", battery(20)),
+          status("GS-S-000103", "Charging", battery(5, true)),
+          status("GS-S-000104", "Stopped", { emergencyStop: { enabled: true } }),
+          status("GS-S-000105", "Away", { online: false }),
+          status("GS-S-000106", "Ringing"),
+        ),
+        { alarms: [alarm("GS-S-000106", "i1", 2)] },
+      ),
+      t,
+    );
+    assert.deepEqual(
+      view.robots.map((robot) => [robot.name, robot.attention, robot.lowBattery]),
+      [
+        ["Away", true, false],
+        ["Charging", false, false],
+        ["Low", true, true],
+        ["Ringing", true, false],
+        ["Stopped", true, false],
+        ["Well", false, false],
+      ],
+    );
   });
 
   it("shows a robot named twice once, by its latest status, and reads odd fields as absent", () => {

@@ -24,7 +24,9 @@ import { shapeProblems } from "../support/recorded-shapes";
 const LOBBY = "GS-S-000101";
 const WAREHOUSE = "GS-S-000201";
 const FLEET = demoFleet().robots;
+/** The floors robots stand on, and every floor their map lists name (Floor 2 has no robot on it). */
 const FLOOR_NAMES = [...new Set(FLEET.map((robot) => robot.maps.find((map) => map.id === robot.localization.mapId)!.name))].sort();
+const ALL_FLOOR_NAMES = [...new Set(FLEET.flatMap((robot) => robot.maps.map((map) => map.name)))].sort();
 
 describe("robot-maps: fleetView against the simulator", function () {
   this.timeout(30_000);
@@ -59,8 +61,9 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.equal(model.topic, "console", "msg.topic stays as it came");
     assert.deepEqual(
       model.floors.map((floor) => floor.mapName),
-      FLOOR_NAMES,
+      ALL_FLOOR_NAMES,
     );
+    assert.ok(ALL_FLOOR_NAMES.length > FLOOR_NAMES.length, "a floor with no robot on it is listed too");
     assert.deepEqual(
       model.robots.map((robot) => robot.serialNumber).sort(),
       FLEET.map((robot) => robot.serialNumber).sort(),
@@ -68,8 +71,16 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.equal(model.floors.reduce((sum, floor) => sum + floor.robots, 0), FLEET.length);
     for (const floor of model.floors) {
       for (const robot of model.robots.filter((each) => each.mapId === floor.mapId)) assert.match(floor.svg, new RegExp(`data-serial-number="${robot.serialNumber}"`));
+      const map = FLEET.flatMap((robot) => robot.maps).find((each) => each.id === floor.mapId)!;
+      // Each floor's areas, by the names an area job takes, drawn at its foot; with or without robots.
+      assert.deepEqual(floor.areas, map.partitions.map((partition) => partition.name));
+      for (const area of floor.areas) assert.match(floor.svg, new RegExp(`<g class="area" data-area="${area}"`));
+      if (floor.robots === 0) continue;
       assert.match(floor.svg, /<g class="navigation-point" data-name="[^"]+"/, `${floor.mapName} shows its navigation points`);
     }
+    const empty = model.floors.find((floor) => !FLOOR_NAMES.includes(floor.mapName))!;
+    assert.deepEqual([empty.robots, empty.alarms], [0, 0]);
+    assert.match(empty.svg, /<image href="data:image\/png;base64,/, "drawn with its image");
     const lobby = model.robots.find((robot) => robot.serialNumber === LOBBY)!;
     assert.equal(lobby.state, "cleaning");
     assert.equal(lobby.stateText, "cleaning All of Floor 1");
@@ -93,7 +104,7 @@ describe("robot-maps: fleetView against the simulator", function () {
     const calls = statusCalls();
     assert.equal(calls.filter((line) => line.includes("status:batchGet")).length, 1, calls.join("\n"));
     assert.equal(calls.filter((line) => /\/s\/robots\/[^/]+\/status/.test(line)).length, FLOOR_NAMES.length, calls.join("\n"));
-    assert.match(String(statuses.at(-1)?.text), new RegExp(`^${FLOOR_NAMES.length} floors, ${FLEET.length} robots$`));
+    assert.match(String(statuses.at(-1)?.text), new RegExp(`^${ALL_FLOOR_NAMES.length} floors, ${FLEET.length} robots$`));
   });
 
   it("draws from the account's last statuses without a status call, and from msg.statuses when given", async () => {
@@ -151,7 +162,7 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.equal(alarm!.floorId, warehouseFloor.mapId);
     assert.deepEqual(
       model.floors.map((floor) => [floor.mapName, floor.alarms]),
-      FLOOR_NAMES.map((name) => [name, name === "Warehouse" ? 1 : 0]),
+      ALL_FLOOR_NAMES.map((name) => [name, name === "Warehouse" ? 1 : 0]),
     );
     assert.match(warehouseFloor.svg, new RegExp(`data-serial-number="${WAREHOUSE}"[^>]*>.*?alarm-ring`));
     const lobby = model.robots.find((robot) => robot.serialNumber === LOBBY)!;

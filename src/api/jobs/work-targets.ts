@@ -69,6 +69,15 @@ export function areasOfMap(
   return placesOf(client.accountKey).areasOf(client, serialNumber, mapId, options);
 }
 
+/** The maps of a robot (C2), as the account's jobs and its console read them lately. */
+export function mapsOfRobot(
+  client: RobotClient,
+  serialNumber: string,
+  options: CallOptions = {},
+): Promise<{ mapId: string; mapName: string }[]> {
+  return placesOf(client.accountKey).mapsOf(client, serialNumber, options);
+}
+
 /** Whether the robot's status shows it has the map: it stands on it, or lists a task on it. */
 function statusShowsMap(facts: RobotFacts, map: string): boolean {
   return isOnMap(facts, map) || (facts.executableTasks ?? []).some((task) => task.mapName === map || task.mapId === map);

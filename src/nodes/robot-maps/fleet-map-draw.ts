@@ -26,6 +26,7 @@ export function fleetMapWords(t: Translate): FleetMapWords {
     title: (mapName, robots) => t(robots === 1 ? "fleetMap.titleOne" : "fleetMap.title", { map: mapName, count: robots }),
     unplacedHeading: t("fleetMap.unplaced"),
     alarm: t("fleetMap.alarm"),
+    areasHeading: t("fleetMap.areas"),
   };
 }
 
@@ -37,7 +38,7 @@ export function drawFleetMap(source: FleetMapSource, t: Translate, alarms: Reado
   const unplaced = withAlarms(found.unplaced, alarms);
   const marks = mapIdOf(source.anchor) === picture.mapId ? navigationMarks(source.anchor, picture.height) : [];
   return {
-    svg: renderFleetMap(picture, placed, unplaced, marks, fleetMapWords(t)),
+    svg: renderFleetMap(picture, placed, unplaced, marks, fleetMapWords(t), source.areas),
     map: { mapId: picture.mapId, mapName: picture.mapName, mapVersion: source.mapVersion, width: picture.width, height: picture.height },
     robots: placed,
     unplaced,

@@ -38,6 +38,8 @@ export interface FleetMapSource {
   nameOf?: RobotNames;
   /** Where robots are on their way to (the account's sent navigations); none where not given. */
   destinationOf?: RobotDestinations;
+  /** The names of the map's areas (C1), listed at the foot of the floor; none where not given. */
+  areas?: readonly string[];
 }
 
 /** The account's names and destinations, as every picture of it shows them. */

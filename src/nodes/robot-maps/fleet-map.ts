@@ -76,6 +76,8 @@ export interface FleetMapWords {
   unplacedHeading: string;
   /** The legend's entry for the ring of a robot with an alarm raised. */
   alarm: string;
+  /** The heading of the floor's areas, listed at its foot. */
+  areasHeading: string;
 }
 
 /** The ring around a robot with an alarm raised, and the mark before its name. */
@@ -181,7 +183,14 @@ function stateWords(robot: { state: MarkerState; destination?: string }, words: 
  * a legend of the states and of the robots that cannot be placed below the
  * floor plan (the viewBox grows to hold it), never over it.
  */
-export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], unplaced: readonly UnplacedRobot[], marks: readonly NavigationMark[], words: FleetMapWords): string {
+export function renderFleetMap(
+  map: MapPicture,
+  placed: readonly PlacedRobot[],
+  unplaced: readonly UnplacedRobot[],
+  marks: readonly NavigationMark[],
+  words: FleetMapWords,
+  areas: readonly string[] = [],
+): string {
   const { width, height } = map;
   // Text keeps a readable size on screen whatever the map's size in pixels, down to a page NARROWEST_PAGE wide.
   const font = round(Math.max(1.6 * Math.max(4, Math.min(width, height) / 70), (MIN_SCREEN_FONT * width) / NARROWEST_PAGE));
@@ -199,7 +208,7 @@ export function renderFleetMap(map: MapPicture, placed: readonly PlacedRobot[], 
   const labels = placeLabels(labelRequests, keepClear, font, { x: 0, y: 0, width, height });
   // Text on the floor plan is outlined in white, so it reads over the map image and over lines (the legend has its own backing).
   const halo = `stroke="#fff" stroke-width="${round(unit / 2)}" paint-order="stroke"`;
-  const legendBlock = legend(unplaced, words, unit, font, width);
+  const legendBlock = legend(unplaced, words, unit, font, width, areas);
   const fullHeight = round(height + legendBlock.height);
   const parts: string[] = [
     // Text's font is inherited from the root, and no <style> element: in a page that puts the SVG in its document
@@ -263,16 +272,39 @@ function robotLabel(robot: { name: string; alarm?: string }): string {
 }
 
 /**
- * The legend, as wide as the map: the states' colours and the alarm ring in
- * rows that wrap, then the robots of this map that cannot be placed, with
- * the reason. Each unplaced robot's line carries data-unplaced-serial-number,
- * so that a page selecting markers by data-serial-number finds markers only.
+ * The legend, as wide as the map: the floor's areas (the cloud names a map's
+ * areas but gives no outline or place for them, so they are listed here, each
+ * a <g class="area" data-area> a page can take clicks on), the states' colours
+ * and the alarm ring in rows that wrap, then the robots of this map that
+ * cannot be placed, with the reason. Each unplaced robot's line carries
+ * data-unplaced-serial-number, so that a page selecting markers by
+ * data-serial-number finds markers only.
  */
-function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: number, font: number, width: number): { svg: string; height: number } {
+function legend(unplaced: readonly UnplacedRobot[], words: FleetMapWords, unit: number, font: number, width: number, areas: readonly string[]): { svg: string; height: number } {
   const line = round(font * 1.4);
   const rows: string[] = [];
   let x = unit;
   let y = unit + font;
+  if (areas.length > 0) {
+    const heading = `${words.areasHeading}:`;
+    rows.push(`<text class="areas-heading" x="${round(unit)}" y="${round(y)}" fill="#111" font-weight="bold">${xml(heading)}</text>`);
+    x = unit * 2 + textWidth(heading, font);
+    for (const area of areas) {
+      const itemWidth = textWidth(area, font) + unit * 2;
+      if (x > unit && x + itemWidth > width) {
+        x = unit;
+        y += line * 1.2;
+      }
+      rows.push(
+        `<g class="area" data-area="${xml(area)}" transform="translate(${round(x)} ${round(y)})"><title>${xml(area)}</title>` +
+          `<rect x="0" y="${round(-font)}" width="${round(itemWidth - unit * 0.6)}" height="${round(font * 1.35)}" rx="${round(unit / 2)}" fill="#eef3fa" stroke="#2166ac" stroke-width="${round(unit / 6)}"/>` +
+          `<text x="${round(unit * 0.7)}" fill="#123">${xml(area)}</text></g>`,
+      );
+      x += itemWidth;
+    }
+    x = unit;
+    y += line * 1.2;
+  }
   const key = (label: string, dot: string, className = "") => {
     const itemWidth = unit * 1.6 + textWidth(label, font) + unit * 1.5;
     if (x > unit && x + itemWidth > width) {

@@ -4,20 +4,24 @@
  * batch read of every robot), each floor's image (kept per account as
  * fleetMap keeps them), a navigation-point status for a floor whose statuses
  * carry no navigation points or no map version (one S-line status call), the
- * map list for a version no status gives, the open alarms and the jobs
- * holding robots.
+ * map list for a version no status gives, the floors no robot is on (the
+ * map lists of one robot per floor), each floor's areas (C1), the open alarms
+ * and the jobs holding robots. Map lists and areas are the account's kept
+ * reads (work-targets.ts, asked again after 10 minutes); one that fails
+ * leaves its floors or areas out of this picture, never the picture itself.
  */
 import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { CallOptions, RobotClient } from "../../api/client";
 import { invalidInput } from "../../api/errors";
 import { jobsOfAccount } from "../../api/jobs/job-book";
+import { areasOfMap, mapsOfRobot } from "../../api/jobs/work-targets";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { navigationMarks, type MapPicture } from "./fleet-map";
 import { listedMap, listedVersion, pictureOf, robotLabelsOf } from "./fleet-map-source";
-import { heldJobs, type FleetViewInput } from "./fleet-view";
+import { heldJobs, type FleetViewInput, type FloorPlace } from "./fleet-view";
 
 /** msg.statuses as kept statuses read now; INVALID_INPUT naming msg.statuses when it is not a list of statuses. */
 export function givenStatuses(value: unknown, now: number): KeptStatus[] {
@@ -66,14 +70,31 @@ function floorsOf(statuses: readonly KeptStatus[]): Floor[] {
   return [...floors.values()];
 }
 
+/** The floors the robots' map lists name that no robot stands on, each with a robot that has it (for its image and areas). */
+async function floorsWithoutRobots(client: RobotClient, floors: readonly Floor[], options: CallOptions): Promise<Floor[]> {
+  const known = new Set(floors.map((floor) => floor.mapId));
+  const empty = new Map<string, Floor>();
+  const lists = await Promise.all(floors.map((floor) => mapsOfRobot(client, floor.serialNumber, options).then((maps) => ({ floor, maps }), () => undefined)));
+  for (const listed of lists) {
+    for (const entry of listed?.maps ?? []) {
+      if (known.has(entry.mapId) || empty.has(entry.mapId)) continue;
+      const mapVersion = listedVersion(entry);
+      empty.set(entry.mapId, { mapId: entry.mapId, mapName: entry.mapName, ...(mapVersion !== "" ? { mapVersion } : {}), serialNumber: listed!.floor.serialNumber, hasPoints: false });
+    }
+  }
+  return [...empty.values()];
+}
+
 /** Everything fleetView decides from, gathered for the account of `client`. */
 export async function gatherFleetView(client: RobotClient, given: unknown, options: CallOptions, now: Date = new Date()): Promise<FleetViewInput> {
   const statuses = await statusesFor(client, given, options, now.getTime());
   const floors = floorsOf(statuses);
   const pictures = new Map<string, MapPicture & { mapVersion: string }>();
   const navigation = new Map<string, Record<string, unknown>>();
-  await Promise.all(
-    floors.map(async (floor) => {
+  const places = new Map<string, FloorPlace>();
+  const withoutRobots = await floorsWithoutRobots(client, floors, options);
+  await Promise.all([
+    ...floors.map(async (floor) => {
       const { mapId, mapName } = floor;
       // The v1 status lists no navigation points and no map version: the S-line status of a robot on the floor does.
       const lean = floor.hasPoints && floor.mapVersion !== undefined ? undefined : await client.getRobotStatus({ serialNumber: floor.serialNumber }, options);
@@ -86,9 +107,20 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
       const picture = await pictureOf(client, floor.serialNumber, { mapId, mapName, mapVersion }, options);
       pictures.set(mapId, { ...picture, mapVersion });
     }),
-  );
+    ...withoutRobots.map(async (floor) => {
+      // A floor no robot stands on is drawn when its image can be had; it is listed either way.
+      const { mapId, mapName, mapVersion } = floor;
+      if (mapVersion === undefined) return;
+      const picture = await pictureOf(client, floor.serialNumber, { mapId, mapName, mapVersion }, options).catch(() => undefined);
+      if (picture) pictures.set(mapId, { ...picture, mapVersion });
+    }),
+    ...[...floors, ...withoutRobots].map(async (floor) => {
+      const areas = await areasOfMap(client, floor.serialNumber, floor.mapId, options).catch(() => []);
+      places.set(floor.mapId, { mapName: floor.mapName, areas: areas.map((area) => area.name) });
+    }),
+  ]);
   const jobs = jobsOfAccount(client.accountKey);
   const alarms = alarmsOfAccount(client.accountKey);
   await robotDirectoryOf(client.accountKey).settled();
-  return { statuses, pictures, navigation, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...robotLabelsOf(client) };
+  return { statuses, pictures, navigation, places, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...robotLabelsOf(client) };
 }

@@ -12,6 +12,7 @@ import type { JobRecord } from "../../api/jobs/job-book";
 import { severityOf, type AlarmLogEntry, type OpenAlarm } from "../../api/pushes/open-alarms";
 import { allowedActions, type RobotAction } from "../../api/watching/robot-actions";
 import type { KeptStatus } from "../../api/watching/fleet-statuses";
+import { DEFAULT_BATTERY_THRESHOLDS } from "../../api/watching/watcher-state";
 import { executableTasksOf, mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
 import type { Translate } from "../shared/i18n";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
@@ -20,6 +21,12 @@ import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
 export type ConsoleAction = RobotAction | "cancelJob";
 export const CONSOLE_ACTIONS: readonly ConsoleAction[] = ["startTask", "goTo", "toCharger", "pause", "resume", "stop", "cancelJob"];
+
+/** A floor as the robots' map lists name it: its name and its areas' names (C1), whether or not a robot is on it. */
+export interface FloorPlace {
+  mapName: string;
+  areas: string[];
+}
 
 /** The job holding a robot, as the view needs it. */
 export interface HeldJob {
@@ -33,6 +40,8 @@ export interface FleetViewInput {
   statuses: readonly KeptStatus[];
   /** Each floor's image, by map id (a floor without one is drawn with none: its svg is empty). */
   pictures: ReadonlyMap<string, MapPicture & { mapVersion: string }>;
+  /** Every floor the robots' map lists name, by map id, with its areas (a floor no robot is on is listed too). */
+  places?: ReadonlyMap<string, FloorPlace>;
   /** For a floor whose statuses carry no navigation points: a status of a robot on it that does. */
   navigation?: ReadonlyMap<string, Record<string, unknown>>;
   alarms: readonly OpenAlarm[];
@@ -69,6 +78,10 @@ export interface ViewRobot {
   job?: { jobId: string; text: string };
   alarm?: { level: string; text: string };
   alarms: number;
+  /** At or below robot-status' default low battery (20 %), and not charging. */
+  lowBattery: boolean;
+  /** Whether an operator should look at it: an open alarm, its emergency stop, offline, or a low battery. */
+  attention: boolean;
   actions: { action: ConsoleAction; label: string }[];
   tasks: string[];
   points: string[];
@@ -80,6 +93,8 @@ export interface ViewFloor {
   mapName: string;
   robots: number;
   alarms: number;
+  /** The names of the floor's areas (an area job's `area`), as drawn at the floor's foot. */
+  areas: string[];
   svg: string;
 }
 
@@ -139,6 +154,22 @@ export const VIEW_WORDS = [
   "done",
   "todayWork",
   "updatedAt",
+  "allStates",
+  "needsAttention",
+  "shown",
+  "alarmRaised",
+  "cleanArea",
+  "cleanAreaWith",
+  "cleanAreaNearest",
+  "cancel",
+  "nameNeeded",
+  "reportsPage",
+  "noWorkYet",
+  "areaChart",
+  "tasksChart",
+  "squareMetres",
+  "tasks",
+  "noRobotOnFloor",
 ] as const;
 
 /** How a job ends and what it reports on its way (robot-job's outcomes and progress events), as a console tells them. */
@@ -149,6 +180,14 @@ const JOB_EVENTS = ["assigned", "started", "progress", "retrying", "waiting"] as
 const LEVEL_CODES = ["H2", "H3", "H4", "H5", "H6", "H7"];
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Names in natural order: "Scrubber 2" before "Scrubber 11". */
+const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+const compareNames = (a: string, b: string) => naturalOrder.compare(a, b) || compareText(a, b);
+
+/** The open alarms, the most severe first, then the newest. */
+function problemsFirst(a: OpenAlarm, b: OpenAlarm): number {
+  return severityOf(b) - severityOf(a) || compareText(b.raisedAt, a.raisedAt);
+}
 
 /** A task's progress (0-1) and time left (seconds), as the status reader read them from executingTask. */
 function taskProgressOf(reading: StatusReading): { progress?: number; timeRemaining?: number } {
@@ -220,6 +259,8 @@ export function viewWords(t: Translate): Record<string, unknown> {
   words.levels = Object.fromEntries([...LEVEL_CODES, "unknown"].map((code) => [code, t(`view.levels.${code}`)]));
   words.outcomes = Object.fromEntries(JOB_OUTCOMES.map((outcome) => [outcome, t(`view.outcomes.${outcome}`)]));
   words.jobEvents = Object.fromEntries(JOB_EVENTS.map((event) => [event, t(`view.jobEvents.${event}`)]));
+  // What a notice says once the robot shows the action done: "to charger, arrived", "started {task}".
+  words.actionsDone = Object.fromEntries(CONSOLE_ACTIONS.map((action) => [action, t(`view.actionsDone.${action}`)]));
   return words;
 }
 
@@ -243,7 +284,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
       floorStatuses.set(robot.mapId, floor);
     }
   }
-  robots.sort((a, b) => compareText(a.name, b.name) || compareText(a.serialNumber, b.serialNumber));
+  robots.sort((a, b) => compareNames(a.name, b.name) || compareText(a.serialNumber, b.serialNumber));
   const robotBySerial = new Map(robots.map((robot) => [robot.serialNumber, robot]));
   // Each floor's navigation points, for the pickers of robots whose own status has none (the v1 status).
   const anchors = new Map([...floorStatuses].map(([mapId, floor]) => [mapId, floorAnchor(floor.statuses, input.navigation?.get(mapId))]));
@@ -251,15 +292,18 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
     if (robot.points.length === 0 && robot.mapId !== undefined) robot.points = pointNames(anchors.get(robot.mapId));
   }
   const rings = new Map(robots.flatMap((robot) => (robot.alarm ? [[robot.serialNumber, robot.alarm.text] as const] : [])));
+  // Every floor the map lists name, with or without robots on it.
+  for (const [mapId, place] of input.places ?? []) if (!floorStatuses.has(mapId)) floorStatuses.set(mapId, { mapName: place.mapName, statuses: [] });
   const floors: ViewFloor[] = [...floorStatuses].map(([mapId, floor]) => {
     const picture = input.pictures.get(mapId);
-    const anchor = anchors.get(mapId) ?? floor.statuses[0]!;
-    const svg = picture ? drawFleetMap({ picture, statuses: floor.statuses, anchor, mapVersion: picture.mapVersion, nameOf, destinationOf: input.destinationOf }, t, rings).svg : "";
+    const anchor = anchors.get(mapId) ?? floor.statuses[0] ?? {};
+    const areas = input.places?.get(mapId)?.areas ?? [];
+    const svg = picture ? drawFleetMap({ picture, statuses: floor.statuses, anchor, mapVersion: picture.mapVersion, nameOf, destinationOf: input.destinationOf, areas }, t, rings).svg : "";
     const onFloor = robots.filter((robot) => robot.mapId === mapId);
-    return { mapId, mapName: floor.mapName, robots: onFloor.length, alarms: onFloor.reduce((sum, robot) => sum + robot.alarms, 0), svg };
+    return { mapId, mapName: floor.mapName, robots: onFloor.length, alarms: onFloor.reduce((sum, robot) => sum + robot.alarms, 0), areas, svg };
   });
-  floors.sort((a, b) => compareText(a.mapName, b.mapName) || compareText(a.mapId, b.mapId));
-  const open = input.alarms.map((alarm): ViewAlarm => {
+  floors.sort((a, b) => compareNames(a.mapName, b.mapName) || compareText(a.mapId, b.mapId));
+  const open = [...input.alarms].sort(problemsFirst).map((alarm): ViewAlarm => {
     const robot = robotBySerial.get(alarm.serialNumber);
     const mapName = alarm.mapName ?? robot?.mapName;
     // The floor the alarm is on: the robot's, unless the incident names another map.
@@ -303,6 +347,8 @@ function viewRobot(status: Record<string, unknown>, reading: StatusReading & { s
   const mapName = mapNameOf(status);
   const held = input.jobs.get(serialNumber);
   const highest = open.reduce<OpenAlarm | undefined>((top, alarm) => (!top || severityOf(alarm) > severityOf(top) ? alarm : top), undefined);
+  const battery = reading.battery ?? null;
+  const lowBattery = battery !== null && battery <= DEFAULT_BATTERY_THRESHOLDS.low && reading.charging !== true;
   // A task the status still names once the robot is idle again is over.
   const task = reading.taskName !== undefined && reading.taskState !== "IDLE" ? { name: reading.taskName, ...taskProgressOf(reading) } : undefined;
   return {
@@ -314,12 +360,14 @@ function viewRobot(status: Record<string, unknown>, reading: StatusReading & { s
     state,
     stateText: stateTextOf(state, reading, t, destination),
     colour: STATE_COLOURS[state],
-    battery: reading.battery ?? null,
+    battery,
     charging: reading.charging === true,
     ...(task ? { task: { ...task, text: taskTextOf(task, t) } } : {}),
     ...(held ? { job: { jobId: held.jobId, text: jobTextOf(held, t) } } : {}),
     ...(highest ? { alarm: { level: highest.level?.code ?? "", text: alarmText(highest) } } : {}),
     alarms: open.length,
+    lowBattery,
+    attention: open.length > 0 || state === "emergencyStop" || state === "offline" || lowBattery,
     actions: consoleActionsOf(reading, held !== undefined, t),
     tasks: executableTaskNames(status, reading.mapId),
     points: hasNavigationPoints(status) ? pointNames(status) : [],
