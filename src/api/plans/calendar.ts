@@ -14,6 +14,8 @@ import { secondsOfDay } from "./plan";
 const DAY_SECONDS = 86_400;
 /** Longer than any clock change of the zone database (2 h), so a skipped time always finds its next minute. */
 const LONGEST_GAP_MINUTES = 24 * 60;
+/** More than any zone's offset moves in a day: a wall time this far outside the span cannot fall in it. */
+const SLACK_MS = 6 * 3_600_000;
 
 interface LocalDay {
   year: number;
@@ -92,9 +94,12 @@ export function occurrencesBetween(items: readonly PlanItem[], zone: string, fro
     date = date.plus({ days: 1 }).startOf("day")
   ) {
     const day = { year: date.year, month: date.month, day: date.day };
+    const dayStartMs = date.toMillis();
     for (const item of items) {
       if (!onDay(item, date.weekday)) continue;
       for (const seconds of timesOfDay(item)) {
+        // Only the times near the span are looked up in the zone (a minute-by-minute item has 1,440 a day).
+        if (dayStartMs + seconds * 1000 < fromMs - SLACK_MS || dayStartMs + seconds * 1000 >= toMs + SLACK_MS) continue;
         const instant = instantOfWallTime(day, seconds, zone);
         if (instant.toMillis() < fromMs || instant.toMillis() >= toMs) continue;
         const localMinute = DateTime.fromObject({ ...day, hour: 0 }, { zone: "utc" })
