@@ -358,6 +358,7 @@ const STYLE = `
 @page { size: A4; margin: 14mm; }
 * { box-sizing: border-box; }
 body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "Microsoft YaHei", Arial, sans-serif; color: #1a1a1a; margin: 0; font-size: 10.5pt; }
+@media screen { body { max-width: 230mm; margin: 0 auto; padding: 0 8mm; } }
 .day { padding: 8mm 0; break-after: page; page-break-after: always; }
 .day:last-child { break-after: auto; page-break-after: auto; }
 header { border-bottom: 2px solid #1a1a1a; margin-bottom: 4mm; padding-bottom: 2mm; }
@@ -400,8 +401,8 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     `<span class="state" style="color:${STATE_COLOURS[value]}">${text(words(`status.${value}`))}</span>`;
   const cells = (values: readonly string[], numberFrom: number) =>
     values.map((value, index) => `<td${index >= numberFrom ? ' class="number"' : ""}>${value}</td>`).join("");
-  const heads = (keys: readonly string[], numberFrom: number) =>
-    keys.map((key, index) => `<th${index >= numberFrom ? ' class="number"' : ""}>${text(words(key))}</th>`).join("");
+  const heads = (keys: readonly string[], numberFrom: number, numberTo = keys.length) =>
+    keys.map((key, index) => `<th${index >= numberFrom && index < numberTo ? ' class="number"' : ""}>${text(words(key))}</th>`).join("");
 
   const summary = (dayRows: readonly DayItemRow[], total: DayTotalRow | undefined) => {
     const countKeys = ["column.count", ...COUNTED_STATES.map((state) => `status.${state}`)];
@@ -439,6 +440,7 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         "column.reason",
       ],
       7,
+      10,
     );
     const body = dayOccurrences
       .map((row) => {
