@@ -29,6 +29,7 @@ import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../robot-jo
 import { JobError, type JobEnd, type JobSink } from "../robot-job/job-end";
 import { JobRunner } from "../robot-job/runner";
 import { planClockOf } from "./plan-clock";
+import { planReportAnswer } from "./report-answer";
 import { planStatus } from "./status";
 import { PLAN_LATE_BY, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
 
@@ -332,7 +333,8 @@ function runPlan(
         send([null, null, { ...msg, payload: { upcoming: upcoming(value) } }]);
         break;
       case "report":
-        throw invalidInput("payload.report", "report not available yet");
+        send([null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }]);
+        break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";
         if (jobs.jobs.get(occurrenceId)?.nodeId !== node.id) throw invalidInput("payload.cancel", `no occurrence "${occurrenceId}" of this node runs now`);
