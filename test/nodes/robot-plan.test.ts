@@ -155,6 +155,37 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal(stub.startCommands(R1).length, 1, "one start in all");
   });
 
+  it("after downtime runs an occurrence exactly lateBy minutes past late, records one a minute more missed; lateBy 0 runs none late", async () => {
+    const flow = [
+      planNode({ plan: [kitchen({ name: "On the limit", at: "06:00" }), kitchen({ name: "A minute over", at: "05:59" })] }, "plan"),
+      planNode({ lateBy: 0, plan: [kitchen({ name: "Zero", at: "06:14" })] }, "plan2"),
+    ];
+    const { settled, progress } = await start(berlin("05:58:00"), flow);
+    await settle();
+    // Down from 05:58 to 06:15:30 (the nodes closed, the account's memory kept, as a restart with a context store keeps it).
+    await helper.unload();
+    clock = new FakeClock(berlin("06:15:30"));
+    helper.settings({ robotPlanClock: clock } as never);
+    // The helpers first, then the plan nodes: nothing they send at their first look is sent before it is collected.
+    const helpers = [...outputsAndCatch("plan", "plan2"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }];
+    await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(stub.url, helpers));
+    const after = collectMessages("out") as Msg[];
+    const afterProgress = collectMessages("progress") as Msg[];
+    await helper.setFlows(flowWith(stub.url, [...flow, ...helpers]), "nodes");
+    await waitFor(() => events(afterProgress).includes("started On the limit@2026-06-10T06:00"), 20_000, "the late start");
+    assert.deepEqual(
+      after.map((msg) => `${String(msg.payload.occurrenceId)} ${String(msg.payload.status)}`).sort(),
+      ["A minute over@2026-06-10T05:59 missed", "Zero@2026-06-10T06:14 missed"],
+    );
+    assert.equal(afterProgress.find((msg) => msg.payload.event === "due")?.payload.late, true);
+    stub.finish(R1);
+    await waitFor(() => after.length === 3, 20_000, "the late end");
+    assert.equal(after[2]!.payload.status, "late");
+    assert.equal((after[2]!.payload.job as { outcome: string }).outcome, "completed");
+    assert.equal(settled.length + progress.length, 0, "nothing before the downtime");
+    assert.equal(stub.startCommands(R1).length, 1);
+  });
+
   it("across Europe/Berlin's clock changes (fake clock) skips nothing and repeats nothing", async () => {
     const plan = [kitchen({ at: "01:30", every: 30, until: "03:30" })];
     for (const [date, from, expected] of [
@@ -205,15 +236,13 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
       (answers[1]!.payload.upcoming as { occurrenceId: string }[]).map((entry) => entry.occurrenceId),
       ["Lobby@2026-06-10T05:30"],
     );
-    send({ report: { from: "2026-06-10", to: "2026-06-10", format: "rows" } });
     send({ pause: "yes" });
     send({ skip: "2026-02-30" });
     send({ pause: true, skip: "2026-06-10" });
-    await waitFor(() => caught.length === refusals.length + 4, 5000, "the other refusals");
+    await waitFor(() => caught.length === refusals.length + 3, 5000, "the other refusals");
     assert.deepEqual(
       caught.slice(refusals.length).map((msg) => (msg.error as { message: string }).message.replace(/^RobotApiError: /, "")),
       [
-        "payload.report: report not available yet",
         "payload.pause: must be true or false",
         'payload.skip: must be a date "YYYY-MM-DD" (got "2026-02-30")',
         "payload: give one of plan, pause, skip, runNow, upcoming, report, cancel, not pause and skip",
