@@ -134,7 +134,8 @@ function runPlan(
   const planMirror = new ContextMirror(node, PLAN_CONTEXT_KEY, () => plans.toPlain(node.id));
   const jobMirror = new ContextMirror(node, PLAN_JOBS_CONTEXT_KEY, () => jobs.toPlain(node.id));
   let items = settings.items;
-  let state: NodePlanState = plans.stateOf(node.id);
+  // The book's state only once the context is read: asked for earlier, the book would make a fresh one and restore() keep it over the stored.
+  let state: NodePlanState = { paused: false, skips: [] };
   let runner: JobRunner | undefined;
   let timer: unknown;
   let closed = false;
@@ -346,7 +347,10 @@ function runPlan(
     status.changed();
   }
 
-  const started = Promise.all([planMirror.read(), jobMirror.read()]).then(([storedPlan, storedJobs]) => {
+  // The first look waits for the deploy's every node: Node-RED creates them one after another, and what the
+  // first look sends after a restart (missed, late) would be dropped on the way to a node not made yet.
+  const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
+  const started = Promise.all([planMirror.read(), jobMirror.read(), flowsStarted]).then(([storedPlan, storedJobs]) => {
     // What this node had before a restart (a persistent context store) joins what the process kept.
     plans.restore(node.id, storedPlan);
     jobs.restore(node.id, storedJobs);
