@@ -57,7 +57,23 @@ module.exports = {
         "A node's folder imports its own files, what the nodes share and another node's table (plain data: the editor's tables gather them), never another node's runtime.",
       severity: "error",
       from: { path: "^src/nodes/([^/]+)/" },
-      to: { path: "^src/nodes/[^/]+/", pathNot: ["^src/nodes/$1/", "^src/nodes/shared/", "^src/nodes/[^/]+/table\\.ts$"] },
+      to: {
+        path: "^src/nodes/[^/]+/",
+        pathNot: [
+          "^src/nodes/$1/",
+          "^src/nodes/shared/",
+          "^src/nodes/[^/]+/table\\.ts$",
+          "^src/nodes/robot-job/(runner|job-end|job-input)\\.ts$",
+        ],
+      },
+    },
+    {
+      name: "only-plans-run-jobs",
+      comment:
+        "robot-job's runner and what it reads are robot-job's and robot-plan's: a plan's occurrences are robot-job jobs, run by the same runner.",
+      severity: "error",
+      from: { path: "^src/nodes/", pathNot: "^src/nodes/(robot-job|robot-plan)/" },
+      to: { path: "^src/nodes/robot-job/(runner|job-end|job-input)\\.ts$" },
     },
   ],
   options: {

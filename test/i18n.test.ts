@@ -24,6 +24,7 @@ const CATALOGUES = [
   "robot-reports",
   "robot-mqtt",
   "robot-job",
+  "robot-plan",
 ];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
@@ -108,6 +109,7 @@ describe("message catalogues", () => {
     for (const value of tables.status.lines) asked.add(`robot-status.lines.${value}`);
     for (const value of tables.status.fleetOutputs) asked.add(`robot-status.fleetOutputs.${value}`);
     for (const value of tables.job.works) asked.add(`robot-job.work.${value || "fromMessage"}`);
+    for (const value of tables.plan.works) asked.add(`robot-plan.work.${value}`);
     for (const level of tables.events.minLevels) if (level !== "") asked.add(`robot-events.levels.${level}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
     for (const name of Object.keys(tables.accountSettings))
@@ -130,6 +132,7 @@ describe("message catalogues", () => {
       "robot-reports": ["robot-reports/index.ts", "robot-reports/status.ts", "shared/config-node.ts"],
       "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "shared/config-node.ts"],
       "robot-job": ["robot-job/index.ts", "robot-job/status.ts"],
+      "robot-plan": ["robot-plan/plan-node.ts", "robot-plan/status.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

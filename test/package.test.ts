@@ -123,8 +123,8 @@ describe("package", function () {
     assert.ok(pkg["node-red"].version, "node-red.version");
     assert.ok(pkg.engines?.node, "engines.node");
     // axios, hpagent, proxy-from-env, zod; cors (robot-events, as core's http in); ioredis and
-    // rate-limiter-flexible (a shared account only, loaded only then).
-    assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 7, "at most 7 dependencies");
+    // rate-limiter-flexible (a shared account only, loaded only then); luxon (robot-plan's zones, loaded with its first node).
+    assert.ok(Object.keys(pkg.dependencies ?? {}).length <= 8, "at most 8 dependencies");
     assert.deepEqual(nodeTypes.sort(), [
       "robot-command",
       "robot-config",
@@ -132,6 +132,7 @@ describe("package", function () {
       "robot-job",
       "robot-maps",
       "robot-mqtt",
+      "robot-plan",
       "robot-reports",
       "robot-site-task",
       "robot-status",
@@ -166,7 +167,7 @@ describe("package", function () {
 
   it("holds no inline script in any editor file: every editor script is a file in resources/, which the linter checks", () => {
     const editorFiles = fs.readdirSync(path.join(root, "nodes")).filter((file) => file.endsWith(".html"));
-    assert.equal(editorFiles.length, 10, editorFiles.join(", "));
+    assert.equal(editorFiles.length, 11, editorFiles.join(", "));
     for (const file of editorFiles) {
       const html = fs.readFileSync(path.join(root, "nodes", file), "utf8");
       for (const tag of html.matchAll(/<script\b[^>]*>/g)) {

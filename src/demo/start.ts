@@ -90,6 +90,24 @@ function startSecondInstance(userDir: string, host: string, port: number): Promi
   });
 }
 
+/**
+ * The demo's robots clean for 5 minutes a task (the CLI's 2 would leave a
+ * plan's timeline hardly a running occurrence) and one task start in ten
+ * fails, refused as busy or with its battery failing partway (the simulator's
+ * taskFaultRate), so a day of the cleaning-plan example shows every status.
+ * SIMULATOR_TASK_FAULT_RATE sets the share (0 turns it off, as the demo's tests do).
+ */
+const DEMO_TIMING = { ...REALISTIC_TIMING, taskDurationMs: 5 * 60_000 };
+const DEMO_TASK_FAULT_RATE = 0.1;
+
+function taskFaultRateFromEnv(): number {
+  const raw = process.env.SIMULATOR_TASK_FAULT_RATE;
+  if (raw === undefined || raw === "") return DEMO_TASK_FAULT_RATE;
+  const rate = Number(raw);
+  if (!(rate >= 0 && rate <= 1)) throw new Error(`SIMULATOR_TASK_FAULT_RATE=${raw}: must be a number from 0 to 1`);
+  return rate;
+}
+
 /** SIMULATOR_ROBOTS: the simulated fleet grown to that many robots (the console at a fleet's size); unset, the three of the examples. */
 function robotsFromEnv(): { robots?: number } {
   const raw = process.env.SIMULATOR_ROBOTS;
@@ -121,7 +139,8 @@ async function main(): Promise<void> {
     startSimulator({
       host: "127.0.0.1",
       port: simulatorPort,
-      timing: REALISTIC_TIMING,
+      timing: DEMO_TIMING,
+      faults: { taskFaultRate: taskFaultRateFromEnv() },
       logFailuresOnly: !process.argv.includes("--verbose"),
       ...robotsFromEnv(),
     }),

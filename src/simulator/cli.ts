@@ -40,6 +40,9 @@ Options:
   --speed PX           pixels per second a cleaning robot travels over its map (default
                        ${REALISTIC_TIMING.speedPixelsPerSecond}, at 0.05 m per pixel ${REALISTIC_TIMING.speedPixelsPerSecond * 0.05} m/s; 0 keeps robots still)
   --ignore-rate R      share 0..1 of accepted commands a robot never carries out (default 0)
+  --task-fault-rate R  share 0..1 of task starts that fail (default 0): half refused as busy
+                       (B4 cmdResultCode 2010100012), half with the battery failing partway
+                       (below 5 %, the task ends in error, the robot goes to charge)
   --push-url URL       push incidents and task reports to this http(s) URL, as the maker's
                        Robot Push Service does (a JSON POST; needs --push-app-id)
   --push-app-id ID     the appId every push carries (the receiver's only check; needs --push-url)
@@ -50,8 +53,8 @@ Options:
   --help               show this text
 
 While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults and the seed (JSON with any of
-latencyMs, failRate, dropRate, malformedRate, ignoreRate, pushDuplicateRate, pushDropRate and
-seed, such as {"ignoreRate":1}), PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of
+latencyMs, failRate, dropRate, malformedRate, ignoreRate, pushDuplicateRate, pushDropRate,
+taskFaultRate and seed, such as {"ignoreRate":1}), PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of
 online, batteryPercentage, charging, emergencyStop, localizationState, taskState, and
 mapPosition {x, y, angle} to place it on its current map: pixels of the map image with
 rows counted from its bottom edge, angle in degrees counter-clockwise from +x, such as
@@ -155,6 +158,7 @@ export function parseCliArgs(argv: string[]): CliCommand {
         "push-app-id": { type: "string" },
         "push-duplicate-rate": { type: "string" },
         "push-drop-rate": { type: "string" },
+        "task-fault-rate": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -215,6 +219,7 @@ function describeFaults(faults: Faults): string {
   if (faults.ignoreRate) parts.push(`${faults.ignoreRate * 100}% of commands ignored`);
   if (faults.pushDuplicateRate) parts.push(`${faults.pushDuplicateRate * 100}% of pushes twice`);
   if (faults.pushDropRate) parts.push(`${faults.pushDropRate * 100}% of pushes lost`);
+  if (faults.taskFaultRate) parts.push(`${faults.taskFaultRate * 100}% of task starts failing`);
   return parts.length ? parts.join(", ") : "none";
 }
 

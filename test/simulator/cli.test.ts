@@ -75,6 +75,8 @@ describe("simulator: the robot-cloud-simulator command", function () {
         "10",
         "--ignore-rate",
         "0.25",
+        "--task-fault-rate",
+        "0.1",
         "--speed",
         "2.5",
       ]);
@@ -84,7 +86,7 @@ describe("simulator: the robot-cloud-simulator command", function () {
           port: 0,
           host: "::1",
           tokens: ["a", "b", "c"],
-          faults: { latencyMs: 25, failRate: 0.1, dropRate: 0, malformedRate: 1, ignoreRate: 0.25 },
+          faults: { latencyMs: 25, failRate: 0.1, dropRate: 0, malformedRate: 1, ignoreRate: 0.25, taskFaultRate: 0.1 },
           rateLimit: { requests: 5, windowMs: 2000 },
           seed: 9,
           quiet: true,

@@ -73,6 +73,12 @@ export interface RobotClaims {
   release(serialNumber: string, jobId: string): void;
 }
 
+/** Occurrences of cleaning plans claimed across the processes: each is started (or recorded) by the one process that claimed it. */
+export interface OccurrenceClaims {
+  /** True when this process now has the occurrence (nobody had it); false when another process claimed it first. Kept for `forMs`. */
+  claim(occurrenceId: string, forMs: number): Promise<boolean>;
+}
+
 export interface AccountSharing {
   gate: AccountGate;
   statuses: StatusShare;
@@ -80,6 +86,7 @@ export interface AccountSharing {
   token?: SharedTokenStore;
   watchLease(nodeId: string, intervalMs: number): WatchLease;
   robotClaims?: RobotClaims;
+  occurrenceClaims?: OccurrenceClaims;
   /** The robot list, read by one instance per interval for all (robot-directory.ts). */
   directory?: DirectoryShare;
   close(): void;

@@ -162,6 +162,13 @@ class Totals {
   }
 }
 
+/** The figures of a set of reports taken together, as one row of kpiRows has them (a plan's day and item, a report alone). */
+export function kpiFiguresOf(reports: Iterable<KeptReport>): KpiFigures {
+  const totals = new Totals();
+  for (const report of reports) totals.add(report);
+  return totals.figures();
+}
+
 /**
  * A map's part of a report: its cleaned area, its planned area (its own, or
  * the report's in the same proportion), and its share of the report's time,

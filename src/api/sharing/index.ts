@@ -9,7 +9,7 @@ import { SharedRate } from "./shared-rate";
 import { SharedStatuses } from "./shared-statuses";
 import { SharedDirectory } from "./shared-directory";
 import { SharedToken } from "./shared-token";
-import { RedisRobotClaims } from "./robot-claims";
+import { RedisOccurrenceClaims, RedisRobotClaims } from "./robot-claims";
 import { RedisWatchLease } from "./watch-lease";
 
 export interface ShareAccountOptions extends RedisLinkOptions {
@@ -28,6 +28,7 @@ export function shareAccount(options: ShareAccountOptions): AccountSharing {
     ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
     watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
     robotClaims: new RedisRobotClaims(link),
+    occurrenceClaims: new RedisOccurrenceClaims(link),
     directory: new SharedDirectory(link),
     close: () => link.close(),
   };

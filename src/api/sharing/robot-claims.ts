@@ -5,7 +5,7 @@
  * jobs, and a claim of an instance that died lapses by itself. The job's id,
  * not the instance's, is the owner: a redeploy keeps the job and its claim.
  */
-import type { RobotClaims } from "../account/shared-account";
+import type { OccurrenceClaims, RobotClaims } from "../account/shared-account";
 import type { RedisLink } from "./redis-link";
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -32,5 +32,21 @@ export class RedisRobotClaims implements RobotClaims {
 
   release(serialNumber: string, jobId: string): void {
     this.link.releaseIfHeld(this.keyOf(serialNumber), jobId);
+  }
+}
+
+/**
+ * Occurrences of cleaning plans, claimed by the first process to ask (SET NX
+ * PX): the other processes running the same plan neither start nor record
+ * it. A claim is never released: it lapses after the occurrence's time.
+ */
+export class RedisOccurrenceClaims implements OccurrenceClaims {
+  constructor(private readonly link: RedisLink) {}
+
+  async claim(occurrenceId: string, forMs: number): Promise<boolean> {
+    await this.link.joined;
+    return (
+      (await this.link.client.set(this.link.key("occurrence", occurrenceId), this.link.instanceId, "PX", Math.ceil(forMs), "NX")) === "OK"
+    );
   }
 }

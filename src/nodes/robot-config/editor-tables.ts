@@ -13,6 +13,8 @@ import { CONFIRM_TIMEOUT, SEND_WHEN } from "../shared/confirm-table";
 import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "../robot-events/table";
 import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS } from "../robot-job/table";
 import { MAP_OPERATIONS } from "../robot-maps/table";
+import { PLAN_LATE_BY } from "../robot-plan/table";
+import { WEEK_DAYS } from "../../api/plans/occurrence";
 import { REPORTS_LIMITS } from "../robot-reports/table";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "../robot-site-task/table";
 import { MQTT_ACCEPT_MODES, MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
@@ -53,6 +55,7 @@ export function editorTables() {
     reports: { limits: REPORTS_LIMITS },
     mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS, acceptModes: MQTT_ACCEPT_MODES },
     job: { works: ["", ...WORK_KINDS], minBattery: JOB_MIN_BATTERY, waitUpTo: JOB_WAIT_UP_TO, tries: JOB_TRIES, offlineLimit: JOB_OFFLINE_LIMIT },
+    plan: { lateBy: PLAN_LATE_BY, works: [...WORK_KINDS], days: [...WEEK_DAYS] },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }

@@ -6,6 +6,7 @@
  * no network; robot-maps' fleetMap operation feeds it.
  */
 import { placeLabels, spreadMarkers, textWidth, type Box, type LabelRequest, type PlacedLabel, type Point } from "../../api/map-layout";
+import { escapeMarkup } from "../../api/markup";
 import { isNavigating } from "../../api/watching/navigation";
 import { readStatus, type StatusReading } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
@@ -158,10 +159,7 @@ export function pngSize(data: Buffer): { width: number; height: number } | undef
   return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
 }
 
-const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-function xml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => XML_ESCAPES[character]!);
-}
+const xml = escapeMarkup;
 
 const round = (value: number) => Math.round(value * 100) / 100;
 

@@ -20,7 +20,16 @@ export interface Faults {
   pushDuplicateRate: number;
   /** Share (0..1) of pushes never delivered (counted as dropped). */
   pushDropRate: number;
+  /** Share (0..1) of task starts that fail, half each way (TaskFault): the robot busy, or its battery failing partway. */
+  taskFaultRate: number;
 }
+
+/**
+ * How a task start fails (taskFaultRate): `busy`, the robot refuses it as
+ * busy with another task; `battery`, it starts and its battery fails after
+ * `atShare` (0.3-0.7) of the task's time.
+ */
+export type TaskFault = { kind: "busy" } | { kind: "battery"; atShare: number };
 
 export const NO_FAULTS: Readonly<Faults> = {
   latencyMs: 0,
@@ -30,6 +39,7 @@ export const NO_FAULTS: Readonly<Faults> = {
   ignoreRate: 0,
   pushDuplicateRate: 0,
   pushDropRate: 0,
+  taskFaultRate: 0,
 };
 
 export const MAX_LATENCY_MS = 60_000;
@@ -51,6 +61,7 @@ export const FaultsUpdate = z.strictObject({
   ignoreRate: rate.optional(),
   pushDuplicateRate: rate.optional(),
   pushDropRate: rate.optional(),
+  taskFaultRate: rate.optional(),
   seed: z.number({ error: WHOLE }).int(WHOLE).optional(),
 });
 export type FaultsUpdate = z.input<typeof FaultsUpdate>;
@@ -64,6 +75,7 @@ export const FAULT_FLAGS: Readonly<Record<keyof FaultsUpdate, string>> = {
   ignoreRate: "ignore-rate",
   pushDuplicateRate: "push-duplicate-rate",
   pushDropRate: "push-drop-rate",
+  taskFaultRate: "task-fault-rate",
   seed: "seed",
 };
 
@@ -96,18 +108,21 @@ export interface PushRoll {
 /** The ignore and push dice are seeded apart from the fault dice, so changing one rate does not shift another's sequence. */
 const IGNORE_SEED_OFFSET = 7919;
 const PUSH_SEED_OFFSET = 104_729;
+const TASK_SEED_OFFSET = 1_299_709;
 
 export class FaultInjector {
   private settings: Faults;
   private random: () => number;
   private ignoreDice: () => number;
   private pushDice: () => number;
+  private taskDice: () => number;
 
   constructor(initial: Partial<Faults> = {}, seed = 1) {
     this.settings = { ...NO_FAULTS };
     this.random = seededRandom(seed);
     this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
     this.pushDice = seededRandom(seed + PUSH_SEED_OFFSET);
+    this.taskDice = seededRandom(seed + TASK_SEED_OFFSET);
     this.update(initial);
   }
 
@@ -122,6 +137,7 @@ export class FaultInjector {
       this.random = seededRandom(seed);
       this.ignoreDice = seededRandom(seed + IGNORE_SEED_OFFSET);
       this.pushDice = seededRandom(seed + PUSH_SEED_OFFSET);
+      this.taskDice = seededRandom(seed + TASK_SEED_OFFSET);
     }
     this.settings = { ...this.settings, ...changes };
     return this.current;
@@ -138,6 +154,16 @@ export class FaultInjector {
   /** Whether a robot ignores the command it was just given (ignoreRate). */
   ignores(): boolean {
     return this.settings.ignoreRate > 0 && this.ignoreDice() < this.settings.ignoreRate;
+  }
+
+  /** How a task start fails, if it does (taskFaultRate): three draws per start while the rate is above 0, so the sequence does not depend on the outcome. */
+  taskFault(): TaskFault | undefined {
+    if (!(this.settings.taskFaultRate > 0)) return undefined;
+    const fails = this.taskDice() < this.settings.taskFaultRate;
+    const busy = this.taskDice() < 0.5;
+    const atShare = 0.3 + 0.4 * this.taskDice();
+    if (!fails) return undefined;
+    return busy ? { kind: "busy" } : { kind: "battery", atShare };
   }
 
   /** One draw of each push die per push, always both, so the sequence does not depend on the rates. */

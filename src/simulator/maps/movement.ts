@@ -31,6 +31,8 @@ export interface Motion {
   battery: number;
   /** Running time of the current task. */
   taskRunMs: number;
+  /** The running time at which the current task's battery fails (the task fault), if it does. */
+  batteryFailsAtMs?: number;
   /** A navigation under way: when it arrives (or, paused, how long it still needs) and where to. */
   navigation: NavigationLeg | undefined;
   /** The running task's route over its rooms and how far along it the robot has come (pixels). */

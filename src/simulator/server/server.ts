@@ -123,6 +123,7 @@ class Simulator {
       maxCommandsPerRobot: this.maxCommandsPerRobot,
       timing: this.options.timing,
       ignores: () => this.faults.ignores(),
+      taskFault: () => this.faults.taskFault(),
       taskEnded: (robot, filed) =>
         this.pushes.taskEnded(
           robot,

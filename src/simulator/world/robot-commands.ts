@@ -106,8 +106,12 @@ function planCommand(world: World, robot: SimRobot, type: CommandType, parameter
         loopCount: task.loopCount,
         areaIds: areaIdsOfTask(map, task.name),
       };
+      // A start that the task fault makes busy is heard and not carried out: a report that it failed to start.
+      const fault = world.taskFault();
       const apply = () => {
-        if (!busy()) world.startTask(robot, starting);
+        if (busy()) return;
+        if (fault?.kind === "busy") world.failToStart(robot, starting);
+        else world.startTask(robot, starting, undefined, fault);
       };
       return Object.assign(apply, {
         cannotAct: () => {

@@ -57,6 +57,8 @@ export function createTempSiteTask(
   }
   const notReady = notReadyFor(robot);
   if (notReady) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} ${notReady}: it cannot start a task.`);
+  const fault = world.taskFault();
+  if (fault?.kind === "busy") throw new SimError(Code.FAILED_PRECONDITION, `Robot ${robot.serialNumber} is busy with another task.`);
   const taskId = randomUUID();
   const task = {
     name: request.taskName,
@@ -72,7 +74,7 @@ export function createTempSiteTask(
   world.accept(
     robot,
     () => {
-      if (idle()) world.startTask(robot, task, taskId);
+      if (idle()) world.startTask(robot, task, taskId, fault);
     },
     () => {
       if (idle()) world.failToStart(robot, task, taskId);
@@ -113,6 +115,8 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
     return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
   }
   if (notReadyFor(robot)) return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_NOT_READY });
+  const fault = world.taskFault();
+  if (fault?.kind === "busy") return answer({ cmdStatus: TEMP_TASK_REJECTED, cmdResultCode: TEMP_TASK_ROBOT_BUSY });
   const loopCount = Number(command.loopCount);
   const starting: StartingTask = {
     name: command.taskName,
@@ -127,7 +131,7 @@ export function sendTempTask(world: World, robot: SimRobot, request: Parsed<"sen
   world.accept(
     robot,
     () => {
-      if (idle()) world.startTask(robot, starting);
+      if (idle()) world.startTask(robot, starting, undefined, fault);
     },
     () => {
       if (idle()) world.failToStart(robot, starting);

@@ -29,6 +29,8 @@ import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
+import type { TaskFault } from "../faults/faults";
+import { LOW_BATTERY_PERCENT } from "./readiness";
 import { milliTimestamp } from "./values";
 import { currentMap, mapVersionName } from "./views";
 
@@ -79,6 +81,8 @@ export interface WorldOptions {
   timing?: Partial<Timing>;
   /** Whether a robot ignores the command it was just given (the server's fault dice, so a run repeats). */
   ignores?: () => boolean;
+  /** How a task start fails, if it does (the server's task-fault dice). */
+  taskFault?: () => TaskFault | undefined;
   /** Told of each task report as it is filed (a task ended, or failed to start). */
   taskEnded?: (robot: SimRobot, filed: FiledReport) => void;
   /**
@@ -214,12 +218,14 @@ export class World {
     }
     if (robot.taskState === "RUNNING") {
       const left = this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs - motion.taskRunMs : Infinity;
-      const span = Math.min(until - at, left);
+      const failsIn = motion.batteryFailsAtMs === undefined ? Infinity : motion.batteryFailsAtMs - motion.taskRunMs;
+      const span = Math.min(until - at, left, failsIn);
       motion.taskRunMs += span;
       this.travel(robot, motion, span);
       this.drain(robot, motion, span);
       at += span;
-      if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
+      if (span === failsIn) this.batteryFails(robot, motion);
+      else if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
       else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0)
         this.finishTask(robot, TASK_END_STATUS.FINISHED);
     }
@@ -228,6 +234,25 @@ export class World {
       if (this.timing.batteryChargePerMinute > 0)
         this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
     }
+  }
+
+  /**
+   * The task fault "battery": the battery falls below the level a robot starts
+   * a task at (raising its critical-battery incident), the task ends in error,
+   * and the robot heads for its map's charger, where it charges.
+   */
+  private batteryFails(robot: SimRobot, motion: Motion): void {
+    motion.batteryFailsAtMs = undefined;
+    this.setBattery(robot, motion, Math.min(motion.battery, LOW_BATTERY_PERCENT - 1));
+    this.finishTask(robot, TASK_END_STATUS.ERROR);
+    const map = currentMap(robot);
+    const charger = chargingPoint(map);
+    if (charger) this.navigate(robot, map, charger, this.timing.navigationMs);
+  }
+
+  /** How the next task start fails, if it does (the task-fault dice; none unless the simulator's taskFaultRate is above 0). */
+  taskFault(): TaskFault | undefined {
+    return this.options.taskFault?.();
   }
 
   /** Moves a cleaning robot `ms` of running time further along its route, at the timing's speed. */
@@ -404,9 +429,7 @@ export class World {
     const task = robot.currentTask;
     if (!task) return undefined;
     const motion = this.motionOf(robot);
-    const areas = task.areaIds.length || robot.maps.find((map) => map.id === task.mapId)?.partitions.length || 1;
-    const plannedMs =
-      this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
+    const plannedMs = this.plannedTaskMs(robot, task);
     const runMs = Math.min(motion.taskRunMs, plannedMs);
     const metresPerSecond =
       this.timing.speedPixelsPerSecond > 0 ? this.timing.speedPixelsPerSecond * METRES_PER_PIXEL : NOMINAL_CLEANING_SPEED;
@@ -415,6 +438,12 @@ export class World {
       timeRemaining: Math.max(0, Math.round((plannedMs - runMs) / 1000)),
       cleaningMileage: Math.round((runMs / 1000) * metresPerSecond * 10) / 10,
     };
+  }
+
+  /** How long a task runs: the timing's task duration, else the time its areas take. */
+  private plannedTaskMs(robot: SimRobot, task: CurrentTask): number {
+    const areas = task.areaIds.length || robot.maps.find((map) => map.id === task.mapId)?.partitions.length || 1;
+    return this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
   }
 
   /**
@@ -445,7 +474,7 @@ export class World {
    * cannot (battery low; emergency stop or lost when called directly) files
    * a report of a task that failed to start instead.
    */
-  startTask(robot: SimRobot, task: StartingTask, id: string = randomUUID()): CurrentTask | undefined {
+  startTask(robot: SimRobot, task: StartingTask, id: string = randomUUID(), fault?: TaskFault): CurrentTask | undefined {
     if (notReadyFor(robot)) {
       this.failToStart(robot, task, id);
       return undefined;
@@ -465,6 +494,7 @@ export class World {
     const motion = this.motionOf(robot);
     motion.taskRunMs = 0;
     motion.navigation = undefined;
+    motion.batteryFailsAtMs = fault?.kind === "battery" ? fault.atShare * this.plannedTaskMs(robot, robot.currentTask) : undefined;
     // It cleans from where it stands: to the first of the task's rooms, then lanes over each.
     motion.cleaning = cleaningFrom(map, robot.localization.position, rest.areaIds);
     return robot.currentTask;

@@ -1,0 +1,166 @@
+/**
+ * What an account's plans ran, kept for the life of the process
+ * (account-memory.ts) and copied to each plan node's context: the
+ * occurrences claimed (their job made or about to be), those settled, and
+ * each node's own state (paused, dates skipped by message, a plan set by
+ * message, how far its calendar was looked at). An occurrence's id is the
+ * key: claimed once per account here (and once across instances in Redis,
+ * by the node), so two nodes with one item, a redeploy or a restart never
+ * start it twice. No Node-RED, no calls.
+ */
+import { keptForAccount } from "../account/account-memory";
+import { occurrencesBetween } from "./calendar";
+import type { OccurrenceListing, PlanItem, PlannedOccurrence, SettledOccurrence } from "./occurrence";
+
+/** Settled occurrences are kept this long after their planned time (a month's report), then forgotten. */
+export const SETTLED_KEPT_DAYS = 35;
+const DAY_MS = 86_400_000;
+
+/** An occurrence a node of this process claimed and has not settled: its job is made (or about to be), under its id. */
+export interface ClaimedOccurrence {
+  nodeId: string;
+  occurrence: PlannedOccurrence;
+  /** Run after its time (downtime within lateBy): it settles `late` rather than `done`. */
+  late: boolean;
+}
+
+/** A node's own state, kept across a redeploy (memory) and a restart (its context). */
+export interface NodePlanState {
+  /** The plan a message set, as given (read again after a restart); absent: the node's own. */
+  planByMessage?: unknown;
+  paused: boolean;
+  /** Dates skipped by message, `YYYY-MM-DD`. */
+  skips: string[];
+  /** Every occurrence planned before this instant (epoch ms) was looked at; absent: never deployed. */
+  checkedUpTo?: number;
+}
+
+/** A node's part of the book as plain JSON, for its context. */
+export interface PlainNodePlans {
+  state: NodePlanState;
+  claimed: ClaimedOccurrence[];
+  settled: SettledOccurrence[];
+}
+
+export class AccountPlans {
+  private readonly claimed = new Map<string, ClaimedOccurrence>();
+  private readonly settled = new Map<string, { nodeId: string; occurrence: SettledOccurrence }>();
+  private readonly states = new Map<string, NodePlanState>();
+  /** The plan in force of each open node, for the account's listing. */
+  private readonly inForce = new Map<string, { items: readonly PlanItem[]; timezone: string }>();
+
+  stateOf(nodeId: string): NodePlanState {
+    let state = this.states.get(nodeId);
+    if (!state) this.states.set(nodeId, (state = { paused: false, skips: [] }));
+    return state;
+  }
+
+  /** Whether the occurrence was claimed or settled by a node of this process. */
+  known(occurrenceId: string): boolean {
+    return this.claimed.has(occurrenceId) || this.settled.has(occurrenceId);
+  }
+
+  settledOf(occurrenceId: string): SettledOccurrence | undefined {
+    return this.settled.get(occurrenceId)?.occurrence;
+  }
+
+  claimedOf(occurrenceId: string): ClaimedOccurrence | undefined {
+    return this.claimed.get(occurrenceId);
+  }
+
+  /** Claims the occurrence for the node; false when it is claimed or settled already. */
+  claim(nodeId: string, occurrence: PlannedOccurrence, late: boolean): boolean {
+    if (this.known(occurrence.occurrenceId)) return false;
+    this.claimed.set(occurrence.occurrenceId, { nodeId, occurrence, late });
+    return true;
+  }
+
+  /** Lets go of a claim that came to nothing (another instance had it): the occurrence is not this process's. */
+  unclaim(occurrenceId: string): void {
+    this.claimed.delete(occurrenceId);
+  }
+
+  /** The occurrence is over: it leaves the claimed ones and is kept as settled. */
+  settle(nodeId: string, occurrence: SettledOccurrence): void {
+    this.claimed.delete(occurrence.occurrenceId);
+    this.settled.set(occurrence.occurrenceId, { nodeId, occurrence });
+  }
+
+  claimedBy(nodeId: string): ClaimedOccurrence[] {
+    return [...this.claimed.values()].filter((entry) => entry.nodeId === nodeId);
+  }
+
+  /** The node's plan in force (undefined: it has none, or closed for good). */
+  setPlan(nodeId: string, plan: { items: readonly PlanItem[]; timezone: string } | undefined): void {
+    if (plan) this.inForce.set(nodeId, plan);
+    else this.inForce.delete(nodeId);
+  }
+
+  /** Forgets what is older than the settled ones are kept for. */
+  prune(now: number): void {
+    const oldest = now - SETTLED_KEPT_DAYS * DAY_MS;
+    for (const [id, entry] of this.settled) if (Date.parse(entry.occurrence.plannedAt) < oldest) this.settled.delete(id);
+  }
+
+  /**
+   * The account's occurrences planned at or after `from` and before `to`:
+   * what its plans in force have (each once, however many nodes have the item)
+   * and what was settled, by planned time.
+   */
+  between(from: Date | number, to: Date | number): OccurrenceListing {
+    const planned = new Map<string, PlannedOccurrence>();
+    for (const plan of this.inForce.values())
+      for (const occurrence of occurrencesBetween(plan.items, plan.timezone, from, to)) planned.set(occurrence.occurrenceId, occurrence);
+    const settled = [...this.settled.values()]
+      .map((entry) => entry.occurrence)
+      .filter((occurrence) => Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to);
+    const byTime = (a: { plannedAt: string; occurrenceId: string }, b: { plannedAt: string; occurrenceId: string }) =>
+      Date.parse(a.plannedAt) - Date.parse(b.plannedAt) || (a.occurrenceId < b.occurrenceId ? -1 : a.occurrenceId > b.occurrenceId ? 1 : 0);
+    const timezone = this.inForce.values().next().value?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return {
+      timezone,
+      planned: [...planned.values()].sort(byTime),
+      settled: settled.map((occurrence) => structuredClone(occurrence)).sort(byTime),
+    };
+  }
+
+  toPlain(nodeId: string): PlainNodePlans {
+    return structuredClone({
+      state: this.stateOf(nodeId),
+      claimed: this.claimedBy(nodeId),
+      settled: [...this.settled.values()].filter((entry) => entry.nodeId === nodeId).map((entry) => entry.occurrence),
+    });
+  }
+
+  /** Takes back a node's part from its context (after a restart): what this process does not know already. */
+  restore(nodeId: string, plain: unknown): void {
+    if (typeof plain !== "object" || plain === null) return;
+    const { state, claimed, settled } = plain as Partial<PlainNodePlans>;
+    if (!this.states.has(nodeId) && typeof state === "object" && state !== null) {
+      this.states.set(nodeId, {
+        ...(state.planByMessage !== undefined ? { planByMessage: state.planByMessage } : {}),
+        paused: state.paused === true,
+        skips: Array.isArray(state.skips) ? state.skips.filter((date) => typeof date === "string") : [],
+        ...(typeof state.checkedUpTo === "number" ? { checkedUpTo: state.checkedUpTo } : {}),
+      });
+    }
+    for (const entry of Array.isArray(settled) ? settled : [])
+      if (typeof entry?.occurrenceId === "string" && !this.known(entry.occurrenceId))
+        this.settled.set(entry.occurrenceId, { nodeId, occurrence: entry });
+    for (const entry of Array.isArray(claimed) ? claimed : [])
+      if (typeof entry?.occurrence?.occurrenceId === "string" && !this.known(entry.occurrence.occurrenceId))
+        this.claimed.set(entry.occurrence.occurrenceId, { nodeId, occurrence: entry.occurrence, late: entry.late === true });
+  }
+
+  /** The node was deleted or disabled: its state and plan go; what it settled stays for the account's report. */
+  forget(nodeId: string): void {
+    this.states.delete(nodeId);
+    this.inForce.delete(nodeId);
+    for (const entry of this.claimedBy(nodeId)) this.claimed.delete(entry.occurrence.occurrenceId);
+  }
+}
+
+/** The plans of the account `accountKey` in this process. */
+export function plansOfAccount(accountKey: string): AccountPlans {
+  return keptForAccount(accountKey, "plans", () => new AccountPlans());
+}

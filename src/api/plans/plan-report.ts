@@ -1,0 +1,498 @@
+/**
+ * Proof of service: what a cleaning plan had against what was done, the
+ * report a contractor hands over. Joins each occurrence of the account's
+ * plans (planned, and settled with robot-job's end) with the task report its
+ * job ended with, as the account keeps it (report-store.ts), and counts per
+ * day and item. Every area and coverage figure is robot-reports' own
+ * (kpi.ts), so the report and the KPI rows agree for the same reports. Pure:
+ * the node gathers the occurrences, the reports, the names and the words.
+ */
+import { invalidInput } from "../errors";
+import { escapeMarkup } from "../markup";
+import type { JobOutcome, JobResult } from "../jobs/job-book";
+import { keptReportOf, kpiFiguresOf, type KeptReport, type KpiFigures } from "../reports/kpi";
+import type { ReadReport } from "../reports/reading";
+import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";
+import { SETTLED_STATUSES } from "./occurrence";
+
+export const PLAN_REPORT_FORMATS = ["rows", "csv", "html"] as const;
+export type PlanReportFormat = (typeof PLAN_REPORT_FORMATS)[number];
+
+export interface PlanReportRequest {
+  /** First and last day, YYYY-MM-DD in the plan's zone, both included. */
+  from: string;
+  to: string;
+  format: PlanReportFormat;
+}
+
+/** The longest span one report covers: a year of pages is already more than anyone prints. */
+export const MAX_REPORT_DAYS = 366;
+
+/** An occurrence's state in the report: settled, or not yet (`upcoming` before its time, `pending` from it: waiting or running). */
+export type OccurrenceState = SettledStatus | "upcoming" | "pending";
+export const OCCURRENCE_STATES: readonly OccurrenceState[] = [...SETTLED_STATUSES, "upcoming", "pending"];
+
+/** One occurrence, joined with its job and its task report. Areas in m², coverage 0-1, as robot-reports' KPI rows. */
+export interface OccurrenceRow {
+  /** The occurrence's local day in the plan's zone. */
+  day: string;
+  occurrenceId: string;
+  item: string;
+  plannedAt: string;
+  startedAt?: string;
+  endedAt?: string;
+  status: OccurrenceState;
+  serialNumber?: string;
+  robotName?: string;
+  outcome?: JobOutcome;
+  reportId?: string;
+  areaCleaned: number | null;
+  areaPlanned: number | null;
+  coverage: number | null;
+  /** Why it failed (each robot's reason for NO_ROBOT), or why its outcome is unknown. */
+  reason?: string;
+  /** The coverage image of its report, where the report has one. */
+  image?: string;
+}
+
+export const COUNTED_STATES = ["done", "late", "failed", "missed", "skipped", "cancelled"] as const satisfies readonly SettledStatus[];
+
+/** One item on one day: how many occurrences were planned and how each ended, and the figures of their reports. */
+export type DayItemRow = { day: string; item: string; planned: number } & Record<(typeof COUNTED_STATES)[number], number> &
+  Pick<KpiFigures, "areaCleaned" | "areaPlanned" | "coverage">;
+
+export interface PlanReportRows {
+  site: string;
+  timezone: string;
+  from: string;
+  to: string;
+  occurrences: OccurrenceRow[];
+  /** By day, then item; only days with occurrences. */
+  days: DayItemRow[];
+  /** Per day with occurrences, its items together: the figures are robot-reports' row of that day for the same reports. */
+  dayTotals: DayTotalRow[];
+}
+
+export type DayTotalRow = Omit<DayItemRow, "item">;
+
+/** The report's words in the runtime's language: robot-plan's catalogue under `report.` (REPORT_WORD_KEYS). */
+export type ReportWords = (key: string, params?: Record<string, string | number>) => string;
+
+/** The words the HTML asks for (besides `status.<state>` and `outcome.<outcome>`): a catalogue must have each. */
+export const REPORT_WORD_KEYS = [
+  "title",
+  "period",
+  "zone",
+  "byItem",
+  "occurrences",
+  "images",
+  "total",
+  "nothingPlanned",
+  "column.item",
+  "column.planned",
+  "column.started",
+  "column.ended",
+  "column.robot",
+  "column.status",
+  "column.outcome",
+  "column.areaCleaned",
+  "column.areaPlanned",
+  "column.coverage",
+  "column.reason",
+  "column.count",
+] as const;
+export const REPORT_OUTCOMES: readonly JobOutcome[] = ["completed", "stoppedByHand", "error", "failedToStart", "cancelled", "unknown"];
+
+export interface PlanReportInput {
+  /** The account's occurrences over the span (the plan book's `between`), with the plans' zone. */
+  listing: OccurrenceListing;
+  request: PlanReportRequest;
+  /** The site's name, for the page's heading. */
+  site: string;
+  /** The runtime's language (en-US, zh-CN): dates, times and numbers on the page. */
+  language: string;
+  words: ReportWords;
+  /** Now (ms): an occurrence not settled is `upcoming` before it, `pending` from it. */
+  nowMs: number;
+  /** The account's kept report under this identity (AccountReports.get): the newest read of a job's report. */
+  keptReport?: (reportKey: string, serialNumber: string) => ReadReport | undefined;
+  /** A robot's name (the account's robot directory). */
+  robotName?: (serialNumber: string) => string;
+  /** Coverage images by report key (data: URLs the node downloaded, as a report's own URL expires), instead of the report's URL. */
+  images?: ReadonlyMap<string, string>;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Reads msg.payload.report: {from, to?, format?}; "today" (in the plan's zone)
+ * may stand for a day, `to` defaults to `from`, `format` to rows. Errors name the field.
+ */
+export function readPlanReportRequest(value: unknown, today: string): PlanReportRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw invalidInput("payload.report", 'must be {from: "YYYY-MM-DD", to: "YYYY-MM-DD", format: "rows" | "csv" | "html"}');
+  const fields = value as Record<string, unknown>;
+  const dayField = (name: "from" | "to", fallback?: string): string => {
+    const given = fields[name] ?? fallback;
+    const day = given === "today" ? today : given;
+    if (typeof day !== "string" || !DAY.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
+      throw invalidInput(`payload.report.${name}`, 'must be a day as "YYYY-MM-DD" or "today"');
+    return day;
+  };
+  const from = dayField("from");
+  const to = dayField("to", from);
+  if (to < from) throw invalidInput("payload.report.to", `must not be before from (${from})`);
+  if (daysBetween(from, to).length > MAX_REPORT_DAYS)
+    throw invalidInput("payload.report.to", `must be at most ${MAX_REPORT_DAYS} days after from, both included`);
+  const format = fields.format ?? "rows";
+  if (typeof format !== "string" || !(PLAN_REPORT_FORMATS as readonly string[]).includes(format))
+    throw invalidInput("payload.report.format", `must be one of ${PLAN_REPORT_FORMATS.join(", ")}`);
+  return { from, to, format: format as PlanReportFormat };
+}
+
+/** Every day from `from` to `to`, both included (calendar days: no zone involved). */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  const last = Date.parse(`${to}T00:00:00Z`);
+  for (let at = Date.parse(`${from}T00:00:00Z`); at <= last && days.length <= MAX_REPORT_DAYS; at += DAY_MS)
+    days.push(new Date(at).toISOString().slice(0, 10));
+  return days;
+}
+
+/** The local day of an occurrence: the date in its id (`<item>@<YYYY-MM-DDTHH:MM>`; an item's name may hold an @). */
+export function dayOfOccurrence(occurrenceId: string): string {
+  return occurrenceId.slice(occurrenceId.lastIndexOf("@") + 1, occurrenceId.lastIndexOf("@") + 11);
+}
+
+function isFailedJob(job: SettledOccurrence["job"]): job is FailedJob {
+  return job !== undefined && "robots" in job && "code" in job;
+}
+
+/** The task report an occurrence's job ended with, in the account's newest read of it, as robot-reports keeps its figures. */
+function keptReportOfJob(job: JobResult, endedAt: string | undefined, input: PlanReportInput): KeptReport | undefined {
+  const given = job.report as ReadReport | undefined;
+  if (!given || typeof given.reportKey !== "string") return undefined;
+  const report = input.keptReport?.(given.reportKey, given.serialNumber) ?? given;
+  return keptReportOf(report, Date.parse(endedAt ?? job.endedAt));
+}
+
+interface Joined {
+  row: OccurrenceRow;
+  report?: KeptReport;
+}
+
+function joinOccurrence(
+  occurrence: SettledOccurrence | undefined,
+  planned: { occurrenceId: string; item: string; plannedAt: string },
+  input: PlanReportInput,
+): Joined {
+  const nameOf = (serialNumber: string) => input.robotName?.(serialNumber) ?? serialNumber;
+  const base = {
+    day: dayOfOccurrence(planned.occurrenceId),
+    occurrenceId: planned.occurrenceId,
+    item: planned.item,
+    plannedAt: planned.plannedAt,
+  };
+  const noFigures = { areaCleaned: null, areaPlanned: null, coverage: null };
+  if (!occurrence) {
+    return { row: { ...base, status: Date.parse(planned.plannedAt) > input.nowMs ? "upcoming" : "pending", ...noFigures } };
+  }
+  const times = {
+    ...(occurrence.startedAt ? { startedAt: occurrence.startedAt } : {}),
+    ...(occurrence.endedAt ? { endedAt: occurrence.endedAt } : {}),
+  };
+  const settled = { ...base, ...times, status: occurrence.status };
+  const job = occurrence.job;
+  if (job === undefined) return { row: { ...settled, ...noFigures } };
+  if (isFailedJob(job)) {
+    const reason = Object.entries(job.robots)
+      .map(([serialNumber, why]) => `${nameOf(serialNumber)}: ${why}`)
+      .join("; ");
+    return { row: { ...settled, ...noFigures, reason: reason || job.message } };
+  }
+  const report = keptReportOfJob(job, occurrence.endedAt, input);
+  const figures = report ? kpiFiguresOf([report]) : undefined;
+  const image = report ? (input.images?.get(report.key) ?? report.pngUri) : undefined;
+  const serialNumber = job.serialNumber ?? report?.serialNumber;
+  return {
+    row: {
+      ...settled,
+      ...(serialNumber ? { serialNumber, robotName: input.robotName ? nameOf(serialNumber) : (job.robotName ?? serialNumber) } : {}),
+      outcome: job.outcome,
+      ...(report?.reportId ? { reportId: report.reportId } : {}),
+      areaCleaned: figures?.areaCleaned ?? null,
+      areaPlanned: figures?.areaPlanned ?? null,
+      coverage: figures?.coverage ?? null,
+      ...(job.reason ? { reason: job.reason } : {}),
+      ...(image ? { image } : {}),
+    },
+    ...(report ? { report } : {}),
+  };
+}
+
+/** The joins and counts; `planReport` turns them into the format asked for. */
+export function planReportRows(input: PlanReportInput): PlanReportRows {
+  const { from, to } = input.request;
+  const inSpan = (occurrenceId: string) => {
+    const day = dayOfOccurrence(occurrenceId);
+    return day >= from && day <= to;
+  };
+  const settledById = new Map(input.listing.settled.filter((each) => inSpan(each.occurrenceId)).map((each) => [each.occurrenceId, each]));
+  // What was settled counts even when no plan has its item any more; what is planned and not settled counts as not yet.
+  const all = new Map<string, { occurrenceId: string; item: string; plannedAt: string }>();
+  for (const each of input.listing.planned) if (inSpan(each.occurrenceId)) all.set(each.occurrenceId, each);
+  for (const each of settledById.values()) if (!all.has(each.occurrenceId)) all.set(each.occurrenceId, each);
+  const joined = [...all.values()].map((planned) => joinOccurrence(settledById.get(planned.occurrenceId), planned, input));
+  joined.sort((a, b) => compare(a.row.plannedAt, b.row.plannedAt) || compare(a.row.item, b.row.item));
+
+  const groups = new Map<string, { day: string; item: string; joined: Joined[] }>();
+  for (const each of joined) {
+    const key = `${each.row.day}\n${each.row.item}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { day: each.row.day, item: each.row.item, joined: [] }));
+    group.joined.push(each);
+  }
+  const days = [...groups.values()]
+    .sort((a, b) => compare(a.day, b.day) || compare(a.item, b.item))
+    .map(({ day, item, joined: rows }) => ({ day, item, ...countsOf(rows) }));
+  const byDay = new Map<string, Joined[]>();
+  for (const each of joined) byDay.set(each.row.day, [...(byDay.get(each.row.day) ?? []), each]);
+  const dayTotals = [...byDay].sort(([a], [b]) => compare(a, b)).map(([day, rows]) => ({ day, ...countsOf(rows) }));
+  return { site: input.site, timezone: input.listing.timezone, from, to, occurrences: joined.map((each) => each.row), days, dayTotals };
+}
+
+/** How many occurrences there were and how each ended, and the KPI figures of their reports taken together. */
+function countsOf(joined: readonly Joined[]): Omit<DayItemRow, "day" | "item"> {
+  const counts = Object.fromEntries(
+    COUNTED_STATES.map((state) => [state, joined.filter((each) => each.row.status === state).length]),
+  ) as Record<(typeof COUNTED_STATES)[number], number>;
+  const { areaCleaned, areaPlanned, coverage } = kpiFiguresOf(joined.flatMap((each) => (each.report ? [each.report] : [])));
+  return { planned: joined.length, ...counts, areaCleaned, areaPlanned, coverage };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The report in the format asked for: rows as data, or the text of the CSV or the HTML page. */
+export function planReport(input: PlanReportInput): PlanReportRows | string {
+  const rows = planReportRows(input);
+  if (input.request.format === "csv") return planReportCsv(rows);
+  if (input.request.format === "html") return planReportHtml(rows, input);
+  return rows;
+}
+
+// ------------------------------------------------------------------ CSV
+
+/** The CSV's columns, units in their names (times ISO 8601 in UTC, areas m², coverage per cent), one line per occurrence. */
+export const CSV_COLUMNS = [
+  "day",
+  "occurrence_id",
+  "item",
+  "planned_at",
+  "started_at",
+  "ended_at",
+  "status",
+  "serial_number",
+  "robot",
+  "outcome",
+  "area_cleaned_m2",
+  "area_planned_m2",
+  "coverage_percent",
+  "report_id",
+  "reason",
+] as const;
+
+/** A field as robot-reports' CSV example writes one: quoted when it holds a comma, a quote or a line break, quotes doubled. */
+function csvField(value: string | number | null | undefined): string {
+  const text = value === undefined || value === null ? "" : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Coverage as a percentage with the KPI's precision (0-1 to three decimals: per cent to one). */
+function percent(coverage: number | null): number | null {
+  return coverage === null ? null : Math.round(coverage * 1000) / 10;
+}
+
+export function planReportCsv(rows: PlanReportRows): string {
+  const lines = rows.occurrences.map((row) =>
+    [
+      row.day,
+      row.occurrenceId,
+      row.item,
+      row.plannedAt,
+      row.startedAt,
+      row.endedAt,
+      row.status,
+      row.serialNumber,
+      row.robotName,
+      row.outcome,
+      row.areaCleaned,
+      row.areaPlanned,
+      percent(row.coverage),
+      row.reportId,
+      row.reason,
+    ]
+      .map(csvField)
+      .join(","),
+  );
+  return [CSV_COLUMNS.join(","), ...lines].join("\n") + "\n";
+}
+
+// ------------------------------------------------------------------ HTML
+
+/** Colours of the states on the page: distinct in print and for colour-blind readers (lightness differs too). */
+const STATE_COLOURS: Readonly<Record<OccurrenceState, string>> = {
+  done: "#1b7f3b",
+  late: "#b86e00",
+  failed: "#c0281b",
+  missed: "#7a1f5c",
+  skipped: "#6b6b6b",
+  cancelled: "#4a4a4a",
+  upcoming: "#2166ac",
+  pending: "#01758a",
+};
+
+const STYLE = `
+@page { size: A4; margin: 14mm; }
+* { box-sizing: border-box; }
+body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "Microsoft YaHei", Arial, sans-serif; color: #1a1a1a; margin: 0; font-size: 10.5pt; }
+@media screen { body { max-width: 230mm; margin: 0 auto; padding: 0 8mm; } }
+.day { padding: 8mm 0; break-after: page; page-break-after: always; }
+.day:last-child { break-after: auto; page-break-after: auto; }
+header { border-bottom: 2px solid #1a1a1a; margin-bottom: 4mm; padding-bottom: 2mm; }
+h1 { font-size: 18pt; margin: 0; }
+h2 { font-size: 12pt; margin: 5mm 0 2mm; }
+header p { margin: 1mm 0 0; }
+.date { font-size: 13pt; font-weight: 600; }
+.muted { color: #555; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 2mm; }
+th, td { border-bottom: 1px solid #ccc; padding: 1.2mm 1.5mm; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; font-weight: 600; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+tr.total td { font-weight: 700; border-top: 2px solid #1a1a1a; }
+thead { display: table-header-group; }
+tr { break-inside: avoid; }
+.state { font-weight: 600; white-space: nowrap; }
+.images { display: flex; flex-wrap: wrap; gap: 4mm; }
+figure { margin: 0; width: 55mm; break-inside: avoid; }
+figure img { width: 100%; border: 1px solid #ccc; }
+figcaption { font-size: 9pt; }
+`;
+
+/** Only an image the page can show without running anything: http(s), or a PNG or JPEG the node embedded. */
+function showableImage(url: string): boolean {
+  return /^https?:\/\//i.test(url) || /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/.test(url);
+}
+
+export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput, "language" | "words">): string {
+  const { language, words } = input;
+  const text = (value: string) => escapeMarkup(value);
+  const time = new Intl.DateTimeFormat(language, { timeZone: rows.timezone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  const date = new Intl.DateTimeFormat(language, { timeZone: "UTC", dateStyle: "full" });
+  const number = new Intl.NumberFormat(language, { maximumFractionDigits: 1 });
+  const percentage = new Intl.NumberFormat(language, { style: "percent", maximumFractionDigits: 1 });
+  const dayName = (day: string) => date.format(Date.parse(`${day}T12:00:00Z`));
+  const at = (iso: string | undefined) => (iso ? time.format(Date.parse(iso)) : "");
+  const figure = (value: number | null) => (value === null ? "" : number.format(value));
+  const share = (value: number | null) => (value === null ? "" : percentage.format(value));
+  const state = (value: OccurrenceState) =>
+    `<span class="state" style="color:${STATE_COLOURS[value]}">${text(words(`status.${value}`))}</span>`;
+  const cells = (values: readonly string[], numberFrom: number) =>
+    values.map((value, index) => `<td${index >= numberFrom ? ' class="number"' : ""}>${value}</td>`).join("");
+  const heads = (keys: readonly string[], numberFrom: number, numberTo = keys.length) =>
+    keys.map((key, index) => `<th${index >= numberFrom && index < numberTo ? ' class="number"' : ""}>${text(words(key))}</th>`).join("");
+
+  const summary = (dayRows: readonly DayItemRow[], total: DayTotalRow | undefined) => {
+    const countKeys = ["column.count", ...COUNTED_STATES.map((state) => `status.${state}`)];
+    const head = heads(["column.item", ...countKeys, "column.areaCleaned", "column.areaPlanned", "column.coverage"], 1);
+    const line = (name: string, row: Omit<DayItemRow, "day" | "item">, extra = "") =>
+      `<tr${extra}>${cells(
+        [
+          text(name),
+          String(row.planned),
+          ...COUNTED_STATES.map((state) => String(row[state])),
+          figure(row.areaCleaned),
+          figure(row.areaPlanned),
+          share(row.coverage),
+        ],
+        1,
+      )}</tr>`;
+    return `<table class="summary"><thead><tr>${head}</tr></thead><tbody>${dayRows.map((row) => line(row.item, row)).join("")}${
+      total && dayRows.length > 1 ? line(words("total"), total, ' class="total"') : ""
+    }</tbody></table>`;
+  };
+
+  const occurrenceTable = (dayOccurrences: readonly OccurrenceRow[]) => {
+    const head = heads(
+      [
+        "column.planned",
+        "column.item",
+        "column.status",
+        "column.started",
+        "column.ended",
+        "column.robot",
+        "column.outcome",
+        "column.areaCleaned",
+        "column.areaPlanned",
+        "column.coverage",
+        "column.reason",
+      ],
+      7,
+      10,
+    );
+    const body = dayOccurrences
+      .map((row) => {
+        const values = [
+          text(at(row.plannedAt)),
+          text(row.item),
+          state(row.status),
+          text(at(row.startedAt)),
+          text(at(row.endedAt)),
+          text(row.robotName ?? ""),
+          row.outcome ? text(words(`outcome.${row.outcome}`)) : "",
+          figure(row.areaCleaned),
+          figure(row.areaPlanned),
+          share(row.coverage),
+        ];
+        return `<tr>${cells(values, 7)}<td>${text(row.reason ?? "")}</td></tr>`;
+      })
+      .join("");
+    return `<table class="occurrences"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  };
+
+  const images = (dayOccurrences: readonly OccurrenceRow[]) => {
+    const shown = dayOccurrences.filter((row) => row.image !== undefined && showableImage(row.image));
+    if (shown.length === 0) return "";
+    const figures = shown
+      .map(
+        (row) =>
+          `<figure><img src="${text(row.image!)}" alt="${text(`${row.item} ${at(row.plannedAt)}`)}"><figcaption>${text(
+            `${row.item} · ${at(row.plannedAt)} · ${row.robotName ?? ""}`,
+          )}</figcaption></figure>`,
+      )
+      .join("");
+    return `<h2>${text(words("images"))}</h2><div class="images">${figures}</div>`;
+  };
+
+  const pages = daysBetween(rows.from, rows.to).map((day) => {
+    const dayRows = rows.days.filter((row) => row.day === day);
+    const dayOccurrences = rows.occurrences.filter((row) => row.day === day);
+    const body =
+      dayOccurrences.length === 0
+        ? `<p class="muted">${text(words("nothingPlanned"))}</p>`
+        : `<h2>${text(words("byItem"))}</h2>${summary(
+            dayRows,
+            rows.dayTotals.find((row) => row.day === day),
+          )}<h2>${text(words("occurrences"))}</h2>${occurrenceTable(dayOccurrences)}${images(dayOccurrences)}`;
+    return `<section class="day" data-day="${day}"><header><h1>${text(rows.site)}</h1><p class="date">${text(words("title"))} · ${text(
+      dayName(day),
+    )}</p><p class="muted">${text(words("zone", { zone: rows.timezone }))}</p></header>${body}</section>`;
+  });
+  const title = `${rows.site} · ${words("title")} · ${words("period", { from: rows.from, to: rows.to })}`;
+  return `<!DOCTYPE html>
+<html lang="${text(language)}"><head><meta charset="utf-8"><title>${text(title)}</title><style>${STYLE}</style></head>
+<body>${pages.join("\n")}</body></html>
+`;
+}

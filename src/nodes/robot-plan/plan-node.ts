@@ -1,0 +1,405 @@
+/**
+ * robot-plan's runtime: looks at its plan's calendar at each occurrence's
+ * time (and at least once a minute), claims each occurrence once per account
+ * (in the account's memory, and in Redis when shared) before anything is
+ * made of it, and makes it a robot-job job (robot-job's runner, jobId = the
+ * occurrence's id) or records it skipped or missed. The job's end settles
+ * it. What ran is kept in the account's memory and the node's context, so a
+ * redeploy or a restart neither repeats an occurrence nor forgets one: those
+ * past their time on the way back run late within lateBy, older ones are missed.
+ */
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { RobotClient } from "../../api/client";
+import { RobotApiError, invalidInput } from "../../api/errors";
+import { jobsOfAccount, type JobRecord } from "../../api/jobs/job-book";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { reportsOfAccount } from "../../api/reports/report-store";
+import { readNumberSetting } from "../../api/settings/input-rules";
+import { occurrencesBetween } from "../../api/plans/calendar";
+import { occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
+import { isCalendarDate, readPlan, readSkipDates, readTimezone } from "../../api/plans/plan";
+import { plansOfAccount, type NodePlanState } from "../../api/plans/plan-book";
+import { DateTime } from "luxon";
+import { configProblemStatus, lookUpConfig } from "../shared/config-node";
+import { ContextMirror } from "../shared/context-mirror";
+import { StatusDrawer } from "../shared/node-status-view";
+import { SHARED_CATALOGUE, translator } from "../shared/i18n";
+import { isPlainObject, readMessage } from "../shared/plain-data";
+import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../robot-job/job-input";
+import { JobError, type JobEnd, type JobSink } from "../robot-job/job-end";
+import { JobRunner } from "../robot-job/runner";
+import { planClockOf } from "./plan-clock";
+import { planReportAnswer } from "./report-answer";
+import { planStatus } from "./status";
+import { PLAN_LATE_BY, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
+
+export interface RobotPlanProperties extends NodeDef {
+  robot: string;
+  plan?: unknown;
+  timezone?: string;
+  lateBy?: string | number;
+  skipDates?: unknown;
+}
+
+/** The context keys of the node's plan book part and of its jobs (robot-job's records). */
+export const PLAN_CONTEXT_KEY = "robot-plan.plan";
+export const PLAN_JOBS_CONTEXT_KEY = "robot-plan.jobs";
+
+/** The calendar is looked at least this often, and at each occurrence's time. */
+const LOOK_EVERY_MS = 60_000;
+const MINUTE_MS = 60_000;
+/** After downtime, the calendar is looked back at most this far (older occurrences are not recorded). */
+const LOOK_BACK_MS = 31 * 86_400_000;
+/** An occurrence's claim in Redis outlives any lateBy (a day) and its job's wait. */
+const SHARED_CLAIM_MS = 3 * 86_400_000;
+
+type Send = (msg: NodeMessage | (NodeMessage | null)[]) => void;
+type Done = (err?: Error) => void;
+
+/** The job fields of an item, as robot-job reads them from a message. */
+function jobPayloadOf(item: PlanItem, jobId: string): Record<string, unknown> {
+  const work = item.work;
+  return {
+    ...(work.kind === "task" ? { task: work.task } : work.kind === "area" ? { area: work.area } : { goto: work.point }),
+    map: work.map,
+    jobId,
+    name: item.name,
+    waitUpTo: item.waitUpToSeconds,
+    ...(item.near !== undefined ? { near: item.near } : {}),
+    ...(item.robots !== undefined ? { robots: item.robots } : {}),
+    ...(item.mode !== undefined ? { mode: item.mode } : {}),
+    ...(item.minBattery !== undefined ? { minBattery: item.minBattery } : {}),
+  };
+}
+
+/**
+ * A plan read whole: its items (plan.ts) and each item's job fields as
+ * robot-job would take them, so a plan whose job cannot be made is refused
+ * when it is set, naming the item and field, not at its time.
+ */
+function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults): PlanItem[] {
+  const items = readPlan(value, field);
+  items.forEach((item, index) => {
+    try {
+      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false);
+    } catch (error) {
+      if (!(error instanceof RobotApiError) || error.field === undefined) throw error;
+      const part = error.field.replace(/^payload\./, "");
+      throw invalidInput(`${field}[${index}].${part === "waitUpTo" ? "waitUpTo" : part}`, `${error.message.slice(error.field.length + 2)} (item "${item.name}")`);
+    }
+  });
+  return items;
+}
+
+export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
+  const t = translator(RED, "robot-plan");
+  const { client, problem } = lookUpConfig(RED, config.robot);
+  if (problem) {
+    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
+    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
+    return;
+  }
+  const clock = planClockOf((RED.settings as unknown as Record<string, unknown>).robotPlanClock);
+  const defaults = readNodeDefaults({});
+  let settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] };
+  try {
+    settings = {
+      timezone: readTimezone(config.timezone),
+      lateByMinutes: readNumberSetting(config.lateBy, "lateBy", PLAN_LATE_BY),
+      skipDates: readSkipDates(config.skipDates),
+      items: readPlanForJobs(config.plan ?? [], "plan", defaults),
+    };
+  } catch (error) {
+    // A node whose settings cannot be read runs nothing: its status and every message say which.
+    const refusal = error instanceof Error ? error : invalidInput("", String(error));
+    node.status({ fill: "red", shape: "ring", text: refusal instanceof RobotApiError ? `${refusal.code}: ${refusal.field ?? ""}` : t("status.error") });
+    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(refusal));
+    return;
+  }
+  runPlan(RED, node, client, clock, defaults, settings);
+}
+
+function runPlan(
+  RED: NodeAPI,
+  node: Node,
+  client: RobotClient,
+  clock: ReturnType<typeof planClockOf>,
+  defaults: NodeDefaults,
+  settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] },
+): void {
+  const t = translator(RED, "robot-plan");
+  const { timezone, lateByMinutes } = settings;
+  const plans = plansOfAccount(client.accountKey);
+  const jobs = jobsOfAccount(client.accountKey);
+  const planMirror = new ContextMirror(node, PLAN_CONTEXT_KEY, () => plans.toPlain(node.id));
+  const jobMirror = new ContextMirror(node, PLAN_JOBS_CONTEXT_KEY, () => jobs.toPlain(node.id));
+  let items = settings.items;
+  // The book's state only once the context is read: asked for earlier, the book would make a fresh one and restore() keep it over the stored.
+  let state: NodePlanState = { paused: false, skips: [] };
+  let runner: JobRunner | undefined;
+  let timer: unknown;
+  let closed = false;
+  /** Occurrences whose Redis claim could not be asked (Redis away): asked again at the next look, within lateBy. */
+  const toAskAgain = new Map<string, PlannedOccurrence>();
+  const status = new StatusDrawer(node, () => {
+    const counts = runner?.counts ?? { waiting: 0, running: 0 };
+    const next = occurrencesBetween(items, timezone, clock.now(), clock.now() + 86_400_000)[0];
+    return planStatus(
+      {
+        paused: state.paused,
+        ...counts,
+        ...(next ? { next: { item: next.item, time: DateTime.fromISO(next.plannedAt, { zone: timezone }).toFormat("HH:mm") } } : {}),
+      },
+      t,
+    );
+  });
+
+  const sink: JobSink = {
+    ended: (job, end) => settleJob(job, end),
+    progress: (job, progress) => sendProgress({ occurrenceId: job.jobId, item: job.settings.name, ...progress }),
+    fault: (job, error) => node.error(error, { topic: job.settings.name, occurrenceId: job.jobId }),
+    changed: () => {
+      jobMirror.changed();
+      if (runner) status.changed();
+    },
+  };
+
+  function sendProgress(payload: Record<string, unknown>): void {
+    node.send([null, { topic: payload.item, payload } as NodeMessage, null]);
+  }
+
+  function settle(occurrence: Pick<PlannedOccurrence, "occurrenceId" | "item" | "plannedAt">, status: SettledStatus, ended: Partial<SettledOccurrence> = {}): void {
+    const settled: SettledOccurrence = { occurrenceId: occurrence.occurrenceId, item: occurrence.item, plannedAt: occurrence.plannedAt, ...ended, status };
+    plans.settle(node.id, settled);
+    planMirror.changed();
+    node.send([{ topic: settled.item, payload: structuredClone(settled) }, null, null]);
+  }
+
+  function settleJob(job: JobRecord, end: JobEnd): void {
+    const claimed = plans.claimedOf(job.jobId);
+    const occurrence = claimed?.occurrence ?? { occurrenceId: job.jobId, item: job.settings.name ?? job.jobId, plannedAt: new Date(job.createdAt).toISOString() };
+    if (end instanceof Error) {
+      const robots = end instanceof JobError ? ((end.cause as { robots?: Record<string, string> }).robots ?? {}) : {};
+      const code = end instanceof JobError || end instanceof RobotApiError ? end.code : "ERROR";
+      settle(occurrence, "failed", { endedAt: new Date().toISOString(), job: { code, message: end.message, robots } });
+      return;
+    }
+    const status: SettledStatus = end.outcome === "cancelled" ? "cancelled" : claimed?.late ? "late" : "done";
+    settle(occurrence, status, { ...(end.startedAt ? { startedAt: end.startedAt } : {}), endedAt: end.endedAt, job: end });
+  }
+
+  /** The occurrence's job, made and handed to robot-job's runner; `due` on output 2. */
+  function startJob(occurrence: PlannedOccurrence, late: boolean): void {
+    let request;
+    try {
+      request = readJobRequest(jobPayloadOf(occurrence.itemSpec, occurrence.occurrenceId), {}, defaults, (jobId) => jobs.jobs.has(jobId), () => false);
+    } catch (error) {
+      const refusal = error as RobotApiError;
+      settle(occurrence, "failed", { endedAt: new Date().toISOString(), job: { code: refusal.code ?? "INVALID_INPUT", message: refusal.message, robots: {} } });
+      return;
+    }
+    if ("cancel" in request) return;
+    sendProgress({ event: "due", occurrenceId: occurrence.occurrenceId, item: occurrence.item, plannedAt: occurrence.plannedAt, ...(late ? { late } : {}) });
+    runner!.add({
+      jobId: request.jobId,
+      nodeId: node.id,
+      work: request.work,
+      settings: request.settings,
+      phase: "waiting",
+      // robot-job's waits run on real time, whatever clock the plan looks at.
+      createdAt: Date.now(),
+      attempts: [],
+      setAside: {},
+      topic: occurrence.item,
+    });
+  }
+
+  /** Claims the occurrence for this node across the account (memory, then Redis): false when another has it, undefined when Redis could not say. */
+  async function claim(occurrence: PlannedOccurrence, late: boolean): Promise<boolean | undefined> {
+    if (!plans.claim(node.id, occurrence, late)) return false;
+    const shared = client.sharing?.occurrenceClaims;
+    if (!shared) return true;
+    try {
+      if (await shared.claim(occurrence.occurrenceId, SHARED_CLAIM_MS)) return true;
+      plans.unclaim(occurrence.occurrenceId);
+      return false;
+    } catch {
+      plans.unclaim(occurrence.occurrenceId);
+      return undefined;
+    }
+  }
+
+  function skippedDay(occurrence: PlannedOccurrence): boolean {
+    const date = occurrence.occurrenceId.slice(occurrence.occurrenceId.lastIndexOf("@") + 1, occurrence.occurrenceId.lastIndexOf("@") + 11);
+    return settings.skipDates.includes(date) || state.skips.includes(date);
+  }
+
+  /** An occurrence at or past its time: skipped, missed, or run (late after its minute). */
+  async function due(occurrence: PlannedOccurrence, now: number): Promise<void> {
+    if (plans.known(occurrence.occurrenceId)) return;
+    const minutesLate = Math.floor((now - Date.parse(occurrence.plannedAt)) / MINUTE_MS);
+    const skipped = state.paused || skippedDay(occurrence);
+    const missed = !skipped && minutesLate > lateByMinutes;
+    const late = minutesLate >= 1;
+    const claimed = await claim(occurrence, late);
+    if (closed) return;
+    if (claimed === undefined) {
+      toAskAgain.set(occurrence.occurrenceId, occurrence);
+      return;
+    }
+    toAskAgain.delete(occurrence.occurrenceId);
+    if (!claimed) return;
+    if (skipped) settle(occurrence, "skipped");
+    else if (missed) settle(occurrence, "missed");
+    else startJob(occurrence, late);
+  }
+
+  /** Looks at the calendar from where it was last looked at up to now, then waits for the next occurrence (a minute at most). */
+  function look(): void {
+    if (closed) return;
+    clock.clearTimeout(timer);
+    const now = clock.now();
+    const from = Math.max(state.checkedUpTo ?? now, now - LOOK_BACK_MS);
+    const found = [...toAskAgain.values(), ...(from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [])];
+    state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
+    for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
+    plans.prune(now);
+    planMirror.changed();
+    status.changed();
+    const next = occurrencesBetween(items, timezone, now + 1, now + 1 + LOOK_EVERY_MS)[0];
+    const wait = next ? Date.parse(next.plannedAt) - now : LOOK_EVERY_MS;
+    timer = clock.setTimeout(look, Math.max(1, wait));
+  }
+
+  function setPlan(value: unknown): void {
+    items = readPlanForJobs(value, "payload.plan", defaults);
+    state.planByMessage = structuredClone(value);
+    plans.setPlan(node.id, { items, timezone });
+    // A plan set during the day does not go back over that day's earlier occurrences.
+    state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
+    look();
+  }
+
+  function runNow(name: unknown): void {
+    const item = items.find((entry) => entry.name === name);
+    if (!item) throw invalidInput("payload.runNow", `no item "${String(name)}" in the plan (items: ${items.map((entry) => entry.name).join(", ") || "none"})`);
+    const now = clock.now();
+    const minute = DateTime.fromMillis(now, { zone: timezone }).toFormat("yyyy-MM-dd'T'HH:mm");
+    const occurrenceId = occurrenceIdOf(item.name, minute);
+    if (plans.known(occurrenceId)) throw invalidInput("payload.runNow", `"${occurrenceId}" has run already or runs now`);
+    // The item's own occurrence of this minute, if it has one: that one runs now (and not again at its time).
+    const minuteStart = now - (now % MINUTE_MS);
+    const planned = occurrencesBetween([item], timezone, minuteStart - MINUTE_MS, minuteStart + 2 * MINUTE_MS).find((entry) => entry.occurrenceId === occurrenceId);
+    const occurrence: PlannedOccurrence = planned ?? { occurrenceId, item: item.name, plannedAt: new Date(now).toISOString(), itemSpec: item };
+    void claim(occurrence, false).then((claimed) => {
+      if (claimed && !closed) startJob(occurrence, false);
+    });
+  }
+
+  function upcoming(request: unknown): Record<string, unknown>[] {
+    const hours = readNumberSetting(isPlainObject(request) ? request.hours : undefined, "payload.upcoming.hours", PLAN_UPCOMING_HOURS);
+    const now = clock.now();
+    return occurrencesBetween(items, timezone, now, now + hours * 3_600_000).map((occurrence) => ({
+      occurrenceId: occurrence.occurrenceId,
+      item: occurrence.item,
+      plannedAt: occurrence.plannedAt,
+      state: plans.settledOf(occurrence.occurrenceId)?.status ?? (plans.claimedOf(occurrence.occurrenceId) ? "running" : state.paused ? "paused" : skippedDay(occurrence) ? "skipped" : "planned"),
+      work: occurrence.itemSpec.work,
+    }));
+  }
+
+  async function answer(msg: NodeMessageInFlow, send: Send): Promise<void> {
+    const { payload } = readMessage(msg, []);
+    const asked = isPlainObject(payload) ? PLAN_REQUESTS.filter((key) => payload[key] !== undefined) : [];
+    if (!isPlainObject(payload) || asked.length !== 1)
+      throw invalidInput("payload", `give one of ${PLAN_REQUESTS.join(", ")}${asked.length > 1 ? `, not ${asked.join(" and ")}` : ""}`);
+    const request = asked[0]!;
+    const value = payload[request];
+    switch (request) {
+      case "plan":
+        setPlan(value);
+        break;
+      case "pause":
+        if (typeof value !== "boolean") throw invalidInput("payload.pause", "must be true or false");
+        state.paused = value;
+        break;
+      case "skip":
+        if (!isCalendarDate(value)) throw invalidInput("payload.skip", `must be a date "YYYY-MM-DD" (got ${JSON.stringify(value)})`);
+        if (!state.skips.includes(value)) state.skips = [...state.skips, value].sort();
+        break;
+      case "runNow":
+        runNow(value);
+        break;
+      case "upcoming":
+        send([null, null, { ...msg, payload: { upcoming: upcoming(value) } }]);
+        break;
+      case "report":
+        send([null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }]);
+        break;
+      case "cancel": {
+        const occurrenceId = typeof value === "string" ? value : "";
+        if (jobs.jobs.get(occurrenceId)?.nodeId !== node.id) throw invalidInput("payload.cancel", `no occurrence "${occurrenceId}" of this node runs now`);
+        await runner!.cancel(occurrenceId);
+        break;
+      }
+    }
+    planMirror.changed();
+    status.changed();
+  }
+
+  // The first look waits for the deploy's every node: Node-RED creates them one after another, and what the
+  // first look sends after a restart (missed, late) would be dropped on the way to a node not made yet.
+  const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
+  const started = Promise.all([planMirror.read(), jobMirror.read(), flowsStarted]).then(([storedPlan, storedJobs]) => {
+    // What this node had before a restart (a persistent context store) joins what the process kept.
+    plans.restore(node.id, storedPlan);
+    jobs.restore(node.id, storedJobs);
+    if (closed) return;
+    state = plans.stateOf(node.id);
+    if (state.planByMessage !== undefined) {
+      try {
+        items = readPlanForJobs(state.planByMessage, "payload.plan", defaults);
+      } catch (error) {
+        node.warn(`the plan set by message could not be read again, the node's own is in force: ${(error as Error).message}`);
+        delete state.planByMessage;
+      }
+    }
+    plans.setPlan(node.id, { items, timezone });
+    runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
+    runner.start();
+    // Claimed before a restart and never made a job (or its job's end was not kept): made now, as late as it is.
+    for (const claimed of plans.claimedBy(node.id)) if (!jobs.jobs.has(claimed.occurrence.occurrenceId)) startJob(claimed.occurrence, claimed.late);
+    look();
+  });
+
+  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
+    void started.then(async () => {
+      if (closed) return;
+      try {
+        await answer(msg, send);
+        done();
+      } catch (error) {
+        done(error instanceof Error ? error : invalidInput("", String(error)));
+      }
+    });
+  });
+
+  node.on("close", (removed: boolean, done: () => void) => {
+    closed = true;
+    clock.clearTimeout(timer);
+    status.close();
+    runner?.close();
+    if (removed) {
+      // Deleted or disabled: nobody follows its jobs any more; their robots go on working, nothing is stopped.
+      for (const job of jobs.ofNode(node.id)) {
+        jobs.remove(job);
+        if (job.serialNumber !== undefined) client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
+      }
+      plans.forget(node.id);
+    }
+    planMirror.changed();
+    jobMirror.changed();
+    void Promise.all([planMirror.flush(), jobMirror.flush()]).then(() => done());
+  });
+}
+

@@ -1,0 +1,110 @@
+/**
+ * robot-plan's report input through real Node-RED against the simulator: a
+ * morning's occurrences run as jobs, end with the simulator's task reports,
+ * and the report's rows agree with robot-reports' KPI row for the same
+ * reports; the CSV and the HTML page answer the same occurrences. The plan's
+ * clock is fake (Node-RED's settings), the robots' time real.
+ */
+import assert from "node:assert/strict";
+import robotJob from "../../src/nodes/robot-job";
+import robotPlan from "../../src/nodes/robot-plan";
+import robotReports from "../../src/nodes/robot-reports";
+import type { PlanReportRows } from "../../src/api/plans/plan-report";
+import { CSV_COLUMNS } from "../../src/api/plans/plan-report";
+import { dayFormatter, type KpiRow } from "../../src/api/reports/kpi";
+import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
+import { FakeClock } from "../support/fake-clock";
+import { useJobFleet } from "../support/job-flow";
+import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
+
+const BERLIN = "Europe/Berlin";
+type Msg = Record<string, unknown> & { payload: Record<string, unknown> };
+/** 2026-06-10 at `time` in Berlin (+02:00). */
+const berlin = (time: string) => Date.parse(`2026-06-10T${time}+02:00`);
+
+describe("robot-plan: the proof-of-service report through the node", function () {
+  this.timeout(90_000);
+  const fleet = useJobFleet();
+  let simulator: RunningSimulator | undefined;
+  afterEach(async () => {
+    helper.settings({});
+    await simulator?.close();
+  });
+
+  it("answers rows that agree with robot-reports' KPIs for the same reports, and the CSV and HTML of the same occurrences", async () => {
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 } });
+    const clock = new FakeClock(berlin("05:59:30"));
+    helper.settings({ robotPlanClock: clock } as never);
+    const plan = [
+      { name: "Lobby", days: "daily", at: "06:00", every: 1, until: "06:01", map: "Floor 1", area: "Lobby", robots: ["GS-S-000101"] },
+      { name: "Kitchen", days: "daily", at: "06:00", map: "Floor 1", area: "Kitchen", robots: ["GS-S-000102"] },
+    ];
+    const nodes: FlowNode[] = [
+      { id: "plan", type: "robot-plan", name: "Riverside <cleaning>", robot: "config", timezone: BERLIN, lateBy: 15, skipDates: [], plan, wires: [["out"], [], ["answers"]] },
+      { id: "reports", type: "robot-reports", robot: "config", every: 60, since: 1, keep: 30, timeZone: BERLIN, wires: [[], ["kpi"]] },
+      { id: "answers", type: "helper" },
+      { id: "kpi", type: "helper" },
+    ];
+    await loadFlow([fleet.http.serving(robotJob), robotPlan, robotReports], flowWith(simulator.url, [...nodes, ...outputsAndCatch("plan", "reports")]), {
+      config: { token: DEMO_TOKEN },
+    });
+    const settled = collectMessages("out") as Msg[];
+    const answers = collectMessages("answers") as Msg[];
+    const kpi = collectMessages("kpi") as Msg[];
+    const caught = collectMessages("caught");
+    const failed = () => (caught.length ? JSON.stringify(caught[0]) : "");
+
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await clock.advanceTo(berlin("06:00:00"));
+    await waitFor(() => settled.length === 2 || caught.length > 0, 40_000, "06:00's two occurrences settled");
+    await clock.advanceTo(berlin("06:01:00"));
+    await waitFor(() => settled.length === 3 || caught.length > 0, 40_000, "06:01's occurrence settled");
+    assert.equal(failed(), "");
+    assert.deepEqual(
+      settled.map((msg) => `${String(msg.payload.occurrenceId)} ${String(msg.payload.status)}`).sort(),
+      ["Kitchen@2026-06-10T06:00 done", "Lobby@2026-06-10T06:00 done", "Lobby@2026-06-10T06:01 done"],
+    );
+
+    const ask = async (payload: unknown, into: Msg[], node = "plan") => {
+      const before = into.length;
+      helper.getNode(node).receive({ payload });
+      await waitFor(() => into.length > before || caught.length > 0, 20_000, JSON.stringify(payload));
+      assert.equal(failed(), "");
+      return into.at(-1)!.payload as unknown;
+    };
+    const rows = (await ask({ report: { from: "2026-06-10", format: "rows" } }, answers)) as PlanReportRows;
+    assert.equal(rows.site, "Riverside <cleaning>", "the plan node's name when the request names no site");
+    assert.equal(rows.occurrences.length, 3);
+    for (const row of rows.occurrences) {
+      assert.ok(row.areaCleaned! > 0 && row.areaPlanned! > 0, `${row.occurrenceId}: ${row.areaCleaned} of ${row.areaPlanned} m²`);
+      assert.match(row.robotName!, /\S/);
+    }
+    // robot-reports sweeps the same reports from the cloud; its row of the day the robots cleaned (real time) holds exactly them.
+    helper.getNode("reports").receive({ payload: "sweep" });
+    const today = dayFormatter(BERLIN)(Date.now());
+    let day: KpiRow | undefined;
+    for (let tries = 0; day?.tasks !== 3; tries++) {
+      assert.ok(tries < 40, `robot-reports has the three reports: ${JSON.stringify(day)}`);
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+      day = ((await ask({ kpi: { from: today, to: today, by: "day" } }, kpi, "reports")) as KpiRow[])[0];
+    }
+    const total = rows.dayTotals[0]!;
+    assert.deepEqual(
+      { areaCleaned: total.areaCleaned, areaPlanned: total.areaPlanned, coverage: total.coverage, done: total.done },
+      { areaCleaned: day.areaCleaned, areaPlanned: day.areaPlanned, coverage: day.coverage, done: day.tasks },
+    );
+
+    const csv = String(await ask({ report: { from: "2026-06-10", format: "csv", site: "Riverside Office Park" } }, answers));
+    const lines = csv.trimEnd().split("\n");
+    assert.equal(lines[0], CSV_COLUMNS.join(","));
+    assert.equal(lines.length, 4);
+    const html = String(await ask({ report: { from: "2026-06-10", to: "2026-06-11", format: "html" } }, answers));
+    assert.equal(html.match(/<section class="day"/g)?.length, 2);
+    assert.ok(html.includes("<h1>Riverside &lt;cleaning&gt;</h1>"));
+    assert.equal(html.match(/src="data:image\/png;base64,/g)?.length, 3, "each report's coverage image embedded");
+
+    helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "pdf" } } });
+    await waitFor(() => caught.length > 0, 5000, "a bad format refused");
+    assert.match(JSON.stringify(caught[0]), /payload\.report\.format/);
+  });
+});
