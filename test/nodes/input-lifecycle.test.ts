@@ -7,7 +7,7 @@
  *   fed by mqtt in, ends them quietly);
  * - a refused message whose property throws when copied still reaches the
  *   Catch node, with that property cleared, and nothing is sent to the cloud;
- * - a node closed while its message is under way ends it with neither output
+ * - a node closed while its message is under way abandons it: neither output
  *   nor error.
  */
 import assert from "node:assert/strict";
@@ -177,7 +177,7 @@ describe("one input lifecycle through every node that takes messages", function 
       ["robot-status", { payload: "x", serialNumber: SERIAL }],
     ];
     for (const [type, message] of underWay) {
-      it(`${type}: ends it with neither output nor error`, async () => {
+      it(`${type}: abandons it, with neither output nor error`, async () => {
         // The cloud answers nothing within the test: every call stays under way until the node closes.
         stub.server.respondWith((request) => (isDirectoryRead(request) ? { body: { robots: [], total: 0 } } : { body: {}, delayMs: 20_000 }));
         const taker = TAKERS.find((each) => each.type === type)!;

@@ -1,7 +1,7 @@
 /**
  * How every robot node takes its messages: `takeMessages` ends each in
- * exactly one send+done() or one catchable done(err), and quietly once the
- * node is closed; `refuseMessages` is the node that cannot work;
+ * exactly one send+done() or one catchable done(err), and abandons those
+ * under way when the node closes; `refuseMessages` is the node that cannot work;
  * `handleRobotInput` adds, for the nodes that make one call per message, the
  * config looked up per message, the message read as plain data, and the
  * status under the node.
@@ -76,9 +76,11 @@ export type AnswerMessage = (msg: NodeMessageInFlow, sendEarly: (outgoing: Outgo
 /**
  * The one input lifecycle of every robot node: each message ends in exactly
  * one send+done() or one done(err) a Catch node can take (a message that
- * cannot be copied for it is made copyable first); a closed node ends its
- * messages quietly, so nothing of it reaches the flows that replace it; an
- * aborted call (the node or its config closed) is not an error.
+ * cannot be copied for it is made copyable first). A node that closes
+ * abandons the messages under way: no send, no done, no error, so nothing of
+ * a stopped flow reaches the flows that replace it (its Complete and Catch
+ * nodes are stopped with it); an aborted call (the node or its config
+ * closed) is not an error.
  */
 export function takeMessages(RED: NodeAPI, node: Node, answer: AnswerMessage): void {
   let closed = false;
