@@ -313,6 +313,12 @@ describe("demo (npm start)", function () {
         { debug: "iot-progress-debug", contains: '"event":"assigned"' },
         { debug: "iot-progress-debug", contains: '"event":"started"' },
       ],
+      // The cleaning plan: the next day's occurrences (the Lobby every two hours), and the Lobby's occurrence now run as a job.
+      "plan-upcoming": [{ debug: "plan-answers", contains: '"occurrenceId":"Lobby@' }],
+      "plan-run-lobby": [
+        { debug: "plan-progress", contains: '"event":"due"' },
+        { debug: "plan-progress", contains: '"event":"started"' },
+      ],
     };
     // The console's timers feed its template and charts, not a debug node: test/demo/dashboard.test.ts shows what they do.
     const CONSOLE_TIMERS = new Set(["fleetdash-tick", "fleetdash-area-today", "fleetdash-tasks-today"]);

@@ -6,6 +6,7 @@
  * calls and sends. No Node-RED, no calls.
  */
 import { keptForAccount } from "../account/account-memory";
+import type { RobotClaims } from "../account/shared-account";
 import type { NavigationFollower } from "../watching/navigation";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
 import { JOB_PHASES, type JobPhase } from "./job-states";
@@ -144,6 +145,21 @@ export function jobResult(job: JobRecord, outcome: JobOutcome, endedAt: Date, re
   };
 }
 
+/** A job just asked for (by a message, or by a plan's occurrence): waiting for a robot, waitUpTo counting from now. */
+export function newJob(nodeId: string, asked: { jobId: string; work: JobWork; settings: JobSettings }, topic?: unknown): JobRecord {
+  return {
+    jobId: asked.jobId,
+    nodeId,
+    work: asked.work,
+    settings: asked.settings,
+    phase: "waiting",
+    createdAt: Date.now(),
+    attempts: [],
+    setAside: {},
+    ...(topic !== undefined ? { topic } : {}),
+  };
+}
+
 export class AccountJobs {
   readonly jobs = new Map<string, JobRecord>();
   /** Robot -> the job holding it. */
@@ -180,6 +196,20 @@ export class AccountJobs {
   remove(job: JobRecord): void {
     this.jobs.delete(job.jobId);
     if (job.serialNumber !== undefined) this.release(job.serialNumber, job.jobId);
+  }
+
+  /**
+   * The node is gone for good (deleted or disabled): nobody follows its jobs
+   * any more. They leave the book and their robots are let go, here and
+   * across the instances (`claims`); no robot is stopped. Returns them.
+   */
+  letGoOfNode(nodeId: string, claims?: RobotClaims): JobRecord[] {
+    const gone = this.ofNode(nodeId);
+    for (const job of gone) {
+      this.remove(job);
+      if (job.serialNumber !== undefined) claims?.release(job.serialNumber, job.jobId);
+    }
+    return gone;
   }
 
   /** A node's jobs as plain JSON, for its context. */

@@ -10,7 +10,7 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "nod
 import type { RobotClient } from "../../api/client";
 import { RobotApiError } from "../../api/errors";
 import { keptForAccount } from "../../api/account/account-memory";
-import { jobsOfAccount, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
+import { jobsOfAccount, newJob, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
@@ -19,9 +19,9 @@ import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
-import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "./job-input";
-import { JobError, type JobEnd, type JobProgress, type JobSink } from "./job-end";
-import { JobRunner } from "./runner";
+import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "../shared/jobs/job-input";
+import { JobError, type JobEnd, type JobProgress, type JobSink } from "../shared/jobs/job-end";
+import { JobRunner } from "../shared/jobs/runner";
 import { jobStatus } from "./status";
 
 export interface RobotJobProperties extends NodeDef, RobotJobSettings {
@@ -129,17 +129,7 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
       }
       (msg as Record<string, unknown>).jobId = request.jobId;
       end = new Promise<Outgoing>((ended, failed) => asked.set(request.jobId, { msg, ended, failed }));
-      runner.add({
-        jobId: request.jobId,
-        nodeId: node.id,
-        work: request.work,
-        settings: request.settings,
-        phase: "waiting",
-        createdAt: Date.now(),
-        attempts: [],
-        setAside: {},
-        ...(typeof msg.topic === "string" ? { topic: msg.topic } : {}),
-      });
+      runner.add(newJob(node.id, request, typeof msg.topic === "string" ? msg.topic : undefined));
     } catch (error) {
       status.show({ fill: "red", shape: "ring", text: error instanceof RobotApiError || error instanceof JobError ? error.code : t("status.error") });
       throw error;
@@ -151,13 +141,8 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
     closed = true;
     runner?.close();
     if (runner && runners.get(node.id) === runner) runners.delete(node.id);
-    const underWay = book.ofNode(node.id);
+    const underWay = removed ? book.letGoOfNode(node.id, client.sharing?.robotClaims) : book.ofNode(node.id);
     if (removed) {
-      // Deleted or disabled: nobody follows its jobs any more. Their robots are let go (and go on working), nothing is stopped.
-      for (const job of underWay) {
-        book.remove(job);
-        if (job.serialNumber !== undefined) client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
-      }
       if (underWay.length > 0) node.log(`removed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: no longer followed, no robot stopped`);
     } else if (underWay.length > 0) {
       node.log(`closed with ${underWay.length} job${underWay.length === 1 ? "" : "s"} under way: the node that replaces it follows them`);

@@ -11,7 +11,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
-import { jobsOfAccount, type JobRecord } from "../../api/jobs/job-book";
+import { jobsOfAccount, newJob, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { readNumberSetting } from "../../api/settings/input-rules";
@@ -25,9 +25,9 @@ import { ContextMirror } from "../shared/context-mirror";
 import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { isPlainObject, readMessage } from "../shared/plain-data";
-import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../robot-job/job-input";
-import { JobError, type JobEnd, type JobSink } from "../robot-job/job-end";
-import { JobRunner } from "../robot-job/runner";
+import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
+import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
+import { JobRunner } from "../shared/jobs/runner";
 import { planClockOf } from "./plan-clock";
 import { planReportAnswer } from "./report-answer";
 import { planStatus } from "./status";
@@ -200,18 +200,8 @@ function runPlan(
     }
     if ("cancel" in request) return;
     sendProgress({ event: "due", occurrenceId: occurrence.occurrenceId, item: occurrence.item, plannedAt: occurrence.plannedAt, ...(late ? { late } : {}) });
-    runner!.add({
-      jobId: request.jobId,
-      nodeId: node.id,
-      work: request.work,
-      settings: request.settings,
-      phase: "waiting",
-      // robot-job's waits run on real time, whatever clock the plan looks at.
-      createdAt: Date.now(),
-      attempts: [],
-      setAside: {},
-      topic: occurrence.item,
-    });
+    // The job's waits run on real time, whatever clock the plan looks at.
+    runner!.add(newJob(node.id, request, occurrence.item));
   }
 
   /** Claims the occurrence for this node across the account (memory, then Redis): false when another has it, undefined when Redis could not say. */
@@ -390,11 +380,7 @@ function runPlan(
     status.close();
     runner?.close();
     if (removed) {
-      // Deleted or disabled: nobody follows its jobs any more; their robots go on working, nothing is stopped.
-      for (const job of jobs.ofNode(node.id)) {
-        jobs.remove(job);
-        if (job.serialNumber !== undefined) client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
-      }
+      jobs.letGoOfNode(node.id, client.sharing?.robotClaims);
       plans.forget(node.id);
     }
     planMirror.changed();

@@ -12,26 +12,26 @@
  * confirmation time, the offline limit while running. Each job ends once,
  * through `finish`.
  */
-import { robotDirectoryOf, robotNameOf } from "../../api/account/robot-directory";
-import type { RobotClient } from "../../api/client";
-import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
-import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
-import { MoveWatch, NavigationFollower, isNavigating } from "../../api/watching/navigation";
-import { RobotApiError, invalidInput } from "../../api/errors";
-import { chooseRobot, robotFactsOf, type RobotFacts } from "../../api/jobs/dispatch";
-import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../api/jobs/job-book";
-import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../api/jobs/job-states";
-import { startRequestFor, startedRule } from "../../api/jobs/job-start";
-import { stopBody } from "../../api/jobs/start-requests";
-import { missingTarget } from "../../api/jobs/work-targets";
-import { severityOf, type AccountAlarms } from "../../api/pushes/open-alarms";
-import type { AccountReports } from "../../api/reports/report-store";
-import { readReport } from "../../api/reports/reading";
-import type { RobotOperationName } from "../../api/cloud/endpoints";
-import { clientModule } from "../shared/api";
+import { robotDirectoryOf, robotNameOf } from "../../../api/account/robot-directory";
+import type { RobotClient } from "../../../api/client";
+import { confirmationPollerOf } from "../../../api/watching/confirmation-poller";
+import { fleetStatusesOf } from "../../../api/watching/fleet-statuses";
+import { MoveWatch, NavigationFollower, isNavigating } from "../../../api/watching/navigation";
+import { RobotApiError, invalidInput } from "../../../api/errors";
+import { chooseRobot, robotFactsOf, type RobotFacts } from "../../../api/jobs/dispatch";
+import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../../api/jobs/job-book";
+import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../../api/jobs/job-states";
+import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
+import { stopBody } from "../../../api/jobs/start-requests";
+import { missingTarget } from "../../../api/jobs/work-targets";
+import { severityOf, type AccountAlarms } from "../../../api/pushes/open-alarms";
+import type { AccountReports } from "../../../api/reports/report-store";
+import { readReport } from "../../../api/reports/reading";
+import type { RobotOperationName } from "../../../api/cloud/endpoints";
+import { clientModule } from "../api";
 import { JobError, type JobEnd, type JobSink } from "./job-end";
-import { JOB_OFFLINE_LIMIT } from "./table";
-import type { Translate } from "../shared/i18n";
+import { JOB_OFFLINE_LIMIT } from "../../robot-job/table";
+import type { Translate } from "../i18n";
 
 /** A robot's claim in Redis lasts this long, and is renewed well before. */
 export const CLAIM_MS = 60_000;

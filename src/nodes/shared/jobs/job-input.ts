@@ -4,13 +4,13 @@
  * the cancelling of one. Bad input is an INVALID_INPUT error naming the field.
  */
 import { randomUUID } from "node:crypto";
-import { invalidInput } from "../../api/errors";
-import type { JobWork, NearSpec } from "../../api/jobs/dispatch";
-import type { JobSettings } from "../../api/jobs/job-book";
-import { isEmptySetting, numberProblem, readNumberSetting, type NumberSetting } from "../../api/settings/input-rules";
-import { isPlainObject } from "../shared/plain-data";
-import { confirmTimeoutMs } from "../shared/confirm";
-import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "./table";
+import { invalidInput } from "../../../api/errors";
+import type { JobWork, NearSpec } from "../../../api/jobs/dispatch";
+import type { JobSettings } from "../../../api/jobs/job-book";
+import { isEmptySetting, numberProblem, readNumberSetting, type NumberSetting } from "../../../api/settings/input-rules";
+import { isPlainObject } from "../plain-data";
+import { confirmTimeoutMs } from "../confirm";
+import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "../../robot-job/table";
 
 export interface RobotJobSettings {
   minBattery?: string | number;

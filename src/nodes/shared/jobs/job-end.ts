@@ -1,6 +1,6 @@
 /** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
-import type { RobotApiError } from "../../api/errors";
-import type { JobRecord, JobResult } from "../../api/jobs/job-book";
+import type { RobotApiError } from "../../../api/errors";
+import type { JobRecord, JobResult } from "../../../api/jobs/job-book";
 
 /**
  * A job that could not be done (NO_ROBOT): Node-RED copies `code` and `cause`
