@@ -67,7 +67,7 @@ export interface SettledOccurrence {
 export interface OccurrenceListing {
   /** The zone the plans of the account are in (the first plan's, when nodes differ). */
   timezone: string;
-  /** Every occurrence the plans in force have in the span, settled or not, by plannedAt. */
+  /** Every occurrence the plans in force have in the span, settled or not, and those claimed (one run now), by plannedAt. */
   planned: PlannedOccurrence[];
   /** Every occurrence settled in the span (also of items no plan has any more), by plannedAt. */
   settled: SettledOccurrence[];

@@ -104,13 +104,17 @@ export class AccountPlans {
 
   /**
    * The account's occurrences planned at or after `from` and before `to`:
-   * what its plans in force have (each once, however many nodes have the item)
-   * and what was settled, by planned time.
+   * what its plans in force have (each once, however many nodes have the item),
+   * those claimed (one run now included) and what was settled, by planned time.
    */
   between(from: Date | number, to: Date | number): OccurrenceListing {
     const planned = new Map<string, PlannedOccurrence>();
     for (const plan of this.inForce.values())
       for (const occurrence of occurrencesBetween(plan.items, plan.timezone, from, to)) planned.set(occurrence.occurrenceId, occurrence);
+    // An occurrence run now (runNow) is no calendar's: under way, it is listed from its claim.
+    for (const { occurrence } of this.claimed.values())
+      if (!planned.has(occurrence.occurrenceId) && Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to)
+        planned.set(occurrence.occurrenceId, occurrence);
     const settled = [...this.settled.values()]
       .map((entry) => entry.occurrence)
       .filter((occurrence) => Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to);

@@ -5,8 +5,8 @@
  * fleetMap keeps them), a navigation-point status for a floor whose statuses
  * carry no navigation points or no map version (one S-line status call), the
  * map list for a version no status gives, the floors no robot is on (the
- * map lists of one robot per floor), each floor's areas (C1), the open alarms
- * and the jobs holding robots. Map lists and areas are the account's kept
+ * map lists of one robot per floor), each floor's areas (C1), the open alarms,
+ * the jobs holding robots and today's plan (the account's robot-plan books). Map lists and areas are the account's kept
  * reads (work-targets.ts, asked again after 10 minutes); one that fails
  * leaves its floors or areas out of this picture, never the picture itself.
  */
@@ -22,6 +22,7 @@ import { isPlainObject } from "../shared/plain-data";
 import { navigationMarks, type MapPicture } from "./fleet-map";
 import { listedMap, listedVersion, pictureOf, robotLabelsOf } from "./fleet-map-source";
 import { heldJobs, type FleetViewInput, type FloorPlace } from "./fleet-view";
+import { todaysPlanOf } from "./plan-timeline";
 
 /** msg.statuses as kept statuses read now; INVALID_INPUT naming msg.statuses when it is not a list of statuses. */
 export function givenStatuses(value: unknown, now: number): KeptStatus[] {
@@ -122,5 +123,7 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   const jobs = jobsOfAccount(client.accountKey);
   const alarms = alarmsOfAccount(client.accountKey);
   await robotDirectoryOf(client.accountKey).settled();
-  return { statuses, pictures, navigation, places, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...robotLabelsOf(client) };
+  const labels = robotLabelsOf(client);
+  const plan = todaysPlanOf(client.accountKey, now, labels.nameOf);
+  return { statuses, pictures, navigation, places, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...labels, ...(plan ? { plan } : {}) };
 }

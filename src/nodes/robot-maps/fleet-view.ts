@@ -17,6 +17,7 @@ import { executableTasksOf, mapNameOf, readStatus, type StatusReading } from "..
 import type { Translate } from "../shared/i18n";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
 import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
+import { TIMELINE_STATES, planTimeline, type PlanTimeline, type TodaysPlan } from "./plan-timeline";
 
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
 export type ConsoleAction = RobotAction | "cancelJob";
@@ -54,6 +55,8 @@ export interface FleetViewInput {
   nameOf?: RobotNames;
   /** Where robots are on their way to (the account's sent navigations); none where not given. */
   destinationOf?: RobotDestinations;
+  /** Today's occurrences of the account's cleaning plans; none where no robot-plan runs on the account. */
+  plan?: TodaysPlan;
 }
 
 export interface ViewTask {
@@ -107,7 +110,11 @@ export interface FleetView {
   floors: ViewFloor[];
   robots: ViewRobot[];
   alarms: { open: ViewAlarm[]; shift: ViewLogEntry[] };
+  /** Today's plan per floor, where a robot-plan runs on the account. */
+  plan?: PlanTimeline;
   words: Record<string, unknown>;
+  /** The language of the words (a BCP 47 tag), which the console writes times in, not the browser's. */
+  language: string;
 }
 
 /** The fixed words a console shows, by key (nodes/locales/<lang>/robot-maps.json, robot-maps.view.words). */
@@ -170,6 +177,10 @@ export const VIEW_WORDS = [
   "squareMetres",
   "tasks",
   "noRobotOnFloor",
+  "todayPlan",
+  "otherFloor",
+  "notRun",
+  "pageTitle",
 ] as const;
 
 /** How a job ends and what it reports on its way (robot-job's outcomes and progress events), as a console tells them. */
@@ -261,6 +272,10 @@ export function viewWords(t: Translate): Record<string, unknown> {
   words.jobEvents = Object.fromEntries(JOB_EVENTS.map((event) => [event, t(`view.jobEvents.${event}`)]));
   // What a notice says once the robot shows the action done: "to charger, arrived", "started {task}".
   words.actionsDone = Object.fromEntries(CONSOLE_ACTIONS.map((action) => [action, t(`view.actionsDone.${action}`)]));
+  // An occurrence's state as the proof-of-service report words it (the shared catalogue); running is its "under way".
+  words.planStates = Object.fromEntries(
+    TIMELINE_STATES.map((state) => [state, state === "notRun" ? t("view.words.notRun") : t(`planReport.status.${state === "running" ? "pending" : state}`)]),
+  );
   return words;
 }
 
@@ -320,7 +335,8 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   const shift = (input.shift ?? []).map(
     (entry): ViewLogEntry => ({ ...entry, robotName: robotBySerial.get(entry.serialNumber)?.name ?? entry.serialNumber, levelText: levelTextOf(entry, t) }),
   );
-  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, words: viewWords(t) };
+  const plan = input.plan ? { plan: planTimeline(input.plan, floors.map((floor) => floor.mapName)) } : {};
+  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, ...plan, words: viewWords(t), language: t("planReport.language") };
 }
 
 /** One status per robot, the latest read (msg.statuses may name a robot twice); statuses without a serial number are left out. */
