@@ -167,7 +167,7 @@ describe("words a person reads, in Chinese", function () {
       const error = await caughtFrom("job2");
       assert.equal(error.code, "INVALID_INPUT");
       assert.equal(error.cause.field, "payload.minBattery");
-      assert.equal(error.message, "RobotApiError: payload.minBattery: 必须在 0 到 100 % 之间");
+      assert.equal(error.message, "RobotApiError: payload.minBattery: 必须在 0 至 100 % 之间");
     });
 
     it("says the serial number's rule, the choices and a missing field in Chinese", async () => {

@@ -23,8 +23,10 @@ export const INPUT_PROBLEMS = {
   wholeRange: "must be a whole number from __min__ to __max__",
   numberAtLeast: "must be a number of __min__ or more",
   numberRange: "must be a number from __min__ to __max__",
-  atLeast: "must be __min__ or more__unit__",
-  range: "must be from __min__ to __max____unit__",
+  atLeast: "must be __min__ or more",
+  atLeastUnit: "must be __min__ or more __unit__",
+  range: "must be from __min__ to __max__",
+  rangeUnit: "must be from __min__ to __max__ __unit__",
 } as const;
 
 export type InputProblemKey = keyof typeof INPUT_PROBLEMS;

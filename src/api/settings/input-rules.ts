@@ -115,7 +115,9 @@ export function numberInputProblem(value: unknown, range: NumberRange): InputPro
     return inputProblem(range.max === undefined ? `${kind}AtLeast` : `${kind}Range`, bounds);
   }
   if (number < range.min || (range.max !== undefined && number > range.max))
-    return inputProblem(range.max === undefined ? "atLeast" : "range", { ...bounds, unit: range.unit ? ` ${range.unit}` : "" });
+    return range.unit
+      ? inputProblem(range.max === undefined ? "atLeastUnit" : "rangeUnit", { ...bounds, unit: range.unit })
+      : inputProblem(range.max === undefined ? "atLeast" : "range", bounds);
   return undefined;
 }
 
