@@ -23,6 +23,7 @@ import { accountKeyOf } from "./account/account-memory";
 import { DEFAULT_ARRIVAL_RADIUS_CELLS, sentNavigationsOf } from "./watching/navigation";
 import { robotDirectoryOf } from "./account/robot-directory";
 import { abortFailure, wireFailure } from "./http/wire-failures";
+import { notOneOf } from "./settings/input-problems";
 
 // What the client's callers in this package use with it; the package's public names are index.ts's.
 export { CALL_CLASS_SHARES, SHARED_CALL_CLASSES, type CallClass, type SharedCallClass } from "./settings/call-settings";
@@ -176,7 +177,7 @@ export class RobotClient {
     };
     const callClass = options.callClass ?? endpoint.callClass;
     if (callClass !== undefined && !isSharedCallClass(callClass)) {
-      return Promise.reject(invalidInput("callClass", `must be one of ${SHARED_CALL_CLASSES.join(", ")}`, operation));
+      return Promise.reject(invalidInput("callClass", notOneOf(SHARED_CALL_CLASSES), operation));
     }
     const answered = this.engine.run(attempt, { ...options, urgent: prepared.urgent, read: endpoint.read, operation, callClass });
     if (operation !== "submitCommand") return answered;

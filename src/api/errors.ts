@@ -1,5 +1,6 @@
 import type { ActionRefusal } from "./watching/robot-actions";
 import type { z } from "zod";
+import { problemOfText, type InputProblem } from "./settings/input-problems";
 
 /**
  * The one error type of the client. Every failure (bad input, HTTP status,
@@ -102,6 +103,18 @@ export interface RobotApiErrorDetails {
   lastStatus?: Record<string, unknown>;
   /** Why that status kept the robot from the command (NOT_CONFIRMED), when it says: a code a console words itself. */
   refusal?: ActionRefusal;
+  /** INVALID_INPUT: each field named in the message with its problem, for the nodes to say in Node-RED's language. */
+  wording?: InputWording;
+}
+
+/**
+ * What an INVALID_INPUT message says, part by part: a field and its problem,
+ * keyed where it is one every node shares (input-problems.ts), else as text;
+ * `more` counts the problems left out of the message.
+ */
+export interface InputWording {
+  parts: ReadonlyArray<{ field: string; problem: InputProblem | string }>;
+  more: number;
 }
 
 export class RobotApiError extends Error {
@@ -123,6 +136,8 @@ export class RobotApiError extends Error {
   readonly connectionReset: boolean;
   readonly lastStatus: Record<string, unknown> | undefined;
   readonly refusal: ActionRefusal | undefined;
+  /** Not among the details: the message's parts, for rewording it (the nodes' i18n). */
+  readonly wording: InputWording | undefined;
 
   constructor(details: RobotApiErrorDetails) {
     super(details.message);
@@ -138,6 +153,7 @@ export class RobotApiError extends Error {
     this.connectionReset = details.connectionReset === true;
     this.lastStatus = details.lastStatus;
     this.refusal = details.refusal;
+    this.wording = details.wording;
     this.code = codeFor(this);
     // Node-RED builds msg.error from an error's message, code, stack and cause only; the details a flow
     // may switch on (retryAfterSeconds, field, status, ...) reach a Catch node as msg.error.cause.
@@ -269,9 +285,29 @@ export function tempTaskRejection(resultCode: string): string {
   return `robot rejected the temporary task (cmdResultCode ${resultCode || "none"}${refusal ? `: ${refusal.meaning}` : ""})`;
 }
 
-export function invalidInput(field: string, problem: string, operation?: string): RobotApiError {
+/** An INVALID_INPUT error naming `field`: "serialNumber: must be 1-128 letters, digits, '-' or '_'". */
+export function invalidInput(field: string, problem: string | InputProblem, operation?: string): RobotApiError {
   const where = field === "" ? "input" : field;
-  return new RobotApiError({ kind: "invalid_input", field: where, message: `${where}: ${problem}`, operation });
+  const wording: InputWording = {
+    parts: [{ field: where, problem: typeof problem === "string" ? (problemOfText(problem) ?? problem) : problem }],
+    more: 0,
+  };
+  return new RobotApiError({ kind: "invalid_input", field: where, message: inputMessage(wording), operation, wording });
+}
+
+/** The English of a problem. */
+export function problemText(problem: InputProblem | string): string {
+  return typeof problem === "string" ? problem : problem.text;
+}
+
+/** An INVALID_INPUT message from its parts, each problem worded by `say` (English by default). */
+export function inputMessage(
+  wording: InputWording,
+  say: (problem: InputProblem | string) => string = problemText,
+  words: { separator: string; more: (count: number) => string } = { separator: "; ", more: (count) => ` (and ${count} more)` },
+): string {
+  const text = wording.parts.map(({ field, problem }) => `${field}: ${say(problem)}`).join(words.separator);
+  return wording.more > 0 ? text + words.more(wording.more) : text;
 }
 
 /** " (text)" of a thrown value that reads as text; "" for one that cannot (a null-prototype object, a throwing toString). */
@@ -312,7 +348,7 @@ export interface IssueWording {
   /** How a field is named; default its path joined with dots. */
   nameOf?: (path: readonly PropertyKey[]) => string;
   /** Other words for a problem, or undefined to keep zod's. */
-  restate?: (issue: z.core.$ZodIssue, path: readonly PropertyKey[]) => string | undefined;
+  restate?: (issue: z.core.$ZodIssue, path: readonly PropertyKey[]) => string | InputProblem | undefined;
 }
 
 /** Enough to name every field of the largest request a node builds (START_TASK: five and the robot) in one error. */
@@ -323,24 +359,18 @@ const SHOWN_ISSUES = 6;
  * fields. An unknown key is named itself (zod puts it on the parent object), and
  * a problem with the input as a whole is named "input", so `field` is never empty.
  */
-export function describeIssues(error: z.ZodError, wording: IssueWording = {}): { field: string; message: string } {
+export function describeIssues(error: z.ZodError, wording: IssueWording = {}): { field: string; message: string; wording: InputWording } {
   const nameOf = wording.nameOf ?? ((path: readonly PropertyKey[]) => path.map(String).join(".") || "input");
   const describe = (issue: z.core.$ZodIssue, path: readonly PropertyKey[], problem: string) => {
-    const field = nameOf(path);
-    return { field, text: `${field}: ${wording.restate?.(issue, path) ?? problem}` };
+    const restated = wording.restate?.(issue, path) ?? problem;
+    // A schema's own message that is a problem every node shares (the serial number's rule) is kept by its key.
+    return { field: nameOf(path), problem: typeof restated === "string" ? (problemOfText(restated) ?? restated) : restated };
   };
   const described = error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => describe(issue, [...issue.path, key], "is not a field of this request"))
       : [describe(issue, issue.path, issue.message)],
   );
-  const more = described.length > SHOWN_ISSUES ? ` (and ${described.length - SHOWN_ISSUES} more)` : "";
-  return {
-    field: described[0]?.field ?? "input",
-    message:
-      described
-        .slice(0, SHOWN_ISSUES)
-        .map((d) => d.text)
-        .join("; ") + more,
-  };
+  const parts: InputWording = { parts: described.slice(0, SHOWN_ISSUES), more: Math.max(0, described.length - SHOWN_ISSUES) };
+  return { field: described[0]?.field ?? "input", message: inputMessage(parts), wording: parts };
 }

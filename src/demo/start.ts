@@ -11,7 +11,7 @@
  * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
  * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
  * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
- * --lang zh-CN runs Node-RED in that language (node statuses, the console's words);
+ * --lang zh-CN runs Node-RED in that language (node statuses, the console's words, this terminal's);
  * SIMULATOR_ROBOTS=200 grows the simulated fleet (the console at a fleet's size).
  */
 import { fork, type ChildProcess } from "node:child_process";
@@ -25,7 +25,11 @@ import { REALISTIC_TIMING } from "../simulator/world/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
 import { startRedisServer, type RedisServer } from "./redis-server";
+import { demoWords } from "./banner";
 import { demoFolder, demoLanguage, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
+
+/** The terminal's words, in the language the demo's Node-RED runs in. */
+const words = demoWords(demoLanguage());
 
 /** Ctrl-C frees every port within this long, whatever a client holds open. */
 const STOP_LIMIT_MS = 4000;
@@ -199,49 +203,34 @@ async function main(): Promise<void> {
     pushPaths[0] === undefined ? undefined : `http://${pushHost.includes(":") ? `[${pushHost}]` : pushHost}:${port}${pushPaths[0]}`;
   if (pushUrl) simulator.setPush({ url: pushUrl, appId: DEMO_PUSH_APP_ID });
 
-  const sensorTopic = "facility/sensors/kitchen/spill";
-  console.log(`
-  Robot fleet demo is running.
-    Node-RED editor   http://${host}:${port}/
-    Fleet dashboard   http://${host}:${port}/dashboard   (Node-RED Dashboard 2: live map, table, buttons)
-    Fleet page        http://${host}:${port}/fleet   (the same map without Dashboard 2)
-    Robot simulator   ${simulator.url}   (token "${DEMO_TOKEN}")
-    MQTT broker       mqtt://127.0.0.1:${mqttPort}
-
-  Publish a sensor message to start a cleaning run:
-    npx mqtt pub -h 127.0.0.1 -p ${mqttPort} -t ${sensorTopic} -m '{"map":"Floor 1","near":"Kitchen door"}'
-  The debug sidebar of the iot-spill-sensor-cleaning tab shows the job's progress (the robot
-  nearest to the kitchen door assigned, then started) and, when it is done, its end. Every other tab has an inject per operation.
-
-  The simulator pushes incidents and task reports to ${pushUrl ?? "(no robot-events node)"}. Raise one:
-    curl -X POST ${simulator.url}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'
-  The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
-${
-  second
-    ? `
-  Shared mode: a second Node-RED runs the same flows and shares the robot account
-  with the first through Redis at ${redisUrl} (rate, pause, token, watching).
-    Second Node-RED   http://${host}:${second.port}/   (its watching nodes stand by while the first watches)
-`
-    : ""
-}
-  Flows are kept in ${userDir}${prepared.kept ? " (those of your last run)" : ""}.
-  npm start -- --fresh starts again from the example flows${prepared.savedAs ? `; your previous flows were saved as ${prepared.savedAs}` : ", saving yours beside them first"}.
-  Ctrl-C stops everything.
-`);
+  console.log(
+    words.banner({
+      host,
+      port,
+      simulatorUrl: simulator.url,
+      token: DEMO_TOKEN,
+      mqttPort,
+      sensorTopic: "facility/sensors/kitchen/spill",
+      pushUrl,
+      second: second && { port: second.port, redisUrl: redisUrl! },
+      userDir,
+      kept: prepared.kept,
+      savedAs: prepared.savedAs,
+    }),
+  );
 
   let stopping = false;
   const stop = async () => {
     if (stopping) {
-      console.log("Stopped at once (second Ctrl-C).");
+      console.log(words.secondCtrlC);
       process.exit(1);
     }
     stopping = true;
     const started = Date.now();
-    console.log("\nStopping the demo...");
+    console.log(words.stopping);
     // Whatever hangs (a client that does not let go), the ports are free within the promise Ctrl-C makes.
     setTimeout(() => {
-      console.log(`The demo did not stop within ${STOP_LIMIT_MS / 1000} s: exiting anyway.`);
+      console.log(words.stopLimit(STOP_LIMIT_MS / 1000));
       process.exit(1);
     }, STOP_LIMIT_MS).unref();
     if (second) {
@@ -256,7 +245,7 @@ ${
     await mqttClosed;
     await simulator.close();
     redis?.stop();
-    console.log(`Stopped in ${((Date.now() - started) / 1000).toFixed(1)} s: every port is free.`);
+    console.log(words.stopped(((Date.now() - started) / 1000).toFixed(1)));
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());
@@ -264,6 +253,6 @@ ${
 }
 
 main().catch((error: unknown) => {
-  console.error(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(words.couldNotStart(error instanceof Error ? error.message : String(error)));
   process.exit(1);
 });

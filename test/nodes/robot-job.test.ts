@@ -69,7 +69,11 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     await waitFor(() => caught.length > 0, 10_000, "NO_ROBOT");
     const error = caught[0]!.error as { code: string; message: string; cause: { robots: Record<string, string> } };
     assert.equal(error.code, "NO_ROBOT");
-    assert.equal(error.message, "JobError: NO_ROBOT: no robot could take the job within 0.5 s");
+    // Each robot's reason in words in the message; the codes flows switch on in the cause.
+    assert.equal(
+      error.message,
+      `JobError: NO_ROBOT: no robot could take the job within 0.5 s (${R1}: offline; ${R2}: busy; ${R3}: emergency stop pressed; ${R4}: lost (not localized))`,
+    );
     assert.deepEqual(error.cause.robots, { [R1]: "offline", [R2]: "busy", [R3]: "emergency stop", [R4]: "lost" });
     assert.deepEqual(events(progress), ["waiting"]);
     assert.equal(ends.length, 0);
@@ -117,6 +121,9 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     assert.equal(attempts[1]!.result, "not confirmed");
     assert.equal(ends[0]!.payload.serialNumber, R3);
     assert.deepEqual(events(progress).filter((event) => event === "retrying").length, 2);
+    const notShown = progress.map((msg) => msg.payload).find((payload) => payload.event === "retrying" && payload.serialNumber === R2)!;
+    assert.equal(notShown.refusal, "not confirmed");
+    assert.match(String(notShown.text), /^.+ did not show the start; trying the next robot$/);
     for (const robot of [R1, R2, R3]) assert.equal(stub.startCommands(robot).length, 1, `${robot} was sent one start`);
   });
 
@@ -126,6 +133,7 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     send({ task: "Kitchen", map: "Floor 1" });
     await waitFor(() => events(progress).includes("waiting"), 10_000, "waiting");
     assert.deepEqual(progress[0]!.payload.reasons, { [R1]: "busy" });
+    assert.equal(progress[0]!.payload.text, `waiting for a free robot: ${R1}: busy`);
     assert.equal(stub.startCommands(R1).length, 0);
     stub.update(R1, (status) => (status.taskState = "IDLE"));
     await waitFor(() => ends.length === 1, 20_000, "the job's end");

@@ -56,10 +56,11 @@ export function startDemo(env: Record<string, string> = {}, args: string[] = [])
     const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), 45_000);
     child.once("exit", (code) => reject(new Error(`the demo exited with ${code}:\n${text}`)));
     const poll = setInterval(() => {
-      const editor = /Node-RED editor\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
-      const simulator = /Robot simulator\s+(http:\/\/\S+)/.exec(text)?.[1];
-      const broker = /MQTT broker\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
-      const second = /Second Node-RED\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
+      // The banner is in the demo's language (--lang): each line is known by its English or its Chinese name.
+      const editor = /(?:Node-RED editor|Node-RED 编辑器)\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
+      const simulator = /(?:Robot simulator|机器人模拟器)\s+(http:\/\/\S+)/.exec(text)?.[1];
+      const broker = /(?:MQTT broker|MQTT 代理)\s+(mqtt:\/\/\S+)/.exec(text)?.[1];
+      const second = /(?:Second Node-RED|第二个 Node-RED)\s+(http:\/\/\S+?)\/?\s/.exec(text)?.[1];
       if (editor && simulator && broker && (second || !shared)) {
         clearInterval(poll);
         clearTimeout(timer);

@@ -7,11 +7,12 @@ import { z } from "zod";
 import { COMMANDS, COMMAND_FAMILIES, COMMAND_PARAMETERS, MOVE_DIRECTIONS, commandsOfFamily } from "./commands";
 
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../settings/input-rules";
+import { INPUT_PROBLEMS, notOneOf } from "../settings/input-problems";
 
 export { SERIAL_NUMBER_PATTERN };
 export const SerialNumber = z.string({ error: "must be a string" }).superRefine((value, ctx) => {
   if (value === "") {
-    ctx.addIssue({ code: "custom", message: "is not set: give the robot's serial number in the message or the node" });
+    ctx.addIssue({ code: "custom", message: INPUT_PROBLEMS.serialNumberNotSet });
   } else if (!SERIAL_NUMBER_PATTERN.test(value)) {
     ctx.addIssue({ code: "custom", message: SERIAL_NUMBER_RULE });
   }
@@ -62,7 +63,7 @@ export const StartTaskParameter = z.strictObject({
 export const StartNavigationParameter = z.strictObject({ map: text, position: text });
 
 export const ControlMovingParameter = z.strictObject({
-  direction: z.enum(MOVE_DIRECTIONS, { error: `must be one of ${MOVE_DIRECTIONS.join(", ")}` }),
+  direction: z.enum(MOVE_DIRECTIONS, { error: notOneOf(MOVE_DIRECTIONS).text }),
 });
 
 const taskCommandType = z.enum(commandsOfFamily("remoteTaskCommandType"));

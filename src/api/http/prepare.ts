@@ -41,8 +41,14 @@ export function prepareCall<Op extends RobotOperationName>(operation: Op, input:
   const endpoint = ENDPOINTS[operation] as unknown as Endpoint;
   const parsed = endpoint.request.safeParse(input);
   if (!parsed.success) {
-    const { field, message } = describeIssues(parsed.error, wording);
-    throw new RobotApiError({ kind: "invalid_input", field, operation, message });
+    const described = describeIssues(parsed.error, wording);
+    throw new RobotApiError({
+      kind: "invalid_input",
+      field: described.field,
+      operation,
+      message: described.message,
+      wording: described.wording,
+    });
   }
   return preparedFrom(operation, endpoint, parsed.data);
 }

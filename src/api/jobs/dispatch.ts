@@ -104,10 +104,68 @@ export function isBusy(facts: RobotFacts): boolean {
   return (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) || isNavigating(facts) === true;
 }
 
+/**
+ * Why a robot does not take a job, as flows read it (msg.error.cause.robots,
+ * progress `reasons` and `refusal`): the same short English in every language.
+ * The key names its words in the nodes' catalogue (robot-job's `reasons`).
+ */
+export const JOB_REASONS = {
+  noStatus: "no status yet",
+  offline: "offline",
+  otherMap: "other map",
+  lost: "lost",
+  emergencyStop: "emergency stop",
+  busy: "busy",
+  heldByOther: "held by another job",
+  taskNotThere: "task not executable there",
+  notConfirmed: "not confirmed",
+  eligible: "eligible",
+} as const;
+
+export type JobReasonKey = keyof typeof JOB_REASONS;
+
 /** The words for an alarm that keeps a robot from work: "alarm H6 Brush motor stalled". */
 export function alarmReason(alarm: BlockingAlarm): string {
   const label = alarm.name ?? alarm.code;
   return `alarm H${alarm.rank}${label ? ` ${label}` : ""}`;
+}
+
+function batteryReason(battery: number | undefined): string {
+  return `battery ${battery === undefined ? "unknown" : Math.round(battery)} %`;
+}
+
+/** A robot that refused the start (the error's words, as the API gives them). */
+export function refusedReason(detail: string): string {
+  return `refused: ${detail}`;
+}
+
+/** A robot another instance's job claimed, or whose claim Redis did not answer (shared accounts). */
+export function claimRefusedReason(detail: string): string {
+  return `claim refused: ${detail}`;
+}
+
+/** A reason that names a value: its key in the catalogue, and the pattern it is made with here and in the runner. */
+const REASON_PATTERNS: ReadonlyArray<{ key: string; pattern: RegExp; params: readonly string[] }> = [
+  { key: "batteryUnknown", pattern: /^battery unknown %$/, params: [] },
+  { key: "battery", pattern: /^battery (\d+) %$/, params: ["level"] },
+  { key: "alarm", pattern: /^alarm H(\d+) (.+)$/, params: ["rank", "label"] },
+  { key: "alarmRank", pattern: /^alarm H(\d+)$/, params: ["rank"] },
+  { key: "refused", pattern: /^refused: (.*)$/s, params: ["detail"] },
+  { key: "claimRefused", pattern: /^claim refused: (.*)$/s, params: ["detail"] },
+];
+
+/**
+ * A reason (as JOB_REASONS and the patterns above make it) read back into its
+ * catalogue key and values, for words in a person's language; undefined for a
+ * reason of no known form (kept from an older version), shown as it is.
+ */
+export function readJobReason(reason: string): { key: string; params: Record<string, string> } | undefined {
+  for (const [key, text] of Object.entries(JOB_REASONS)) if (reason === text) return { key, params: {} };
+  for (const { key, pattern, params } of REASON_PATTERNS) {
+    const match = pattern.exec(reason);
+    if (match) return { key, params: Object.fromEntries(params.map((name, index) => [name, match[index + 1]!])) };
+  }
+  return undefined;
 }
 
 /** Why this robot may not take the job, or undefined when it may. */
@@ -115,19 +173,18 @@ export function reasonNotEligible(serialNumber: string, input: DispatchInput): s
   const refused = input.setAside[serialNumber];
   if (refused !== undefined) return refused;
   const facts = input.facts.get(serialNumber);
-  if (!facts) return "no status yet";
-  if (facts.online !== true) return "offline";
-  if (!isOnMap(facts, input.work.map)) return "other map";
-  if (facts.localizationState === "LOST") return "lost";
-  if (facts.emergencyStop === true) return "emergency stop";
+  if (!facts) return JOB_REASONS.noStatus;
+  if (facts.online !== true) return JOB_REASONS.offline;
+  if (!isOnMap(facts, input.work.map)) return JOB_REASONS.otherMap;
+  if (facts.localizationState === "LOST") return JOB_REASONS.lost;
+  if (facts.emergencyStop === true) return JOB_REASONS.emergencyStop;
   const alarm = input.alarmOf(serialNumber);
   if (alarm && alarm.rank >= BLOCKING_ALARM_RANK) return alarmReason(alarm);
-  if (isBusy(facts)) return "busy";
-  if (input.heldByOther(serialNumber)) return "held by another job";
-  if (facts.battery === undefined || facts.battery < input.minBattery)
-    return `battery ${facts.battery === undefined ? "unknown" : Math.round(facts.battery)} %`;
+  if (isBusy(facts)) return JOB_REASONS.busy;
+  if (input.heldByOther(serialNumber)) return JOB_REASONS.heldByOther;
+  if (facts.battery === undefined || facts.battery < input.minBattery) return batteryReason(facts.battery);
   if (input.work.kind === "task" && facts.executableTasks && !listsTask(facts, input.work.task, input.work.map))
-    return "task not executable there";
+    return JOB_REASONS.taskNotThere;
   return undefined;
 }
 
@@ -176,6 +233,6 @@ export function chooseRobot(input: DispatchInput): DispatchChoice {
     return a.serialNumber < b.serialNumber ? -1 : a.serialNumber > b.serialNumber ? 1 : 0;
   });
   const [first, ...others] = eligible;
-  for (const other of others) reasons[other.serialNumber] = "eligible";
+  for (const other of others) reasons[other.serialNumber] = JOB_REASONS.eligible;
   return first ? { chosen: first.serialNumber, reasons } : { reasons };
 }

@@ -9,6 +9,7 @@ import { invalidInput } from "../errors";
 import type { TaskOutcome } from "../cloud/task-outcomes";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { figureOf, round, type ReadReport } from "./reading";
+import { notOneOf } from "../settings/input-problems";
 
 /** What the history keeps of a report: only what the rows and the coverage image need, as plain JSON. */
 export interface KeptReport {
@@ -306,7 +307,7 @@ export function readKpiRequest(value: unknown, today: string): KpiRequest {
   if (to < from) throw invalidInput("payload.kpi.to", `must not be before from (${from})`);
   const by = fields.by ?? "robot";
   if (typeof by !== "string" || !(KPI_GROUPINGS as readonly string[]).includes(by))
-    throw invalidInput("payload.kpi.by", `must be one of ${KPI_GROUPINGS.join(", ")}`);
+    throw invalidInput("payload.kpi.by", notOneOf(KPI_GROUPINGS));
   const request: KpiRequest = { from, to, by: by as KpiGrouping };
   if (fields.chart !== undefined) {
     const chart = fields.chart;

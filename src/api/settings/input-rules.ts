@@ -1,6 +1,7 @@
 /** What a person may type: serial numbers, base and Redis URLs, numbers in settings, and the account's settings table. */
 
 import { invalidInput } from "../errors";
+import { INPUT_PROBLEMS, inputProblem, type InputProblem } from "./input-problems";
 
 /**
  * Plain rules the schemas, the nodes and the editor share, kept free of zod:
@@ -14,7 +15,7 @@ import { invalidInput } from "../errors";
  */
 export const SERIAL_NUMBER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** What a value that fails SERIAL_NUMBER_PATTERN is told, after its field's name. */
-export const SERIAL_NUMBER_RULE = "must be 1-128 letters, digits, '-' or '_'";
+export const SERIAL_NUMBER_RULE = INPUT_PROBLEMS.serialNumber;
 
 export const DEFAULT_BASE_URL = "https://openapi.gs-robot.com";
 
@@ -101,14 +102,22 @@ export interface NumberSetting extends NumberRange {
  * number from 1 to 256", "must be 0 or more"), or undefined when it is acceptable.
  */
 export function numberProblem(value: unknown, range: NumberRange): string | undefined {
+  return numberInputProblem(value, range)?.text;
+}
+
+/** numberProblem's problem with its key and values, for an error the nodes word in Node-RED's language. */
+export function numberInputProblem(value: unknown, range: NumberRange): InputProblem | undefined {
   const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : undefined;
   const number = text === undefined || text === "" ? NaN : Number(text);
-  const bounds = range.max === undefined ? `${range.min} or more` : `from ${range.min} to ${range.max}`;
-  const kindBounds = range.max === undefined ? `of ${bounds}` : bounds;
-  const kind = range.integer ? "a whole number" : "a number";
-  if (!Number.isFinite(number) || (range.integer && !Number.isInteger(number))) return `must be ${kind} ${kindBounds}`;
+  const bounds = { min: range.min, ...(range.max === undefined ? {} : { max: range.max }) };
+  if (!Number.isFinite(number) || (range.integer && !Number.isInteger(number))) {
+    const kind = range.integer ? "whole" : "number";
+    return inputProblem(range.max === undefined ? `${kind}AtLeast` : `${kind}Range`, bounds);
+  }
   if (number < range.min || (range.max !== undefined && number > range.max))
-    return `must be ${bounds}${range.unit ? ` ${range.unit}` : ""}`;
+    return range.unit
+      ? inputProblem(range.max === undefined ? "atLeastUnit" : "rangeUnit", { ...bounds, unit: range.unit })
+      : inputProblem(range.max === undefined ? "atLeast" : "range", bounds);
   return undefined;
 }
 
@@ -119,7 +128,7 @@ export function isEmptySetting(value: unknown): boolean {
 /** A setting's number: empty takes the default, anything else must pass numberProblem or `field` is named in an INVALID_INPUT error. */
 export function readNumberSetting(value: unknown, field: string, setting: NumberSetting): number {
   if (isEmptySetting(value)) return setting.default;
-  const problem = numberProblem(value, setting);
+  const problem = numberInputProblem(value, setting);
   if (problem) throw invalidInput(field, problem);
   return Number(value);
 }

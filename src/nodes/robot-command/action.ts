@@ -15,6 +15,7 @@ import { isPlainObject } from "../shared/plain-data";
 import { refusalWords } from "../shared/refusal-words";
 import type { RobotCall } from "../shared/robot-input";
 import { RUN_ONCE, type ParameterValues } from "../../api/cloud/command-bodies";
+import { inputProblem, notOneOf } from "../../api/settings/input-problems";
 
 const ACTION_FIELDS = new Set(["action", "point", "task", "map", "serialNumber"]);
 
@@ -64,12 +65,12 @@ export async function commandForAction(
   const unknown = Object.keys(payload).find((key) => !ACTION_FIELDS.has(key));
   if (unknown !== undefined) throw invalidInput(`payload.${unknown}`, `is not a field of an action (use ${[...ACTION_FIELDS].join(", ")})`);
   const action = payload.action as RobotAction;
-  if (!ROBOT_ACTIONS.includes(action)) throw invalidInput("payload.action", `must be one of ${ROBOT_ACTIONS.join(", ")} (got ${JSON.stringify(payload.action) ?? String(payload.action)})`);
+  if (!ROBOT_ACTIONS.includes(action)) throw invalidInput("payload.action", notOneOf(ROBOT_ACTIONS, payload.action));
   const point = textField(payload, "point");
   const task = textField(payload, "task");
   const map = textField(payload, "map");
-  if (action === "goTo" && point === undefined) throw invalidInput("payload.point", "is not set (goTo needs the navigation point)");
-  if (action === "startTask" && task === undefined) throw invalidInput("payload.task", "is not set (startTask needs the task's name)");
+  if (action === "goTo" && point === undefined) throw invalidInput("payload.point", inputProblem("goToPointNotSet"));
+  if (action === "startTask" && task === undefined) throw invalidInput("payload.task", inputProblem("startTaskNameNotSet"));
 
   const status = await lastStatusOf(call, serialNumber);
   const state = readStatus(status);

@@ -20,8 +20,10 @@ import { FIELD_PATHS, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type Para
 import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT } from "./table";
 import { SEND_WHEN } from "../shared/confirm-table";
 import { cloudWord } from "../shared/status-text";
+import type { Translate } from "../shared/i18n";
 import { commandForAction, isActionPayload } from "./action";
 import type { RobotAction } from "../../api/watching/robot-actions";
+import { inputProblem, notOneOf } from "../../api/settings/input-problems";
 
 
 
@@ -95,7 +97,7 @@ function checkRequest(body: Record<string, unknown>, nameOf: (path: readonly Pro
     nameOf,
     restate: (issue, path) => {
       if (issue.code === "unrecognized_keys") return "is not a field of the request body";
-      if (issue.code === "invalid_type" && valueAt(body, path) === undefined) return `is not set (${needer} needs it)`;
+      if (issue.code === "invalid_type" && valueAt(body, path) === undefined) return inputProblem("notSetFor", { needer });
       return undefined;
     },
   });
@@ -114,7 +116,7 @@ function isCompactCommand(payload: unknown): payload is Record<string, unknown> 
 function commandFrom(value: unknown, field: string): CommandType {
   const command = typeof value === "string" ? value.trim().toUpperCase() : value;
   if (!isCommandType(command)) {
-    throw invalidInput(field, `must be one of ${COMMAND_TYPES.join(", ")} (got ${JSON.stringify(value) ?? String(value)})`);
+    throw invalidInput(field, notOneOf(COMMAND_TYPES, value));
   }
   return command;
 }
@@ -140,6 +142,17 @@ interface RobotPending {
   count: number;
   /** Withdraws the newest message while it still waits (latest wins); undefined once it was sent. */
   withdrawWaiting: (() => boolean) | undefined;
+}
+
+/**
+ * What a confirmation showed (msg.confirmation.state: "RUNNING", "ARRIVED at
+ * Lobby", "remote control on", ...) in the runtime's language; a state the
+ * catalogue does not know, as it is.
+ */
+function confirmedWord(t: Translate, state: string): string {
+  const arrivedAt = /^ARRIVED at (.+)$/.exec(state);
+  if (arrivedAt) return t("confirmedStates.arrivedAt", { point: arrivedAt[1]! });
+  return cloudWord(t, "confirmedStates", state.replace(/^remote control (on|off)$/, (_, on: string) => (on === "on" ? "remoteControlOn" : "remoteControlOff")));
 }
 
 function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandProperties): void {
@@ -235,7 +248,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   /** Form 4: an action ({action, point?, task?, map?}), allowed or refused by the robot's last status. */
   async function fromAction(call: RobotCall, payload: Record<string, unknown>): Promise<{ prepared: PreparedCommand; action: RobotAction }> {
     const serial = await serialNumberFor(call, payload.serialNumber);
-    if (typeof serial.value !== "string" || serial.value.trim() === "") throw invalidInput(serial.name, "is not set (an action needs the robot's serial number)");
+    if (typeof serial.value !== "string" || serial.value.trim() === "") throw invalidInput(serial.name, inputProblem("actionSerialNumberNotSet"));
     const { action, command, values } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
     const nameOf = (path: readonly PropertyKey[]) => {
       const field = fieldAtPath(path);
@@ -379,9 +392,12 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   handleRobotInput<Submitted>(RED, node, config.robot, {
     reads: ["serialNumber", "command", "burst", "sendWhen"],
     run: submitAndConfirm,
-    // "START_TASK: WAITING" ("开始清洁任务：等待中"): the command the cloud stored and the state it is in; once confirmed, what the robot showed.
+    // "START_TASK: WAITING" ("开始清洁任务：等待中"): the command the cloud stored and the state it is in; once confirmed, what
+    // the robot showed in words ("START_TASK: running (3 s)"), where msg.confirmation.state keeps the code.
     statusText: ({ resource, confirmation }, call) => {
-      const state = confirmation ? `${confirmation.state} (${Math.round(confirmation.seconds)} s)` : cloudWord(call.t, "commandStates", resource.state);
+      const state = confirmation
+        ? call.t("confirmedStates.seconds", { state: confirmedWord(call.t, confirmation.state), seconds: Math.round(confirmation.seconds) })
+        : cloudWord(call.t, "commandStates", resource.state);
       return resource.rawCommandType ? `${cloudWord(call.t, "statusCommands", resource.rawCommandType.toUpperCase())}: ${state}` : state;
     },
     output: ({ resource, confirmation }, msg) => {

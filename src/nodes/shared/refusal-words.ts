@@ -1,10 +1,10 @@
 /**
- * Why a robot cannot do an action, in the runtime's language (the shared
+ * Why a robot cannot do an action, and what is wrong with an input, in the runtime's language (the shared
  * catalogue's "refusal" texts): what robot-command's NOT_ALLOWED and
  * NOT_CONFIRMED errors say after the robot's name. The English texts are
  * refusalText's (src/api/watching/robot-actions.ts), which a test keeps equal.
  */
-import { RobotApiError } from "../../api/errors";
+import { RobotApiError, inputMessage } from "../../api/errors";
 import { CHARGING_POINT } from "../../api/cloud/commands";
 import type { ActionRefusal } from "../../api/watching/robot-actions";
 import type { Translate } from "./i18n";
@@ -35,5 +35,19 @@ export function rewordNotConfirmed(t: Translate, error: unknown, serialNumber: s
     refusal: refusalWords(t, error.refusal),
     seconds: timeoutMs / 1000,
     expects,
+  });
+}
+
+/**
+ * Rewords an INVALID_INPUT error in the runtime's language from the parts it
+ * keeps (field names and the package's own problems, the shared catalogue's
+ * `input` texts); a problem without a key (one particular to a node or the
+ * schema's words) stays English. Code, field and cause do not change.
+ */
+export function rewordInvalidInput(t: Translate, error: unknown): void {
+  if (!(error instanceof RobotApiError) || error.kind !== "invalid_input" || !error.wording) return;
+  error.message = inputMessage(error.wording, (problem) => (typeof problem === "string" ? problem : t(`input.${problem.key}`, problem.params)), {
+    separator: t("input.separator"),
+    more: (count) => t("input.more", { count }),
   });
 }

@@ -14,6 +14,7 @@ import { SHARED_CATALOGUE, translator, type Translate } from "./i18n";
 import { NoOutput } from "./no-output";
 import { NodeStatusView } from "./node-status-view";
 import { readMessage, type MessageInput } from "./plain-data";
+import { rewordInvalidInput } from "./refusal-words";
 
 export interface RobotCall {
   msg: NodeMessageInFlow;
@@ -83,6 +84,7 @@ export type AnswerMessage = (msg: NodeMessageInFlow, sendEarly: (outgoing: Outgo
  * closed) is not an error.
  */
 export function takeMessages(RED: NodeAPI, node: Node, answer: AnswerMessage): void {
+  const t = translator(RED, SHARED_CATALOGUE);
   let closed = false;
   node.on("close", () => {
     closed = true;
@@ -113,6 +115,7 @@ export function takeMessages(RED: NodeAPI, node: Node, answer: AnswerMessage): v
       },
       (error: unknown) => {
         if (closed || (error instanceof RobotApiError && error.kind === "aborted")) return;
+        rewordInvalidInput(t, error);
         reportFailure(RED, node, msg, asError(error), done);
       },
     );

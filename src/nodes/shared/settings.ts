@@ -7,6 +7,7 @@ import { invalidInput } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { plainData, type MessageInput } from "./plain-data";
 import { trimmedTextOf } from "../../api/cloud/values";
+import { notOneOf } from "../../api/settings/input-problems";
 
 /**
  * Evaluates a TypedInput property (str, num, msg, flow, global, env, ...) for
@@ -96,7 +97,7 @@ export function chooseSetting<Value extends string>(input: MessageInput, name: s
   const chosen = fromMsg === undefined || fromMsg === "" ? configured : fromMsg;
   if (typeof chosen !== "string" || !(allowed as readonly string[]).includes(chosen)) {
     const field = fromMsg === undefined || fromMsg === "" ? name : `msg.${name}`;
-    throw invalidInput(field, `must be one of ${allowed.join(", ")} (got ${JSON.stringify(chosen ?? null)})`);
+    throw invalidInput(field, notOneOf(allowed, chosen ?? null));
   }
   return chosen as Value;
 }

@@ -1,6 +1,8 @@
 /** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
 import type { RobotApiError } from "../../../api/errors";
 import type { JobRecord, JobResult } from "../../../api/jobs/job-book";
+import { readJobReason } from "../../../api/jobs/dispatch";
+import type { Translate } from "../i18n";
 
 /**
  * A job that could not be done (NO_ROBOT): Node-RED copies `code` and `cause`
@@ -25,8 +27,27 @@ export class JobError extends Error {
   }
 }
 
+/** A robot's reason (msg.error.cause.robots, progress `reasons`) in the runtime's language: "other map" → "在其他地图". */
+export function jobReasonWords(t: Translate, reason: string): string {
+  const read = readJobReason(reason);
+  return read ? t(`reasons.${read.key}`, read.params) : reason;
+}
+
+/** Each robot's reason in words, "GS-S-000101: other map; GS-S-000102: busy"; "" for none. */
+export function robotReasonWords(t: Translate, robots: Record<string, string>): string {
+  return Object.entries(robots)
+    .map(([serialNumber, reason]) => t("reasons.robot", { robot: serialNumber, reason: jobReasonWords(t, reason) }))
+    .join(t("reasons.separator"));
+}
+
+/** NO_ROBOT: what happened and each robot's reason in words; the reasons as flows read them in its cause. */
+export function noRobot(t: Translate, what: string, robots: Record<string, string>): JobError {
+  const words = robotReasonWords(t, robots);
+  return new JobError("NO_ROBOT", words ? t("errors.withReasons", { what, reasons: words }) : what, { robots });
+}
+
 /** A result on output 1, or an error: NO_ROBOT, or INVALID_INPUT for a name no robot of the account has. */
-export type JobEnd = (JobResult & { stopFailure?: string }) | JobError | RobotApiError;
+export type JobEnd = (JobResult & { stopFailure?: string; reason?: string; text?: string }) | JobError | RobotApiError;
 
 export interface JobProgress {
   event: "assigned" | "started" | "progress" | "retrying" | "waiting";
@@ -35,6 +56,8 @@ export interface JobProgress {
   progress?: number;
   refusal?: string;
   reasons?: Record<string, string>;
+  /** What `refusal` or `reasons` say, in the runtime's language (for people; flows read the codes). */
+  text?: string;
 }
 
 export interface JobSink {

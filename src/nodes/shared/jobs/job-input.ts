@@ -7,10 +7,11 @@ import { randomUUID } from "node:crypto";
 import { invalidInput } from "../../../api/errors";
 import type { JobWork, NearSpec } from "../../../api/jobs/dispatch";
 import type { JobSettings } from "../../../api/jobs/job-book";
-import { isEmptySetting, numberProblem, readNumberSetting, type NumberSetting } from "../../../api/settings/input-rules";
+import { isEmptySetting, numberInputProblem, readNumberSetting, type NumberSetting } from "../../../api/settings/input-rules";
 import { isPlainObject } from "../plain-data";
 import { confirmTimeoutMs } from "../confirm";
 import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS, type WorkKind } from "../../robot-job/table";
+import { inputProblem } from "../../../api/settings/input-problems";
 
 export interface RobotJobSettings {
   minBattery?: string | number;
@@ -55,7 +56,7 @@ function nonEmptyText(value: unknown, field: string): string {
 }
 
 function numberIn(value: unknown, field: string, setting: NumberSetting): number {
-  const problem = typeof value === "number" ? numberProblem(value, setting) : "must be a number";
+  const problem = typeof value === "number" ? numberInputProblem(value, setting) : inputProblem("number");
   if (problem) throw invalidInput(field, problem);
   return value as number;
 }

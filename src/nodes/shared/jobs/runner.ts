@@ -18,7 +18,7 @@ import { confirmationPollerOf } from "../../../api/watching/confirmation-poller"
 import { fleetStatusesOf } from "../../../api/watching/fleet-statuses";
 import { MoveWatch, NavigationFollower, isNavigating } from "../../../api/watching/navigation";
 import { RobotApiError, invalidInput } from "../../../api/errors";
-import { chooseRobot, robotFactsOf, type RobotFacts } from "../../../api/jobs/dispatch";
+import { JOB_REASONS, chooseRobot, claimRefusedReason, refusedReason, robotFactsOf, type RobotFacts } from "../../../api/jobs/dispatch";
 import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../../api/jobs/job-book";
 import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../../api/jobs/job-states";
 import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
@@ -29,7 +29,7 @@ import type { AccountReports } from "../../../api/reports/report-store";
 import { readReport } from "../../../api/reports/reading";
 import type { RobotOperationName } from "../../../api/cloud/endpoints";
 import { clientModule } from "../api";
-import { JobError, type JobEnd, type JobSink } from "./job-end";
+import { jobReasonWords, noRobot, robotReasonWords, type JobError, type JobEnd, type JobSink } from "./job-end";
 import { JOB_OFFLINE_LIMIT } from "../../robot-job/table";
 import type { Translate } from "../i18n";
 
@@ -50,7 +50,8 @@ interface LiveJob {
   moves?: MoveWatch;
 }
 
-type End = { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string; reason?: string } | JobError | RobotApiError;
+/** `reason` for flows (the same English in every language), `text` the same in the runtime's language. */
+type End = { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string; reason?: string; text?: string } | JobError | RobotApiError;
 
 export class JobRunner {
   private stopObserving: (() => void) | undefined;
@@ -222,7 +223,7 @@ export class JobRunner {
     }
     if (!candidates || !job.looked) {
       // The account's robots could not be listed (or read) at all: the job still ends, a little after its time.
-      if (now >= deadline + UNREAD_GRACE_MS) this.finish(job, new JobError("NO_ROBOT", this.t("errors.unread"), { robots: {} }));
+      if (now >= deadline + UNREAD_GRACE_MS) this.finish(job, noRobot(this.t, this.t("errors.unread"), {}));
       return;
     }
     this.checkTarget(job, candidates);
@@ -252,12 +253,12 @@ export class JobRunner {
       return;
     }
     if (pastDeadline) {
-      this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneWithin", { seconds: job.settings.waitUpToMs / 1000 }), { robots: choice.reasons }));
+      this.finish(job, noRobot(this.t, this.t("errors.noneWithin", { seconds: job.settings.waitUpToMs / 1000 }), choice.reasons));
       return;
     }
     if (!job.waitingSent) {
       job.waitingSent = true;
-      this.sink.progress(job, { event: "waiting", reasons: choice.reasons });
+      this.sink.progress(job, { event: "waiting", reasons: choice.reasons, text: this.t("progress.waiting", { reasons: robotReasonWords(this.t, choice.reasons) }) });
     }
   }
 
@@ -304,7 +305,7 @@ export class JobRunner {
       }
       if (refusal !== undefined) {
         // Not a refusal of the robot: it may come free for this job later, until the job's time is up.
-        job.claimRefusals = { ...job.claimRefusals, [serialNumber]: `claim refused: ${refusal}` };
+        job.claimRefusals = { ...job.claimRefusals, [serialNumber]: claimRefusedReason(refusal) };
         this.transition(job, "claimRefused");
         return;
       }
@@ -333,7 +334,7 @@ export class JobRunner {
     } catch (error) {
       if (!this.current(job, "starting")) return;
       if (job.sentAt === undefined && error instanceof RobotApiError && error.kind === "aborted") return;
-      this.setAside(job, `refused: ${error instanceof Error ? error.message : String(error)}`);
+      this.setAside(job, refusedReason(error instanceof Error ? error.message : String(error)));
       return;
     } finally {
       answered(accepted);
@@ -354,7 +355,7 @@ export class JobRunner {
       await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal: this.lifetime.signal, operation: "robot-job" });
     } catch (error) {
       if (!this.current(job, "starting") || (error instanceof RobotApiError && error.kind === "aborted")) return;
-      this.setAside(job, "not confirmed");
+      this.setAside(job, JOB_REASONS.notConfirmed);
       return;
     }
     if (!this.current(job, "starting")) return;
@@ -372,10 +373,15 @@ export class JobRunner {
     job.attempts.push({ serialNumber, result: reason });
     this.transition(job, "setAside");
     if (job.attempts.length >= job.settings.tries) {
-      this.finish(job, new JobError("NO_ROBOT", this.t("errors.noneStarted", { tries: job.settings.tries }), { robots: { ...job.setAside } }));
+      this.finish(job, noRobot(this.t, this.t("errors.noneStarted", { tries: job.settings.tries }), { ...job.setAside }));
       return;
     }
-    this.sink.progress(job, { event: "retrying", serialNumber, refusal: reason });
+    this.sink.progress(job, {
+      event: "retrying",
+      serialNumber,
+      refusal: reason,
+      text: this.t("progress.retrying", { robot: job.robotName ?? serialNumber, refusal: jobReasonWords(this.t, reason) }),
+    });
   }
 
   private liveOf(job: JobRecord): LiveJob {
@@ -400,7 +406,7 @@ export class JobRunner {
     const serialNumber = job.serialNumber!;
     const facts = this.book.facts.get(serialNumber);
     const limitMs = job.settings.offlineLimitMs ?? JOB_OFFLINE_LIMIT.default * 60_000;
-    const minutes = `${limitMs / 60_000} min`;
+    const minutes = limitMs / 60_000;
     // A job kept from before these fields existed starts its count now.
     job.onlineSeenAt ??= now;
     if (job.work.kind === "goto") job.navigationSeenAt ??= now;
@@ -410,7 +416,7 @@ export class JobRunner {
         job.navigationSeenAt = now;
     }
     if (now - job.onlineSeenAt >= limitMs) {
-      this.finish(job, { outcome: "unknown", reason: `robot offline for ${minutes}` });
+      this.finish(job, { outcome: "unknown", reason: `robot offline for ${minutes} min`, text: this.t("ends.offlineFor", { minutes }) });
       return;
     }
     if (facts) {
@@ -430,7 +436,11 @@ export class JobRunner {
       }
     }
     // A stop by hand shows only as navStatus back to NAVI_IDLE, which the statuses read here may not carry: the robot standing still is all there is.
-    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.finish(job, { outcome: "unknown", reason: `no status showed the navigation for ${minutes}` });
+    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.finish(job, {
+        outcome: "unknown",
+        reason: `no status showed the navigation for ${minutes} min`,
+        text: this.t("ends.navigationNotShown", { minutes }),
+      });
   }
 
   private async endWithReport(job: JobRecord): Promise<void> {
@@ -484,6 +494,7 @@ export class JobRunner {
             ...jobResult(job, end.outcome, new Date(), end.report),
             ...(end.stopFailure ? { stopFailure: end.stopFailure } : {}),
             ...(end.reason ? { reason: end.reason } : {}),
+            ...(end.text ? { text: end.text } : {}),
           };
     this.sink.ended(job, ended);
     this.sink.changed();

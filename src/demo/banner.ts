@@ -1,0 +1,126 @@
+/**
+ * What the demo prints in the terminal, in the language its Node-RED runs in:
+ * `--lang` (or DEMO_LANG), else the locale Node-RED itself would take from the
+ * environment (LC_ALL, LC_MESSAGES, LANG). English and Chinese; the type keeps
+ * both with the same texts.
+ */
+
+export interface BannerFacts {
+  host: string;
+  port: number;
+  simulatorUrl: string;
+  token: string;
+  mqttPort: number;
+  sensorTopic: string;
+  pushUrl: string | undefined;
+  second: { port: number; redisUrl: string } | undefined;
+  userDir: string;
+  kept: boolean;
+  savedAs: string | undefined;
+}
+
+interface DemoWords {
+  banner(facts: BannerFacts): string;
+  secondCtrlC: string;
+  stopping: string;
+  stopLimit(seconds: number): string;
+  stopped(seconds: string): string;
+  couldNotStart(why: string): string;
+}
+
+function sensorCommand(facts: BannerFacts): string {
+  return `npx mqtt pub -h 127.0.0.1 -p ${facts.mqttPort} -t ${facts.sensorTopic} -m '{"map":"Floor 1","near":"Kitchen door"}'`;
+}
+
+function incidentCommand(facts: BannerFacts): string {
+  return `curl -X POST ${facts.simulatorUrl}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'`;
+}
+
+const ENGLISH: DemoWords = {
+  banner: (facts) => {
+    const at = `http://${facts.host}:${facts.port}`;
+    return `
+  Robot fleet demo is running.
+    Node-RED editor   ${at}/
+    Fleet dashboard   ${at}/dashboard   (Node-RED Dashboard 2: live map, table, buttons)
+    Fleet page        ${at}/fleet   (the same map without Dashboard 2)
+    Robot simulator   ${facts.simulatorUrl}   (token "${facts.token}")
+    MQTT broker       mqtt://127.0.0.1:${facts.mqttPort}
+
+  Publish a sensor message to start a cleaning run:
+    ${sensorCommand(facts)}
+  The debug sidebar of the iot-spill-sensor-cleaning tab shows the job's progress (the robot
+  nearest to the kitchen door assigned, then started) and, when it is done, its end. Every other tab has an inject per operation.
+
+  The simulator pushes incidents and task reports to ${facts.pushUrl ?? "(no robot-events node)"}. Raise one:
+    ${incidentCommand(facts)}
+  The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
+${
+  facts.second
+    ? `
+  Shared mode: a second Node-RED runs the same flows and shares the robot account
+  with the first through Redis at ${facts.second.redisUrl} (rate, pause, token, watching).
+    Second Node-RED   http://${facts.host}:${facts.second.port}/   (its watching nodes stand by while the first watches)
+`
+    : ""
+}
+  Flows are kept in ${facts.userDir}${facts.kept ? " (those of your last run)" : ""}.
+  npm start -- --fresh starts again from the example flows${facts.savedAs ? `; your previous flows were saved as ${facts.savedAs}` : ", saving yours beside them first"}.
+  Ctrl-C stops everything.
+`;
+  },
+  secondCtrlC: "Stopped at once (second Ctrl-C).",
+  stopping: "\nStopping the demo...",
+  stopLimit: (seconds) => `The demo did not stop within ${seconds} s: exiting anyway.`,
+  stopped: (seconds) => `Stopped in ${seconds} s: every port is free.`,
+  couldNotStart: (why) => `The demo could not start: ${why}`,
+};
+
+const CHINESE: DemoWords = {
+  banner: (facts) => {
+    const at = `http://${facts.host}:${facts.port}`;
+    return `
+  机器人车队演示已运行。
+    Node-RED 编辑器   ${at}/
+    车队操作台        ${at}/dashboard   （Node-RED Dashboard 2：实时地图、表格、按钮）
+    车队页面          ${at}/fleet   （同一张地图，无需 Dashboard 2）
+    机器人模拟器      ${facts.simulatorUrl}   （令牌 "${facts.token}"）
+    MQTT 代理         mqtt://127.0.0.1:${facts.mqttPort}
+
+  发布一条传感器消息即可开始一次清洁：
+    ${sensorCommand(facts)}
+  iot-spill-sensor-cleaning 标签页的调试侧栏显示作业进度（分配并启动离厨房门最近的机器人），
+  完成后显示其结束。其他每个标签页都为每项操作配有一个注入节点。
+
+  模拟器把故障和任务报告推送到 ${facts.pushUrl ?? "（没有 robot-events 节点）"}。触发一个故障：
+    ${incidentCommand(facts)}
+  incident-alerts 标签页的调试侧栏会显示它；操作台会圈出该机器人并发出通知。
+${
+  facts.second
+    ? `
+  共享模式：第二个 Node-RED 运行相同的流程，并通过 ${facts.second.redisUrl} 的 Redis
+  与第一个共享机器人账户（速率、暂停、令牌、监视）。
+    第二个 Node-RED   http://${facts.host}:${facts.second.port}/   （第一个在监视时，它的监视节点待命）
+`
+    : ""
+}
+  流程保存在 ${facts.userDir}${facts.kept ? "（即上次运行的流程）" : ""}。
+  npm start -- --fresh 从示例流程重新开始${facts.savedAs ? `；你之前的流程已另存为 ${facts.savedAs}` : "，会先把你的流程另存在旁边"}。
+  按 Ctrl-C 停止全部。
+`;
+  },
+  secondCtrlC: "已立即停止（第二次 Ctrl-C）。",
+  stopping: "\n正在停止演示……",
+  stopLimit: (seconds) => `演示未能在 ${seconds} 秒内停止：仍然退出。`,
+  stopped: (seconds) => `已在 ${seconds} 秒内停止：所有端口均已释放。`,
+  couldNotStart: (why) => `演示无法启动：${why}`,
+};
+
+/**
+ * The words for `lang` (the demo's --lang), else for the environment's
+ * locale as Node-RED reads it: Chinese for any zh locale, English otherwise.
+ */
+export function demoWords(lang: string | undefined, env: NodeJS.ProcessEnv = process.env): DemoWords {
+  const fromEnv = ["LC_ALL", "LC_MESSAGES", "LANG"].map((name) => env[name]).find((value) => value !== undefined);
+  return /^zh/i.test(lang ?? fromEnv ?? "") ? CHINESE : ENGLISH;
+}
