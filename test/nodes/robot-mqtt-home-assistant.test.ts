@@ -7,11 +7,12 @@
  * map's areas as segments that clean_area starts an area job for.
  */
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
-import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
+import { bridgeFlow, bridgeLifetimeOf, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
 
@@ -126,5 +127,84 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     await waitFor(() => results().length === 2, 60_000, "a second result, at the task's end");
     assert.deepEqual(results()[1], { command: "clean_segments", ok: true, reason: "Kitchen ended" });
     assert.equal(rig.simulator.state.status("GS-S-000101")!.taskState, "IDLE");
+  });
+});
+
+describe("robot-mqtt, a run of chosen segments", function () {
+  this.timeout(120_000);
+  // Long enough for the start's confirmation to see the task running, short enough for three areas.
+  const rig = useBridgeRig({ timing: { taskDurationMs: 6000 } });
+  const SERIAL = "GS-S-000101";
+  const resultTopic = `${BASE}/${SERIAL}/result`;
+
+  afterEach(() => {
+    rig.simulator.setFaults({ latencyMs: 0 });
+  });
+
+  /** Deploys the bridge; resolves with Home Assistant's client, the bridge's lifetime signal and the segment ids of the areas named, in that order. */
+  async function deploy(areas: string[]): Promise<{ client: HomeAssistantClient; lifetime: AbortSignal; ids: string[] }> {
+    const lifetime = await bridgeLifetimeOf(() =>
+      loadFlow([robotMqtt, mqttNodes], flowWith(rig.simulator.url, bridgeFlow(rig.broker.port, { serialNumbers: SERIAL })), { config: { token: DEMO_TOKEN } }),
+    );
+    const client = (rig.ha = await HomeAssistantClient.connect(rig.broker.url, [`${BASE}/#`]));
+    await waitFor(() => client.last.has(`${BASE}/${SERIAL}/state`) && client.json(`${BASE}/${SERIAL}/state`).segments !== undefined, 20_000, "segments in the state");
+    const segments = client.json(`${BASE}/${SERIAL}/state`).segments as Record<string, string>;
+    const ids = areas.map((area) => Object.keys(segments).find((id) => segments[id] === area)!);
+    return { client, lifetime, ids };
+  }
+
+  const resultsFrom = (client: HomeAssistantClient, from: number) => client.on(resultTopic, from).map((message) => JSON.parse(message.payload) as Record<string, unknown>);
+  /** The abort listeners on the bridge's lifetime besides the call engine's, one per signal for as long as it lives (abort-groups.ts). */
+  const segmentListeners = (signal: AbortSignal) => getEventListeners(signal, "abort").filter((listener) => !String(listener).includes("this.groups.delete(signal)")).length;
+
+  it("a stop during the first segment's start ends the run: its one result, and nothing left waiting for the segment's end", async () => {
+    const { client, lifetime, ids } = await deploy(["Kitchen", "Lobby"]);
+    const point = (rig.simulator.state.status(SERIAL)!.navigationPoints as { naviPoints: { naviPointName: string }[] }).naviPoints[0]!.naviPointName;
+    // Every call slower: the segment's start (a status read, the start, the reads that confirm it) is under way when the stop comes.
+    rig.simulator.setFaults({ latencyMs: 1500 });
+    const from = client.received.length;
+    await client.publish(`${BASE}/${SERIAL}/clean_segments`, JSON.stringify(ids));
+    // A stop that overtakes the start and leaves the task alone (the robot navigates nowhere), so that the start is confirmed.
+    await client.publish(`${BASE}/${SERIAL}/send_command`, JSON.stringify({ command: "STOP_NAVIGATE", params: { position: point } }));
+    await waitFor(() => resultsFrom(client, from).some((result) => result.command === "clean_segments"), 60_000, "the first segment's start answered");
+    rig.simulator.setFaults({ latencyMs: 0 });
+    const started = resultsFrom(client, from).find((result) => result.command === "clean_segments")!;
+    assert.equal(started.ok, true, String(started.reason));
+    assert.match(String(started.reason), /^Kitchen \(1 of 2\) started/);
+    await waitFor(() => rig.simulator.state.status(SERIAL)!.taskState === "IDLE", 30_000, "the Kitchen task's end");
+    // Nothing waits for the first segment's end: the bridge's lifetime carries no listener of its own between calls.
+    await waitFor(() => segmentListeners(lifetime) === 0, 20_000, "no abort listener of the segments' run left on the bridge's lifetime");
+    assert.equal(resultsFrom(client, from).filter((result) => result.command === "clean_segments").length, 1, "one result of the run");
+    assert.equal(rig.simulator.state.robot(SERIAL)!.currentTask, undefined, "Lobby not started");
+  });
+
+  it("leaves no abort listener on the node's lifetime after a run of three segments", async () => {
+    const { client, lifetime, ids } = await deploy(["Kitchen", "Lobby", "Corridor"]);
+    const from = client.received.length;
+    await client.publish(`${BASE}/${SERIAL}/clean_segments`, JSON.stringify(ids));
+    await waitFor(() => resultsFrom(client, from).some((result) => result.reason === "Corridor ended"), 100_000, "the third segment's end");
+    assert.deepEqual(
+      resultsFrom(client, from).map((result) => [result.ok, String(result.reason).replace(/ started: .*/, " started")]),
+      [[true, "Kitchen (1 of 3) started"], [true, "Lobby (2 of 3) started"], [true, "Corridor (3 of 3) started"], [true, "Corridor ended"]],
+    );
+    await waitFor(() => segmentListeners(lifetime) === 0, 20_000, "no abort listener of the segments' run left on the bridge's lifetime");
+  });
+
+  it("refuses a start while the next segment's start is under way: the robot is sent one start", async () => {
+    const { client, ids } = await deploy(["Kitchen", "Lobby"]);
+    const from = client.received.length;
+    await client.publish(`${BASE}/${SERIAL}/clean_segments`, JSON.stringify(ids));
+    await waitFor(() => resultsFrom(client, from).length === 1, 30_000, "the first segment started");
+    // The second segment's start takes a while now (a status read, the start, the reads that confirm it).
+    rig.simulator.setFaults({ latencyMs: 1500 });
+    const commandsBefore = rig.simulator.state.commands(SERIAL).length;
+    await waitFor(() => rig.simulator.state.robot(SERIAL)!.currentTask?.name === "Lobby", 60_000, "the second segment's task started");
+    assert.equal(resultsFrom(client, from).length, 1, "its start not confirmed yet");
+    const refused = await resultOf(client, SERIAL, "command", "start");
+    assert.deepEqual([refused.command, refused.ok, refused.reason], ["start", false, "another command for this robot is still under way (stop and pause are always carried out)"]);
+    await waitFor(() => resultsFrom(client, from).some((result) => String(result.reason).startsWith("Lobby (2 of 2)")), 30_000, "the second segment's start answered");
+    assert.match(String(resultsFrom(client, from).find((result) => String(result.reason).startsWith("Lobby"))!.reason), /^Lobby \(2 of 2\) started/);
+    // The segment's start is a temporary task, not a command: no command went to the robot.
+    assert.deepEqual(rig.simulator.state.commands(SERIAL).slice(commandsBefore), [], "no second start");
   });
 });

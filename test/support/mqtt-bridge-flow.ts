@@ -111,3 +111,28 @@ export function useBridgeRig(simulatorOptions: Partial<SimulatorOptions> = {}, s
   useNodeRed();
   return rig;
 }
+
+/**
+ * Runs `deploy` and resolves with the abort signal of the lifetime of the
+ * robot-mqtt bridge it made (the AbortController made in bridge.ts), so a
+ * test can count the listeners left on it.
+ */
+export async function bridgeLifetimeOf(deploy: () => Promise<unknown>): Promise<AbortSignal> {
+  const made: AbortSignal[] = [];
+  const Original = globalThis.AbortController;
+  globalThis.AbortController = class extends Original {
+    constructor() {
+      super();
+      // Frame 0 is this constructor; frame 1 the code that made the controller.
+      const caller = new Error().stack?.split("\n")[2] ?? "";
+      if (/robot-mqtt[/\\]bridge\.[jt]s/.test(caller)) made.push(this.signal);
+    }
+  };
+  try {
+    await deploy();
+  } finally {
+    globalThis.AbortController = Original;
+  }
+  if (made.length !== 1) throw new Error(`expected one bridge lifetime, found ${made.length}`);
+  return made[0]!;
+}

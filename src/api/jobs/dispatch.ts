@@ -4,7 +4,14 @@
  * the account's open alarms and the job's settings. No calls, no Node-RED.
  */
 import { isNavigating, pointCellOf } from "../watching/navigation";
-import { cleaningModesOf, executableTasksOf, mapNameOf, type ExecutableTask, type NavigationPoint } from "../watching/status-reader";
+import {
+  cleaningModesOf,
+  executableTasksOf,
+  isTaskUnderWay,
+  mapNameOf,
+  type ExecutableTask,
+  type NavigationPoint,
+} from "../watching/status-reader";
 import { numberOf, recordOf } from "../cloud/values";
 import { watchedStateOf } from "../watching/watcher-state";
 
@@ -70,7 +77,6 @@ export interface DispatchChoice {
 
 /** An alarm counts from this rank (H4). */
 export const BLOCKING_ALARM_RANK = 4;
-const BUSY_TASK_STATES = new Set(["RUNNING", "PAUSED", "OTHER"]);
 
 /** The facts of a status of any of the cloud's shapes (B1, the S-line batch, the v1 batch). */
 export function robotFactsOf(status: Record<string, unknown>): RobotFacts {
@@ -101,7 +107,7 @@ export function isOnMap(facts: RobotFacts, map: string): boolean {
 
 /** Whether the robot is doing something: a task running or paused, or a navigation under way. */
 export function isBusy(facts: RobotFacts): boolean {
-  return (facts.taskState !== undefined && BUSY_TASK_STATES.has(facts.taskState)) || isNavigating(facts) === true;
+  return isTaskUnderWay(facts.taskState) || isNavigating(facts) === true;
 }
 
 /**

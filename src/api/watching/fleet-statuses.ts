@@ -7,7 +7,7 @@
  */
 import { keptForAccount } from "../account/account-memory";
 import { robotDirectoryOf } from "../account/robot-directory";
-import { readStatus, serialNumberOf } from "./status-reader";
+import { isTaskUnderWay, readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
 export const MAX_KEPT_STATUSES = 5000;
@@ -26,9 +26,6 @@ interface Reads {
   merged: KeptStatus;
 }
 
-/** Fields of a task that is running: not carried from an older read into one that shows no task running. */
-const TASK_UNDER_WAY = new Set(["RUNNING", "PAUSED"]);
-
 /**
  * One picture of a robot from its last reads of both shapes: the newer read's
  * fields, and the fields only the other shape carries (a v1 read's executable
@@ -41,7 +38,7 @@ function merge(reads: Omit<Reads, "merged">): KeptStatus {
   const [newer, older] = [reads.v1, reads.lean].filter((read): read is KeptStatus => read !== undefined).sort((a, b) => b.at - a.at);
   if (!older) return newer!;
   const status: Record<string, unknown> = { ...older.status, ...newer!.status };
-  if (!("executingTask" in newer!.status) && !TASK_UNDER_WAY.has(String(newer!.status.taskState))) delete status.executingTask;
+  if (!("executingTask" in newer!.status) && !isTaskUnderWay(newer!.status.taskState)) delete status.executingTask;
   const version = mapVersionCarried(newer!.status, older.status);
   if (version !== undefined) {
     const localization = status.localizationInfo as Record<string, unknown>;

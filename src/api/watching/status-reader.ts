@@ -69,6 +69,19 @@ function flag(value: unknown): boolean | undefined {
   return typeof value === "boolean" ? value : undefined;
 }
 
+/**
+ * Task states in which the robot's task is not over: running, paused, or the
+ * cloud's OTHER (a state of a task it names no further). A robot in one is
+ * busy for a job, a chosen segment is not done, and its task's name and
+ * progress are followed.
+ */
+const TASK_UNDER_WAY_STATES: ReadonlySet<string> = new Set(["RUNNING", "PAUSED", "OTHER"]);
+
+/** Whether a status's task state (any shape's `taskState`) says a task is under way. */
+export function isTaskUnderWay(taskState: unknown): boolean {
+  return typeof taskState === "string" && TASK_UNDER_WAY_STATES.has(taskState);
+}
+
 /** A status's serial number: its own field, or the v1 status' `name` (robots/<sn>). */
 export function serialNumberOf(status: Record<string, unknown>): string | undefined {
   const name = textOf(status.name);

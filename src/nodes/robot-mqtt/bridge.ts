@@ -4,7 +4,7 @@
  * publishes what changed, answers Home Assistant's birth message, removes a
  * robot that left, and carries out what arrives on the command topics.
  */
-import { serialNumberOf } from "../../api/watching/status-reader";
+import { isTaskUnderWay, serialNumberOf } from "../../api/watching/status-reader";
 import { sentNavigationsOf } from "../../api/watching/navigation";
 import { robotDirectoryOf } from "../../api/account/robot-directory";
 import type { Node, NodeStatus } from "node-red";
@@ -47,9 +47,6 @@ export const UNTIL_ECHO_MS = 3000;
 
 /** A robot's map areas (its segments) are asked for again after this long, read or not. */
 export const SEGMENTS_ASKED_EVERY_MS = 10 * 60_000;
-
-/** Task states whose task the v1 status follows (its name and progress): the S-line status names no task. */
-const TASK_UNDER_WAY = new Set(["RUNNING", "PAUSED"]);
 
 /**
  * Reads the robots' statuses (S-line batch: navigation, cleaning modes,
@@ -103,7 +100,7 @@ class StatusReader extends FleetWatcher {
     const running = statuses.flatMap((status) => {
       const serialNumber = serialNumberOf(status);
       const stale = serialNumber !== undefined && (this.fleetStatuses.readAt(serialNumber, "v1") ?? 0) < fresh;
-      return stale && TASK_UNDER_WAY.has(String(status.taskState)) ? [serialNumber] : [];
+      return stale && isTaskUnderWay(status.taskState) ? [serialNumber] : [];
     });
     if (running.length === 0) return;
     try {
@@ -144,7 +141,7 @@ export class MqttBridge {
   private pendingCommands = 0;
   /** Whether this process publishes: on a shared account one instance does, and answers the commands; the others stand by. */
   private watching = true;
-  /** Commands under way per robot: a second start waits for nothing, it is refused (see mayOvertakePending). */
+  /** Commands under way per robot, the next chosen segment's start among them: a second start waits for nothing, it is refused (see mayOvertakePending). */
   private readonly pendingByRobot = new Map<string, number>();
   private stopAlarms: () => void;
   /** What the status under the node says: the first poll, standing by, the last poll or the failing ones. */
@@ -168,7 +165,12 @@ export class MqttBridge {
     const lease = client.sharing?.watchLease(node.id, settings.intervalMs);
     const reader = new StatusReader(client, settings.serialNumbers, this.lifetime.signal, (serial, problem) => this.skip(serial, problem), settings.intervalMs);
     this.reader = reader;
-    this.segmentRuns = new SegmentRuns(client, this.lifetime.signal, (serial, result) => this.publishResult(serial, result));
+    this.segmentRuns = new SegmentRuns(
+      client,
+      this.lifetime.signal,
+      (serial, result) => this.publishResult(serial, result),
+      (serial, start) => this.underWay(serial, start),
+    );
     this.loop = new WatchLoop(reader, settings.intervalMs, {
       polled: (updates, summary) => this.polled(updates, summary),
       failing: (error, streak) => this.showStatus("red", "ring", streak > 1 ? t("status.pollsFailed", { count: streak, code: error.code }) : t("status.pollFailed", { code: error.code })),
@@ -241,10 +243,26 @@ export class MqttBridge {
       this.publishResult(serialNumber, { command: asked, ok: false, reason: "another command for this robot is still under way (stop and pause are always carried out)" });
       return;
     }
-    this.pendingCommands++;
-    this.pendingByRobot.set(serialNumber, (this.pendingByRobot.get(serialNumber) ?? 0) + 1);
     // Another command for the robot ends its chosen segments' run (a fan speed only sets the next start's mode).
     if (input !== "fanSpeed") this.segmentRuns.cancel(serialNumber);
+    await this.underWay(serialNumber, () => this.carryOutCommand(serialNumber, input, text));
+  }
+
+  /** Work for the robot (a command, or the next chosen segment's start) counted as under way while it lasts: another start for the robot is refused meanwhile. */
+  private async underWay<T>(serialNumber: string, work: () => Promise<T>): Promise<T> {
+    this.pendingCommands++;
+    this.pendingByRobot.set(serialNumber, (this.pendingByRobot.get(serialNumber) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      this.pendingCommands--;
+      const left = (this.pendingByRobot.get(serialNumber) ?? 1) - 1;
+      if (left > 0) this.pendingByRobot.set(serialNumber, left);
+      else this.pendingByRobot.delete(serialNumber);
+    }
+  }
+
+  private async carryOutCommand(serialNumber: string, input: InputKind, text: string): Promise<void> {
     try {
       if (input === "cleanSegments") {
         this.publishResult(serialNumber, await this.cleanSegments(serialNumber, text));
@@ -268,11 +286,6 @@ export class MqttBridge {
       if (this.closed || (error instanceof RobotApiError && error.kind === "aborted")) return;
       const reason = error instanceof RobotApiError ? `${error.code}: ${error.message}` : String(error);
       this.publishResult(serialNumber, { command: input, ok: false, reason });
-    } finally {
-      this.pendingCommands--;
-      const left = (this.pendingByRobot.get(serialNumber) ?? 1) - 1;
-      if (left > 0) this.pendingByRobot.set(serialNumber, left);
-      else this.pendingByRobot.delete(serialNumber);
     }
   }
 

@@ -9,16 +9,15 @@
 import type { RobotClient } from "../../api/client";
 import type { SegmentArea } from "../../api/mqtt/segments";
 import { problemsOf, type RobotView } from "../../api/mqtt/robot-view";
+import { isTaskUnderWay } from "../../api/watching/status-reader";
 import { startJob, type BridgeResult } from "./jobs";
-
-/** Task states in which the area's task is not over. */
-const UNDER_WAY = new Set(["RUNNING", "PAUSED", "OTHER"]);
 
 interface Run {
   /** Until a poll read after this shows the robot done, its area is under way. */
   startedAt: number;
   seenUnderWay: boolean;
-  ended?: (view: RobotView) => void;
+  /** Settles the wait for the area's end: with the poll's view, or with nothing (cancelled, or the node closed). */
+  ended?: (view?: RobotView) => void;
   cancelled: boolean;
 }
 
@@ -31,6 +30,8 @@ export class SegmentRuns {
     private readonly client: RobotClient,
     private readonly signal: AbortSignal,
     private readonly answer: (serialNumber: string, result: BridgeResult) => void,
+    /** Carries out a background start as a command under way for the robot (the bridge then refuses another start meanwhile). */
+    private readonly underWay: (serialNumber: string, start: () => Promise<BridgeResult>) => Promise<BridgeResult>,
     private readonly confirmTimeoutMs?: number,
   ) {}
 
@@ -40,7 +41,8 @@ export class SegmentRuns {
     const run: Run = { startedAt: 0, seenUnderWay: false, cancelled: false };
     this.runs.set(serialNumber, run);
     const first = await this.startArea(serialNumber, areas, 0, run);
-    if (first.ok && areas.length > 0) void this.follow(serialNumber, areas, run);
+    // A command that came during the first start (a stop) ended the run: nothing follows it.
+    if (first.ok && !run.cancelled) void this.follow(serialNumber, areas, run);
     else this.forget(serialNumber, run);
     return first;
   }
@@ -51,13 +53,14 @@ export class SegmentRuns {
     if (!run) return;
     run.cancelled = true;
     this.runs.delete(serialNumber);
+    run.ended?.();
   }
 
   /** A poll's view of a robot; `polledFrom`: when that poll's read began. */
   seen(view: RobotView, polledFrom: number): void {
     const run = this.runs.get(view.serialNumber);
     if (!run?.ended || run.startedAt === 0) return;
-    const underWay = UNDER_WAY.has(view.state.taskState ?? "");
+    const underWay = isTaskUnderWay(view.state.taskState);
     if (underWay) run.seenUnderWay = true;
     // A read begun before the start could show the robot idle still.
     else if (run.seenUnderWay || polledFrom > run.startedAt) run.ended(view);
@@ -74,11 +77,7 @@ export class SegmentRuns {
 
   private async follow(serialNumber: string, areas: readonly ChosenArea[], run: Run): Promise<void> {
     for (let index = 0; ; index++) {
-      const end = await new Promise<RobotView | undefined>((resolve) => {
-        run.ended = resolve;
-        this.signal.addEventListener("abort", () => resolve(undefined), { once: true });
-      });
-      run.ended = undefined;
+      const end = await this.endOf(run);
       if (!end || run.cancelled || this.signal.aborted) return;
       const problems = problemsOf(end.state, undefined);
       const last = index === areas.length - 1;
@@ -88,7 +87,7 @@ export class SegmentRuns {
         this.forget(serialNumber, run);
         return;
       }
-      const next = await this.startArea(serialNumber, areas, index + 1, run);
+      const next = await this.underWay(serialNumber, () => this.startArea(serialNumber, areas, index + 1, run));
       if (run.cancelled || this.signal.aborted) return;
       this.answer(serialNumber, next);
       if (!next.ok) {
@@ -96,6 +95,21 @@ export class SegmentRuns {
         return;
       }
     }
+  }
+
+  /** The view that shows the run's area ended, or nothing once the run is cancelled or the node closes; no listener outlives the wait. */
+  private endOf(run: Run): Promise<RobotView | undefined> {
+    if (this.signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const closed = () => settle();
+      const settle = (view?: RobotView) => {
+        this.signal.removeEventListener("abort", closed);
+        run.ended = undefined;
+        resolve(view);
+      };
+      this.signal.addEventListener("abort", closed, { once: true });
+      run.ended = settle;
+    });
   }
 
   private forget(serialNumber: string, run: Run): void {
