@@ -33,7 +33,7 @@ function packList(): { files: PackedFile[]; size: number; unpackedSize: number }
 /** Every file the tarball may hold; anything else (maps, demo, tests, sources) is a mistake. */
 const ALLOWED = [
   /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/,
-  /^dist\/src\/(api|nodes|simulator)\/([a-z-]+\/)?[a-z0-9-]+\.js$/,
+  /^dist\/src\/(api|nodes|simulator)\/([a-z-]+\/){0,2}[a-z0-9-]+\.js$/,
   // Types for the client and the simulator, which a TypeScript user may import.
   /^dist\/src\/(api|simulator)\/([a-z-]+\/)?[a-z-]+\.d\.ts$/,
   /^nodes\/[a-z-]+\.(js|html)$/,
@@ -59,9 +59,11 @@ function runtimePackages(): string[] {
 // robot-mqtt with their examples, help and the account's jobs, reports and alarms bring it to 380 kB
 // packed, 1342 kB unpacked; the robot directory, navigation read from positions, robot-job's state
 // table and bounds, the one time, value and report readers, with their help, 447 kB packed and 1566 kB
-// unpacked. A bound a stray image or fixture would break.
-const MAX_PACKED_BYTES = 470 * 1024;
-const MAX_UNPACKED_BYTES = 1650 * 1024;
+// unpacked; robot-plan with its proof-of-service report and example, the console's notices, alarms,
+// areas and plan timeline, Home Assistant's segments and command setting, and the words in Chinese,
+// 524 kB packed and 1833 kB unpacked. A bound a stray image or fixture would break.
+const MAX_PACKED_BYTES = 550 * 1024;
+const MAX_UNPACKED_BYTES = 1900 * 1024;
 
 describe("install", function () {
   this.timeout(300_000);

@@ -39,7 +39,7 @@ const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
 /** Every node of the palette: the robot nodes, robot-events, which has no robot and no input, the jobs, the reports and the MQTT bridge. */
-const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job", "robot-reports", "robot-mqtt"] as const;
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job", "robot-reports", "robot-mqtt", "robot-plan"] as const;
 /** The palette labels, which also title each node's help. */
 const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
@@ -50,6 +50,7 @@ const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-reports": "reports",
   "robot-mqtt": "mqtt bridge",
   "robot-job": "job",
+  "robot-plan": "plan",
 };
 /** The headings of each node's help: robot-events has no input, and properties instead. */
 const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
@@ -61,6 +62,7 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
   "robot-reports": ["Inputs", "Outputs", "Details"],
   "robot-mqtt": ["Inputs", "Outputs", "Details"],
   "robot-job": ["Inputs", "Outputs", "Details"],
+  "robot-plan": ["Inputs", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -197,6 +199,20 @@ const flow: FlowNode[] = [
     y: 560,
     wires: [[], []],
   },
+  {
+    id: "plan",
+    type: "robot-plan",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    plan: [],
+    timezone: "",
+    lateBy: "",
+    skipDates: [],
+    x: 200,
+    y: 720,
+    wires: [[], [], []],
+  },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -226,7 +242,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
     }
   });
 
-  it("lists command, site task, maps, fleet status, robot events, job, reports and mqtt bridge under the robot fleet category, each label on one line clear of its port", async () => {
+  it("lists command, site task, maps, fleet status, robot events, job, reports, mqtt bridge and plan under the robot fleet category, each label on one line clear of its port", async () => {
     const entries = await page.$$eval(".red-ui-palette-node[data-palette-type^='robot-']", (nodes) =>
       nodes.map((node) => ({
         type: node.getAttribute("data-palette-type"),
@@ -251,6 +267,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         { type: "robot-job", label: "job", fits: true, category: "robot fleet", shown: true },
         { type: "robot-maps", label: "maps", fits: true, category: "robot fleet", shown: true },
         { type: "robot-mqtt", label: "mqtt bridge", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-plan", label: "plan", fits: true, category: "robot fleet", shown: true },
         { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
@@ -333,6 +350,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-reports": "reports",
       "robot-mqtt": "mqtt bridge",
       "robot-job": "job",
+      "robot-plan": "plan",
     });
   });
 
