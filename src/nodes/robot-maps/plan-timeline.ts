@@ -8,11 +8,27 @@
  * ran it), joined as the proof-of-service report joins them (plan-report.ts),
  * so a console opened at any time shows the whole day.
  */
-import { DateTime } from "luxon";
+import type { DateTime as LuxonDateTime } from "luxon";
 import { jobsOfAccount } from "../../api/jobs/job-book";
 import type { OccurrenceListing } from "../../api/plans/occurrence";
 import { planReportRows, type OccurrenceRow, type OccurrenceState } from "../../api/plans/plan-report";
-import { plansOfAccount } from "../../api/plans/plan-book";
+import type { plansOfAccount as PlansOfAccount } from "../../api/plans/plan-book";
+
+/**
+ * The plan book and Luxon, required with the first console picture rather than
+ * when Node-RED loads the nodes: the plan book brings the plan's schemas (zod)
+ * and the time zones (Luxon), which a flow with no console and no plan never needs.
+ */
+let planModules: { plansOfAccount: typeof PlansOfAccount; DateTime: typeof LuxonDateTime } | undefined;
+function loadPlanModules(): NonNullable<typeof planModules> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- deferred on purpose, see above */
+  planModules ??= {
+    plansOfAccount: (require("../../api/plans/plan-book") as typeof import("../../api/plans/plan-book")).plansOfAccount,
+    DateTime: (require("luxon") as typeof import("luxon")).DateTime,
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return planModules;
+}
 import { reportsOfAccount } from "../../api/reports/report-store";
 
 /** An occurrence's state on the timeline: the report's, with `pending` split into running (its job is made) and not run. */
@@ -54,6 +70,7 @@ const DAY_MS = 86_400_000;
 
 /** Reads today's plan of the account from the books robot-plan keeps; undefined when no plan ran or runs on it. */
 export function todaysPlanOf(accountKey: string, now: Date, robotName: (serialNumber: string) => string): TodaysPlan | undefined {
+  const { plansOfAccount, DateTime } = loadPlanModules();
   const plans = plansOfAccount(accountKey);
   // A day and a half each side: whatever the plans' zone, today's occurrences are among them.
   const listing: OccurrenceListing = plans.between(now.getTime() - 1.5 * DAY_MS, now.getTime() + 1.5 * DAY_MS);
