@@ -25,6 +25,7 @@ import { ContextMirror } from "../shared/context-mirror";
 import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { isPlainObject, readMessage } from "../shared/plain-data";
+import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
 import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
@@ -52,9 +53,6 @@ const MINUTE_MS = 60_000;
 const LOOK_BACK_MS = 31 * 86_400_000;
 /** An occurrence's claim in Redis outlives any lateBy (a day) and its job's wait. */
 const SHARED_CLAIM_MS = 3 * 86_400_000;
-
-type Send = (msg: NodeMessage | (NodeMessage | null)[]) => void;
-type Done = (err?: Error) => void;
 
 /** The job fields of an item, as robot-job reads them from a message. */
 function jobPayloadOf(item: PlanItem, jobId: string): Record<string, unknown> {
@@ -92,13 +90,9 @@ function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults):
 }
 
 export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
-  const t = translator(RED, "robot-plan");
   const { client, problem } = lookUpConfig(RED, config.robot);
-  if (problem) {
-    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
-    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
-    return;
-  }
+  // A timer works without messages: a node that cannot work says so at deploy too.
+  if (problem) return refuseMessages(node, configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)), problem, { atDeploy: true, eachMessage: true });
   const clock = planClockOf((RED.settings as unknown as Record<string, unknown>).robotPlanClock);
   const defaults = readNodeDefaults({});
   let settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] };
@@ -110,11 +104,9 @@ export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProper
       items: readPlanForJobs(config.plan ?? [], "plan", defaults),
     };
   } catch (error) {
-    // A node whose settings cannot be read runs nothing: its status and every message say which.
-    const refusal = error instanceof Error ? error : invalidInput("", String(error));
-    node.status({ fill: "red", shape: "ring", text: refusal instanceof RobotApiError ? `${refusal.code}: ${refusal.field ?? ""}` : t("status.error") });
-    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(refusal));
-    return;
+    // A node whose settings cannot be read runs nothing: its status, its log at deploy and every message say which.
+    const refusal = error instanceof RobotApiError ? error : invalidInput("", error instanceof Error ? error.message : String(error));
+    return refuseMessages(node, { fill: "red", shape: "ring", text: `${refusal.code}: ${refusal.field ?? ""}` }, refusal, { atDeploy: true, eachMessage: true });
   }
   runPlan(RED, node, client, clock, defaults, settings);
 }
@@ -298,13 +290,15 @@ function runPlan(
     }));
   }
 
-  async function answer(msg: NodeMessageInFlow, send: Send): Promise<void> {
+  /** What a message asks; an answer (upcoming, report) is sent on output 3. */
+  async function answer(msg: NodeMessageInFlow): Promise<Outgoing | undefined> {
     const { payload } = readMessage(msg, []);
     const asked = isPlainObject(payload) ? PLAN_REQUESTS.filter((key) => payload[key] !== undefined) : [];
     if (!isPlainObject(payload) || asked.length !== 1)
       throw invalidInput("payload", `give one of ${PLAN_REQUESTS.join(", ")}${asked.length > 1 ? `, not ${asked.join(" and ")}` : ""}`);
     const request = asked[0]!;
     const value = payload[request];
+    let answered: Outgoing | undefined;
     switch (request) {
       case "plan":
         setPlan(value);
@@ -321,10 +315,10 @@ function runPlan(
         runNow(value);
         break;
       case "upcoming":
-        send([null, null, { ...msg, payload: { upcoming: upcoming(value) } }]);
+        answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
         break;
       case "report":
-        send([null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }]);
+        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }];
         break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";
@@ -335,6 +329,7 @@ function runPlan(
     }
     planMirror.changed();
     status.changed();
+    return answered;
   }
 
   // The first look waits for the deploy's every node: Node-RED creates them one after another, and what the
@@ -362,16 +357,17 @@ function runPlan(
     look();
   });
 
-  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
-    void started.then(async () => {
-      if (closed) return;
-      try {
-        await answer(msg, send);
-        done();
-      } catch (error) {
-        done(error instanceof Error ? error : invalidInput("", String(error)));
-      }
-    });
+  started.catch((error: unknown) => {
+    // Nothing runs; each message ends with this error (takeMessages).
+    node.status({ fill: "red", shape: "ring", text: t("status.error") });
+    node.error(error);
+  });
+
+  takeMessages(RED, node, async (msg) => {
+    await started;
+    // Closed before its context was read: the message is abandoned (takeMessages).
+    if (!runner) return undefined;
+    return answer(msg);
   });
 
   node.on("close", (removed: boolean, done: () => void) => {
