@@ -155,6 +155,33 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal(stub.startCommands(R1).length, 1, "one start in all");
   });
 
+  it("keeps a plan set by message across a redeploy of the same settings; a plan changed in the dialog since wins over it", async () => {
+    await start(berlin("05:00:00"));
+    await settle();
+    /** The ids of the next two hours' occurrences: which plan is in force. */
+    const inForce = async () => {
+      const answers = collectMessages("answers") as Msg[];
+      send({ upcoming: { hours: 2 } });
+      await waitFor(() => answers.length === 1, 5000, "upcoming");
+      return (answers[0]!.payload.upcoming as { occurrenceId: string }[]).map((entry) => entry.occurrenceId);
+    };
+    const redeploy = async (node: FlowNode) => {
+      await helper.setFlows(flowWith(stub.url, [node, ...outputsAndCatch("plan"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }]), "nodes");
+      await settle();
+    };
+    send({ plan: [kitchen({ name: "By message", at: "05:30" })] });
+    assert.deepEqual(await inForce(), ["By message@2026-06-10T05:30"]);
+    // Only the node's name changed: its plan settings are those the message's plan replaced.
+    await redeploy(planNode({ name: "renamed" }));
+    assert.deepEqual(await inForce(), ["By message@2026-06-10T05:30"], "the message's plan stays");
+    const fromTheDialog = [kitchen({ name: "From the dialog", at: "06:30" })];
+    await redeploy(planNode({ name: "renamed", plan: fromTheDialog }));
+    assert.deepEqual(await inForce(), ["From the dialog@2026-06-10T06:30"], "the dialog's new plan wins");
+    // Redeployed again unchanged: still the dialog's (the message's plan was dropped, not put aside).
+    await redeploy(planNode({ name: "again", plan: fromTheDialog }));
+    assert.deepEqual(await inForce(), ["From the dialog@2026-06-10T06:30"]);
+  });
+
   it("after downtime runs an occurrence exactly lateBy minutes past late, records one a minute more missed; lateBy 0 runs none late", async () => {
     const flow = [
       planNode({ plan: [kitchen({ name: "On the limit", at: "06:00" }), kitchen({ name: "A minute over", at: "05:59" })] }, "plan"),

@@ -28,6 +28,8 @@ export interface ClaimedOccurrence {
 export interface NodePlanState {
   /** The plan a message set, as given (read again after a restart); absent: the node's own. */
   planByMessage?: unknown;
+  /** The deployed settings (their hash) the message's plan replaced: once the node is deployed with others, its own plan wins. */
+  planByMessageOver?: string;
   paused: boolean;
   /** Dates skipped by message, `YYYY-MM-DD`. */
   skips: string[];
@@ -143,6 +145,7 @@ export class AccountPlans {
     if (!this.states.has(nodeId) && typeof state === "object" && state !== null) {
       this.states.set(nodeId, {
         ...(state.planByMessage !== undefined ? { planByMessage: state.planByMessage } : {}),
+        ...(typeof state.planByMessageOver === "string" ? { planByMessageOver: state.planByMessageOver } : {}),
         paused: state.paused === true,
         skips: Array.isArray(state.skips) ? state.skips.filter((date) => typeof date === "string") : [],
         ...(typeof state.checkedUpTo === "number" ? { checkedUpTo: state.checkedUpTo } : {}),

@@ -8,6 +8,7 @@
  * redeploy or a restart neither repeats an occurrence nor forgets one: those
  * past their time on the way back run late within lateBy, older ones are missed.
  */
+import { createHash } from "node:crypto";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
 import { RobotApiError, invalidInput } from "../../api/errors";
@@ -89,19 +90,35 @@ function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults):
   return items;
 }
 
+/** The node's deployed plan settings as one value: a message's plan is kept only while they are the ones it replaced. */
+function deployedSettingsHash(config: RobotPlanProperties): string {
+  const deployed = { plan: config.plan ?? [], timezone: config.timezone ?? "", lateBy: config.lateBy ?? "", skipDates: config.skipDates ?? [] };
+  return createHash("sha256").update(JSON.stringify(deployed)).digest("hex");
+}
+
+interface PlanSettings {
+  timezone: string;
+  lateByMinutes: number;
+  skipDates: string[];
+  items: PlanItem[];
+  /** deployedSettingsHash of the node's config. */
+  deployed: string;
+}
+
 export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
   const { client, problem } = lookUpConfig(RED, config.robot);
   // A timer works without messages: a node that cannot work says so at deploy too.
   if (problem) return refuseMessages(node, configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)), problem, { atDeploy: true, eachMessage: true });
   const clock = planClockOf((RED.settings as unknown as Record<string, unknown>).robotPlanClock);
   const defaults = readNodeDefaults({});
-  let settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] };
+  let settings: PlanSettings;
   try {
     settings = {
       timezone: readTimezone(config.timezone),
       lateByMinutes: readNumberSetting(config.lateBy, "lateBy", PLAN_LATE_BY),
       skipDates: readSkipDates(config.skipDates),
       items: readPlanForJobs(config.plan ?? [], "plan", defaults),
+      deployed: deployedSettingsHash(config),
     };
   } catch (error) {
     // A node whose settings cannot be read runs nothing: its status, its log at deploy and every message say which.
@@ -117,7 +134,7 @@ function runPlan(
   client: RobotClient,
   clock: ReturnType<typeof planClockOf>,
   defaults: NodeDefaults,
-  settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] },
+  settings: PlanSettings,
 ): void {
   const t = translator(RED, "robot-plan");
   const { timezone, lateByMinutes } = settings;
@@ -256,6 +273,7 @@ function runPlan(
   function setPlan(value: unknown): void {
     items = readPlanForJobs(value, "payload.plan", defaults);
     state.planByMessage = structuredClone(value);
+    state.planByMessageOver = settings.deployed;
     plans.setPlan(node.id, { items, timezone });
     // A plan set during the day does not go back over that day's earlier occurrences.
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
@@ -341,12 +359,18 @@ function runPlan(
     jobs.restore(node.id, storedJobs);
     if (closed) return;
     state = plans.stateOf(node.id);
-    if (state.planByMessage !== undefined) {
+    if (state.planByMessage !== undefined && state.planByMessageOver !== settings.deployed) {
+      // Deployed with other settings since the message: the dialog's plan is the newer word.
+      node.log("the plan set by message is dropped: the node was deployed with other plan settings since");
+      delete state.planByMessage;
+      delete state.planByMessageOver;
+    } else if (state.planByMessage !== undefined) {
       try {
         items = readPlanForJobs(state.planByMessage, "payload.plan", defaults);
       } catch (error) {
         node.warn(`the plan set by message could not be read again, the node's own is in force: ${(error as Error).message}`);
         delete state.planByMessage;
+        delete state.planByMessageOver;
       }
     }
     plans.setPlan(node.id, { items, timezone });
