@@ -280,7 +280,7 @@ function runPlan(
     look();
   }
 
-  function runNow(name: unknown): void {
+  async function runNow(name: unknown): Promise<void> {
     const item = items.find((entry) => entry.name === name);
     if (!item) throw invalidInput("payload.runNow", `no item "${String(name)}" in the plan (items: ${items.map((entry) => entry.name).join(", ") || "none"})`);
     const now = clock.now();
@@ -291,9 +291,11 @@ function runPlan(
     const minuteStart = now - (now % MINUTE_MS);
     const planned = occurrencesBetween([item], timezone, minuteStart - MINUTE_MS, minuteStart + 2 * MINUTE_MS).find((entry) => entry.occurrenceId === occurrenceId);
     const occurrence: PlannedOccurrence = planned ?? { occurrenceId, item: item.name, plannedAt: new Date(now).toISOString(), itemSpec: item };
-    void claim(occurrence, false).then((claimed) => {
-      if (claimed && !closed) startJob(occurrence, false);
-    });
+    // The message ends once the claim is answered: run, or refused saying why, never an answer for nothing done.
+    const claimed = await claim(occurrence, false);
+    if (claimed === false) throw invalidInput("payload.runNow", `"${occurrenceId}" is claimed by another node or instance sharing the account; it runs there`);
+    if (claimed === undefined) throw invalidInput("payload.runNow", `"${occurrenceId}" could not be claimed: the account's Redis did not answer; nothing was started`);
+    if (!closed) startJob(occurrence, false);
   }
 
   function upcoming(request: unknown): Record<string, unknown>[] {
@@ -330,7 +332,7 @@ function runPlan(
         if (!state.skips.includes(value)) state.skips = [...state.skips, value].sort();
         break;
       case "runNow":
-        runNow(value);
+        await runNow(value);
         break;
       case "upcoming":
         answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
