@@ -2,7 +2,8 @@
  * robot-plan with its account shared through a real redis-server, in one
  * real Node-RED on a fake plan clock: runNow ends with an error, nothing
  * started, when the occurrence's claim is another instance's or Redis does
- * not answer.
+ * not answer; an occurrence whose claim Redis did not answer is asked again
+ * after a redeploy, and runs late once Redis is back.
  */
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
@@ -11,6 +12,7 @@ import { FakeClock } from "../support/fake-clock";
 import { stubSerial } from "../support/fleet-stub";
 import { useJobFleet } from "../support/job-flow";
 import type { JobFleetStub } from "../support/job-fleet-stub";
+import { plansOfAccount } from "../../src/api/plans/plan-book";
 import { redisCommand, useRedis } from "../support/redis-server";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
 
@@ -76,5 +78,33 @@ describe("robot-plan on an account shared through a real redis-server", function
     assert.match(caught[0]!.error.message, /payload\.runNow: "Kitchen@2026-06-10T05:00" could not be claimed: the account's Redis did not answer/);
     assert.equal(progress.length, 0, "no due");
     assert.equal(stub.startCommands(R1).length, 0);
+  });
+
+  it("an occurrence whose claim Redis did not answer is asked again after a redeploy, and runs late once Redis is back", async () => {
+    const { caught } = await start(berlin("05:59:30"), planNode({ lateBy: 60 }));
+    await redis.stop();
+    await clock.advanceTo(berlin("06:00:00"));
+    const unanswered = () => plansOfAccount(accountKey()).stateOf("plan").unanswered ?? [];
+    await waitFor(() => unanswered().length === 1, 10_000, "the claim unanswered");
+    // A redeploy while Redis is away: the new node has only what the node's state kept.
+    await helper.setFlows(flow([planNode({ lateBy: 60, name: "redeployed" })]), "nodes");
+    const settled = collectMessages("out") as Msg[];
+    const progress = collectMessages("progress") as Msg[];
+    await redis.restart();
+    // The plan clock moves on until the reconnected Redis answers a look (well within lateBy).
+    while (!progress.some((msg) => msg.payload.event === "due") && clock.now() < berlin("06:50:00")) {
+      await clock.advance(30_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const due = progress.find((msg) => msg.payload.event === "due");
+    assert.equal(due?.payload.occurrenceId, "Kitchen@2026-06-10T06:00", JSON.stringify(progress.map((msg) => msg.payload)));
+    assert.equal(due.payload.late, true);
+    assert.deepEqual(unanswered(), []);
+    await waitFor(() => progress.some((msg) => msg.payload.event === "started"), 20_000, "the late start");
+    stub.finish(R1);
+    await waitFor(() => settled.length === 1, 20_000, "the late end");
+    assert.equal(settled[0]!.payload.status, "late");
+    assert.equal(caught.length, 0, JSON.stringify(caught));
+    assert.equal(stub.startCommands(R1).length, 1);
   });
 });

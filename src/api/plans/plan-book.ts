@@ -35,6 +35,8 @@ export interface NodePlanState {
   skips: string[];
   /** Every occurrence planned before this instant (epoch ms) was looked at; absent: never deployed. */
   checkedUpTo?: number;
+  /** Occurrences looked at whose Redis claim got no answer (Redis away): asked again at each look, kept across a redeploy and a restart. */
+  unanswered?: PlannedOccurrence[];
 }
 
 /** A node's part of the book as plain JSON, for its context. */
@@ -149,6 +151,11 @@ export class AccountPlans {
         paused: state.paused === true,
         skips: Array.isArray(state.skips) ? state.skips.filter((date) => typeof date === "string") : [],
         ...(typeof state.checkedUpTo === "number" ? { checkedUpTo: state.checkedUpTo } : {}),
+        ...(Array.isArray(state.unanswered)
+          ? {
+              unanswered: state.unanswered.filter((entry) => typeof entry?.occurrenceId === "string" && typeof entry.itemSpec === "object"),
+            }
+          : {}),
       });
     }
     for (const entry of Array.isArray(settled) ? settled : [])

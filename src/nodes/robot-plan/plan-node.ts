@@ -148,8 +148,6 @@ function runPlan(
   let runner: JobRunner | undefined;
   let timer: unknown;
   let closed = false;
-  /** Occurrences whose Redis claim could not be asked (Redis away): asked again at the next look, within lateBy. */
-  const toAskAgain = new Map<string, PlannedOccurrence>();
   const status = new StatusDrawer(node, () => {
     const counts = runner?.counts ?? { waiting: 0, running: 0 };
     const next = occurrencesBetween(items, timezone, clock.now(), clock.now() + 86_400_000)[0];
@@ -233,21 +231,25 @@ function runPlan(
     return settings.skipDates.includes(date) || state.skips.includes(date);
   }
 
+  /** Unanswered by Redis: asked again at each look (run late within lateBy, else missed) until Redis answers. */
+  function keepUnanswered(occurrence: PlannedOccurrence, unanswered: boolean): void {
+    const others = (state.unanswered ?? []).filter((entry) => entry.occurrenceId !== occurrence.occurrenceId);
+    if (!unanswered && others.length === (state.unanswered?.length ?? 0)) return;
+    state.unanswered = unanswered ? [...others, occurrence] : others;
+    if (!closed) planMirror.changed();
+  }
+
   /** An occurrence at or past its time: skipped, missed, or run (late after its minute). */
   async function due(occurrence: PlannedOccurrence, now: number): Promise<void> {
-    if (plans.known(occurrence.occurrenceId)) return;
+    if (plans.known(occurrence.occurrenceId)) return keepUnanswered(occurrence, false);
     const minutesLate = Math.floor((now - Date.parse(occurrence.plannedAt)) / MINUTE_MS);
     const skipped = state.paused || skippedDay(occurrence);
     const missed = !skipped && minutesLate > lateByMinutes;
     const late = minutesLate >= 1;
     const claimed = await claim(occurrence, late);
-    if (closed) return;
-    if (claimed === undefined) {
-      toAskAgain.set(occurrence.occurrenceId, occurrence);
-      return;
-    }
-    toAskAgain.delete(occurrence.occurrenceId);
-    if (!claimed) return;
+    // Kept in the node's state even when it closed meanwhile: the node that replaces it asks again.
+    keepUnanswered(occurrence, claimed === undefined);
+    if (closed || !claimed) return;
     if (skipped) settle(occurrence, "skipped");
     else if (missed) settle(occurrence, "missed");
     else startJob(occurrence, late);
@@ -259,7 +261,7 @@ function runPlan(
     clock.clearTimeout(timer);
     const now = clock.now();
     const from = Math.max(state.checkedUpTo ?? now, now - LOOK_BACK_MS);
-    const found = [...toAskAgain.values(), ...(from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [])];
+    const found = [...(state.unanswered ?? []), ...(from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [])];
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
     for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
     plans.prune(now);
