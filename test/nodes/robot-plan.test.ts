@@ -155,6 +155,35 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal(stub.startCommands(R1).length, 1, "one start in all");
   });
 
+  it("refuses an item whose name another node of the account uses for other work or in another zone, by message and at deploy", async () => {
+    const { caught, answers } = await start(berlin("05:00:00"), [planNode({}, "plan"), planNode({ plan: [kitchen({ name: "Lobby", task: "Lobby" })] }, "plan2")]);
+    await settle();
+    const refusal = /plan\[1\]\.name: "Kitchen" is an item of another robot-plan node of this account with other work or another time zone/;
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen({ task: "Lobby" })] }, "plan2");
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen({ map: "Floor 2" })] }, "plan2");
+    await waitFor(() => caught.length === 2, 5000, "two refusals");
+    for (const each of caught) assert.match(String((each.error as { message: string }).message), new RegExp(`payload\\.${refusal.source}`));
+    // The same item (same work, same zone) on both is the account's one item: allowed.
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen()] }, "plan2");
+    send({ upcoming: { hours: 2 } }, "plan2");
+    await waitFor(() => answers.length === 1, 5000, "upcoming");
+    assert.equal(caught.length, 2);
+    assert.deepEqual((answers[0]!.payload.upcoming as { occurrenceId: string }[]).map((entry) => entry.occurrenceId), ["Kitchen@2026-06-10T06:00", "Lobby@2026-06-10T06:00"]);
+    // Deployed with the same name in another zone: the node refused second says so at deploy and to each message.
+    const logFrom = helper.log().callCount;
+    const clash = [planNode({}, "plan"), planNode({ timezone: "Europe/London", plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen()] }, "plan2")];
+    await helper.setFlows(flowWith(stub.url, [...clash, ...outputsAndCatch("plan", "plan2"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }]), "nodes");
+    const caughtAfter = collectMessages("caught");
+    await settle();
+    const logged = (helper.log().getCalls().slice(logFrom) as Array<{ args: unknown[] }>).map((call) => call.args[0] as { level: number; msg?: unknown }).filter((entry) => entry.level === 20);
+    assert.equal(logged.length, 1, JSON.stringify(logged));
+    assert.match(String(logged[0]!.msg), refusal);
+    send({ upcoming: {} }, "plan");
+    send({ upcoming: {} }, "plan2");
+    await waitFor(() => caughtAfter.length === 1, 5000, "one node refuses");
+    assert.match(String((caughtAfter[0]!.error as { message: string }).message), refusal);
+  });
+
   it("keeps a plan set by message across a redeploy of the same settings; a plan changed in the dialog since wins over it", async () => {
     await start(berlin("05:00:00"));
     await settle();

@@ -100,6 +100,23 @@ export class AccountPlans {
     else this.inForce.delete(nodeId);
   }
 
+  /**
+   * The first of `items` whose name another open node of the account gives other work or another zone:
+   * an occurrence's id is the item's name and minute, so that node's occurrence would stand for this one.
+   * The same item (same work, same zone) on two nodes is the account's one item, run once.
+   */
+  nameTakenElsewhere(nodeId: string, items: readonly PlanItem[], timezone: string): { index: number; item: string } | undefined {
+    for (const [otherId, plan] of this.inForce) {
+      if (otherId === nodeId) continue;
+      for (const [index, item] of items.entries()) {
+        const other = plan.items.find((entry) => entry.name === item.name);
+        if (other && (plan.timezone !== timezone || JSON.stringify(other.work) !== JSON.stringify(item.work)))
+          return { index, item: item.name };
+      }
+    }
+    return undefined;
+  }
+
   /** Forgets what is older than the settled ones are kept for. */
   prune(now: number): void {
     const oldest = now - SETTLED_KEPT_DAYS * DAY_MS;

@@ -272,8 +272,17 @@ function runPlan(
     timer = clock.setTimeout(look, Math.max(1, wait));
   }
 
+  /** Refuses a plan with an item another node of the account names for other work or in another zone. */
+  function checkNamesOfAccount(planned: PlanItem[], field: string): void {
+    const taken = plans.nameTakenElsewhere(node.id, planned, timezone);
+    if (taken)
+      throw invalidInput(`${field}[${taken.index}].name`, `"${taken.item}" is an item of another robot-plan node of this account with other work or another time zone; give it another name`);
+  }
+
   function setPlan(value: unknown): void {
-    items = readPlanForJobs(value, "payload.plan", defaults);
+    const read = readPlanForJobs(value, "payload.plan", defaults);
+    checkNamesOfAccount(read, "payload.plan");
+    items = read;
     state.planByMessage = structuredClone(value);
     state.planByMessageOver = settings.deployed;
     plans.setPlan(node.id, { items, timezone });
@@ -377,6 +386,7 @@ function runPlan(
         delete state.planByMessageOver;
       }
     }
+    checkNamesOfAccount(items, state.planByMessage !== undefined ? "payload.plan" : "plan");
     plans.setPlan(node.id, { items, timezone });
     runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
     runner.start();
@@ -387,7 +397,7 @@ function runPlan(
 
   started.catch((error: unknown) => {
     // Nothing runs; each message ends with this error (takeMessages).
-    node.status({ fill: "red", shape: "ring", text: t("status.error") });
+    node.status({ fill: "red", shape: "ring", text: error instanceof RobotApiError ? `${error.code}: ${error.field ?? ""}` : t("status.error") });
     node.error(error);
   });
 
