@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
 import robotPlan from "../../src/nodes/robot-plan";
+import { PLAN_LOOK_BACK_AT_MOST } from "../../src/nodes/robot-plan/table";
 import { FakeClock } from "../support/fake-clock";
 import { stubSerial } from "../support/fleet-stub";
 import { useJobFleet } from "../support/job-flow";
@@ -240,6 +241,40 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal((after[2]!.payload.job as { outcome: string }).outcome, "completed");
     assert.equal(settled.length + progress.length, 0, "nothing before the downtime");
     assert.equal(stub.startCommands(R1).length, 1);
+  });
+
+  it(`after long downtime records at most ${PLAN_LOOK_BACK_AT_MOST} occurrences, the newest, and warns once of those not recorded`, async () => {
+    const everyMinute = [kitchen({ name: "Minutely", at: "00:00", every: 1 })];
+    for (const downMinutes of [PLAN_LOOK_BACK_AT_MOST, PLAN_LOOK_BACK_AT_MOST + 1]) {
+      await start(berlin("04:59:30"), [planNode({ plan: everyMinute })]);
+      await settle();
+      // Paused: each occurrence looked back at is recorded skipped, none runs; what is counted is what is recorded.
+      send({ pause: true });
+      await settle();
+      await helper.unload();
+      // Back up in the minute after the last of `downMinutes` occurrences (05:00 .. 05:00 + downMinutes - 1).
+      clock = new FakeClock(berlin("05:00:30") + (downMinutes - 1) * 60_000);
+      helper.settings({ robotPlanClock: clock } as never);
+      const helpers = [...outputsAndCatch("plan"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }];
+      await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(stub.url, helpers));
+      const after = collectMessages("out") as Msg[];
+      const logFrom = helper.log().callCount;
+      await helper.setFlows(flowWith(stub.url, [planNode({ plan: everyMinute }), ...helpers]), "nodes");
+      await waitFor(() => after.length === PLAN_LOOK_BACK_AT_MOST, 20_000, `${PLAN_LOOK_BACK_AT_MOST} recorded`);
+      await settle();
+      assert.equal(after.length, PLAN_LOOK_BACK_AT_MOST);
+      assert.ok(after.every((msg) => msg.payload.status === "skipped"));
+      const lastMinute = new Date(berlin("05:00:00") + (downMinutes - 1) * 60_000).toISOString();
+      assert.equal(after.at(-1)!.payload.plannedAt, lastMinute, "the newest is recorded");
+      const warnings = (helper.log().getCalls().slice(logFrom) as Array<{ args: unknown[] }>)
+        .map((call) => call.args[0] as { level: number; msg?: unknown })
+        .filter((entry) => entry.level === 30)
+        .map((entry) => String(entry.msg));
+      if (downMinutes === PLAN_LOOK_BACK_AT_MOST) assert.deepEqual(warnings, []);
+      else assert.deepEqual(warnings, [`after downtime, 1 occurrence planned from 2026-06-10T03:00:00.000Z to 2026-06-10T03:00:00.000Z are not recorded: the newest ${PLAN_LOOK_BACK_AT_MOST} are (missed, or run late within lateBy)`]);
+      await helper.unload();
+      await fleet.stub.server.stop();
+    }
   });
 
   it("across Europe/Berlin's clock changes (fake clock) skips nothing and repeats nothing", async () => {

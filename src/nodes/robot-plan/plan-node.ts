@@ -33,7 +33,7 @@ import { JobRunner } from "../shared/jobs/runner";
 import { planClockOf } from "./plan-clock";
 import { planReportAnswer } from "./report-answer";
 import { planStatus } from "./status";
-import { PLAN_LATE_BY, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
+import { PLAN_LATE_BY, PLAN_LOOK_BACK_AT_MOST, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
 
 export interface RobotPlanProperties extends NodeDef {
   robot: string;
@@ -261,7 +261,14 @@ function runPlan(
     clock.clearTimeout(timer);
     const now = clock.now();
     const from = Math.max(state.checkedUpTo ?? now, now - LOOK_BACK_MS);
-    const found = [...(state.unanswered ?? []), ...(from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [])];
+    const passed = from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [];
+    // A long downtime is not settled one message and one Redis call per occurrence (a minutely item: 1,440 a day).
+    const unrecorded = passed.length - PLAN_LOOK_BACK_AT_MOST;
+    if (unrecorded > 0)
+      node.warn(
+        `after downtime, ${unrecorded} occurrence${unrecorded === 1 ? "" : "s"} planned from ${passed[0]!.plannedAt} to ${passed[unrecorded - 1]!.plannedAt} are not recorded: the newest ${PLAN_LOOK_BACK_AT_MOST} are (missed, or run late within lateBy)`,
+      );
+    const found = [...(state.unanswered ?? []), ...(unrecorded > 0 ? passed.slice(unrecorded) : passed)];
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
     for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
     plans.prune(now);
