@@ -308,6 +308,8 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
       [[kitchen({ minBattery: 101 })], /payload\.plan\[0\]\.minBattery: .*100.*\(item "Kitchen"\)/],
       [[kitchen({ robots: [] })], /payload\.plan\[0\]\.robots: must be a non-empty list/],
       [[kitchen({ waitUpTo: -1 })], /payload\.plan\[0\]\.waitUpTo: /],
+      [[kitchen(), kitchen({ name: "Lobby", near: 5 })], /payload\.plan\[1\]\.near: must be a navigation point name .* \(item "Lobby"\)$/],
+      [[kitchen({ robots: ["GS-S-000101", " "] })], /payload\.plan\[0\]\.robots\.1: must be a non-empty text/],
       ["Kitchen at six", /payload\.plan: must be a list of items/],
     ];
     for (const [plan] of refusals) send({ plan });

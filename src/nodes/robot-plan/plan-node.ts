@@ -11,13 +11,13 @@
 import { createHash } from "node:crypto";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
-import { RobotApiError, invalidInput } from "../../api/errors";
+import { RobotApiError, invalidInput, problemText } from "../../api/errors";
 import { jobsOfAccount, newJob, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { readNumberSetting } from "../../api/settings/input-rules";
-import { occurrencesBetween } from "../../api/plans/calendar";
-import { occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
+import { localMinuteOf, occurrencesBetween } from "../../api/plans/calendar";
+import { dayOfOccurrence, occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
 import { isCalendarDate, readPlan, readSkipDates, readTimezone } from "../../api/plans/plan";
 import { plansOfAccount, type NodePlanState } from "../../api/plans/plan-book";
 import { DateTime } from "luxon";
@@ -80,11 +80,11 @@ function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults):
   const items = readPlan(value, field);
   items.forEach((item, index) => {
     try {
-      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false);
+      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false, `${field}[${index}]`);
     } catch (error) {
-      if (!(error instanceof RobotApiError) || error.field === undefined) throw error;
-      const part = error.field.replace(/^payload\./, "");
-      throw invalidInput(`${field}[${index}].${part === "waitUpTo" ? "waitUpTo" : part}`, `${error.message.slice(error.field.length + 2)} (item "${item.name}")`);
+      const problem = error instanceof RobotApiError ? error.wording?.parts[0]?.problem : undefined;
+      if (!(error instanceof RobotApiError) || error.field === undefined || problem === undefined) throw error;
+      throw invalidInput(error.field, `${problemText(problem)} (item "${item.name}")`);
     }
   });
   return items;
@@ -227,7 +227,7 @@ function runPlan(
   }
 
   function skippedDay(occurrence: PlannedOccurrence): boolean {
-    const date = occurrence.occurrenceId.slice(occurrence.occurrenceId.lastIndexOf("@") + 1, occurrence.occurrenceId.lastIndexOf("@") + 11);
+    const date = dayOfOccurrence(occurrence.occurrenceId);
     return settings.skipDates.includes(date) || state.skips.includes(date);
   }
 
@@ -302,7 +302,7 @@ function runPlan(
     const item = items.find((entry) => entry.name === name);
     if (!item) throw invalidInput("payload.runNow", `no item "${String(name)}" in the plan (items: ${items.map((entry) => entry.name).join(", ") || "none"})`);
     const now = clock.now();
-    const minute = DateTime.fromMillis(now, { zone: timezone }).toFormat("yyyy-MM-dd'T'HH:mm");
+    const minute = localMinuteOf(DateTime.fromMillis(now, { zone: timezone }));
     const occurrenceId = occurrenceIdOf(item.name, minute);
     if (plans.known(occurrenceId)) throw invalidInput("payload.runNow", `"${occurrenceId}" has run already or runs now`);
     // The item's own occurrence of this minute, if it has one: that one runs now (and not again at its time).
