@@ -16,6 +16,7 @@ import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import robotMqtt from "../../src/nodes/robot-mqtt";
+import robotPlan from "../../src/nodes/robot-plan";
 import robotReports from "../../src/nodes/robot-reports";
 import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
@@ -33,7 +34,7 @@ import {
   type FlowNode,
 } from "../support/node-red";
 
-const MODULES = [robotCommand, robotSiteTask, robotMaps, robotStatus, robotEvents, robotJob, robotReports, robotMqtt];
+const MODULES = [robotCommand, robotSiteTask, robotMaps, robotStatus, robotEvents, robotJob, robotPlan, robotReports, robotMqtt];
 
 /** Each node that takes messages, as a flow node with its settings, and a payload it refuses as bad input. */
 interface Taker {
@@ -77,6 +78,13 @@ const TAKERS: Taker[] = [
     eachMessage: true,
     atDeploy: false,
     refused: { payload: { map: "Floor 1" } },
+  },
+  {
+    type: "robot-plan",
+    node: (id, robot) => ({ id, type: "robot-plan", robot, timezone: "UTC", lateBy: 15, skipDates: [], plan: [] }),
+    eachMessage: true,
+    atDeploy: true,
+    refused: { payload: { plan: [{ name: "Lobby", days: "someday", at: "06:00", map: "Floor 1", task: "Lobby" }] } },
   },
   {
     type: "robot-reports",

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
 import robotPlan from "../../src/nodes/robot-plan";
+import { PLAN_LOOK_BACK_AT_MOST } from "../../src/nodes/robot-plan/table";
 import { FakeClock } from "../support/fake-clock";
 import { stubSerial } from "../support/fleet-stub";
 import { useJobFleet } from "../support/job-flow";
@@ -155,6 +156,62 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal(stub.startCommands(R1).length, 1, "one start in all");
   });
 
+  it("refuses an item whose name another node of the account uses for other work or in another zone, by message and at deploy", async () => {
+    const { caught, answers } = await start(berlin("05:00:00"), [planNode({}, "plan"), planNode({ plan: [kitchen({ name: "Lobby", task: "Lobby" })] }, "plan2")]);
+    await settle();
+    const refusal = /plan\[1\]\.name: "Kitchen" is an item of another robot-plan node of this account with other work or another time zone/;
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen({ task: "Lobby" })] }, "plan2");
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen({ map: "Floor 2" })] }, "plan2");
+    await waitFor(() => caught.length === 2, 5000, "two refusals");
+    for (const each of caught) assert.match(String((each.error as { message: string }).message), new RegExp(`payload\\.${refusal.source}`));
+    // The same item (same work, same zone) on both is the account's one item: allowed.
+    send({ plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen()] }, "plan2");
+    send({ upcoming: { hours: 2 } }, "plan2");
+    await waitFor(() => answers.length === 1, 5000, "upcoming");
+    assert.equal(caught.length, 2);
+    assert.deepEqual((answers[0]!.payload.upcoming as { occurrenceId: string }[]).map((entry) => entry.occurrenceId), ["Kitchen@2026-06-10T06:00", "Lobby@2026-06-10T06:00"]);
+    // Deployed with the same name in another zone: the node refused second says so at deploy and to each message.
+    const logFrom = helper.log().callCount;
+    const clash = [planNode({}, "plan"), planNode({ timezone: "Europe/London", plan: [kitchen({ name: "Lobby", task: "Lobby" }), kitchen()] }, "plan2")];
+    await helper.setFlows(flowWith(stub.url, [...clash, ...outputsAndCatch("plan", "plan2"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }]), "nodes");
+    const caughtAfter = collectMessages("caught");
+    await settle();
+    const logged = (helper.log().getCalls().slice(logFrom) as Array<{ args: unknown[] }>).map((call) => call.args[0] as { level: number; msg?: unknown }).filter((entry) => entry.level === 20);
+    assert.equal(logged.length, 1, JSON.stringify(logged));
+    assert.match(String(logged[0]!.msg), refusal);
+    send({ upcoming: {} }, "plan");
+    send({ upcoming: {} }, "plan2");
+    await waitFor(() => caughtAfter.length === 1, 5000, "one node refuses");
+    assert.match(String((caughtAfter[0]!.error as { message: string }).message), refusal);
+  });
+
+  it("keeps a plan set by message across a redeploy of the same settings; a plan changed in the dialog since wins over it", async () => {
+    await start(berlin("05:00:00"));
+    await settle();
+    /** The ids of the next two hours' occurrences: which plan is in force. */
+    const inForce = async () => {
+      const answers = collectMessages("answers") as Msg[];
+      send({ upcoming: { hours: 2 } });
+      await waitFor(() => answers.length === 1, 5000, "upcoming");
+      return (answers[0]!.payload.upcoming as { occurrenceId: string }[]).map((entry) => entry.occurrenceId);
+    };
+    const redeploy = async (node: FlowNode) => {
+      await helper.setFlows(flowWith(stub.url, [node, ...outputsAndCatch("plan"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }]), "nodes");
+      await settle();
+    };
+    send({ plan: [kitchen({ name: "By message", at: "05:30" })] });
+    assert.deepEqual(await inForce(), ["By message@2026-06-10T05:30"]);
+    // Only the node's name changed: its plan settings are those the message's plan replaced.
+    await redeploy(planNode({ name: "renamed" }));
+    assert.deepEqual(await inForce(), ["By message@2026-06-10T05:30"], "the message's plan stays");
+    const fromTheDialog = [kitchen({ name: "From the dialog", at: "06:30" })];
+    await redeploy(planNode({ name: "renamed", plan: fromTheDialog }));
+    assert.deepEqual(await inForce(), ["From the dialog@2026-06-10T06:30"], "the dialog's new plan wins");
+    // Redeployed again unchanged: still the dialog's (the message's plan was dropped, not put aside).
+    await redeploy(planNode({ name: "again", plan: fromTheDialog }));
+    assert.deepEqual(await inForce(), ["From the dialog@2026-06-10T06:30"]);
+  });
+
   it("after downtime runs an occurrence exactly lateBy minutes past late, records one a minute more missed; lateBy 0 runs none late", async () => {
     const flow = [
       planNode({ plan: [kitchen({ name: "On the limit", at: "06:00" }), kitchen({ name: "A minute over", at: "05:59" })] }, "plan"),
@@ -184,6 +241,40 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     assert.equal((after[2]!.payload.job as { outcome: string }).outcome, "completed");
     assert.equal(settled.length + progress.length, 0, "nothing before the downtime");
     assert.equal(stub.startCommands(R1).length, 1);
+  });
+
+  it(`after long downtime records at most ${PLAN_LOOK_BACK_AT_MOST} occurrences, the newest, and warns once of those not recorded`, async () => {
+    const everyMinute = [kitchen({ name: "Minutely", at: "00:00", every: 1 })];
+    for (const downMinutes of [PLAN_LOOK_BACK_AT_MOST, PLAN_LOOK_BACK_AT_MOST + 1]) {
+      await start(berlin("04:59:30"), [planNode({ plan: everyMinute })]);
+      await settle();
+      // Paused: each occurrence looked back at is recorded skipped, none runs; what is counted is what is recorded.
+      send({ pause: true });
+      await settle();
+      await helper.unload();
+      // Back up in the minute after the last of `downMinutes` occurrences (05:00 .. 05:00 + downMinutes - 1).
+      clock = new FakeClock(berlin("05:00:30") + (downMinutes - 1) * 60_000);
+      helper.settings({ robotPlanClock: clock } as never);
+      const helpers = [...outputsAndCatch("plan"), { id: "progress", type: "helper" }, { id: "answers", type: "helper" }];
+      await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(stub.url, helpers));
+      const after = collectMessages("out") as Msg[];
+      const logFrom = helper.log().callCount;
+      await helper.setFlows(flowWith(stub.url, [planNode({ plan: everyMinute }), ...helpers]), "nodes");
+      await waitFor(() => after.length === PLAN_LOOK_BACK_AT_MOST, 20_000, `${PLAN_LOOK_BACK_AT_MOST} recorded`);
+      await settle();
+      assert.equal(after.length, PLAN_LOOK_BACK_AT_MOST);
+      assert.ok(after.every((msg) => msg.payload.status === "skipped"));
+      const lastMinute = new Date(berlin("05:00:00") + (downMinutes - 1) * 60_000).toISOString();
+      assert.equal(after.at(-1)!.payload.plannedAt, lastMinute, "the newest is recorded");
+      const warnings = (helper.log().getCalls().slice(logFrom) as Array<{ args: unknown[] }>)
+        .map((call) => call.args[0] as { level: number; msg?: unknown })
+        .filter((entry) => entry.level === 30)
+        .map((entry) => String(entry.msg));
+      if (downMinutes === PLAN_LOOK_BACK_AT_MOST) assert.deepEqual(warnings, []);
+      else assert.deepEqual(warnings, [`after downtime, 1 occurrence planned from 2026-06-10T03:00:00.000Z to 2026-06-10T03:00:00.000Z are not recorded: the newest ${PLAN_LOOK_BACK_AT_MOST} are (missed, or run late within lateBy)`]);
+      await helper.unload();
+      await fleet.stub.server.stop();
+    }
   });
 
   it("across Europe/Berlin's clock changes (fake clock) skips nothing and repeats nothing", async () => {
@@ -217,6 +308,8 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
       [[kitchen({ minBattery: 101 })], /payload\.plan\[0\]\.minBattery: .*100.*\(item "Kitchen"\)/],
       [[kitchen({ robots: [] })], /payload\.plan\[0\]\.robots: must be a non-empty list/],
       [[kitchen({ waitUpTo: -1 })], /payload\.plan\[0\]\.waitUpTo: /],
+      [[kitchen(), kitchen({ name: "Lobby", near: 5 })], /payload\.plan\[1\]\.near: must be a navigation point name .* \(item "Lobby"\)$/],
+      [[kitchen({ robots: ["GS-S-000101", " "] })], /payload\.plan\[0\]\.robots\.1: must be a non-empty text/],
       ["Kitchen at six", /payload\.plan: must be a list of items/],
     ];
     for (const [plan] of refusals) send({ plan });

@@ -23,6 +23,11 @@ interface LocalDay {
   day: number;
 }
 
+/** A local date-time as an occurrence's id has it, `YYYY-MM-DDTHH:MM`. */
+export function localMinuteOf(wall: DateTime): string {
+  return wall.toFormat("yyyy-MM-dd'T'HH:mm");
+}
+
 /** Seconds since midnight of each occurrence of the item on one of its days. */
 export function timesOfDay(item: Pick<PlanItem, "at" | "every" | "until">): number[] {
   const first = secondsOfDay(item.at);
@@ -102,9 +107,7 @@ export function occurrencesBetween(items: readonly PlanItem[], zone: string, fro
         if (dayStartMs + seconds * 1000 < fromMs - SLACK_MS || dayStartMs + seconds * 1000 >= toMs + SLACK_MS) continue;
         const instant = instantOfWallTime(day, seconds, zone);
         if (instant.toMillis() < fromMs || instant.toMillis() >= toMs) continue;
-        const localMinute = DateTime.fromObject({ ...day, hour: 0 }, { zone: "utc" })
-          .plus({ seconds })
-          .toFormat("yyyy-MM-dd'T'HH:mm");
+        const localMinute = localMinuteOf(DateTime.fromObject({ ...day, hour: 0 }, { zone: "utc" }).plus({ seconds }));
         found.push({
           occurrenceId: occurrenceIdOf(item.name, localMinute),
           item: item.name,

@@ -77,3 +77,8 @@ export interface OccurrenceListing {
 export function occurrenceIdOf(item: string, localMinute: string): string {
   return `${item}@${localMinute}`;
 }
+
+/** The local day of an occurrence: the date in its id (`<item>@<YYYY-MM-DDTHH:MM>`; an item's name may hold an @). */
+export function dayOfOccurrence(occurrenceId: string): string {
+  return occurrenceId.slice(occurrenceId.lastIndexOf("@") + 1, occurrenceId.lastIndexOf("@") + 11);
+}

@@ -28,11 +28,15 @@ export interface ClaimedOccurrence {
 export interface NodePlanState {
   /** The plan a message set, as given (read again after a restart); absent: the node's own. */
   planByMessage?: unknown;
+  /** The deployed settings (their hash) the message's plan replaced: once the node is deployed with others, its own plan wins. */
+  planByMessageOver?: string;
   paused: boolean;
   /** Dates skipped by message, `YYYY-MM-DD`. */
   skips: string[];
   /** Every occurrence planned before this instant (epoch ms) was looked at; absent: never deployed. */
   checkedUpTo?: number;
+  /** Occurrences looked at whose Redis claim got no answer (Redis away): asked again at each look, kept across a redeploy and a restart. */
+  unanswered?: PlannedOccurrence[];
 }
 
 /** A node's part of the book as plain JSON, for its context. */
@@ -96,6 +100,23 @@ export class AccountPlans {
     else this.inForce.delete(nodeId);
   }
 
+  /**
+   * The first of `items` whose name another open node of the account gives other work or another zone:
+   * an occurrence's id is the item's name and minute, so that node's occurrence would stand for this one.
+   * The same item (same work, same zone) on two nodes is the account's one item, run once.
+   */
+  nameTakenElsewhere(nodeId: string, items: readonly PlanItem[], timezone: string): { index: number; item: string } | undefined {
+    for (const [otherId, plan] of this.inForce) {
+      if (otherId === nodeId) continue;
+      for (const [index, item] of items.entries()) {
+        const other = plan.items.find((entry) => entry.name === item.name);
+        if (other && (plan.timezone !== timezone || JSON.stringify(other.work) !== JSON.stringify(item.work)))
+          return { index, item: item.name };
+      }
+    }
+    return undefined;
+  }
+
   /** Forgets what is older than the settled ones are kept for. */
   prune(now: number): void {
     const oldest = now - SETTLED_KEPT_DAYS * DAY_MS;
@@ -143,9 +164,15 @@ export class AccountPlans {
     if (!this.states.has(nodeId) && typeof state === "object" && state !== null) {
       this.states.set(nodeId, {
         ...(state.planByMessage !== undefined ? { planByMessage: state.planByMessage } : {}),
+        ...(typeof state.planByMessageOver === "string" ? { planByMessageOver: state.planByMessageOver } : {}),
         paused: state.paused === true,
         skips: Array.isArray(state.skips) ? state.skips.filter((date) => typeof date === "string") : [],
         ...(typeof state.checkedUpTo === "number" ? { checkedUpTo: state.checkedUpTo } : {}),
+        ...(Array.isArray(state.unanswered)
+          ? {
+              unanswered: state.unanswered.filter((entry) => typeof entry?.occurrenceId === "string" && typeof entry.itemSpec === "object"),
+            }
+          : {}),
       });
     }
     for (const entry of Array.isArray(settled) ? settled : [])

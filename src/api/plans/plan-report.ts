@@ -13,7 +13,7 @@ import type { JobOutcome, JobResult } from "../jobs/job-book";
 import { keptReportOf, kpiFiguresOf, type KeptReport, type KpiFigures } from "../reports/kpi";
 import type { ReadReport } from "../reports/reading";
 import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";
-import { SETTLED_STATUSES } from "./occurrence";
+import { SETTLED_STATUSES, dayOfOccurrence } from "./occurrence";
 
 export const PLAN_REPORT_FORMATS = ["rows", "csv", "html"] as const;
 export type PlanReportFormat = (typeof PLAN_REPORT_FORMATS)[number];
@@ -158,11 +158,6 @@ export function daysBetween(from: string, to: string): string[] {
   for (let at = Date.parse(`${from}T00:00:00Z`); at <= last && days.length <= MAX_REPORT_DAYS; at += DAY_MS)
     days.push(new Date(at).toISOString().slice(0, 10));
   return days;
-}
-
-/** The local day of an occurrence: the date in its id (`<item>@<YYYY-MM-DDTHH:MM>`; an item's name may hold an @). */
-export function dayOfOccurrence(occurrenceId: string): string {
-  return occurrenceId.slice(occurrenceId.lastIndexOf("@") + 1, occurrenceId.lastIndexOf("@") + 11);
 }
 
 function isFailedJob(job: SettledOccurrence["job"]): job is FailedJob {

@@ -8,15 +8,16 @@
  * redeploy or a restart neither repeats an occurrence nor forgets one: those
  * past their time on the way back run late within lateBy, older ones are missed.
  */
+import { createHash } from "node:crypto";
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
-import { RobotApiError, invalidInput } from "../../api/errors";
+import { RobotApiError, invalidInput, problemText } from "../../api/errors";
 import { jobsOfAccount, newJob, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { readNumberSetting } from "../../api/settings/input-rules";
-import { occurrencesBetween } from "../../api/plans/calendar";
-import { occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
+import { localMinuteOf, occurrencesBetween } from "../../api/plans/calendar";
+import { dayOfOccurrence, occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
 import { isCalendarDate, readPlan, readSkipDates, readTimezone } from "../../api/plans/plan";
 import { plansOfAccount, type NodePlanState } from "../../api/plans/plan-book";
 import { DateTime } from "luxon";
@@ -25,13 +26,14 @@ import { ContextMirror } from "../shared/context-mirror";
 import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { isPlainObject, readMessage } from "../shared/plain-data";
+import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
 import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
 import { planClockOf } from "./plan-clock";
 import { planReportAnswer } from "./report-answer";
 import { planStatus } from "./status";
-import { PLAN_LATE_BY, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
+import { PLAN_LATE_BY, PLAN_LOOK_BACK_AT_MOST, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
 
 export interface RobotPlanProperties extends NodeDef {
   robot: string;
@@ -52,9 +54,6 @@ const MINUTE_MS = 60_000;
 const LOOK_BACK_MS = 31 * 86_400_000;
 /** An occurrence's claim in Redis outlives any lateBy (a day) and its job's wait. */
 const SHARED_CLAIM_MS = 3 * 86_400_000;
-
-type Send = (msg: NodeMessage | (NodeMessage | null)[]) => void;
-type Done = (err?: Error) => void;
 
 /** The job fields of an item, as robot-job reads them from a message. */
 function jobPayloadOf(item: PlanItem, jobId: string): Record<string, unknown> {
@@ -81,40 +80,50 @@ function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults):
   const items = readPlan(value, field);
   items.forEach((item, index) => {
     try {
-      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false);
+      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false, `${field}[${index}]`);
     } catch (error) {
-      if (!(error instanceof RobotApiError) || error.field === undefined) throw error;
-      const part = error.field.replace(/^payload\./, "");
-      throw invalidInput(`${field}[${index}].${part === "waitUpTo" ? "waitUpTo" : part}`, `${error.message.slice(error.field.length + 2)} (item "${item.name}")`);
+      const problem = error instanceof RobotApiError ? error.wording?.parts[0]?.problem : undefined;
+      if (!(error instanceof RobotApiError) || error.field === undefined || problem === undefined) throw error;
+      throw invalidInput(error.field, `${problemText(problem)} (item "${item.name}")`);
     }
   });
   return items;
 }
 
+/** The node's deployed plan settings as one value: a message's plan is kept only while they are the ones it replaced. */
+function deployedSettingsHash(config: RobotPlanProperties): string {
+  const deployed = { plan: config.plan ?? [], timezone: config.timezone ?? "", lateBy: config.lateBy ?? "", skipDates: config.skipDates ?? [] };
+  return createHash("sha256").update(JSON.stringify(deployed)).digest("hex");
+}
+
+interface PlanSettings {
+  timezone: string;
+  lateByMinutes: number;
+  skipDates: string[];
+  items: PlanItem[];
+  /** deployedSettingsHash of the node's config. */
+  deployed: string;
+}
+
 export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
-  const t = translator(RED, "robot-plan");
   const { client, problem } = lookUpConfig(RED, config.robot);
-  if (problem) {
-    node.status(configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)));
-    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(problem));
-    return;
-  }
+  // A timer works without messages: a node that cannot work says so at deploy too.
+  if (problem) return refuseMessages(node, configProblemStatus(problem, translator(RED, SHARED_CATALOGUE)), problem, { atDeploy: true, eachMessage: true });
   const clock = planClockOf((RED.settings as unknown as Record<string, unknown>).robotPlanClock);
   const defaults = readNodeDefaults({});
-  let settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] };
+  let settings: PlanSettings;
   try {
     settings = {
       timezone: readTimezone(config.timezone),
       lateByMinutes: readNumberSetting(config.lateBy, "lateBy", PLAN_LATE_BY),
       skipDates: readSkipDates(config.skipDates),
       items: readPlanForJobs(config.plan ?? [], "plan", defaults),
+      deployed: deployedSettingsHash(config),
     };
   } catch (error) {
-    // A node whose settings cannot be read runs nothing: its status and every message say which.
-    const refusal = error instanceof Error ? error : invalidInput("", String(error));
-    node.status({ fill: "red", shape: "ring", text: refusal instanceof RobotApiError ? `${refusal.code}: ${refusal.field ?? ""}` : t("status.error") });
-    node.on("input", (_msg: NodeMessageInFlow, _send: Send, done: Done) => done(refusal));
-    return;
+    // A node whose settings cannot be read runs nothing: its status, its log at deploy and every message say which.
+    const refusal = error instanceof RobotApiError ? error : invalidInput("", error instanceof Error ? error.message : String(error));
+    return refuseMessages(node, { fill: "red", shape: "ring", text: `${refusal.code}: ${refusal.field ?? ""}` }, refusal, { atDeploy: true, eachMessage: true });
   }
   runPlan(RED, node, client, clock, defaults, settings);
 }
@@ -125,7 +134,7 @@ function runPlan(
   client: RobotClient,
   clock: ReturnType<typeof planClockOf>,
   defaults: NodeDefaults,
-  settings: { timezone: string; lateByMinutes: number; skipDates: string[]; items: PlanItem[] },
+  settings: PlanSettings,
 ): void {
   const t = translator(RED, "robot-plan");
   const { timezone, lateByMinutes } = settings;
@@ -139,8 +148,6 @@ function runPlan(
   let runner: JobRunner | undefined;
   let timer: unknown;
   let closed = false;
-  /** Occurrences whose Redis claim could not be asked (Redis away): asked again at the next look, within lateBy. */
-  const toAskAgain = new Map<string, PlannedOccurrence>();
   const status = new StatusDrawer(node, () => {
     const counts = runner?.counts ?? { waiting: 0, running: 0 };
     const next = occurrencesBetween(items, timezone, clock.now(), clock.now() + 86_400_000)[0];
@@ -220,25 +227,29 @@ function runPlan(
   }
 
   function skippedDay(occurrence: PlannedOccurrence): boolean {
-    const date = occurrence.occurrenceId.slice(occurrence.occurrenceId.lastIndexOf("@") + 1, occurrence.occurrenceId.lastIndexOf("@") + 11);
+    const date = dayOfOccurrence(occurrence.occurrenceId);
     return settings.skipDates.includes(date) || state.skips.includes(date);
+  }
+
+  /** Unanswered by Redis: asked again at each look (run late within lateBy, else missed) until Redis answers. */
+  function keepUnanswered(occurrence: PlannedOccurrence, unanswered: boolean): void {
+    const others = (state.unanswered ?? []).filter((entry) => entry.occurrenceId !== occurrence.occurrenceId);
+    if (!unanswered && others.length === (state.unanswered?.length ?? 0)) return;
+    state.unanswered = unanswered ? [...others, occurrence] : others;
+    if (!closed) planMirror.changed();
   }
 
   /** An occurrence at or past its time: skipped, missed, or run (late after its minute). */
   async function due(occurrence: PlannedOccurrence, now: number): Promise<void> {
-    if (plans.known(occurrence.occurrenceId)) return;
+    if (plans.known(occurrence.occurrenceId)) return keepUnanswered(occurrence, false);
     const minutesLate = Math.floor((now - Date.parse(occurrence.plannedAt)) / MINUTE_MS);
     const skipped = state.paused || skippedDay(occurrence);
     const missed = !skipped && minutesLate > lateByMinutes;
     const late = minutesLate >= 1;
     const claimed = await claim(occurrence, late);
-    if (closed) return;
-    if (claimed === undefined) {
-      toAskAgain.set(occurrence.occurrenceId, occurrence);
-      return;
-    }
-    toAskAgain.delete(occurrence.occurrenceId);
-    if (!claimed) return;
+    // Kept in the node's state even when it closed meanwhile: the node that replaces it asks again.
+    keepUnanswered(occurrence, claimed === undefined);
+    if (closed || !claimed) return;
     if (skipped) settle(occurrence, "skipped");
     else if (missed) settle(occurrence, "missed");
     else startJob(occurrence, late);
@@ -250,7 +261,14 @@ function runPlan(
     clock.clearTimeout(timer);
     const now = clock.now();
     const from = Math.max(state.checkedUpTo ?? now, now - LOOK_BACK_MS);
-    const found = [...toAskAgain.values(), ...(from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [])];
+    const passed = from <= now ? occurrencesBetween(items, timezone, from, now + 1) : [];
+    // A long downtime is not settled one message and one Redis call per occurrence (a minutely item: 1,440 a day).
+    const unrecorded = passed.length - PLAN_LOOK_BACK_AT_MOST;
+    if (unrecorded > 0)
+      node.warn(
+        `after downtime, ${unrecorded} occurrence${unrecorded === 1 ? "" : "s"} planned from ${passed[0]!.plannedAt} to ${passed[unrecorded - 1]!.plannedAt} are not recorded: the newest ${PLAN_LOOK_BACK_AT_MOST} are (missed, or run late within lateBy)`,
+      );
+    const found = [...(state.unanswered ?? []), ...(unrecorded > 0 ? passed.slice(unrecorded) : passed)];
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
     for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
     plans.prune(now);
@@ -261,29 +279,41 @@ function runPlan(
     timer = clock.setTimeout(look, Math.max(1, wait));
   }
 
+  /** Refuses a plan with an item another node of the account names for other work or in another zone. */
+  function checkNamesOfAccount(planned: PlanItem[], field: string): void {
+    const taken = plans.nameTakenElsewhere(node.id, planned, timezone);
+    if (taken)
+      throw invalidInput(`${field}[${taken.index}].name`, `"${taken.item}" is an item of another robot-plan node of this account with other work or another time zone; give it another name`);
+  }
+
   function setPlan(value: unknown): void {
-    items = readPlanForJobs(value, "payload.plan", defaults);
+    const read = readPlanForJobs(value, "payload.plan", defaults);
+    checkNamesOfAccount(read, "payload.plan");
+    items = read;
     state.planByMessage = structuredClone(value);
+    state.planByMessageOver = settings.deployed;
     plans.setPlan(node.id, { items, timezone });
     // A plan set during the day does not go back over that day's earlier occurrences.
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
     look();
   }
 
-  function runNow(name: unknown): void {
+  async function runNow(name: unknown): Promise<void> {
     const item = items.find((entry) => entry.name === name);
     if (!item) throw invalidInput("payload.runNow", `no item "${String(name)}" in the plan (items: ${items.map((entry) => entry.name).join(", ") || "none"})`);
     const now = clock.now();
-    const minute = DateTime.fromMillis(now, { zone: timezone }).toFormat("yyyy-MM-dd'T'HH:mm");
+    const minute = localMinuteOf(DateTime.fromMillis(now, { zone: timezone }));
     const occurrenceId = occurrenceIdOf(item.name, minute);
     if (plans.known(occurrenceId)) throw invalidInput("payload.runNow", `"${occurrenceId}" has run already or runs now`);
     // The item's own occurrence of this minute, if it has one: that one runs now (and not again at its time).
     const minuteStart = now - (now % MINUTE_MS);
     const planned = occurrencesBetween([item], timezone, minuteStart - MINUTE_MS, minuteStart + 2 * MINUTE_MS).find((entry) => entry.occurrenceId === occurrenceId);
     const occurrence: PlannedOccurrence = planned ?? { occurrenceId, item: item.name, plannedAt: new Date(now).toISOString(), itemSpec: item };
-    void claim(occurrence, false).then((claimed) => {
-      if (claimed && !closed) startJob(occurrence, false);
-    });
+    // The message ends once the claim is answered: run, or refused saying why, never an answer for nothing done.
+    const claimed = await claim(occurrence, false);
+    if (claimed === false) throw invalidInput("payload.runNow", `"${occurrenceId}" is claimed by another node or instance sharing the account; it runs there`);
+    if (claimed === undefined) throw invalidInput("payload.runNow", `"${occurrenceId}" could not be claimed: the account's Redis did not answer; nothing was started`);
+    if (!closed) startJob(occurrence, false);
   }
 
   function upcoming(request: unknown): Record<string, unknown>[] {
@@ -298,13 +328,15 @@ function runPlan(
     }));
   }
 
-  async function answer(msg: NodeMessageInFlow, send: Send): Promise<void> {
+  /** What a message asks; an answer (upcoming, report) is sent on output 3. */
+  async function answer(msg: NodeMessageInFlow): Promise<Outgoing | undefined> {
     const { payload } = readMessage(msg, []);
     const asked = isPlainObject(payload) ? PLAN_REQUESTS.filter((key) => payload[key] !== undefined) : [];
     if (!isPlainObject(payload) || asked.length !== 1)
       throw invalidInput("payload", `give one of ${PLAN_REQUESTS.join(", ")}${asked.length > 1 ? `, not ${asked.join(" and ")}` : ""}`);
     const request = asked[0]!;
     const value = payload[request];
+    let answered: Outgoing | undefined;
     switch (request) {
       case "plan":
         setPlan(value);
@@ -318,13 +350,13 @@ function runPlan(
         if (!state.skips.includes(value)) state.skips = [...state.skips, value].sort();
         break;
       case "runNow":
-        runNow(value);
+        await runNow(value);
         break;
       case "upcoming":
-        send([null, null, { ...msg, payload: { upcoming: upcoming(value) } }]);
+        answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
         break;
       case "report":
-        send([null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }]);
+        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }];
         break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";
@@ -335,6 +367,7 @@ function runPlan(
     }
     planMirror.changed();
     status.changed();
+    return answered;
   }
 
   // The first look waits for the deploy's every node: Node-RED creates them one after another, and what the
@@ -346,14 +379,21 @@ function runPlan(
     jobs.restore(node.id, storedJobs);
     if (closed) return;
     state = plans.stateOf(node.id);
-    if (state.planByMessage !== undefined) {
+    if (state.planByMessage !== undefined && state.planByMessageOver !== settings.deployed) {
+      // Deployed with other settings since the message: the dialog's plan is the newer word.
+      node.log("the plan set by message is dropped: the node was deployed with other plan settings since");
+      delete state.planByMessage;
+      delete state.planByMessageOver;
+    } else if (state.planByMessage !== undefined) {
       try {
         items = readPlanForJobs(state.planByMessage, "payload.plan", defaults);
       } catch (error) {
         node.warn(`the plan set by message could not be read again, the node's own is in force: ${(error as Error).message}`);
         delete state.planByMessage;
+        delete state.planByMessageOver;
       }
     }
+    checkNamesOfAccount(items, state.planByMessage !== undefined ? "payload.plan" : "plan");
     plans.setPlan(node.id, { items, timezone });
     runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
     runner.start();
@@ -362,16 +402,17 @@ function runPlan(
     look();
   });
 
-  node.on("input", (msg: NodeMessageInFlow, send: Send, done: Done) => {
-    void started.then(async () => {
-      if (closed) return;
-      try {
-        await answer(msg, send);
-        done();
-      } catch (error) {
-        done(error instanceof Error ? error : invalidInput("", String(error)));
-      }
-    });
+  started.catch((error: unknown) => {
+    // Nothing runs; each message ends with this error (takeMessages).
+    node.status({ fill: "red", shape: "ring", text: error instanceof RobotApiError ? `${error.code}: ${error.field ?? ""}` : t("status.error") });
+    node.error(error);
+  });
+
+  takeMessages(RED, node, async (msg) => {
+    await started;
+    // Closed before its context was read: the message is abandoned (takeMessages).
+    if (!runner) return undefined;
+    return answer(msg);
   });
 
   node.on("close", (removed: boolean, done: () => void) => {

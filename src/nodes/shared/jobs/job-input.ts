@@ -61,15 +61,15 @@ function numberIn(value: unknown, field: string, setting: NumberSetting): number
   return value as number;
 }
 
-function nearOf(value: unknown): NearSpec {
+function nearOf(value: unknown, field: string): NearSpec {
   if (typeof value === "string" && value.trim() !== "") return value.trim();
   if (isPlainObject(value) && typeof value.x === "number" && typeof value.y === "number" && Number.isFinite(value.x) && Number.isFinite(value.y)) return { x: value.x, y: value.y };
-  throw invalidInput("payload.near", 'must be a navigation point name or {"x", "y"} in map pixels');
+  throw invalidInput(field, 'must be a navigation point name or {"x", "y"} in map pixels');
 }
 
-function robotsOf(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0) throw invalidInput("payload.robots", "must be a non-empty list of serial numbers");
-  return value.map((entry, index) => nonEmptyText(entry, `payload.robots.${index}`));
+function robotsOf(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || value.length === 0) throw invalidInput(field, "must be a non-empty list of serial numbers");
+  return value.map((entry, index) => nonEmptyText(entry, `${field}.${index}`));
 }
 
 /**
@@ -83,42 +83,44 @@ export function readJobRequest(
   defaults: NodeDefaults,
   known: (jobId: string) => boolean,
   cancellable: (jobId: string) => boolean,
+  /** Where the request is, as errors name its fields: robot-plan's items are `plan[2]`. */
+  field = "payload",
 ): JobRequest {
   const given = isPlainObject(payload) ? payload : {};
   if (given.cancel !== undefined) {
-    const jobId = nonEmptyText(given.cancel, "payload.cancel");
-    if (!cancellable(jobId)) throw invalidInput("payload.cancel", `no job "${jobId}" of this account is under way here`);
+    const jobId = nonEmptyText(given.cancel, `${field}.cancel`);
+    if (!cancellable(jobId)) throw invalidInput(`${field}.cancel`, `no job "${jobId}" of this account is under way here`);
     return { cancel: jobId };
   }
   const kinds = WORK_KINDS.filter((kind) => given[kind] !== undefined);
-  if (kinds.length > 1) throw invalidInput(`payload.${kinds[1]}`, `give one of task, area or goto, not ${kinds.join(" and ")}`);
+  if (kinds.length > 1) throw invalidInput(`${field}.${kinds[1]}`, `give one of task, area or goto, not ${kinds.join(" and ")}`);
   let kind: WorkKind;
   let target: string;
   if (kinds.length === 1) {
     kind = kinds[0]!;
-    target = nonEmptyText(given[kind], `payload.${kind}`);
+    target = nonEmptyText(given[kind], `${field}.${kind}`);
   } else {
-    if (!(WORK_KINDS as readonly string[]).includes(config.work ?? "")) throw invalidInput("payload.task", "no work: give task, area or goto in msg.payload, or set the work in the node");
+    if (!(WORK_KINDS as readonly string[]).includes(config.work ?? "")) throw invalidInput(`${field}.task`, "no work: give task, area or goto in msg.payload, or set the work in the node");
     kind = config.work as WorkKind;
     target = nonEmptyText(config.target, "target");
   }
-  const map = given.map !== undefined ? nonEmptyText(given.map, "payload.map") : isEmptySetting(config.map) ? undefined : nonEmptyText(config.map, "map");
-  if (map === undefined) throw invalidInput("payload.map", "no map: give it in msg.payload.map or set it in the node");
+  const map = given.map !== undefined ? nonEmptyText(given.map, `${field}.map`) : isEmptySetting(config.map) ? undefined : nonEmptyText(config.map, "map");
+  if (map === undefined) throw invalidInput(`${field}.map`, "no map: give it in msg.payload.map or set it in the node");
   const work: JobWork = kind === "task" ? { kind, task: target, map } : kind === "area" ? { kind, area: target, map } : { kind, point: target, map };
 
   const settings: JobSettings = {
-    minBattery: given.minBattery !== undefined ? numberIn(given.minBattery, "payload.minBattery", JOB_MIN_BATTERY) : defaults.minBattery,
-    waitUpToMs: given.waitUpTo !== undefined ? numberIn(given.waitUpTo, "payload.waitUpTo", JOB_WAIT_UP_TO) * 1000 : defaults.waitUpToMs,
+    minBattery: given.minBattery !== undefined ? numberIn(given.minBattery, `${field}.minBattery`, JOB_MIN_BATTERY) : defaults.minBattery,
+    waitUpToMs: given.waitUpTo !== undefined ? numberIn(given.waitUpTo, `${field}.waitUpTo`, JOB_WAIT_UP_TO) * 1000 : defaults.waitUpToMs,
     tries: defaults.tries,
     confirmTimeoutMs: defaults.confirmTimeoutMs,
     offlineLimitMs: defaults.offlineLimitMs,
   };
-  if (given.near !== undefined) settings.near = nearOf(given.near);
-  if (given.robots !== undefined) settings.robots = robotsOf(given.robots);
-  if (given.mode !== undefined) settings.mode = nonEmptyText(given.mode, "payload.mode");
+  if (given.near !== undefined) settings.near = nearOf(given.near, `${field}.near`);
+  if (given.robots !== undefined) settings.robots = robotsOf(given.robots, `${field}.robots`);
+  if (given.mode !== undefined) settings.mode = nonEmptyText(given.mode, `${field}.mode`);
   else if (!isEmptySetting(config.mode)) settings.mode = String(config.mode).trim();
-  if (given.name !== undefined) settings.name = nonEmptyText(given.name, "payload.name");
-  const jobId = given.jobId !== undefined ? nonEmptyText(given.jobId, "payload.jobId") : randomUUID();
-  if (known(jobId)) throw invalidInput("payload.jobId", `a job "${jobId}" is already under way`);
+  if (given.name !== undefined) settings.name = nonEmptyText(given.name, `${field}.name`);
+  const jobId = given.jobId !== undefined ? nonEmptyText(given.jobId, `${field}.jobId`) : randomUUID();
+  if (known(jobId)) throw invalidInput(`${field}.jobId`, `a job "${jobId}" is already under way`);
   return { jobId, work, settings };
 }
