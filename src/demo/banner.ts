@@ -4,6 +4,7 @@
  * environment (LC_ALL, LC_MESSAGES, LANG). English and Chinese; the type keeps
  * both with the same texts.
  */
+import path from "node:path";
 
 export interface BannerFacts {
   host: string;
@@ -36,6 +37,11 @@ function incidentCommand(facts: BannerFacts): string {
   return `curl -X POST ${facts.simulatorUrl}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'`;
 }
 
+/** Where the cleaning-reports example writes its CSV: its default name, relative to the demo folder Node-RED runs in. */
+function reportsCsv(facts: BannerFacts): string {
+  return path.join(facts.userDir, "cleaning-reports.csv");
+}
+
 const ENGLISH: DemoWords = {
   banner: (facts) => {
     const at = `http://${facts.host}:${facts.port}`;
@@ -65,6 +71,8 @@ ${
     : ""
 }
   Flows are kept in ${facts.userDir}${facts.kept ? " (those of your last run)" : ""}.
+  So is the shift: open alarms and their acknowledgements, jobs and the reports already sent (context/),
+  and the cleaning reports, each once, in ${reportsCsv(facts)}.
   npm start -- --fresh starts again from the example flows${facts.savedAs ? `; your previous flows were saved as ${facts.savedAs}` : ", saving yours beside them first"}.
   Ctrl-C stops everything.
 `;
@@ -105,6 +113,8 @@ ${
     : ""
 }
   流程保存在 ${facts.userDir}${facts.kept ? "（即上次运行的流程）" : ""}。
+  当班的状态也保存在那里：未关闭的告警及其确认、作业和已发送的报告（context/），
+  以及清洁报告（每份一次）：${reportsCsv(facts)}。
   npm start -- --fresh 从示例流程重新开始${facts.savedAs ? `；你之前的流程已另存为 ${facts.savedAs}` : "，会先把你的流程另存在旁边"}。
   按 Ctrl-C 停止全部。
 `;

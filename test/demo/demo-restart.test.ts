@@ -1,22 +1,91 @@
 /**
  * The demo keeps the shift across a restart: its context store is a
- * localfilesystem store in the lasting folder, so an alarm open before
- * Ctrl-C is still listed on the fleet page after `npm start` again, though
- * the simulator (a new process) has forgotten it.
+ * localfilesystem store in the lasting folder, where Node-RED also runs. An
+ * alarm open before Ctrl-C and acknowledged in the console is still listed,
+ * with who acknowledged it, after `npm start` again, though the simulator (a
+ * new process) has forgotten it; the cleaning-reports CSV in that folder gets
+ * each task report once, under one header, however often the demo starts
+ * (the simulator seeds the same reports at every start).
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startDemo } from "../support/demo-process";
+import type { Browser } from "playwright-core";
+import { statusesOf } from "../support/comms";
+import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
+import { sleep } from "../support/until";
+
+const CONSOLE = ".robot-console";
+const KITCHEN_ALARM = `${CONSOLE} .rc-alarms .rc-alarm[data-serial-number="GS-S-000102"]`;
+/** The cleaning-reports example's robot-reports node (its id in the example, kept by the demo). */
+const REPORTS_NODE = "reports-node";
+const HEADER_START = "start (UTC),end (UTC),robot,report id,";
+
+/** A CSV line's fields, as the example's function node quotes them ("" for a quote inside quotes). */
+function fieldsOf(line: string): string[] {
+  const fields: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index]!;
+    if (quoted && char === '"' && line[index + 1] === '"') {
+      field += '"';
+      index++;
+    } else if (char === '"') {
+      quoted = !quoted;
+    } else if (char === "," && !quoted) {
+      fields.push(field);
+      field = "";
+    } else {
+      field += char;
+    }
+  }
+  return [...fields, field];
+}
+
+/** The CSV's lines: how many are the header, and each report's robot and id, in file order. */
+function readCsv(file: string): { headers: number; reports: string[] } {
+  const lines = fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+  const rows = lines.filter((line) => !line.startsWith(HEADER_START));
+  return {
+    headers: lines.length - rows.length,
+    reports: rows.map((line) => {
+      const fields = fieldsOf(line);
+      return `${fields[2]} ${fields[3]}`;
+    }),
+  };
+}
+
+/** Waits until the reports node has finished the sweep this start makes (its status says when it swept). */
+async function sweptOnce(demo: RunningDemo): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  let status: string | undefined;
+  while (Date.now() < giveUpAt) {
+    status = (await statusesOf(demo.urls.editor, 1000)).get(REPORTS_NODE);
+    if (status !== undefined && /swept/.test(status)) return;
+  }
+  throw new Error(`the reports node did not sweep within 60 s (status: ${status})`);
+}
 
 describe("demo: a restart keeps the shift", function () {
-  this.timeout(180_000);
+  this.timeout(240_000);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-restart-"));
-  after(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const csv = path.join(folder, "cleaning-reports.csv");
+  let browser: Browser;
+  before(async () => (browser = await launchChromium()));
+  after(async () => {
+    await browser?.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
 
-  it("lists an alarm raised before Ctrl-C on the fleet page after the next start", async () => {
+  let firstReports: string[];
+
+  it("first start: an alarm is raised and acknowledged by name in the console; each seeded report is written once", async () => {
     const first = await startDemo({ DEMO_DIR: folder });
     try {
       const raised = await fetch(`${first.urls.simulator}/_sim/robots/GS-S-000102/incidents`, {
@@ -25,26 +94,58 @@ describe("demo: a restart keeps the shift", function () {
         body: JSON.stringify({ incidentLevel: "H5", incidentName: "Lidar blocked" }),
       });
       assert.equal(raised.status, 201);
-      // The push reaches robot-events at once; give it a moment to be recorded before Ctrl-C.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      assert.ok(first.output().includes(`cleaning reports, each once, in ${csv}`), "the banner says where the CSV is");
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${first.urls.editor}/dashboard/fleet`);
+      await page.waitForSelector(`${KITCHEN_ALARM} .rc-ack`, { timeout: 30_000 });
+      await page.fill(`${CONSOLE} .rc-operator input`, "Ana");
+      await page.click(`${KITCHEN_ALARM} .rc-ack`);
+      await page.waitForSelector(`${KITCHEN_ALARM} .rc-acked`, { timeout: 20_000 });
+      assert.match((await page.textContent(`${KITCHEN_ALARM} .rc-acked`)) ?? "", /Ana/);
+      await page.close();
+      await sweptOnce(first);
+      // The swept reports pass through the CSV's function and file nodes after the status says so.
+      await sleep(1000);
     } finally {
       assert.equal(await first.stop(), 0, first.output().slice(-2000));
     }
     assert.ok(fs.existsSync(path.join(folder, "context")), "the context store writes into the lasting folder");
-
-    const second = await startDemo({ DEMO_DIR: folder });
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      await page.goto(`${second.urls.editor}/fleet`);
-      await page.waitForFunction(
-        () => /Kitchen scrubber.*Lidar blocked/.test(document.getElementById("alarms")?.textContent ?? ""),
-        undefined,
-        { timeout: 30_000 },
-      );
-    } finally {
-      await browser.close();
-      assert.equal(await second.stop(), 0);
-    }
+    assert.ok(fs.existsSync(csv), "the CSV is written in the lasting folder, where Node-RED runs");
+    const written = readCsv(csv);
+    assert.equal(written.headers, 1);
+    // Three robots, one or two seeded reports each.
+    assert.equal(written.reports.length, 4, JSON.stringify(written.reports));
+    assert.equal(new Set(written.reports).size, written.reports.length, JSON.stringify(written.reports));
+    firstReports = written.reports;
   });
+
+  for (const start of ["second", "third"]) {
+    it(`${start} start: the alarm is listed as acknowledged by that name; the CSV gets no report again`, async () => {
+      assert.ok(firstReports, "the first start ran");
+      const demo = await startDemo({ DEMO_DIR: folder });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        await page.goto(`${demo.urls.editor}/fleet`);
+        await page.waitForFunction(
+          () => /Kitchen scrubber.*Lidar blocked.*acknowledged by Ana/.test(document.getElementById("alarms")?.textContent ?? ""),
+          undefined,
+          { timeout: 30_000 },
+        );
+        await page.goto(`${demo.urls.editor}/dashboard/fleet`);
+        await page.waitForSelector(`${KITCHEN_ALARM} .rc-acked`, { timeout: 30_000 });
+        assert.match((await page.textContent(`${KITCHEN_ALARM}`)) ?? "", /Lidar blocked/);
+        assert.match((await page.textContent(`${KITCHEN_ALARM} .rc-acked`)) ?? "", /Ana/);
+        await page.close();
+        await sweptOnce(demo);
+        await sleep(1000);
+      } finally {
+        assert.equal(await demo.stop(), 0, demo.output().slice(-2000));
+      }
+      const written = readCsv(csv);
+      assert.equal(written.headers, 1);
+      // The reports of the earlier start, in their place, none of them again (a task that ended since may add one).
+      assert.deepEqual(written.reports.slice(0, firstReports.length), firstReports);
+      assert.equal(new Set(written.reports).size, written.reports.length, JSON.stringify(written.reports));
+    });
+  }
 });

@@ -83,6 +83,20 @@ describe("example cleaning-reports: each report a CSV line, and today's table pe
     assert.equal(floor!.areaCleaned, 90);
   });
 
+  it("writes one header for reports that come in a burst (the first sweep's) to a new file", async () => {
+    const csv = path.join(dir, "cleaning-reports.csv");
+    await deployExample(csv);
+    await waitFor(() => stub.server.requests.length >= 1, 5000, "the first sweep");
+    const ids = ["burst-1", "burst-2", "burst-3"];
+    for (const id of ids) {
+      helper.getNode("reports-pushed-in").receive({ payload: pushedEvent({ ...reportAt(id, LOBBY, Date.now() - 60_000, 30), taskEndStatus: 1 }) });
+    }
+    await waitFor(() => fs.existsSync(csv) && ids.every((id) => fs.readFileSync(csv, "utf8").includes(id)), 5000, "the three lines");
+    const lines = fs.readFileSync(csv, "utf8").trim().split("\n");
+    assert.equal(lines.filter((line) => line.startsWith("start (UTC),")).length, 1, lines.join("\n"));
+    assert.equal(lines.length, 4, lines.join("\n"));
+  });
+
   it("appends to a file an earlier run wrote without a second header, and names a cleaning mode that is no kind", async () => {
     const csv = path.join(dir, "cleaning-reports.csv");
     fs.writeFileSync(csv, "start (UTC),end (UTC),robot\nearlier line\n");
