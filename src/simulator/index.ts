@@ -58,4 +58,4 @@ export {
 export { MAX_TASK_REPORTS_PER_ROBOT } from "./world/report-book";
 export { LOW_BATTERY_PERCENT } from "./world/readiness";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./world/timing";
-export type { RobotChanges } from "./world/world";
+export type { RobotChanges } from "./server/control-requests";

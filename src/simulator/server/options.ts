@@ -5,7 +5,7 @@ import type { CommandResource } from "../../api/cloud/schemas";
 import type { PushState, PushTarget } from "../pushes/pushes";
 import type { PastReport } from "../world/task-reports";
 import type { Timing } from "../world/timing";
-import type { RobotChanges } from "../world/world";
+import type { RobotChanges } from "./control-requests";
 
 export interface RateLimit {
   /** Requests allowed per token in each window. */

@@ -41,7 +41,8 @@ import {
 import { Code, SimError } from "./sim-errors";
 import { statusOf } from "../world/views";
 import { withImage } from "../world/report-book";
-import { EndTask, RobotChanges, World, type Parsed } from "../world/world";
+import { EndTask, RobotChanges } from "./control-requests";
+import { World, type Parsed } from "../world/world";
 
 // The simulator's public names that live in the modules it is made of.
 export { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX } from "./object-store";

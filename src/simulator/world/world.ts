@@ -26,6 +26,7 @@ import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Mo
 import { METRES_PER_PIXEL } from "../maps/maps";
 import { canAct, notReadyFor } from "./readiness";
 import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
+import type { RobotChanges } from "../server/control-requests";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
@@ -33,31 +34,6 @@ import type { TaskFault } from "../faults/faults";
 import { LOW_BATTERY_PERCENT } from "./readiness";
 import { milliTimestamp } from "./values";
 import { currentMap, mapVersionName } from "./views";
-
-/** What PATCH /_sim/robots/<serial> may change (and RunningSimulator.updateRobot). */
-export const RobotChanges = z.strictObject({
-  online: z.boolean().optional(),
-  batteryPercentage: z.number().min(0).max(100).optional(),
-  charging: z.boolean().optional(),
-  emergencyStop: z.boolean().optional(),
-  localizationState: z.enum(["NORMAL", "LOST"]).optional(),
-  taskState: z.enum(["IDLE", "RUNNING", "PAUSED", "OTHER"]).optional(),
-  /** Places the robot on its current map: pixels of the map image, rows from its bottom edge, angle in degrees. */
-  mapPosition: z
-    .strictObject({
-      x: z.number(),
-      y: z.number(),
-      angle: z
-        .number()
-        .gt(-180, "must be more than -180 and at most 180 degrees")
-        .lte(180, "must be more than -180 and at most 180 degrees"),
-    })
-    .optional(),
-});
-export type RobotChanges = z.output<typeof RobotChanges>;
-
-/** What POST /_sim/robots/<serial>/task/end takes: how the task ends (docs/cloud-api.md, taskEndStatus). */
-export const EndTask = z.strictObject({ taskEndStatus: z.number().int().min(-1).max(3) });
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;

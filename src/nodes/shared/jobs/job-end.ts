@@ -1,6 +1,6 @@
 /** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
 import type { RobotApiError } from "../../../api/errors";
-import type { JobRecord, JobResult } from "../../../api/jobs/job-book";
+import { jobResult, type JobOutcome, type JobRecord, type JobResult } from "../../../api/jobs/job-book";
 import { readJobReason } from "../../../api/jobs/dispatch";
 import type { Translate } from "../i18n";
 
@@ -48,6 +48,20 @@ export function noRobot(t: Translate, what: string, robots: Record<string, strin
 
 /** A result on output 1, or an error: NO_ROBOT, or INVALID_INPUT for a name no robot of the account has. */
 export type JobEnd = (JobResult & { stopFailure?: string; reason?: string; text?: string }) | JobError | RobotApiError;
+
+/** How the runner ends a job: its outcome, with `reason` for flows (the same English in every language) and `text` the same in the runtime's language; or the error. */
+export type JobFinish = { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string; reason?: string; text?: string } | JobError | RobotApiError;
+
+/** The end sent for a job finished as `end` at `at`: the error as it is, else the job's result with what the end adds. */
+export function jobEndOf(job: JobRecord, end: JobFinish, at: Date): JobEnd {
+  if (end instanceof Error) return end;
+  return {
+    ...jobResult(job, end.outcome, at, end.report),
+    ...(end.stopFailure ? { stopFailure: end.stopFailure } : {}),
+    ...(end.reason ? { reason: end.reason } : {}),
+    ...(end.text ? { text: end.text } : {}),
+  };
+}
 
 export interface JobProgress {
   event: "assigned" | "started" | "progress" | "retrying" | "waiting";

@@ -19,7 +19,7 @@ import { fleetStatusesOf } from "../../../api/watching/fleet-statuses";
 import { MoveWatch, NavigationFollower, isNavigating } from "../../../api/watching/navigation";
 import { RobotApiError, invalidInput } from "../../../api/errors";
 import { JOB_REASONS, chooseRobot, claimRefusedReason, refusedReason, robotFactsOf, type RobotFacts } from "../../../api/jobs/dispatch";
-import { jobResult, outcomeOfReport, runningJobEnd, type AccountJobs, type JobOutcome, type JobRecord } from "../../../api/jobs/job-book";
+import { outcomeOfReport, runningJobEnd, type AccountJobs, type JobRecord } from "../../../api/jobs/job-book";
 import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../../api/jobs/job-states";
 import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
 import { stopBody } from "../../../api/jobs/start-requests";
@@ -28,8 +28,9 @@ import { severityOf, type AccountAlarms } from "../../../api/pushes/open-alarms"
 import type { AccountReports } from "../../../api/reports/report-store";
 import { readReport } from "../../../api/reports/reading";
 import type { RobotOperationName } from "../../../api/cloud/endpoints";
+import { settledWithin } from "../../../api/engine/clock";
 import { clientModule } from "../api";
-import { jobReasonWords, noRobot, robotReasonWords, type JobError, type JobEnd, type JobSink } from "./job-end";
+import { jobEndOf, jobReasonWords, noRobot, robotReasonWords, type JobFinish, type JobSink } from "./job-end";
 import { JOB_OFFLINE_LIMIT } from "../../robot-job/table";
 import type { Translate } from "../i18n";
 
@@ -49,9 +50,6 @@ interface LiveJob {
   navigation?: NavigationFollower;
   moves?: MoveWatch;
 }
-
-/** `reason` for flows (the same English in every language), `text` the same in the runtime's language. */
-type End = { outcome: JobOutcome; report?: Record<string, unknown>; stopFailure?: string; reason?: string; text?: string } | JobError | RobotApiError;
 
 export class JobRunner {
   private stopObserving: (() => void) | undefined;
@@ -293,7 +291,7 @@ export class JobRunner {
   private async claimAndStart(job: JobRecord, serialNumber: string): Promise<void> {
     const claims = this.client.sharing?.robotClaims;
     if (claims) {
-      const refusal = await within(CLAIM_ANSWER_MS, claims.claim(serialNumber, job.jobId, CLAIM_MS)).then(
+      const refusal = await settledWithin(CLAIM_ANSWER_MS, claims.claim(serialNumber, job.jobId, CLAIM_MS)).then(
         (claimed) => (claimed === true ? undefined : claimed === false ? "claimed by another instance's job" : "the claim was not answered"),
         (error: unknown) => `the claim failed: ${error instanceof Error ? error.message : String(error)}`,
       );
@@ -416,7 +414,7 @@ export class JobRunner {
         job.navigationSeenAt = now;
     }
     if (now - job.onlineSeenAt >= limitMs) {
-      this.finish(job, { outcome: "unknown", reason: `robot offline for ${minutes} min`, text: this.t("ends.offlineFor", { minutes }) });
+      this.endUnknown(job, "robot offline", "ends.offlineFor", minutes);
       return;
     }
     if (facts) {
@@ -436,11 +434,12 @@ export class JobRunner {
       }
     }
     // A stop by hand shows only as navStatus back to NAVI_IDLE, which the statuses read here may not carry: the robot standing still is all there is.
-    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.finish(job, {
-        outcome: "unknown",
-        reason: `no status showed the navigation for ${minutes} min`,
-        text: this.t("ends.navigationNotShown", { minutes }),
-      });
+    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.endUnknown(job, "no status showed the navigation", "ends.navigationNotShown", minutes);
+  }
+
+  /** A running job no status showed ending for the offline limit: outcome unknown, `reason` in English for flows, `text` in words. */
+  private endUnknown(job: JobRecord, what: string, words: string, minutes: number): void {
+    this.finish(job, { outcome: "unknown", reason: `${what} for ${minutes} min`, text: this.t(words, { minutes }) });
   }
 
   private async endWithReport(job: JobRecord): Promise<void> {
@@ -481,29 +480,13 @@ export class JobRunner {
   }
 
   /** The job's one end. */
-  private finish(job: JobRecord, end: End): void {
+  private finish(job: JobRecord, end: JobFinish): void {
     if (!this.current(job)) return;
     this.transition(job, "end");
     this.book.remove(job);
     if (job.serialNumber !== undefined) this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
     this.live.delete(job.jobId);
-    const ended: JobEnd =
-      end instanceof Error
-        ? end
-        : {
-            ...jobResult(job, end.outcome, new Date(), end.report),
-            ...(end.stopFailure ? { stopFailure: end.stopFailure } : {}),
-            ...(end.reason ? { reason: end.reason } : {}),
-            ...(end.text ? { text: end.text } : {}),
-          };
-    this.sink.ended(job, ended);
+    this.sink.ended(job, jobEndOf(job, end, new Date()));
     this.sink.changed();
   }
-}
-
-/** The promise's value, or "timeout" when it has not settled within `ms`. */
-function within<T>(ms: number, promise: Promise<T>): Promise<T | "timeout"> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
