@@ -49,6 +49,12 @@ const FOLDERS = {
       "test/api/jobs-boundaries.test.ts",
     ],
   },
+  // robot-plan's plan reading, calendar, occurrences and proof-of-service report (the plan book's Redis and
+  // context paths are tried through real Node-RED in test/nodes/robot-plan*.test.ts, too slow per mutant).
+  "src/api/plans": {
+    mutate: ["src/api/plans/**/*.ts"],
+    spec: ["test/api/plan-calendar.test.ts", "test/api/plan-report.test.ts"],
+  },
   // The tables the engine's tests also cover.
   other: {
     mutate: [

@@ -296,9 +296,10 @@ describe("simulator: answers in the recorded shapes", function () {
     assert.deepEqual(problems, []);
   });
 
-  it("answers temporary tasks (B4), accepted and refused, in the recorded shape", async () => {
+  /** A temporary task (B4) for the kitchen scrubber in area `areaId` of its first map. */
+  const tempTask = (areaId: string) => {
     const floor = push.simulator.state.robot(KITCHEN)!.maps[0]!;
-    const tempTask = (areaId: string) => ({
+    return {
       productId: KITCHEN,
       tempTaskCommand: {
         taskName: "Spot clean",
@@ -308,7 +309,10 @@ describe("simulator: answers in the recorded shapes", function () {
         mapName: floor.name,
         startParam: { mapId: floor.id, areaId },
       },
-    });
+    };
+  };
+
+  it("answers temporary tasks (B4), accepted and refused, in the recorded shape", async () => {
     const accepted = await call("POST", "/v2alpha1/robotCommand/tempTask:send", tempTask("3"));
     const refused = await call("POST", "/v2alpha1/robotCommand/tempTask:send", tempTask("99"));
     assert.deepEqual([accepted.cmdStatus, refused.cmdStatus], [5, 7]);
@@ -316,6 +320,38 @@ describe("simulator: answers in the recorded shapes", function () {
       [...shapeProblems("tempTaskAnswer", accepted, "accepted"), ...shapeProblems("tempTaskAnswer", refused, "refused")],
       [],
     );
+  });
+
+  it("answers task starts that fail (taskFaultRate 1: busy, or the battery failing partway) in the recorded shapes", async () => {
+    push.simulator.setFaults({ taskFaultRate: 1 });
+    const problems: string[] = [];
+    const cmdStatuses = new Set<unknown>();
+    for (let start = 0; start < 8; start++) {
+      const answer = await call("POST", "/v2alpha1/robotCommand/tempTask:send", tempTask("3"));
+      cmdStatuses.add(answer.cmdStatus);
+      problems.push(...shapeProblems("tempTaskAnswer", answer, `start ${start}`));
+      // Past the battery's failure (30-70 % into the task) and the charge after it.
+      push.clock += 2 * 3_600_000;
+      problems.push(...(await readStatuses(`after start ${start}`)).problems);
+    }
+    assert.deepEqual([...cmdStatuses].sort(), [5, 7], "starts refused as busy and starts accepted whose battery failed");
+    const { robotTaskReports } = (await call("GET", `/openapi/v2alpha1/robots/${KITCHEN}/taskReports?page=1&pageSize=50`)) as {
+      robotTaskReports: Json[];
+    };
+    assert.ok(
+      robotTaskReports.some((report) => report.taskEndStatus === 2),
+      "a report of a task ended in error by its battery",
+    );
+    robotTaskReports.forEach((report, index) => problems.push(...shapeProblems("taskReport", report, `report ${index}`)));
+    const bodies = await received(push.receiver, 2);
+    assert.ok(
+      bodies.some((body) => !("taskReport" in body.payload)),
+      "the battery's incident was pushed",
+    );
+    bodies.forEach((body, index) =>
+      problems.push(...shapeProblems("taskReport" in body.payload ? "taskReportPush" : "incidentPush", body, `push ${index}`)),
+    );
+    assert.deepEqual(problems, []);
   });
 
   describe("the check itself", () => {
