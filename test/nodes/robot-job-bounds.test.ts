@@ -12,7 +12,7 @@ import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { JOB_TRANSITIONS, IllegalTransition, nextPhase, type JobEvent, type JobPhase, type JobState } from "../../src/api/jobs/job-states";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
 import robotJob from "../../src/nodes/robot-job";
-import { CLAIM_MS } from "../../src/nodes/shared/jobs/runner";
+import { CLAIM_MS } from "../../src/api/jobs/robot-claims";
 import { onJobTransition } from "../../src/api/jobs/job-states";
 import { stubSerial } from "../support/fleet-stub";
 import { jobNode, useJobFleet } from "../support/job-flow";

@@ -50,6 +50,8 @@ export class JobFleetStub extends FleetStub {
   placesDelayMs = 0;
   /** How a filed report's startTime and endTime are written (the cloud's RFC 3339 with Z unless a test says). */
   reportTime: (ms: number) => string | number = (ms) => new Date(ms).toISOString();
+  /** Robots whose task is over as it starts, before any status read shows it running: the taskEndStatus of its report. */
+  readonly endingAtStart = new Map<string, number>();
   /** Status reads a task stays running; undefined: until finish(). */
   runReads: number | undefined = 2;
   private readonly readsLeft = new Map<string, number>();
@@ -161,7 +163,9 @@ export class JobFleetStub extends FleetStub {
       status.taskState = "RUNNING";
       status.currentTask = { name };
       status.executingTask = { name, progress: 0.5 };
-      if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
+      const endStatus = this.endingAtStart.get(serialNumber);
+      if (endStatus !== undefined) this.finish(serialNumber, endStatus);
+      else if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
     }
     if (type === "CROSS_NAVIGATE") {
       const point = parameter.startNavigationParameter!.position;

@@ -16,7 +16,7 @@ export const REPORTS_KEPT_PER_ROBOT = 10;
 export const ROBOTS_WITH_REPORTS = 10_000;
 
 /** A report's clock and the package's may differ by this much. */
-const CLOCK_SKEW_MS = 60_000;
+export const CLOCK_SKEW_MS = 60_000;
 
 export class AccountReports {
   /** Per robot, its reports by identity (reportKey), the oldest kept first. */
@@ -41,11 +41,21 @@ export class AccountReports {
     return this.byRobot.get(serialNumber)?.get(reportKey);
   }
 
-  /** Of the robot's reports, the one that ended last among those of a task started at or after `sinceMs` (clock skew allowed). */
-  newestSince(serialNumber: string, sinceMs: number): ReadReport | undefined {
+  /** The identities of the robot's reports kept now. */
+  keysOf(serialNumber: string): Set<string> {
+    return new Set(this.byRobot.get(serialNumber)?.keys());
+  }
+
+  /**
+   * Of the robot's reports, the one that ended last among those of a task
+   * started at or after `sinceMs` (clock skew allowed), leaving out those
+   * whose identity is in `keptBefore` (reports already kept at `sinceMs`).
+   */
+  newestSince(serialNumber: string, sinceMs: number, keptBefore?: ReadonlySet<string>): ReadReport | undefined {
     let newest: ReadReport | undefined;
     let newestEnd = -Infinity;
     for (const report of this.byRobot.get(serialNumber)?.values() ?? []) {
+      if (keptBefore?.has(report.reportKey)) continue;
       const started = cloudTimeMs(report.startTimeIso) ?? cloudTimeMs(report.endTimeIso);
       const ended = cloudTimeMs(report.endTimeIso) ?? started ?? -Infinity;
       if (started !== undefined && started >= sinceMs - CLOCK_SKEW_MS && ended >= newestEnd) [newest, newestEnd] = [report, ended];

@@ -24,21 +24,17 @@ import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } fr
 import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
 import { stopBody } from "../../../api/jobs/start-requests";
 import { missingTarget } from "../../../api/jobs/work-targets";
+import { claimRobot, renewClaimWhenDue } from "../../../api/jobs/robot-claims";
 import { severityOf, type AccountAlarms } from "../../../api/pushes/open-alarms";
 import type { AccountReports } from "../../../api/reports/report-store";
-import { readReport } from "../../../api/reports/reading";
+import type { ReadReport } from "../../../api/reports/reading";
+import { taskReportSince } from "../../../api/reports/sweep";
 import type { RobotOperationName } from "../../../api/cloud/endpoints";
-import { settledWithin } from "../../../api/engine/clock";
 import { clientModule } from "../api";
 import { jobEndOf, jobReasonWords, noRobot, robotReasonWords, type JobFinish, type JobSink } from "./job-end";
 import { JOB_OFFLINE_LIMIT } from "../../robot-job/table";
 import type { Translate } from "../i18n";
 
-/** A robot's claim in Redis lasts this long, and is renewed well before. */
-export const CLAIM_MS = 60_000;
-const RENEW_CLAIM_EVERY_MS = 15_000;
-/** A claim Redis has not answered within this counts as refused: the job waits on, within waitUpTo. */
-const CLAIM_ANSWER_MS = 5_000;
 /** How long past waitUpTo a job waits for its robots to be read at all before it ends. */
 const UNREAD_GRACE_MS = 30_000;
 
@@ -49,6 +45,10 @@ interface LiveJob {
   /** A goto job's navigation, followed from its start to its end (a redeploy's runner makes a new one). */
   navigation?: NavigationFollower;
   moves?: MoveWatch;
+  /** The wait for the robot to show the start: aborted when the task's report settles the start first. */
+  confirming?: AbortController;
+  /** The robot's reports kept when the start was sent: none of them is the job's task's. */
+  reportsAtSend?: ReadonlySet<string>;
 }
 
 export class JobRunner {
@@ -206,8 +206,14 @@ export class JobRunner {
     for (const job of this.book.ofNode(this.nodeId)) {
       this.guarded(job, () => {
         if (job.phase === "waiting") this.dispatch(job, now);
+        else if (job.phase === "starting" && job.work.kind !== "goto" && job.sentAt !== undefined) {
+          // A report of the task kept since its start was sent (pushed, or swept) settles the start.
+          const report = this.reports.newestSince(job.serialNumber!, job.sentAt, this.liveOf(job).reportsAtSend);
+          if (report) this.settleStartByReport(job, report);
+        }
         else if (job.phase === "running") this.follow(job, readNow, now);
-        if (this.current(job) && job.phase !== "waiting") this.renewClaim(job, now);
+        const claims = this.client.sharing?.robotClaims;
+        if (claims && this.current(job) && job.phase !== "waiting") renewClaimWhenDue(claims, job, now);
       });
     }
   }
@@ -291,10 +297,7 @@ export class JobRunner {
   private async claimAndStart(job: JobRecord, serialNumber: string): Promise<void> {
     const claims = this.client.sharing?.robotClaims;
     if (claims) {
-      const refusal = await settledWithin(CLAIM_ANSWER_MS, claims.claim(serialNumber, job.jobId, CLAIM_MS)).then(
-        (claimed) => (claimed === true ? undefined : claimed === false ? "claimed by another instance's job" : "the claim was not answered"),
-        (error: unknown) => `the claim failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      const refusal = await claimRobot(claims, serialNumber, job.jobId);
       if (!this.current(job, "claiming")) {
         // Cancelled or ended while Redis answered: a claim it no longer uses is let go at once, not left to lapse. After a
         // redeploy the claim is left alone: it is the job's id's, which the new node's runner claims again.
@@ -323,6 +326,7 @@ export class JobRunner {
       if (!this.current(job, "starting")) return;
       this.sink.progress(job, { event: "assigned", serialNumber, robotName: job.robotName });
       job.taskName = taskName;
+      this.liveOf(job).reportsAtSend = this.reports.keysOf(serialNumber);
       job.sentAt = Date.now();
       this.sink.changed();
       // Settles once the answer is handled (a refusal set aside): a cancel waits for that, not for the bare answer.
@@ -349,19 +353,43 @@ export class JobRunner {
     const serialNumber = job.serialNumber!;
     const started = startedRule(job.work, serialNumber, job.taskName, this.navigationOf(job));
     const timeoutMs = Math.max(1, job.settings.confirmTimeoutMs - (Date.now() - (job.sentAt ?? Date.now())));
+    const confirming = (this.liveOf(job).confirming = new AbortController());
+    const signal = AbortSignal.any([this.lifetime.signal, confirming.signal]);
     try {
-      await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal: this.lifetime.signal, operation: "robot-job" });
+      await confirmationPollerOf(this.client).waitFor(serialNumber, started, { timeoutMs, signal, operation: "robot-job" });
     } catch (error) {
       if (!this.current(job, "starting") || (error instanceof RobotApiError && error.kind === "aborted")) return;
-      this.setAside(job, JOB_REASONS.notConfirmed);
+      // No status showed the task: it may have run and ended between two reads, which its report (listed now) tells.
+      const report = job.work.kind === "goto" ? undefined : await this.reportOf(job, job.sentAt, this.liveOf(job).reportsAtSend);
+      if (!this.current(job, "starting")) return;
+      if (report) this.settleStartByReport(job, report);
+      else this.setAside(job, JOB_REASONS.notConfirmed);
       return;
     }
     if (!this.current(job, "starting")) return;
-    job.startedAt = new Date().toISOString();
-    job.attempts.push({ serialNumber, result: "started" });
-    this.transition(job, "shown");
-    this.sink.progress(job, { event: "started", serialNumber, robotName: job.robotName });
+    this.markStarted(job);
     this.follow(job, new Set(), Date.now());
+  }
+
+  private markStarted(job: JobRecord): void {
+    job.startedAt = new Date().toISOString();
+    job.attempts.push({ serialNumber: job.serialNumber!, result: "started" });
+    this.transition(job, "shown");
+    this.sink.progress(job, { event: "started", serialNumber: job.serialNumber!, robotName: job.robotName });
+  }
+
+  /**
+   * A task's report came before any status showed the task running: one
+   * that failed to start sets the robot aside (the job tries the next); any
+   * other end is the job's task, over between two reads, and ends the job
+   * with it (starting it again would clean twice).
+   */
+  private settleStartByReport(job: JobRecord, report: Record<string, unknown>): void {
+    this.liveOf(job).confirming?.abort();
+    if (report.outcome === "failedToStart") return this.setAside(job, JOB_REASONS.notConfirmed);
+    this.markStarted(job);
+    this.transition(job, "robotDone");
+    this.finish(job, { outcome: outcomeOfReport(report), report });
   }
 
   /** The robot refused or did not show the start: set aside for this job, which tries the next or ends. */
@@ -447,31 +475,9 @@ export class JobRunner {
     if (this.current(job, "ending")) this.finish(job, { outcome: outcomeOfReport(report), ...(report ? { report } : {}) });
   }
 
-  /** The task's report: one the account has (pushed to robot-events, swept by robot-reports), else one listed now and kept there. */
-  private async reportOf(job: JobRecord): Promise<Record<string, unknown> | undefined> {
-    const serialNumber = job.serialNumber!;
-    const since = Date.parse(job.startedAt!);
-    const known = this.reports.newestSince(serialNumber, since);
-    if (known) return known;
-    try {
-      const answer = (await this.client.call("listTaskReports", { serialNumber, page: 1, pageSize: 10 }, { signal: this.lifetime.signal })) as { robotTaskReports: Record<string, unknown>[] };
-      for (const listed of answer.robotTaskReports) this.reports.keep(readReport(listed, serialNumber)!);
-      return this.reports.newestSince(serialNumber, since);
-    } catch {
-      return undefined;
-    }
-  }
-
-  private renewClaim(job: JobRecord, now: number): void {
-    const claims = this.client.sharing?.robotClaims;
-    if (!claims || job.serialNumber === undefined || job.claimRenewedAt === undefined || now - job.claimRenewedAt < RENEW_CLAIM_EVERY_MS) return;
-    job.claimRenewedAt = now;
-    const serialNumber = job.serialNumber;
-    // Extended while it is the job's; taken again if it lapsed (Redis was away).
-    void claims
-      .renew(serialNumber, job.jobId, CLAIM_MS)
-      .then((kept) => kept || claims.claim(serialNumber, job.jobId, CLAIM_MS))
-      .catch(() => undefined);
+  /** The task's report (of a task started since `sinceMs`, none of `keptBefore`): kept for the account, else listed now; undefined when listing fails. */
+  private reportOf(job: JobRecord, sinceMs = Date.parse(job.startedAt!), keptBefore?: ReadonlySet<string>): Promise<ReadReport | undefined> {
+    return taskReportSince(this.client, this.reports, job.serialNumber!, sinceMs, keptBefore, { signal: this.lifetime.signal }).catch(() => undefined);
   }
 
   /** Whether the job is still this runner's to act on (not ended, node not closed), in `phase` when given. */
