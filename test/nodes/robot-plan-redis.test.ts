@@ -3,7 +3,8 @@
  * real Node-RED on a fake plan clock: runNow ends with an error, nothing
  * started, when the occurrence's claim is another instance's or Redis does
  * not answer; an occurrence whose claim Redis did not answer is asked again
- * after a redeploy, and runs late once Redis is back.
+ * after a redeploy, and runs late once Redis is back; a hung Redis (stopped
+ * with SIGSTOP) holds no occurrence past the claim's answer bound.
  */
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
@@ -14,6 +15,7 @@ import { useJobFleet } from "../support/job-flow";
 import type { JobFleetStub } from "../support/job-fleet-stub";
 import { plansOfAccount } from "../../src/api/plans/plan-book";
 import { redisCommand, useRedis } from "../support/redis-server";
+import { CLAIM_ANSWER_MS } from "../../src/api/jobs/robot-claims";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
 
 const R1 = stubSerial(1);
@@ -105,6 +107,37 @@ describe("robot-plan on an account shared through a real redis-server", function
     await waitFor(() => settled.length === 1, 20_000, "the late end");
     assert.equal(settled[0]!.payload.status, "late");
     assert.equal(caught.length, 0, JSON.stringify(caught));
+    assert.equal(stub.startCommands(R1).length, 1);
+  });
+
+  it("a hung Redis holds no occurrence: unanswered after the claim's bound, asked again, and run once when Redis answers", async () => {
+    const { settled, progress, caught } = await start(berlin("05:59:30"));
+    const unanswered = () => plansOfAccount(accountKey()).stateOf("plan").unanswered ?? [];
+    process.kill(redis.pid!, "SIGSTOP");
+    try {
+      const asked = Date.now();
+      await clock.advanceTo(berlin("06:00:00"));
+      await waitFor(() => unanswered().length === 1, 15_000, "the claim unanswered");
+      const waited = Date.now() - asked;
+      assert.ok(waited >= CLAIM_ANSWER_MS - 100 && waited < CLAIM_ANSWER_MS + 5_000, `unanswered after ${waited} ms`);
+      send({ runNow: "Kitchen" });
+      await waitFor(() => caught.length === 1, 15_000, "runNow refused, not held");
+      assert.match(caught[0]!.error.message, /could not be claimed: the account's Redis did not answer/);
+    } finally {
+      process.kill(redis.pid!, "SIGCONT");
+    }
+    // Redis now carries out the first claim, whose answer came too late: asked again, the claim is this instance's.
+    while (!progress.some((msg) => msg.payload.event === "due") && clock.now() < berlin("06:10:00")) {
+      await clock.advance(30_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    assert.equal(progress.find((msg) => msg.payload.event === "due")?.payload.occurrenceId, "Kitchen@2026-06-10T06:00", JSON.stringify(progress));
+    assert.deepEqual(unanswered(), []);
+    await waitFor(() => progress.some((msg) => msg.payload.event === "started"), 20_000, "the start");
+    stub.finish(R1);
+    await waitFor(() => settled.length === 1, 20_000, "the end");
+    // Late or not depends on the look that Redis answered first (within the minute or after it).
+    assert.ok(["done", "late"].includes(settled[0]!.payload.status as string), JSON.stringify(settled[0]!.payload));
     assert.equal(stub.startCommands(R1).length, 1);
   });
 });

@@ -75,7 +75,7 @@ export interface RobotClaims {
 
 /** Occurrences of cleaning plans claimed across the processes: each is started (or recorded) by the one process that claimed it. */
 export interface OccurrenceClaims {
-  /** True when this process now has the occurrence (nobody had it); false when another process claimed it first. Kept for `forMs`. */
+  /** True when this process has the occurrence (nobody had it, or its own earlier claim did); false when another process claimed it first. Kept for `forMs`. */
   claim(occurrenceId: string, forMs: number): Promise<boolean>;
 }
 

@@ -10,8 +10,8 @@ import type { JobRecord } from "./job-book";
 /** A robot's claim in Redis lasts this long, and is renewed well before. */
 export const CLAIM_MS = 60_000;
 const RENEW_CLAIM_EVERY_MS = 15_000;
-/** A claim Redis has not answered within this counts as refused: the job waits on, within waitUpTo. */
-const CLAIM_ANSWER_MS = 5_000;
+/** A claim Redis has not answered within this counts as not made: a job waits on, within waitUpTo; a plan's occurrence is asked again. */
+export const CLAIM_ANSWER_MS = 5_000;
 
 /** Claims the robot for the job: undefined once it is the job's, else why not (another instance's job has it, Redis did not answer, or failed). */
 export function claimRobot(claims: RobotClaims, serialNumber: string, jobId: string): Promise<string | undefined> {

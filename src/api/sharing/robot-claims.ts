@@ -45,8 +45,9 @@ export class RedisOccurrenceClaims implements OccurrenceClaims {
 
   async claim(occurrenceId: string, forMs: number): Promise<boolean> {
     await this.link.joined;
-    return (
-      (await this.link.client.set(this.link.key("occurrence", occurrenceId), this.link.instanceId, "PX", Math.ceil(forMs), "NX")) === "OK"
-    );
+    const key = this.link.key("occurrence", occurrenceId);
+    if ((await this.link.client.set(key, this.link.instanceId, "PX", Math.ceil(forMs), "NX")) === "OK") return true;
+    // Asked again after an answer that came too late: the claim that answer made is this instance's.
+    return (await this.link.client.get(key)) === this.link.instanceId;
   }
 }

@@ -30,6 +30,8 @@ import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-inp
 import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
 import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
+import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
+import { settledWithin } from "../../api/engine/clock";
 import { planClockOf } from "./plan-clock";
 import { planReportAnswer } from "./report-answer";
 import { planStatus } from "./status";
@@ -217,9 +219,11 @@ function runPlan(
     const shared = client.sharing?.occurrenceClaims;
     if (!shared) return true;
     try {
-      if (await shared.claim(occurrence.occurrenceId, SHARED_CLAIM_MS)) return true;
+      // A hung Redis does not hold the occurrence: it is asked again at the next look (a late answer is recognised then as this instance's).
+      const answer = await settledWithin(CLAIM_ANSWER_MS, shared.claim(occurrence.occurrenceId, SHARED_CLAIM_MS));
+      if (answer === true) return true;
       plans.unclaim(occurrence.occurrenceId);
-      return false;
+      return answer === false ? false : undefined;
     } catch {
       plans.unclaim(occurrence.occurrenceId);
       return undefined;
@@ -231,11 +235,11 @@ function runPlan(
     return settings.skipDates.includes(date) || state.skips.includes(date);
   }
 
-  /** Unanswered by Redis: asked again at each look (run late within lateBy, else missed) until Redis answers. */
+  /** Unanswered by Redis: asked again at each look (run late within lateBy, else missed) until Redis answers; the newest PLAN_LOOK_BACK_AT_MOST. */
   function keepUnanswered(occurrence: PlannedOccurrence, unanswered: boolean): void {
     const others = (state.unanswered ?? []).filter((entry) => entry.occurrenceId !== occurrence.occurrenceId);
     if (!unanswered && others.length === (state.unanswered?.length ?? 0)) return;
-    state.unanswered = unanswered ? [...others, occurrence] : others;
+    state.unanswered = unanswered ? [...others, occurrence].slice(-PLAN_LOOK_BACK_AT_MOST) : others;
     if (!closed) planMirror.changed();
   }
 
