@@ -171,10 +171,20 @@ export function buildDemoFlows(
  * The second instance's copy: the same flows, but the spill sensor's and the
  * MQTT bridge's tabs disabled. Both instances would receive each MQTT message and start the
  * robot twice; sharing the account does not change what a flow sends (in
- * production, an MQTT shared subscription gives each message to one).
+ * production, an MQTT shared subscription gives each message to one). Both
+ * run in one folder, so the second writes no file either: its file nodes and
+ * the function nodes that feed them (the cleaning-reports CSV's line and
+ * header) are disabled, or the CSV would get each report twice.
  */
 export function secondInstanceFlows(flows: readonly FlowNode[]): FlowNode[] {
   // The MQTT bridge too: both copies would carry out each command from Home Assistant.
   const onePerBroker = new Set(["iot-spill-sensor-cleaning", "home-assistant"]);
-  return flows.map((node) => (node.type === "tab" && onePerBroker.has(String(node.label)) ? { ...node, disabled: true } : node));
+  const fileWriters = new Set(flows.filter((node) => node.type === "file").map((node) => node.id));
+  const writesFiles = (node: FlowNode) =>
+    fileWriters.has(node.id) ||
+    (node.type === "function" && ((node.wires as string[][] | undefined) ?? []).flat().some((id) => fileWriters.has(id)));
+  return flows.map((node) => {
+    if (node.type === "tab" && onePerBroker.has(String(node.label))) return { ...node, disabled: true };
+    return writesFiles(node) ? { ...node, d: true } : node;
+  });
 }

@@ -109,7 +109,9 @@ export function demoSettings(userDir: string): Record<string, unknown> {
   const lang = demoLanguage();
   return {
     userDir,
-    flowFile: "flows.json",
+    // Absolute: Node-RED takes a relative flow file from the working folder when one is there, and the
+    // demo runs in the first instance's folder, so the second instance would run (and save over) the first's flows.
+    flowFile: path.join(userDir, "flows.json"),
     ...(lang ? { lang } : {}),
     // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
     httpNodeRoot: "/",

@@ -12,65 +12,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
-import { statusesOf } from "../support/comms";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
+import { readCsv, sweptOnce } from "../support/demo-csv";
 import { sleep } from "../support/until";
 
 const CONSOLE = ".robot-console";
 const KITCHEN_ALARM = `${CONSOLE} .rc-alarms .rc-alarm[data-serial-number="GS-S-000102"]`;
-/** The cleaning-reports example's robot-reports node (its id in the example, kept by the demo). */
-const REPORTS_NODE = "reports-node";
-const HEADER_START = "start (UTC),end (UTC),robot,report id,";
-
-/** A CSV line's fields, as the example's function node quotes them ("" for a quote inside quotes). */
-function fieldsOf(line: string): string[] {
-  const fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let index = 0; index < line.length; index++) {
-    const char = line[index]!;
-    if (quoted && char === '"' && line[index + 1] === '"') {
-      field += '"';
-      index++;
-    } else if (char === '"') {
-      quoted = !quoted;
-    } else if (char === "," && !quoted) {
-      fields.push(field);
-      field = "";
-    } else {
-      field += char;
-    }
-  }
-  return [...fields, field];
-}
-
-/** The CSV's lines: how many are the header, and each report's robot and id, in file order. */
-function readCsv(file: string): { headers: number; reports: string[] } {
-  const lines = fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line !== "");
-  const rows = lines.filter((line) => !line.startsWith(HEADER_START));
-  return {
-    headers: lines.length - rows.length,
-    reports: rows.map((line) => {
-      const fields = fieldsOf(line);
-      return `${fields[2]} ${fields[3]}`;
-    }),
-  };
-}
-
-/** Waits until the reports node has finished the sweep this start makes (its status says when it swept). */
-async function sweptOnce(demo: RunningDemo): Promise<void> {
-  const giveUpAt = Date.now() + 60_000;
-  let status: string | undefined;
-  while (Date.now() < giveUpAt) {
-    status = (await statusesOf(demo.urls.editor, 1000)).get(REPORTS_NODE);
-    if (status !== undefined && /swept/.test(status)) return;
-  }
-  throw new Error(`the reports node did not sweep within 60 s (status: ${status})`);
-}
 
 describe("demo: a restart keeps the shift", function () {
   this.timeout(240_000);
@@ -103,7 +51,7 @@ describe("demo: a restart keeps the shift", function () {
       await page.waitForSelector(`${KITCHEN_ALARM} .rc-acked`, { timeout: 20_000 });
       assert.match((await page.textContent(`${KITCHEN_ALARM} .rc-acked`)) ?? "", /Ana/);
       await page.close();
-      await sweptOnce(first);
+      await sweptOnce(first.urls.editor);
       // The swept reports pass through the CSV's function and file nodes after the status says so.
       await sleep(1000);
     } finally {
@@ -136,7 +84,7 @@ describe("demo: a restart keeps the shift", function () {
         assert.match((await page.textContent(`${KITCHEN_ALARM}`)) ?? "", /Lidar blocked/);
         assert.match((await page.textContent(`${KITCHEN_ALARM} .rc-acked`)) ?? "", /Ana/);
         await page.close();
-        await sweptOnce(demo);
+        await sweptOnce(demo.urls.editor);
         await sleep(1000);
       } finally {
         assert.equal(await demo.stop(), 0, demo.output().slice(-2000));

@@ -2,13 +2,19 @@
  * npm start -- --shared: the demo with a second Node-RED that shares the
  * robot account with the first through the redis-server the demo starts.
  * Both editors serve the same flows; each watching node polls in one of the
- * two and stands by in the other; Ctrl-C ends the second instance and Redis.
+ * two and stands by in the other; the cleaning-reports CSV in the folder both
+ * run in gets each report once; Ctrl-C ends the second instance and Redis.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { statusesOf } from "../support/comms";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
+import { readCsv, sweptOnce } from "../support/demo-csv";
+import { sleep } from "../support/until";
 
 const WATCHING_NODES = ["fleetwatch-status", "fleetdash-watch"];
 
@@ -17,20 +23,35 @@ describe("demo: npm start -- --shared (two Node-RED instances, one account, Redi
   let demo: RunningDemo;
   let stopped = false;
 
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-shared-demo-"));
   before(async () => {
-    demo = await startDemo({}, ["--shared"]);
+    demo = await startDemo({ DEMO_DIR: folder }, ["--shared"]);
   });
   after(async () => {
     if (demo && !stopped) await demo.stop();
+    fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it("prints both editors and the Redis it shares the account through; both serve the same flows", async () => {
+  it("prints both editors and the Redis it shares the account through; both serve the same flows, the second with what must run once off", async () => {
     assert.match(demo.output(), /shares the robot account\s+with the first through Redis at redis:\/\/127\.0\.0\.1:\d+/);
+    type Node = { id: string; type: string; label?: string; disabled?: boolean; d?: boolean };
     const flowsOf = async (url: string) =>
-      ((await (await fetch(`${url}/flows`, { headers: { Accept: "application/json" } })).json()) as Array<{ id: string; type: string }>)
-        .map((node) => node.id)
-        .sort();
-    assert.deepEqual(await flowsOf(demo.urls.second!), await flowsOf(demo.urls.editor));
+      (await (await fetch(`${url}/flows`, { headers: { Accept: "application/json" } })).json()) as Node[];
+    const [first, second] = [await flowsOf(demo.urls.editor), await flowsOf(demo.urls.second!)];
+    const ids = (flows: Node[]) => flows.map((node) => node.id).sort();
+    assert.deepEqual(ids(second), ids(first));
+    // What would act twice (an MQTT message, a Home Assistant command, a CSV line) runs in the first only.
+    const off = (flows: Node[]) => [
+      ...flows.filter((node) => node.type === "tab" && node.disabled).map((node) => `tab ${node.label}`),
+      ...flows.filter((node) => (node.type === "file" || node.type === "function") && node.d).map((node) => `${node.type} ${node.id}`),
+    ];
+    assert.deepEqual(off(first), []);
+    assert.deepEqual(off(second).sort(), [
+      "file reports-csv-file",
+      "function reports-csv-line",
+      "tab home-assistant",
+      "tab iot-spill-sensor-cleaning",
+    ]);
   });
 
   it("each watching node watches in one instance and stands by in the other", async () => {
@@ -72,6 +93,17 @@ describe("demo: npm start -- --shared (two Node-RED instances, one account, Redi
     } finally {
       await browser.close();
     }
+  });
+
+  it("both instances sweep the seeded reports, and the cleaning-reports CSV they share a folder for has each once", async () => {
+    await Promise.all([sweptOnce(demo.urls.editor), sweptOnce(demo.urls.second!)]);
+    // The swept reports pass through the CSV's function and file nodes after the status says so.
+    await sleep(1000);
+    const written = readCsv(path.join(folder, "cleaning-reports.csv"));
+    assert.equal(written.headers, 1);
+    // Three robots, one or two seeded reports each.
+    assert.equal(written.reports.length, 4, JSON.stringify(written.reports));
+    assert.equal(new Set(written.reports).size, 4, JSON.stringify(written.reports));
   });
 
   it("Ctrl-C stops both instances and Redis", async () => {
