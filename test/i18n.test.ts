@@ -9,8 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { CLEANING_KINDS } from "../src/api/cloud/cleaning-modes";
 import { editorTables } from "../src/nodes/robot-config/editor-tables";
+import { PACKAGE_ROOT as ROOT } from "./support/child-node";
 
-const ROOT = path.resolve(__dirname, "../..");
 const LOCALES = path.join(ROOT, "nodes", "locales");
 const LANGUAGES = ["en-US", "zh-CN"];
 const CATALOGUES = [

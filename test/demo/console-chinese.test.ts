@@ -3,7 +3,8 @@
  * whose own locale is English: the tab's title, every word of the page and the times are Node-RED's
  * language, not the browser's. What stays Latin is the cloud's and the flows' own names (robots, maps,
  * areas, the plan's items, an incident's name), taken out before looking; of the English words the
- * console can show (its catalogue), none is on the page. Screenshot in the temp folder (shots-console-zh).
+ * console can show (its catalogue), none is on the page. The fleet page (fleet-page example) likewise
+ * titles its tab and writes its times in Node-RED's language. Screenshot in the temp folder (shots-console-zh).
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -58,6 +59,16 @@ async function ownText(page: Page, names: readonly string[]): Promise<string> {
   return [...names].sort((a, b) => b.length - a.length).reduce((rest, name) => rest.split(name).join(" "), text);
 }
 
+/** Raises the H5 incident on a simulated robot: an open alarm with a time to show. */
+async function raiseAlarm(demo: RunningDemo, serialNumber: string): Promise<void> {
+  const raised = await fetch(`${demo.urls.simulator}/_sim/robots/${serialNumber}/incidents`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ incidentLevel: "H5", incidentName: INCIDENT }),
+  });
+  assert.ok(raised.status < 300, await raised.text());
+}
+
 describe("demo console in Chinese: no English word of the package's own, times in Node-RED's language (headless Chromium)", function () {
   this.timeout(300_000);
   let demo: RunningDemo;
@@ -81,12 +92,7 @@ describe("demo console in Chinese: no English word of the package's own, times i
   });
 
   it("titles the tab, words every part and writes an alarm's time as Node-RED's language does, not the browser's", async () => {
-    const raised = await fetch(`${demo.urls.simulator}/_sim/robots/GS-S-000101/incidents`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ incidentLevel: "H5", incidentName: INCIDENT }),
-    });
-    assert.ok(raised.status < 300, await raised.text());
+    await raiseAlarm(demo, "GS-S-000101");
     const alarm = await page.waitForSelector(`${CONSOLE} .rc-alarms .rc-alarm small`);
     const since = (await alarm.textContent()) ?? "";
     assert.match(since, /自 \d\d:\d\d 起/, since);
@@ -120,5 +126,24 @@ describe("demo console in Chinese: no English word of the package's own, times i
       [],
     );
     await page.screenshot({ path: path.join(shots, "console-zh-1280.png") });
+  });
+
+  it("the fleet page (fleet-page example) titles its tab and writes times in Node-RED's language too", async () => {
+    const fleetPage = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    try {
+      fleetPage.setDefaultTimeout(30_000);
+      await raiseAlarm(demo, "GS-S-000201");
+      await fleetPage.goto(`${demo.urls.editor}/fleet`);
+      const alarm = await fleetPage.waitForSelector('#alarms li[data-serial-number="GS-S-000201"] small');
+      const since = (await alarm.textContent()) ?? "";
+      assert.match(since, /自 \d\d:\d\d 起/, since);
+      assert.doesNotMatch(since, /AM|PM|上午|下午/, since);
+      const updated = (await fleetPage.textContent("#updated")) ?? "";
+      assert.doesNotMatch(updated, /AM|PM|上午|下午/, updated);
+      assert.equal(await fleetPage.title(), "机器人车队");
+      await fleetPage.screenshot({ path: path.join(shots, "fleet-page-zh-1280.png") });
+    } finally {
+      await fleetPage.close();
+    }
   });
 });

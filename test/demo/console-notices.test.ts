@@ -4,7 +4,8 @@
  * (a robot whose emergency stop was pressed, sent to its charger), then a
  * success on another robot, then an area job from a click on the map's area
  * name, each notice naming its own robot and what was done, and a second
- * browser seeing none of them (only the alarm raised). 200 robots: an alarm
+ * browser seeing none of them (only the alarm raised); notices lie over the console's top, so the map
+ * is where it was with none, one or three, and with none there is no empty strip. 200 robots: an alarm
  * raised is listed without scrolling at 800 and 1280 px and notified, the
  * table is in natural order and filtered to the robots that need attention.
  * Screenshots go to the temp folder (shots-console), to be looked at.
@@ -62,6 +63,21 @@ function inFirstScreen(page: Page, selector: string): Promise<boolean> {
   });
 }
 
+/**
+ * Where the console's parts lie, in page coordinates (scrolling aside): the map's top, and the room between
+ * the bar (floors, operator) and the first part below it (today's plan, else the alarms and the map).
+ */
+function layoutOf(page: Page): Promise<{ mapTop: number; belowBar: number }> {
+  return page.$eval(CONSOLE, (shown) => {
+    const top = (element: Element) => element.getBoundingClientRect().top + window.scrollY;
+    const bar = shown.querySelector(".rc-bar")!.getBoundingClientRect();
+    return {
+      mapTop: top(shown.querySelector(".rc-map")!),
+      belowBar: top(shown.querySelector(":scope > .rc-plan, :scope > .rc-main")!) - (bar.bottom + window.scrollY),
+    };
+  });
+}
+
 describe("demo console: each notice answers its own click, in the browser that clicked (headless Chromium)", function () {
   this.timeout(300_000);
   let demo: RunningDemo;
@@ -89,11 +105,17 @@ describe("demo console: each notice answers its own click, in the browser that c
 
   it("a refusal, then a success on another robot: each notice names its own robot and says what happened", async () => {
     await page.waitForSelector(`${row("GS-S-000201")} [data-action="toCharger"]`);
+    // Notices lie over the console's top: with none there is no empty strip, with some the map stays where it was.
+    assert.deepEqual(await noticesOf(page), []);
+    const bare = await layoutOf(page);
+    assert.ok(bare.belowBar <= 8, `${bare.belowBar} px of room between the bar and what follows it`);
+    await page.screenshot({ path: path.join(shots, "no-notice-800.png") });
     // Pressed just after a picture was drawn: the console still offers "to charger" for a while.
     await page.evaluate(() => new Promise((resolve) => window.addEventListener("robot-console-updated", resolve, { once: true })));
     await simulatorCall(demo, "PATCH", "/_sim/robots/GS-S-000201", { emergencyStop: true });
     await page.click(`${row("GS-S-000201")} [data-action="toCharger"]`);
     await noticeShown(page, "failed", /^Warehouse sweeper: .*emergency stop/, 20_000);
+    assert.deepEqual(await layoutOf(page), bare, "one notice moves nothing");
     // Every browser is told of the alarm the emergency stop raised.
     await noticeShown(other, "raised", /^Warehouse sweeper: alarm raised: /, 20_000);
     await simulatorCall(demo, "PATCH", "/_sim/robots/GS-S-000201", { emergencyStop: false });
@@ -113,6 +135,8 @@ describe("demo console: each notice answers its own click, in the browser that c
       notices.filter((notice) => notice.kind === "failed").map((notice) => notice.text),
       ["Warehouse sweeper: has its emergency stop pressed: release it on the robot first"],
     );
+    assert.ok(notices.length >= 3, JSON.stringify(notices));
+    assert.deepEqual(await layoutOf(page), bare, "three notices move nothing");
     await page.screenshot({ path: path.join(shots, "notices-800.png") });
   });
 

@@ -293,6 +293,37 @@ describe("robot-events: pushes received on Node-RED's HTTP server for flows", fu
     await waitFor(() => incidents.length === 1, 2000, "the incident at the new path");
   });
 
+  for (const { settings, shown, field } of [
+    { settings: { minLevel: "H8" }, shown: 'minLevel "H8" is not one of H0-H7', field: "minLevel" },
+    { settings: { path: "robot-events" }, shown: 'path "robot-events" must start with /', field: "path" },
+  ]) {
+    it(`refuses ${JSON.stringify(settings)} under the node and in the log naming ${field}, and clears that status when it closes`, async () => {
+      const statuses: unknown[] = [];
+      const onStatus = (event: { id: string; status: unknown }) => event.id === "events" && statuses.push(event.status);
+      runtimeEvents.on("node-status", onStatus);
+      try {
+        await deploy(settings);
+        const first = statuses[0] as { fill: string; shape: string; text: string };
+        assert.deepEqual([first.fill, first.shape], ["red", "ring"]);
+        assert.ok(first.text.startsWith(shown), first.text);
+        const logged = loggedLines();
+        assert.ok(logged.some((line) => /"id":"events"/.test(line) && line.includes(shown.replace(/"/g, '\\"'))), logged.join("\n"));
+        // As the editor's "Stop flows": Node-RED clears the status of a removed node itself, not of a stopped one.
+        await helper.clearFlows();
+        assert.deepEqual(statuses.at(-1), {}, "no refusal left under the stopped node");
+      } finally {
+        runtimeEvents.off("node-status", onStatus);
+      }
+    });
+  }
+
+  it("takes Incidents from H7, the highest level, and shows its counts", async () => {
+    await deploy({ minLevel: "H7" });
+    const statuses = recordStatuses("events");
+    assert.equal((await post(incidentPush({ incidentLevel: "H7" }))).status, 200);
+    await waitFor(() => statuses.at(-1)?.text === "/robot-events: 1 alarm open", 2000, "1 alarm open");
+  });
+
   it("two nodes on one path: the second says so under it and in the log, and the first keeps receiving", async () => {
     const flow = [
       ...eventsFlow(),

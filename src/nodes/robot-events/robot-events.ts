@@ -96,11 +96,20 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const account = linkAccount(RED, node, config.robot);
   answerAlarmRequests(RED, node, account, t);
   node.on("close", () => account?.close());
+  // One status under the node: a setting's refusal until the settings are read, then the receiver's counts.
+  let currentStatus = (): NodeStatus => ({});
+  const status = new StatusDrawer(node, () => currentStatus(), {
+    intervalMs: STATUS_INTERVAL_MS,
+    // Every push redraws the counts, changed or not: the status drawn after a push is a sign that it was read.
+    skipUnchanged: false,
+  });
+  node.on("close", () => status.close());
   /** A setting the node cannot work with: said under the node, and logged as an error naming the field. */
   const settingProblem = (field: string, text: string) => new RobotApiError({ kind: "invalid_input", field, message: text });
   const refuse = (field: string, key: string, params?: Record<string, string>) => {
     const text = t(key, params);
-    node.status({ fill: "red", shape: "ring", text });
+    currentStatus = () => ({ fill: "red", shape: "ring", text });
+    status.draw();
     node.error(settingProblem(field, text));
   };
   const app = RED.httpNode as unknown as HttpApp | undefined;
@@ -121,11 +130,7 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
   const root = typeof settings.httpNodeRoot === "string" ? settings.httpNodeRoot.replace(/\/+$/, "") : "";
   const noAppId = appId === "" ? t("errors.noAppId") : undefined;
   let refusedCount = 0;
-  const status = new StatusDrawer(node, () => eventsStatus(root + path, t, alarms.size, refusedCount, noAppId), {
-    intervalMs: STATUS_INTERVAL_MS,
-    // Every push redraws the counts, changed or not: the status drawn after a push is a sign that it was read.
-    skipUnchanged: false,
-  });
+  currentStatus = () => eventsStatus(root + path, t, alarms.size, refusedCount, noAppId);
   /** Set on close: a push still being read then is not sent on from a node that is gone. */
   let closed = false;
   const lastLogged = new Map<Refusal, number>();
@@ -191,7 +196,6 @@ function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, cr
     stopRedrawing();
     removeRoute();
     releasePath(app, path, node.id);
-    status.close();
     done();
   });
 }
