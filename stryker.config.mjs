@@ -47,6 +47,7 @@ const FOLDERS = {
       "test/api/navigation.test.ts",
       "test/api/status-reader.test.ts",
       "test/api/jobs-boundaries.test.ts",
+      "test/api/robot-claims.test.ts",
     ],
   },
   // robot-plan's plan reading, calendar, occurrences and proof-of-service report (the plan book's Redis and
