@@ -54,7 +54,12 @@ const FOLDERS = {
   // context paths are tried through real Node-RED in test/nodes/robot-plan*.test.ts, too slow per mutant).
   "src/api/plans": {
     mutate: ["src/api/plans/**/*.ts"],
-    spec: ["test/api/plan-calendar.test.ts", "test/api/plan-report.test.ts", "test/api/plan-book.test.ts"],
+    spec: [
+      "test/api/plan-calendar.test.ts",
+      "test/api/plan-report.test.ts",
+      "test/api/plan-report-boundaries.test.ts",
+      "test/api/plan-book.test.ts",
+    ],
   },
   // The tables the engine's tests also cover.
   other: {
