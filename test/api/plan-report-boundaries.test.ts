@@ -20,7 +20,8 @@ import {
   readPlanReportRequest,
   type PlanReportInput,
 } from "../../src/api/plans/plan-report";
-import { readReport, type ReadReport } from "../../src/api/reports/reading";
+import type { ReadReport } from "../../src/api/reports/reading";
+import { halfHourReport } from "../support/report-fixtures";
 
 const ZONE = "Europe/Berlin";
 const ROBOT = "GS-S-000101";
@@ -35,23 +36,9 @@ function planned(item: string, localMinute: string): PlannedOccurrence {
   };
 }
 
-/** A task report of the robot from `startIso`, 30 minutes long, as the account keeps it. */
-function report(id: string, startIso: string, cleaned: number, planned: number, image?: string): ReadReport {
-  const start = Date.parse(startIso);
-  return readReport(
-    {
-      id,
-      startTime: startIso,
-      endTime: new Date(start + 30 * 60_000).toISOString(),
-      durationSeconds: 1800,
-      taskEndStatus: 0,
-      actualCleaningAreaSquareMeter: cleaned,
-      plannedCleaningAreaSquareMeter: planned,
-      ...(image ? { taskReportPngUri: image } : {}),
-    },
-    ROBOT,
-  )!;
-}
+/** A task report of the robot from `startIso`, 30 minutes long, with its coverage image if given. */
+const report = (id: string, startIso: string, cleaned: number, planned: number, image?: string): ReadReport =>
+  halfHourReport(ROBOT, id, startIso, cleaned, planned, image ? { taskReportPngUri: image } : {});
 
 function done(occurrence: PlannedOccurrence, read: ReadReport | undefined, change: Partial<JobResult> = {}): SettledOccurrence {
   const job: JobResult = {
