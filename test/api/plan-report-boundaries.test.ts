@@ -95,11 +95,14 @@ function input(overrides: Partial<PlanReportInput> = {}): PlanReportInput {
 }
 const html = (overrides: Partial<PlanReportInput> = {}) => planReport(input(overrides)) as string;
 
-/** The rows (`<tr>`) of a day's table of the page, each as the client gets it. */
+/** The rows (`<tr>`) of a day's table of the page, each as the client gets it; nothing else is in the table. */
 function tableRows(page: string, day: string, table: "summary" | "occurrences"): string[] {
   const section = page.slice(page.indexOf(`<section class="day" data-day="${day}"`));
   const start = section.indexOf(`<table class="${table}">`);
-  return [...section.slice(start, section.indexOf("</table>", start)).matchAll(/<tr[^>]*>.*?<\/tr>/g)].map((match) => match[0]);
+  const markup = section.slice(start, section.indexOf("</table>", start) + "</table>".length);
+  const rows = [...markup.matchAll(/<tr[^>]*>.*?<\/tr>/g)].map((match) => match[0]);
+  assert.equal(markup, `<table class="${table}"><thead>${rows[0]}</thead><tbody>${rows.slice(1).join("")}</tbody></table>`);
+  return rows;
 }
 const numbers = (...values: string[]) => values.map((value) => `<td class="number">${value}</td>`).join("");
 const SUMMARY_HEAD =
@@ -123,6 +126,32 @@ describe("plan report page: the summary of each day", () => {
       SUMMARY_HEAD,
       `<tr><td>Lobby</td>${numbers("1", "1", "0", "0", "0", "0", "0", "50", "50", "100%")}</tr>`,
     ]);
+  });
+});
+
+describe("plan report: each day's totals", () => {
+  it("totals each day's own items, in day order even when a plan of another zone lists a later day first", () => {
+    // Shanghai's 06:00 on the 2nd comes before Berlin's 23:30 on the 1st.
+    const shanghai = { ...planned("Atrium", "2026-12-02T06:00"), plannedAt: "2026-12-01T22:00:00.000Z" };
+    const late = planned("Hall", "2026-12-01T23:30");
+    const listing = { timezone: ZONE, planned: [shanghai, late, planned("Kitchen", "2026-12-02T09:00"), LOBBY_0600], settled: [] };
+    const result = planReportRows(input({ listing }));
+    assert.deepEqual(
+      result.dayTotals.map((row) => [row.day, row.planned]),
+      [
+        ["2026-12-01", 2],
+        ["2026-12-02", 2],
+      ],
+    );
+    const page = html({ listing });
+    assert.equal(
+      tableRows(page, "2026-12-01", "summary")[3],
+      `<tr class="total"><td>total</td>${numbers("2", "0", "0", "0", "0", "0", "0", "0", "0", "")}</tr>`,
+    );
+    assert.equal(
+      tableRows(page, "2026-12-02", "summary")[3],
+      `<tr class="total"><td>total</td>${numbers("2", "0", "0", "0", "0", "0", "0", "0", "0", "")}</tr>`,
+    );
   });
 });
 
@@ -174,6 +203,15 @@ describe("plan report page: images, headings and title", () => {
       ),
     );
     assert.ok(!day2.includes("images"));
+    assert.ok(day2.endsWith("</tbody></table></section></body></html>\n"), "nothing after the occurrences");
+    const two = html({
+      listing: {
+        timezone: ZONE,
+        planned: [],
+        settled: [done(LOBBY_0600, R1), done(LOBBY_2200, report("r8", "2026-12-01T21:00:00Z", 1, 1, "http://host/r8.png"))],
+      },
+    });
+    assert.ok(two.includes("</figcaption></figure><figure><img"), "one figure after the other");
     const unnamed = html({
       listing: {
         timezone: ZONE,
