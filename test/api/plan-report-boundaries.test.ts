@@ -131,27 +131,22 @@ describe("plan report page: the summary of each day", () => {
 
 describe("plan report: each day's totals", () => {
   it("totals each day's own items, in day order even when a plan of another zone lists a later day first", () => {
-    // Shanghai's 06:00 on the 2nd comes before Berlin's 23:30 on the 1st.
+    // Shanghai's 06:00 on the 2nd comes before Berlin's 23:30 and 23:45 on the 1st.
     const shanghai = { ...planned("Atrium", "2026-12-02T06:00"), plannedAt: "2026-12-01T22:00:00.000Z" };
-    const late = planned("Hall", "2026-12-01T23:30");
-    const listing = { timezone: ZONE, planned: [shanghai, late, planned("Kitchen", "2026-12-02T09:00"), LOBBY_0600], settled: [] };
-    const result = planReportRows(input({ listing }));
+    const day1 = [planned("Hall", "2026-12-01T23:30"), planned("Lobby", "2026-12-01T23:45")];
+    const day2 = [planned("Kitchen", "2026-12-02T09:00"), planned("Kitchen", "2026-12-02T10:00")];
+    const listing = { timezone: ZONE, planned: [shanghai, ...day1, ...day2], settled: [] };
     assert.deepEqual(
-      result.dayTotals.map((row) => [row.day, row.planned]),
+      planReportRows(input({ listing })).dayTotals.map((row) => [row.day, row.planned]),
       [
         ["2026-12-01", 2],
-        ["2026-12-02", 2],
+        ["2026-12-02", 3],
       ],
     );
     const page = html({ listing });
-    assert.equal(
-      tableRows(page, "2026-12-01", "summary")[3],
-      `<tr class="total"><td>total</td>${numbers("2", "0", "0", "0", "0", "0", "0", "0", "0", "")}</tr>`,
-    );
-    assert.equal(
-      tableRows(page, "2026-12-02", "summary")[3],
-      `<tr class="total"><td>total</td>${numbers("2", "0", "0", "0", "0", "0", "0", "0", "0", "")}</tr>`,
-    );
+    const total = (count: string) => `<tr class="total"><td>total</td>${numbers(count, "0", "0", "0", "0", "0", "0", "0", "0", "")}</tr>`;
+    assert.equal(tableRows(page, "2026-12-01", "summary")[3], total("2"));
+    assert.equal(tableRows(page, "2026-12-02", "summary")[3], total("3"));
   });
 });
 
