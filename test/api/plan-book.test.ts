@@ -13,12 +13,24 @@ import { readPlan } from "../../src/api/plans/plan";
 const BERLIN = "Europe/Berlin";
 const DAY_MS = 86_400_000;
 const item = (fields: Record<string, unknown>) => ({ name: "Lobby", days: "daily", at: "06:00", map: "Floor 1", area: "Lobby", ...fields });
-const LOBBY = readPlan([item({})]);
+/** Plans are read inside the tests: a plan reading broken by a mutant fails a test rather than the file's loading. */
+const lobbyPlan = () => readPlan([item({})]);
 
 /** An occurrence of `name` at a local minute of Berlin in winter (UTC+1), as the calendar makes one. */
 function planned(name: string, localMinute: string): PlannedOccurrence {
   const plannedAt = new Date(Date.parse(`${localMinute}:00+01:00`)).toISOString();
-  return { occurrenceId: `${name}@${localMinute}`, item: name, plannedAt, itemSpec: readPlan([item({ name })])[0]! };
+  return {
+    occurrenceId: `${name}@${localMinute}`,
+    item: name,
+    plannedAt,
+    itemSpec: {
+      name,
+      days: "daily",
+      at: "06:00:00",
+      work: { kind: "area", area: name, map: "Floor 1" },
+      waitUpToSeconds: 1_800,
+    },
+  };
 }
 
 const settled = (occurrence: PlannedOccurrence, status: SettledOccurrence["status"] = "done"): SettledOccurrence => ({
@@ -126,8 +138,8 @@ describe("plan book: an item's name on two nodes", () => {
   it("takes the same item (same work, same zone) on two nodes as the account's one item, and a node's own plan as no other's", () => {
     const book = new AccountPlans();
     book.setPlan("a", { items: readPlan([item({ area: "Old lobby" })]), timezone: BERLIN });
-    book.setPlan("b", { items: LOBBY, timezone: BERLIN });
-    assert.equal(book.nameTakenElsewhere("a", LOBBY, BERLIN), undefined);
+    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN });
+    assert.equal(book.nameTakenElsewhere("a", lobbyPlan(), BERLIN), undefined);
     assert.equal(book.nameTakenElsewhere("c", readPlan([item({ name: "Other" })]), BERLIN), undefined);
     book.setPlan("b", undefined);
     assert.equal(book.nameTakenElsewhere("a", readPlan([item({ area: "Elsewhere" })]), "Asia/Shanghai"), undefined, "b's plan is gone");
@@ -194,8 +206,8 @@ describe("plan book: the account's occurrences between two instants", () => {
   it("gives the first plan's zone, or the runtime's when no plan is in force", () => {
     const book = new AccountPlans();
     assert.equal(book.between(FROM, FROM + 1).timezone, Intl.DateTimeFormat().resolvedOptions().timeZone);
-    book.setPlan("a", { items: LOBBY, timezone: "Asia/Shanghai" });
-    book.setPlan("b", { items: LOBBY, timezone: BERLIN });
+    book.setPlan("a", { items: lobbyPlan(), timezone: "Asia/Shanghai" });
+    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN });
     assert.equal(book.between(FROM, FROM + 1).timezone, "Asia/Shanghai");
   });
 });
@@ -313,7 +325,7 @@ describe("plan book: a node deleted or disabled", () => {
     assert.equal(book.known(SEVEN.occurrenceId), false);
     assert.equal(book.known("Hall@2026-12-01T07:00"), true, "another node's claim stays");
     assert.ok(book.settledOf(SIX.occurrenceId));
-    assert.equal(book.nameTakenElsewhere("b", LOBBY, BERLIN), undefined, "its plan is no longer in force");
+    assert.equal(book.nameTakenElsewhere("b", lobbyPlan(), BERLIN), undefined, "its plan is no longer in force");
     const from = Date.parse(SIX.plannedAt);
     assert.deepEqual(
       book.between(from, from + 1).planned.map((each) => each.occurrenceId),
