@@ -3,6 +3,31 @@
  * what a client reads on the HTML page (right-aligned figure columns, the total row only under several items, empty
  * cells for what an occurrence lacks, figures to one decimal, the images section only with images), the CSV's last
  * line break, which coverage image a page may show, and the joins where the job or the node gives less.
+ *
+ * Survivors of src/api/plans accepted as equivalent (no test can tell them apart from the code as written):
+ * - calendar.ts occurrencesBetween(): the filter that skips times far from the span, the guard of an empty span or
+ *   plan, the day of slack either side of it and the zone its last day is taken in: they only save work, as every
+ *   time is then held to [from, to) exactly, and no zone moves a wall time by more than a day.
+ * - calendar.ts timesOfDay(): an item without `every` taken as a series: the NaN step ends it after its one time.
+ * - calendar.ts sameWallTime(): the year or the month no longer compared (alone, or either of them): a clock change
+ *   moves a wall time by a day at most, so another year or month always comes with another day, which is compared.
+ * - calendar.ts instantOfWallTime(): `shift >= 0` or true for `shift > 0`: a shift of 0 moves nothing, and a later
+ *   instant (shift below 0, the spring side) never shows the same wall time. `<` for `<=` on the 24-hour search: only
+ *   a whole skipped day (Samoa, 2011-12-30) reaches it, and at its 00:00 Luxon's own answer is that next minute.
+ * - calendar.ts, plan-book.ts between(): comparators answering 1 or 0 when a is not before b, `<=` for `<` on ids
+ *   (no two equal): V8's sort asks only whether the answer is negative.
+ * - plan-book.ts restore(): `[]` for a missing list replaced by a list holding a string (skipped as no entry); the
+ *   name the account's memory keeps the book under, "plans", replaced by "".
+ * - plan-report.ts readPlanReportRequest(): the day pattern's anchors and the type tests before the pattern and the
+ *   format list: Date.parse and the list refuse the same values on their own.
+ * - plan-report.ts isFailedJob(): `job !== undefined` (an occurrence without a job returns before) and either of
+ *   `robots` and `code` no longer asked: a job's end (JobResult) has neither. keptReportOfJob(): the job's end time
+ *   for the occurrence's: it only dates a report without start and end times, which no figure reads.
+ * - plan-report.ts planReportRows(): a settled occurrence the plans list too set again (same id, item and time).
+ * - plan-report.ts images: `row.image !== undefined` dropped (showableImage refuses undefined), and a caption's robot
+ *   name absent (not reached: a row with an image has a report, so a robot and its name).
+ * - plan.ts: the days list's own refusal words (the union around it words every wrong `days` the same), and the
+ *   skip dates' separator without `+` (the empty pieces are filtered out).
  */
 import assert from "node:assert/strict";
 import type { JobResult } from "../../src/api/jobs/job-book";
