@@ -47,13 +47,19 @@ const FOLDERS = {
       "test/api/navigation.test.ts",
       "test/api/status-reader.test.ts",
       "test/api/jobs-boundaries.test.ts",
+      "test/api/robot-claims.test.ts",
     ],
   },
-  // robot-plan's plan reading, calendar, occurrences and proof-of-service report (the plan book's Redis and
+  // robot-plan's plan reading, calendar, occurrences, plan book and proof-of-service report (the node's Redis and
   // context paths are tried through real Node-RED in test/nodes/robot-plan*.test.ts, too slow per mutant).
   "src/api/plans": {
     mutate: ["src/api/plans/**/*.ts"],
-    spec: ["test/api/plan-calendar.test.ts", "test/api/plan-report.test.ts"],
+    spec: [
+      "test/api/plan-calendar.test.ts",
+      "test/api/plan-report.test.ts",
+      "test/api/plan-report-boundaries.test.ts",
+      "test/api/plan-book.test.ts",
+    ],
   },
   // The tables the engine's tests also cover.
   other: {

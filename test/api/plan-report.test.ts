@@ -13,37 +13,13 @@ import {
   type PlanReportRows,
 } from "../../src/api/plans/plan-report";
 import { dayFormatter, keptReportOf, kpiRows } from "../../src/api/reports/kpi";
-import { readReport, type ReadReport } from "../../src/api/reports/reading";
+import type { ReadReport } from "../../src/api/reports/reading";
+import { halfHourReport } from "../support/report-fixtures";
 
 const ZONE = "Europe/Berlin";
 const LOBBY_ROBOT = "GS-S-000101";
 const KITCHEN_ROBOT = "GS-S-000102";
 const NAMES: Record<string, string> = { [LOBBY_ROBOT]: "Lobby scrubber", [KITCHEN_ROBOT]: "Kitchen sweeper" };
-
-/** A task report as the cloud lists it, read as the account keeps it. */
-function report(
-  serialNumber: string,
-  id: string,
-  startIso: string,
-  cleaned: number,
-  planned: number,
-  extra: Record<string, unknown> = {},
-): ReadReport {
-  const start = Date.parse(startIso);
-  return readReport(
-    {
-      id,
-      startTime: startIso,
-      endTime: new Date(start + 30 * 60_000).toISOString(),
-      durationSeconds: 1800,
-      taskEndStatus: 0,
-      actualCleaningAreaSquareMeter: cleaned,
-      plannedCleaningAreaSquareMeter: planned,
-      ...extra,
-    },
-    serialNumber,
-  )!;
-}
 
 function planned(item: string, localMinute: string, plannedAt: string): PlannedOccurrence {
   return {
@@ -97,17 +73,17 @@ const AFTER = planned("Lobby", "2026-12-03T06:00", "2026-12-03T05:00:00.000Z");
 // Settled, but no plan has its item any more.
 const GONE = planned("Old corridor", "2026-12-01T09:00", "2026-12-01T08:00:00.000Z");
 
-const R_0600 = report(LOBBY_ROBOT, "r1", "2026-12-01T05:01:00Z", 90, 100, {
+const R_0600 = halfHourReport(LOBBY_ROBOT, "r1", "2026-12-01T05:01:00Z", 90, 100, {
   taskReportPngUri: "http://127.0.0.1:18080/_objects/r1.png?sig=1",
 });
-const R_0800 = report(LOBBY_ROBOT, "r2", "2026-12-01T07:20:00Z", 30, 100, { taskEndStatus: 1 });
+const R_0800 = halfHourReport(LOBBY_ROBOT, "r2", "2026-12-01T07:20:00Z", 30, 100, { taskEndStatus: 1 });
 /** The job's read of r1 has an older figure; the account keeps the newer read. */
-const R_1300_JOB = report(KITCHEN_ROBOT, "r3", "2026-12-01T12:02:00Z", 10, 80);
-const R_1300_KEPT = report(KITCHEN_ROBOT, "r3", "2026-12-01T12:02:00Z", 60, 80);
-const R_NIGHT = report(KITCHEN_ROBOT, "r4", "2026-12-01T23:31:00Z", 40, 40);
-const R_GONE = report(LOBBY_ROBOT, "r5", "2026-12-01T08:02:00Z", 25, 50);
-const R_DAY2 = report(LOBBY_ROBOT, "r6", "2026-12-02T05:00:30Z", 100, 100);
-const R_BEFORE = report(LOBBY_ROBOT, "r0", "2026-11-30T21:00:00Z", 100, 100);
+const R_1300_JOB = halfHourReport(KITCHEN_ROBOT, "r3", "2026-12-01T12:02:00Z", 10, 80);
+const R_1300_KEPT = halfHourReport(KITCHEN_ROBOT, "r3", "2026-12-01T12:02:00Z", 60, 80);
+const R_NIGHT = halfHourReport(KITCHEN_ROBOT, "r4", "2026-12-01T23:31:00Z", 40, 40);
+const R_GONE = halfHourReport(LOBBY_ROBOT, "r5", "2026-12-01T08:02:00Z", 25, 50);
+const R_DAY2 = halfHourReport(LOBBY_ROBOT, "r6", "2026-12-02T05:00:30Z", 100, 100);
+const R_BEFORE = halfHourReport(LOBBY_ROBOT, "r0", "2026-11-30T21:00:00Z", 100, 100);
 
 const NO_ROBOT = {
   code: "NO_ROBOT",
@@ -143,7 +119,7 @@ const LISTING: OccurrenceListing = {
     settled(KITCHEN_1700, "cancelled", { ...jobOf(KITCHEN_ROBOT, undefined, "cancelled"), reason: "stopped by the flow" }),
     settled(NIGHT, "done", jobOf(KITCHEN_ROBOT, R_NIGHT)),
     settled(LOBBY_DAY2, "done", jobOf(LOBBY_ROBOT, R_DAY2)),
-    settled(AFTER, "done", jobOf(LOBBY_ROBOT, report(LOBBY_ROBOT, "r7", "2026-12-03T05:00:00Z", 1, 1))),
+    settled(AFTER, "done", jobOf(LOBBY_ROBOT, halfHourReport(LOBBY_ROBOT, "r7", "2026-12-03T05:00:00Z", 1, 1))),
   ],
 };
 
@@ -397,7 +373,7 @@ describe("plan report: HTML", () => {
   });
 
   it("escapes every name from the cloud or the flow: site, item, robot, reason, image URL", () => {
-    const hostileReport = report(LOBBY_ROBOT, "h1", "2026-12-01T05:01:00Z", 1, 2, { taskReportPngUri: `http://x/"${hostile}` });
+    const hostileReport = halfHourReport(LOBBY_ROBOT, "h1", "2026-12-01T05:01:00Z", 1, 2, { taskReportPngUri: `http://x/"${hostile}` });
     const item = planned(hostile, "2026-12-01T06:00", "2026-12-01T05:00:00.000Z");
     const page = html({
       site: hostile,
@@ -417,7 +393,7 @@ describe("plan report: HTML", () => {
     const embedded = "data:image/png;base64,iVBORw0KGgo=";
     assert.ok(html().includes('src="http://127.0.0.1:18080/_objects/r1.png?sig=1"'));
     assert.ok(html({ images: new Map([[R_0600.reportKey, embedded]]) }).includes(`src="${embedded}"`));
-    const scripted = report(LOBBY_ROBOT, "j1", "2026-12-01T05:01:00Z", 1, 2, { taskReportPngUri: "javascript:alert(1)" });
+    const scripted = halfHourReport(LOBBY_ROBOT, "j1", "2026-12-01T05:01:00Z", 1, 2, { taskReportPngUri: "javascript:alert(1)" });
     const page = html({
       listing: { timezone: ZONE, planned: [LOBBY_0600], settled: [settled(LOBBY_0600, "done", jobOf(LOBBY_ROBOT, scripted))] },
     });

@@ -4,6 +4,8 @@
  * figures out): two robots, two floors, two days (UTC), every outcome, and
  * one report that covered both floors.
  */
+import { readReport, type ReadReport } from "../../src/api/reports/reading";
+
 export const LOBBY = "GS-S-000101";
 export const HALL = "GS-S-000102";
 export const ROBOT_NAMES = { [LOBBY]: "Lobby scrubber", [HALL]: "Hall sweeper" } as const;
@@ -151,4 +153,29 @@ export function reportAt(id: string, robot: string, startMs: number, seconds = 1
     endStatus: 0,
     subTasks: [floor1(90)],
   });
+}
+
+/** A half-hour task report as the cloud lists it, read as the account keeps it (the plan report's tests). */
+export function halfHourReport(
+  serialNumber: string,
+  id: string,
+  startIso: string,
+  cleaned: number,
+  planned: number,
+  extra: Record<string, unknown> = {},
+): ReadReport {
+  const start = Date.parse(startIso);
+  return readReport(
+    {
+      id,
+      startTime: startIso,
+      endTime: new Date(start + 30 * 60_000).toISOString(),
+      durationSeconds: 1800,
+      taskEndStatus: 0,
+      actualCleaningAreaSquareMeter: cleaned,
+      plannedCleaningAreaSquareMeter: planned,
+      ...extra,
+    },
+    serialNumber,
+  )!;
 }

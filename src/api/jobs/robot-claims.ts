@@ -4,7 +4,7 @@
  * robot, and how long each of those may take.
  */
 import type { RobotClaims } from "../account/shared-account";
-import { settledWithin } from "../engine/clock";
+import { REAL_CLOCK, settledWithin, type EngineClock } from "../engine/clock";
 import type { JobRecord } from "./job-book";
 
 /** A robot's claim in Redis lasts this long, and is renewed well before. */
@@ -13,9 +13,17 @@ const RENEW_CLAIM_EVERY_MS = 15_000;
 /** A claim Redis has not answered within this counts as not made: a job waits on, within waitUpTo; a plan's occurrence is asked again. */
 export const CLAIM_ANSWER_MS = 5_000;
 
-/** Claims the robot for the job: undefined once it is the job's, else why not (another instance's job has it, Redis did not answer, or failed). */
-export function claimRobot(claims: RobotClaims, serialNumber: string, jobId: string): Promise<string | undefined> {
-  return settledWithin(CLAIM_ANSWER_MS, claims.claim(serialNumber, jobId, CLAIM_MS)).then(
+/**
+ * Claims the robot for the job: undefined once it is the job's, else why not (another instance's job has it, Redis did
+ * not answer, or failed). `clock` times the answer (a test's, to reach the bound without waiting).
+ */
+export function claimRobot(
+  claims: RobotClaims,
+  serialNumber: string,
+  jobId: string,
+  clock: EngineClock = REAL_CLOCK,
+): Promise<string | undefined> {
+  return settledWithin(CLAIM_ANSWER_MS, claims.claim(serialNumber, jobId, CLAIM_MS), clock).then(
     (claimed) => (claimed === true ? undefined : claimed === false ? "claimed by another instance's job" : "the claim was not answered"),
     (error: unknown) => `the claim failed: ${error instanceof Error ? error.message : String(error)}`,
   );
