@@ -47,6 +47,7 @@ import {
 } from "../../src/api/plans/plan-report";
 import type { ReadReport } from "../../src/api/reports/reading";
 import { halfHourReport } from "../support/report-fixtures";
+import { PACKAGE_ROOT } from "../support/child-node";
 
 const ZONE = "Europe/Berlin";
 const ROBOT = "GS-S-000101";
@@ -282,7 +283,7 @@ describe("plan report page: images, headings and title", () => {
 
   it("has a word for every key, state and outcome in each catalogue, and no state or outcome the report does not know", () => {
     for (const language of ["en-US", "zh-CN"]) {
-      const file = path.join(__dirname, "../../nodes/locales", language, "robot-fleet.json");
+      const file = path.join(PACKAGE_ROOT, "nodes", "locales", language, "robot-fleet.json");
       const words = (
         JSON.parse(fs.readFileSync(file, "utf8")) as { "robot-fleet": { planReport: Record<string, Record<string, string>> } }
       )["robot-fleet"].planReport;

@@ -65,7 +65,9 @@ export function coldRequireMs(files: string[]): number {
 
 export function printFootprint(): void {
   // Every node file Node-RED loads at start, as package.json lists them (robot-config first).
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { "node-red": { nodes: Record<string, string> } };
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    "node-red": { nodes: Record<string, string> };
+  };
   const nodes = Object.values(manifest["node-red"].nodes).map((file) => path.join(ROOT, file));
   const dependencies = dependencyBytes();
   const dependencyTotal = [...dependencies.values()].reduce((sum, bytes) => sum + bytes, 0);
