@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
-import { startDemo, type RunningDemo } from "../support/demo-process";
+import { startDemo } from "../support/demo-process";
 import { launchChromium } from "../support/editor";
 import { readCsv, sweptOnce } from "../support/demo-csv";
 import { sleep } from "../support/until";
