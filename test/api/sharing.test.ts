@@ -302,6 +302,7 @@ describe("api: one account shared through Redis by several instances", function 
 
   describe("watching: one watcher per node across instances", function () {
     const INTERVAL_MS = 1000;
+    const TIMER_LATENESS_MS = 250;
     const ROBOTS = 5;
     let fleet: FleetStub;
 
@@ -388,7 +389,11 @@ describe("api: one account shared through Redis by several instances", function 
         );
         assert.ok(takeover, "the standby polled");
         const tookMs = takeover.at - diedAt;
-        assert.ok(tookMs <= 2 * INTERVAL_MS, `the standby polled ${tookMs.toFixed(0)} ms after the death, within two intervals`);
+        // Two intervals, and the lateness of a timer on a busy machine: a takeover a whole interval later still fails.
+        assert.ok(
+          tookMs <= 2 * INTERVAL_MS + TIMER_LATENESS_MS,
+          `the standby polled ${tookMs.toFixed(0)} ms after the death, within two intervals (and ${TIMER_LATENESS_MS} ms a timer may fire late)`,
+        );
         assert.ok(
           reports.every((report) => report.by === holder || !report.initial),
           "the standby continued from the saved states: no robot reported again as new",
