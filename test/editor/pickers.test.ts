@@ -171,7 +171,11 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
       { polling: 250 },
     );
     const message = page.locator(".red-ui-debug-msg", { hasText: `${id} out` }).last();
-    await message.waitFor({ state: "visible", timeout: 15_000 });
+    // The node's answer takes calls to the simulator after a full deploy restarted every flow: in the whole suite
+    // on two cores that once took over 15 s. What the demo printed comes with a timeout.
+    await message.waitFor({ state: "visible", timeout: 30_000 }).catch((error: unknown) => {
+      throw new Error(`no "${id} out" debug message within 30 s; the demo's last output:\n${demo.output().slice(-3000)}`, { cause: error });
+    });
     const text = (await message.innerText()).replace(/\s+/g, " ");
     assert.match(text, expected);
     return text;
