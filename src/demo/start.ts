@@ -72,6 +72,9 @@ function listen(server: net.Server, port: number, host: string): Promise<number>
 /** Starts the second instance in its own process and resolves once its editor answers. */
 function startSecondInstance(userDir: string, host: string, port: number): Promise<ChildProcess> {
   const child = fork(path.join(__dirname, "second-instance.js"), [], {
+    // Its own folder: Node-RED takes a relative flow file from the working folder first, and this process runs in the
+    // first instance's, so the second would run (and save over) the first's flows.
+    cwd: userDir,
     env: { ...process.env, ROBOT_FLEET_DEMO_USER_DIR: userDir, HOST: host, PORT: String(port), DEMO_LANG: demoLanguage() ?? "" },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });

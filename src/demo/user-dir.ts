@@ -109,9 +109,8 @@ export function demoSettings(userDir: string): Record<string, unknown> {
   const lang = demoLanguage();
   return {
     userDir,
-    // Absolute: Node-RED takes a relative flow file from the working folder when one is there, and the
-    // demo runs in the first instance's folder, so the second instance would run (and save over) the first's flows.
-    flowFile: path.join(userDir, "flows.json"),
+    // Relative: Node-RED takes it from the working folder when one is there, so each instance runs in its own folder.
+    flowFile: "flows.json",
     ...(lang ? { lang } : {}),
     // Flows serve pages at the editor's port, as in a default Node-RED (the fleet-page example at /fleet).
     httpNodeRoot: "/",
