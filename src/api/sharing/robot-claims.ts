@@ -11,6 +11,12 @@ import type { RedisLink } from "./redis-link";
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0`;
 
+/** Sets `key` to `owner` for `forMs` when free (SET NX PX): true when it is now `owner`'s, or already was. */
+async function claimKey(link: RedisLink, key: string, owner: string, forMs: number): Promise<boolean> {
+  if ((await link.client.set(key, owner, "PX", Math.ceil(forMs), "NX")) === "OK") return true;
+  return (await link.client.get(key)) === owner;
+}
+
 export class RedisRobotClaims implements RobotClaims {
   constructor(private readonly link: RedisLink) {}
 
@@ -20,10 +26,8 @@ export class RedisRobotClaims implements RobotClaims {
 
   async claim(serialNumber: string, jobId: string, forMs: number): Promise<boolean> {
     await this.link.joined;
-    const key = this.keyOf(serialNumber);
-    if ((await this.link.client.set(key, jobId, "PX", Math.ceil(forMs), "NX")) === "OK") return true;
     // The job's own claim (followed again after a redeploy) is its own still.
-    return (await this.link.client.get(key)) === jobId;
+    return claimKey(this.link, this.keyOf(serialNumber), jobId, forMs);
   }
 
   async renew(serialNumber: string, jobId: string, forMs: number): Promise<boolean> {
@@ -45,9 +49,7 @@ export class RedisOccurrenceClaims implements OccurrenceClaims {
 
   async claim(occurrenceId: string, forMs: number): Promise<boolean> {
     await this.link.joined;
-    const key = this.link.key("occurrence", occurrenceId);
-    if ((await this.link.client.set(key, this.link.instanceId, "PX", Math.ceil(forMs), "NX")) === "OK") return true;
     // Asked again after an answer that came too late: the claim that answer made is this instance's.
-    return (await this.link.client.get(key)) === this.link.instanceId;
+    return claimKey(this.link, this.link.key("occurrence", occurrenceId), this.link.instanceId, forMs);
   }
 }
