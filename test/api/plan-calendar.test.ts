@@ -246,6 +246,10 @@ describe("reading a plan", () => {
     assert.deepEqual(readSkipDates("2026-12-25, 2026-01-01 2026-12-25"), ["2026-01-01", "2026-12-25"]);
     assert.deepEqual(readSkipDates(undefined), []);
     assert.throws(() => readSkipDates(["2026-02-30"]), /skipDates\[0\]: must be a date/);
+    // Month 13 is an invalid Date, whose toISOString threw a RangeError instead of the field's refusal.
+    assert.throws(() => readSkipDates(["2026-12-25", "2026-13-01"]), /skipDates\[1\]: must be a date "YYYY-MM-DD" \(got "2026-13-01"\)/);
+    assert.deepEqual(readSkipDates(["2026-12-01"]), ["2026-12-01"]);
+    assert.throws(() => readSkipDates(["2026-00-01"]), /skipDates\[0\]/);
     assert.throws(() => readSkipDates(["2026-1-01"]), /skipDates\[0\]/);
     assert.deepEqual(readSkipDates(", 2026-12-25 ,"), ["2026-12-25"]);
     assert.throws(() => readSkipDates(5), /skipDates: must be a list of dates "YYYY-MM-DD"/);

@@ -309,6 +309,24 @@ describe("plan report: the request", () => {
     refused({ from: "2026-12-01", format: "pdf" }, "payload.report.format");
   });
 
+  it("a day that does not exist is refused with the value, not rolled over to the next month", () => {
+    assert.throws(
+      () => readPlanReportRequest({ from: "2024-02-30" }, today),
+      /payload\.report\.from: must be a day as "YYYY-MM-DD" or "today" \(got "2024-02-30"\)/,
+    );
+    assert.throws(() => readPlanReportRequest({ from: "2023-02-29" }, today), /payload\.report\.from/);
+    assert.equal(readPlanReportRequest({ from: "2024-02-29" }, today).from, "2024-02-29");
+    assert.equal(readPlanReportRequest({ from: "2024-02-28" }, today).from, "2024-02-28");
+    assert.throws(
+      () => readPlanReportRequest({ from: "2026-12-01", to: "2026-12-32" }, today),
+      /payload\.report\.to: .*\(got "2026-12-32"\)/,
+    );
+    assert.equal(readPlanReportRequest({ from: "2026-12-01", to: "2026-12-31" }, today).to, "2026-12-31");
+    assert.throws(() => readPlanReportRequest({ from: "2026-00-10" }, today), /payload\.report\.from/);
+    assert.throws(() => readPlanReportRequest({ from: "2026-13-01" }, today), /payload\.report\.from/);
+    assert.equal(readPlanReportRequest({ from: "2026-12-01" }, today).from, "2026-12-01");
+  });
+
   it("to: the day before from is refused, from itself and the day after are taken", () => {
     assert.throws(() => readPlanReportRequest({ from: "2026-12-02", to: "2026-12-01" }, today), /not be before from/);
     assert.equal(readPlanReportRequest({ from: "2026-12-02", to: "2026-12-02" }, today).to, "2026-12-02");

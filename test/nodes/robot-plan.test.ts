@@ -120,6 +120,19 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     );
   });
 
+  it("matches a skip date against the occurrence's day in the plan's zone, not its UTC date, at 00:30 Berlin", async () => {
+    // 00:30 in Berlin is 22:30 UTC of the day before: the 11th's occurrence has the UTC date of the 10th, the 12th's that of the 11th.
+    const plan = [kitchen({ at: "00:30" })];
+    const { settled, progress } = await start(berlin("00:29:30", "2026-06-11"), [planNode({ plan, skipDates: ["2026-06-11"] })]);
+    await settle();
+    await clock.advanceTo(berlin("00:30:00", "2026-06-11"));
+    await waitFor(() => settled.length === 1, 5000, "the 11th's occurrence");
+    assert.deepEqual(settled[0]!.payload, { occurrenceId: "Kitchen@2026-06-11T00:30", item: "Kitchen", plannedAt: "2026-06-10T22:30:00.000Z", status: "skipped" });
+    await clock.advanceTo(berlin("00:30:00", "2026-06-12"));
+    await waitFor(() => events(progress).includes("due Kitchen@2026-06-12T00:30"), 5000, "the 12th's occurrence runs");
+    assert.equal(settled.filter((msg) => msg.payload.status === "skipped").length, 1, "only the 11th was skipped");
+  });
+
   it("runNow starts the item's occurrence of this minute, which then does not run again at its time", async () => {
     const plan = [kitchen({ at: "06:00:30" })];
     const { progress } = await start(berlin("06:00:10"), [planNode({ plan })]);
@@ -331,13 +344,15 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     );
     send({ pause: "yes" });
     send({ skip: "2026-02-30" });
+    send({ skip: "2026-13-01" });
     send({ pause: true, skip: "2026-06-10" });
-    await waitFor(() => caught.length === refusals.length + 3, 5000, "the other refusals");
+    await waitFor(() => caught.length === refusals.length + 4, 5000, "the other refusals");
     assert.deepEqual(
       caught.slice(refusals.length).map((msg) => (msg.error as { message: string }).message.replace(/^RobotApiError: /, "")),
       [
         "payload.pause: must be true or false",
         'payload.skip: must be a date "YYYY-MM-DD" (got "2026-02-30")',
+        'payload.skip: must be a date "YYYY-MM-DD" (got "2026-13-01")',
         "payload: give one of plan, pause, skip, runNow, upcoming, report, cancel, not pause and skip",
       ],
     );

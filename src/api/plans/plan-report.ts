@@ -14,6 +14,7 @@ import { keptReportOf, kpiFiguresOf, type KeptReport, type KpiFigures } from "..
 import type { ReadReport } from "../reports/reading";
 import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";
 import { SETTLED_STATUSES, dayOfOccurrence } from "./occurrence";
+import { isCalendarDate } from "./plan";
 
 export const PLAN_REPORT_FORMATS = ["rows", "csv", "html"] as const;
 export type PlanReportFormat = (typeof PLAN_REPORT_FORMATS)[number];
@@ -122,7 +123,6 @@ export interface PlanReportInput {
   images?: ReadonlyMap<string, string>;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 3600_000;
 
 /**
@@ -136,8 +136,8 @@ export function readPlanReportRequest(value: unknown, today: string): PlanReport
   const dayField = (name: "from" | "to", fallback?: string): string => {
     const given = fields[name] ?? fallback;
     const day = given === "today" ? today : given;
-    if (typeof day !== "string" || !DAY.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
-      throw invalidInput(`payload.report.${name}`, 'must be a day as "YYYY-MM-DD" or "today"');
+    if (!isCalendarDate(day))
+      throw invalidInput(`payload.report.${name}`, `must be a day as "YYYY-MM-DD" or "today" (got ${JSON.stringify(given)})`);
     return day;
   };
   const from = dayField("from");

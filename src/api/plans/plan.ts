@@ -123,9 +123,15 @@ export function readTimezone(value: unknown, field = "timezone"): string {
   return value.trim();
 }
 
-/** A calendar date `YYYY-MM-DD` that exists. */
+/**
+ * A calendar date `YYYY-MM-DD` that exists: month 13 is no date (an invalid
+ * Date, whose toISOString throws), nor is 30 February (Date.parse rolls it
+ * over to 1 March), so the date must read back as itself.
+ */
 export function isCalendarDate(value: unknown): value is string {
-  return typeof value === "string" && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+  if (typeof value !== "string" || !DATE.test(value)) return false;
+  const at = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().startsWith(value);
 }
 
 /** A list of dates `YYYY-MM-DD` (a text of them parted by commas or spaces too, as the dialog keeps it), sorted, each once. */
