@@ -29,9 +29,13 @@
     }
     field("name", "110px", item.name);
     field("days", "120px", daysText(item.days));
-    field("at", "70px", item.at);
+    field("at", "70px", item.at).on("change keyup", function () {
+      markTime($(this));
+    });
     field("every", "60px", item.every);
-    field("until", "70px", item.until);
+    field("until", "70px", item.until).on("change keyup", function () {
+      markTime($(this));
+    });
     var kind =
       plan.works.filter(function (work) {
         return item[work] !== undefined;
@@ -74,6 +78,62 @@
     return item;
   }
 
+  /** A calendar date "YYYY-MM-DD" that exists, as the runtime's isCalendarDate (src/api/plans/plan.ts) reads it. */
+  function isCalendarDate(text) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+    var at = Date.parse(text + "T00:00:00Z");
+    return isFinite(at) && new Date(at).toISOString().indexOf(text) === 0;
+  }
+
+  /** A zone the browser's Intl knows, as the runtime's Luxon (which asks Intl) does; empty is the runtime's zone. */
+  function timezoneProblem(node, v) {
+    var zone = String(v || "").trim();
+    if (zone === "") return true;
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return node._("robot-plan.validation.timezone", { value: zone });
+    }
+  }
+
+  /** The skip dates as the dialog keeps them (a text, or a list from a message-set flow): the first that is no date. */
+  function skipDatesProblem(node, v) {
+    var entries = Array.isArray(v) ? v : String(v || "").split(/[\s,]+/);
+    for (var index = 0; index < entries.length; index++) {
+      var entry = String(entries[index]).trim();
+      if (entry !== "" && !isCalendarDate(entry)) return node._("robot-plan.validation.skipDate", { value: entry });
+    }
+    return true;
+  }
+
+  /** The first item whose time is no "HH:MM[:SS]" (the runtime's pattern), named as the runtime names it: plan[n].at. */
+  function planProblem(node, items) {
+    var pattern = new RegExp(plan.timeOfDayPattern);
+    var list = Array.isArray(items) ? items : [];
+    for (var index = 0; index < list.length; index++) {
+      var item = list[index] || {};
+      var fields = ["at", "until"];
+      for (var f = 0; f < fields.length; f++) {
+        var value = item[fields[f]];
+        if ((fields[f] === "at" || (value !== undefined && value !== "")) && !pattern.test(String(value === undefined ? "" : value)))
+          return node._("robot-plan.validation.time", {
+            field: "plan[" + index + "]." + fields[f],
+            item: item.name || "",
+            value: value === undefined ? "" : value,
+          });
+      }
+    }
+    return true;
+  }
+
+  /** Marks a row's time field as the dialog's other fields are marked while typing. */
+  function markTime(input) {
+    var value = String(input.val() || "").trim();
+    var bad = (input.hasClass("robot-plan-at") || value !== "") && !new RegExp(plan.timeOfDayPattern).test(value);
+    input.toggleClass("input-error", bad);
+  }
+
   RED.nodes.registerType("robot-plan", {
     category: "robot fleet",
     color: "#7fb7df",
@@ -83,10 +143,25 @@
     defaults: {
       name: { value: "" },
       robot: { value: "", type: "robot-config", required: true },
-      plan: { value: [] },
-      timezone: { value: "" },
+      plan: {
+        value: [],
+        validate: fleet.reasoned(function (v) {
+          return planProblem(this, v);
+        }),
+      },
+      timezone: {
+        value: "",
+        validate: fleet.reasoned(function (v) {
+          return timezoneProblem(this, v);
+        }),
+      },
       lateBy: { value: "", validate: fleet.numberValidator("lateBy", plan.lateBy) },
-      skipDates: { value: "" },
+      skipDates: {
+        value: "",
+        validate: fleet.reasoned(function (v) {
+          return skipDatesProblem(this, v);
+        }),
+      },
     },
     paletteLabel: function () {
       return this._("robot-plan.paletteLabel");

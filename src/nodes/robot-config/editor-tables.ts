@@ -15,6 +15,7 @@ import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KIN
 import { MAP_OPERATIONS } from "../robot-maps/table";
 import { PLAN_LATE_BY } from "../robot-plan/table";
 import { WEEK_DAYS } from "../../api/plans/occurrence";
+import { TIME_OF_DAY } from "../../api/plans/plan";
 import { REPORTS_LIMITS } from "../robot-reports/table";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "../robot-site-task/table";
 import { MQTT_ACCEPT_MODES, MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
@@ -55,7 +56,7 @@ export function editorTables() {
     reports: { limits: REPORTS_LIMITS },
     mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS, acceptModes: MQTT_ACCEPT_MODES },
     job: { works: ["", ...WORK_KINDS], minBattery: JOB_MIN_BATTERY, waitUpTo: JOB_WAIT_UP_TO, tries: JOB_TRIES, offlineLimit: JOB_OFFLINE_LIMIT },
-    plan: { lateBy: PLAN_LATE_BY, works: [...WORK_KINDS], days: [...WEEK_DAYS] },
+    plan: { lateBy: PLAN_LATE_BY, works: [...WORK_KINDS], days: [...WEEK_DAYS], timeOfDayPattern: TIME_OF_DAY.source },
     events: { defaultPath: DEFAULT_EVENTS_PATH, pathPattern: EVENTS_PATH_PATTERN.source, minLevels: [...MIN_LEVELS] },
   };
 }
