@@ -11,6 +11,8 @@ import { AccountPlans, SETTLED_KEPT_DAYS, plansOfAccount, type PlainNodePlans } 
 import { readPlan } from "../../src/api/plans/plan";
 
 const BERLIN = "Europe/Berlin";
+/** Before every occurrence these tests list: the plans are in force all along. */
+const LONG_AGO = Date.parse("2026-01-01T00:00:00Z");
 const DAY_MS = 86_400_000;
 const item = (fields: Record<string, unknown>) => ({ name: "Lobby", days: "daily", at: "06:00", map: "Floor 1", area: "Lobby", ...fields });
 /** Plans are read inside the tests: a plan reading broken by a mutant fails a test rather than the file's loading. */
@@ -126,7 +128,11 @@ describe("plan book: an item's name on two nodes", () => {
   const KITCHEN = item({ name: "Kitchen", area: "Kitchen" });
   it("names the first item another node gives other work or another zone", () => {
     const book = new AccountPlans();
-    book.setPlan("b", { items: readPlan([item({ name: "Hall" }), item({ name: "Kitchen", area: "Kitchen east" })]), timezone: BERLIN });
+    book.setPlan(
+      "b",
+      { items: readPlan([item({ name: "Hall" }), item({ name: "Kitchen", area: "Kitchen east" })]), timezone: BERLIN },
+      LONG_AGO,
+    );
     assert.deepEqual(book.nameTakenElsewhere("a", readPlan([item({}), KITCHEN]), BERLIN), { index: 1, item: "Kitchen" });
     assert.deepEqual(book.nameTakenElsewhere("a", readPlan([item({ name: "Hall", goto: "Hall", area: undefined })]), BERLIN), {
       index: 0,
@@ -137,11 +143,11 @@ describe("plan book: an item's name on two nodes", () => {
 
   it("takes the same item (same work, same zone) on two nodes as the account's one item, and a node's own plan as no other's", () => {
     const book = new AccountPlans();
-    book.setPlan("a", { items: readPlan([item({ area: "Old lobby" })]), timezone: BERLIN });
-    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN });
+    book.setPlan("a", { items: readPlan([item({ area: "Old lobby" })]), timezone: BERLIN }, LONG_AGO);
+    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN }, LONG_AGO);
     assert.equal(book.nameTakenElsewhere("a", lobbyPlan(), BERLIN), undefined);
     assert.equal(book.nameTakenElsewhere("c", readPlan([item({ name: "Other" })]), BERLIN), undefined);
-    book.setPlan("b", undefined);
+    book.setPlan("b", undefined, LONG_AGO);
     assert.equal(book.nameTakenElsewhere("a", readPlan([item({ area: "Elsewhere" })]), "Asia/Shanghai"), undefined, "b's plan is gone");
   });
 });
@@ -151,8 +157,8 @@ describe("plan book: the account's occurrences between two instants", () => {
 
   it("lists what the plans in force have once however many nodes have the item, by time then id", () => {
     const book = new AccountPlans();
-    book.setPlan("a", { items: readPlan([item({ name: "B" }), item({ name: "A" })]), timezone: BERLIN });
-    book.setPlan("b", { items: readPlan([item({ name: "A" })]), timezone: BERLIN });
+    book.setPlan("a", { items: readPlan([item({ name: "B" }), item({ name: "A" })]), timezone: BERLIN }, LONG_AGO);
+    book.setPlan("b", { items: readPlan([item({ name: "A" })]), timezone: BERLIN }, LONG_AGO);
     const listing = book.between(FROM, FROM + 1);
     assert.equal(listing.timezone, BERLIN);
     assert.deepEqual(
@@ -203,11 +209,47 @@ describe("plan book: the account's occurrences between two instants", () => {
     }
   });
 
+  it("lists no occurrence of an item planned before the item was in force: from its instant on, not a millisecond before", () => {
+    const book = new AccountPlans();
+    const six = Date.parse(SIX.plannedAt);
+    book.setPlan("a", { items: lobbyPlan(), timezone: BERLIN }, six);
+    assert.deepEqual(
+      book.between(six - DAY_MS, six + DAY_MS).planned.map((each) => each.occurrenceId),
+      [SIX.occurrenceId],
+      "the day before the plan existed is not listed as planned",
+    );
+    const later = new AccountPlans();
+    later.setPlan("a", { items: lobbyPlan(), timezone: BERLIN }, six + 1);
+    assert.deepEqual(
+      later.between(six - DAY_MS, six + DAY_MS + 1).planned.map((each) => each.occurrenceId),
+      ["Lobby@2026-12-02T06:00"],
+    );
+    // What was settled is listed whenever its plan began (a job run now before the plan, say).
+    later.settle("a", settled(planned("Lobby", "2026-11-30T06:00")));
+    assert.deepEqual(
+      later.between(six - DAY_MS, six + DAY_MS).settled.map((each) => each.occurrenceId),
+      ["Lobby@2026-11-30T06:00"],
+    );
+  });
+
+  it("keeps an unchanged item's start when the plan changes; a changed or new item is in force from the change", () => {
+    const book = new AccountPlans();
+    const six = Date.parse(SIX.plannedAt);
+    book.setPlan("a", { items: lobbyPlan(), timezone: BERLIN }, LONG_AGO);
+    book.setPlan("a", { items: readPlan([item({}), item({ name: "Hall", area: "Hall" })]), timezone: BERLIN }, six + DAY_MS);
+    const listed = (from: number) => book.between(from, from + DAY_MS).planned.map((each) => each.occurrenceId);
+    assert.deepEqual(listed(six), [SIX.occurrenceId], "Hall came a day later");
+    assert.deepEqual(listed(six + DAY_MS), ["Hall@2026-12-02T06:00", "Lobby@2026-12-02T06:00"]);
+    book.setPlan("a", { items: readPlan([item({ at: "07:00" })]), timezone: BERLIN }, six + DAY_MS + 1);
+    assert.deepEqual(listed(six), [], "the 07:00 Lobby is another item, from its change on");
+    assert.deepEqual(Object.values(book.stateOf("a").itemsSince ?? {}), [six + DAY_MS + 1], "only the items in force are kept");
+  });
+
   it("gives the first plan's zone, or the runtime's when no plan is in force", () => {
     const book = new AccountPlans();
     assert.equal(book.between(FROM, FROM + 1).timezone, Intl.DateTimeFormat().resolvedOptions().timeZone);
-    book.setPlan("a", { items: lobbyPlan(), timezone: "Asia/Shanghai" });
-    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN });
+    book.setPlan("a", { items: lobbyPlan(), timezone: "Asia/Shanghai" }, LONG_AGO);
+    book.setPlan("b", { items: lobbyPlan(), timezone: BERLIN }, LONG_AGO);
     assert.equal(book.between(FROM, FROM + 1).timezone, "Asia/Shanghai");
   });
 });
@@ -215,13 +257,19 @@ describe("plan book: the account's occurrences between two instants", () => {
 describe("plan book: a node's part in its context", () => {
   it("gives a node's state, claims and settled occurrences as copies, and takes them back after a restart", () => {
     const book = new AccountPlans();
-    Object.assign(book.stateOf("a"), { paused: true, skips: ["2026-12-25"], checkedUpTo: 1_000, unanswered: [SEVEN] });
+    Object.assign(book.stateOf("a"), {
+      paused: true,
+      skips: ["2026-12-25"],
+      checkedUpTo: 1_000,
+      unanswered: [SEVEN],
+      itemsSince: { Lobby: 1_000 },
+    });
     book.claim("a", SIX, true);
     book.settle("a", settled(SEVEN));
     book.claim("b", planned("Hall", "2026-12-01T06:00"), false);
     const plain = book.toPlain("a");
     assert.deepEqual(plain, {
-      state: { paused: true, skips: ["2026-12-25"], checkedUpTo: 1_000, unanswered: [SEVEN] },
+      state: { paused: true, skips: ["2026-12-25"], checkedUpTo: 1_000, unanswered: [SEVEN], itemsSince: { Lobby: 1_000 } },
       claimed: [{ nodeId: "a", occurrence: SIX, late: true }],
       settled: [settled(SEVEN)],
     });
@@ -245,6 +293,7 @@ describe("plan book: a node's part in its context", () => {
         skips: ["2026-12-25", 5, null],
         checkedUpTo: "1000",
         unanswered: [SEVEN, null, { occurrenceId: 5, itemSpec: {} }, { occurrenceId: "Hall@2026-12-01T06:00" }],
+        itemsSince: { kept: 1_000, text: "1000", none: null, infinite: Infinity },
       },
     });
     assert.deepEqual(book.stateOf("a"), {
@@ -253,8 +302,11 @@ describe("plan book: a node's part in its context", () => {
       paused: false,
       skips: ["2026-12-25"],
       unanswered: [SEVEN],
+      itemsSince: { kept: 1_000 },
     });
-    book.restore("b", { state: { planByMessageOver: 7, paused: true, skips: "2026-12-25", checkedUpTo: 0, unanswered: "none" } });
+    book.restore("b", {
+      state: { planByMessageOver: 7, paused: true, skips: "2026-12-25", checkedUpTo: 0, unanswered: "none", itemsSince: null },
+    });
     assert.deepEqual(book.stateOf("b"), { paused: true, skips: [], checkedUpTo: 0 });
   });
 
@@ -315,7 +367,7 @@ describe("plan book: a node's part in its context", () => {
 describe("plan book: a node deleted or disabled", () => {
   it("drops its state, its plan and its claims, and keeps what it settled for the account's report", () => {
     const book = new AccountPlans();
-    book.setPlan("a", { items: readPlan([item({ area: "Lobby east" })]), timezone: BERLIN });
+    book.setPlan("a", { items: readPlan([item({ area: "Lobby east" })]), timezone: BERLIN }, LONG_AGO);
     book.stateOf("a").paused = true;
     book.claim("a", SEVEN, false);
     book.claim("b", planned("Hall", "2026-12-01T07:00"), false);

@@ -346,7 +346,7 @@ describe("plan report: the request's words", () => {
   it("says what is wrong, field first", () => {
     for (const value of [null, [], "2026-12-01"])
       refusal(value, /^payload\.report: must be \{from: "YYYY-MM-DD", to: "YYYY-MM-DD", format: "rows" \| "csv" \| "html"\}$/);
-    refusal({ from: "1.12.2026" }, /^payload\.report\.from: must be a day as "YYYY-MM-DD" or "today"$/);
+    refusal({ from: "1.12.2026" }, /^payload\.report\.from: must be a day as "YYYY-MM-DD" or "today" \(got "1\.12\.2026"\)$/);
     refusal({ from: "2026-12-02", to: "2026-12-01" }, /^payload\.report\.to: must not be before from \(2026-12-02\)$/);
     refusal({ from: "2026-01-01", to: "2027-12-31" }, /^payload\.report\.to: must be at most 366 days after from, both included$/);
     refusal({ from: "2026-12-01", format: "pdf" }, /^payload\.report\.format: must be one of rows, csv, html$/);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { DateTime } from "luxon";
 import robotPlan from "../../src/nodes/robot-plan";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { PACKAGE_ROOT } from "../support/child-node";
@@ -43,7 +44,11 @@ describe("example cleaning-plan: a day's plan and its report page", function () 
     // The test helper spies on node.error and emits each call as "call:error", which Node's types do not name.
     (plan as unknown as NodeJS.EventEmitter).on("call:error", (call: { args: unknown[] }) => errors.push(call.args[0]));
 
-    const page = await fetch(`${http.url}/cleaning-plan/report?from=2026-12-01&to=2026-12-02`);
+    // The plan is in force from its deploy: the next Tuesday (the runtime's zone, the example's) is planned, yesterday is not.
+    const today = DateTime.now().startOf("day");
+    const tuesday = today.plus({ days: ((2 - today.weekday + 7) % 7) + 7 });
+    const [from, to] = [tuesday.toISODate(), tuesday.plus({ days: 1 }).toISODate()];
+    const page = await fetch(`${http.url}/cleaning-plan/report?from=${from}&to=${to}`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
     const html = await page.text();
@@ -51,11 +56,13 @@ describe("example cleaning-plan: a day's plan and its report page", function () 
     assert.ok(html.includes("<h1>Riverside Office Park</h1>"));
     assert.ok(html.includes(">Lobby<") && html.includes(">Meeting rooms<"), "the plan's items are planned on a Tuesday");
 
-    const csv = await fetch(`${http.url}/cleaning-plan/report.csv?from=2026-12-01`);
+    const csv = await fetch(`${http.url}/cleaning-plan/report.csv?from=${from}`);
     assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
     const lines = (await csv.text()).trimEnd().split("\n");
     // Tuesday: Lobby 06:00-20:00 every 2 h (8), Corridor 07:30-19:30 every 4 h (4), Kitchen (1), Canteen 11:00-17:00 every 3 h (3), Meeting rooms (1).
     assert.equal(lines.length, 1 + 17);
+    const yesterday = await fetch(`${http.url}/cleaning-plan/report.csv?from=${today.minus({ days: 1 }).toISODate()}`);
+    assert.equal((await yesterday.text()).trimEnd().split("\n").length, 1, "a day before the plan existed: the header only, nothing planned");
 
     const refused = await fetch(`${http.url}/cleaning-plan/report?from=1.12.2026`);
     assert.equal(refused.status, 400);

@@ -31,7 +31,7 @@ let accounts = 0;
 function freshAccount(): { key: string; plans: ReturnType<typeof plansOfAccount> } {
   const key = `plan-timeline-test-${++accounts}`;
   const plans = plansOfAccount(key);
-  plans.setPlan("plan-node", { items: PLAN, timezone: "UTC" });
+  plans.setPlan("plan-node", { items: PLAN, timezone: "UTC" }, Date.parse("2026-12-01T00:00:00Z"));
   return { key, plans };
 }
 

@@ -37,6 +37,12 @@ export interface NodePlanState {
   checkedUpTo?: number;
   /** Occurrences looked at whose Redis claim got no answer (Redis away): asked again at each look, kept across a redeploy and a restart. */
   unanswered?: PlannedOccurrence[];
+  /**
+   * When each item of the plan in force first was (epoch ms), by planItemKey: a
+   * report lists none of its occurrences planned before, which no plan asked for
+   * (a week's report of a plan set today is not six days of missed service).
+   */
+  itemsSince?: Record<string, number>;
 }
 
 /** A node's part of the book as plain JSON, for its context. */
@@ -94,10 +100,21 @@ export class AccountPlans {
     return [...this.claimed.values()].filter((entry) => entry.nodeId === nodeId);
   }
 
-  /** The node's plan in force (undefined: it has none, or closed for good). */
-  setPlan(nodeId: string, plan: { items: readonly PlanItem[]; timezone: string } | undefined): void {
-    if (plan) this.inForce.set(nodeId, plan);
-    else this.inForce.delete(nodeId);
+  /**
+   * The node's plan in force (undefined: it has none, or closed for good). An
+   * item new to the node is in force from `now`; one it had keeps its time.
+   */
+  setPlan(nodeId: string, plan: { items: readonly PlanItem[]; timezone: string } | undefined, now: number): void {
+    if (!plan) {
+      this.inForce.delete(nodeId);
+      return;
+    }
+    this.inForce.set(nodeId, plan);
+    const state = this.stateOf(nodeId);
+    const before = state.itemsSince ?? {};
+    state.itemsSince = Object.fromEntries(
+      plan.items.map((item) => planItemKey(item, plan.timezone)).map((key) => [key, before[key] ?? now]),
+    );
   }
 
   /**
@@ -130,8 +147,12 @@ export class AccountPlans {
    */
   between(from: Date | number, to: Date | number): OccurrenceListing {
     const planned = new Map<string, PlannedOccurrence>();
-    for (const plan of this.inForce.values())
-      for (const occurrence of occurrencesBetween(plan.items, plan.timezone, from, to)) planned.set(occurrence.occurrenceId, occurrence);
+    for (const [nodeId, plan] of this.inForce) {
+      const since = this.states.get(nodeId)?.itemsSince ?? {};
+      for (const occurrence of occurrencesBetween(plan.items, plan.timezone, from, to))
+        if (Date.parse(occurrence.plannedAt) >= (since[planItemKey(occurrence.itemSpec, plan.timezone)] ?? -Infinity))
+          planned.set(occurrence.occurrenceId, occurrence);
+    }
     // An occurrence run now (runNow) is no calendar's: under way, it is listed from its claim.
     for (const { occurrence } of this.claimed.values())
       if (!planned.has(occurrence.occurrenceId) && Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to)
@@ -168,6 +189,13 @@ export class AccountPlans {
         paused: state.paused === true,
         skips: Array.isArray(state.skips) ? state.skips.filter((date) => typeof date === "string") : [],
         ...(typeof state.checkedUpTo === "number" ? { checkedUpTo: state.checkedUpTo } : {}),
+        ...(typeof state.itemsSince === "object" && state.itemsSince !== null
+          ? {
+              itemsSince: Object.fromEntries(
+                Object.entries(state.itemsSince).filter(([, at]) => typeof at === "number" && Number.isFinite(at)),
+              ),
+            }
+          : {}),
         ...(Array.isArray(state.unanswered)
           ? {
               unanswered: state.unanswered.filter((entry) => typeof entry?.occurrenceId === "string" && typeof entry.itemSpec === "object"),
@@ -189,6 +217,11 @@ export class AccountPlans {
     this.inForce.delete(nodeId);
     for (const entry of this.claimedBy(nodeId)) this.claimed.delete(entry.occurrence.occurrenceId);
   }
+}
+
+/** An item as planned: the same name with another time, days or work is another item, in force from its own change. */
+export function planItemKey(item: PlanItem, timezone: string): string {
+  return JSON.stringify([timezone, item]);
 }
 
 /** The plans of the account `accountKey` in this process. */

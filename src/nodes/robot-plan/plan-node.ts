@@ -296,7 +296,7 @@ function runPlan(
     items = read;
     state.planByMessage = structuredClone(value);
     state.planByMessageOver = settings.deployed;
-    plans.setPlan(node.id, { items, timezone });
+    plans.setPlan(node.id, { items, timezone }, clock.now());
     // A plan set during the day does not go back over that day's earlier occurrences.
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
     look();
@@ -398,7 +398,7 @@ function runPlan(
       }
     }
     checkNamesOfAccount(items, state.planByMessage !== undefined ? "payload.plan" : "plan");
-    plans.setPlan(node.id, { items, timezone });
+    plans.setPlan(node.id, { items, timezone }, clock.now());
     runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
     runner.start();
     // Claimed before a restart and never made a job (or its job's end was not kept): made now, as late as it is.
