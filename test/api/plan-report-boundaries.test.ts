@@ -178,15 +178,15 @@ describe("plan report: each day's totals", () => {
 
 describe("plan report page: the occurrences of each day", () => {
   it("right-aligns the three figures only, and leaves what an occurrence lacks empty", () => {
-    const head = ["planned", "item", "status", "started", "ended", "robot", "outcome", "areaCleaned", "areaPlanned", "coverage", "reason"]
-      .map((key, index) => `<th${index >= 7 && index < 10 ? ' class="number"' : ""}>column.${key}</th>`)
+    const head = ["planned", "item", "status", "started", "ended", "robot", "duration", "areaCleaned", "areaPlanned", "coverage", "reason"]
+      .map((key, index) => `<th${index >= 6 && index < 10 ? ' class="number"' : ""}>column.${key}</th>`)
       .join("");
     const state = (colour: string, status: string) => `<td><span class="state" style="color:${colour}">status.${status}</span></td>`;
     assert.deepEqual(tableRows(html(), "2026-12-01", "occurrences"), [
       `<tr>${head}</tr>`,
-      `<tr><td>06:00</td><td>Lobby</td>${state("#1b7f3b", "done")}<td>06:00</td><td>06:31</td><td>Scrubber from the job</td><td>outcome.completed</td>${numbers("33.3", "100", "33.3%")}<td></td></tr>`,
-      `<tr><td>13:00</td><td>Kitchen</td>${state("#c0281b", "failed")}<td></td><td></td><td></td><td></td>${numbers("", "", "")}<td>GS-S-000101: busy</td></tr>`,
-      `<tr><td>22:00</td><td>Lobby</td>${state("#2166ac", "upcoming")}<td></td><td></td><td></td><td></td>${numbers("", "", "")}<td></td></tr>`,
+      `<tr><td>06:00</td><td>Lobby</td>${state("#1b7f3b", "done")}<td>06:00</td><td>06:31</td><td>Scrubber from the job</td>${numbers("31 min", "33.3", "100", "33.3%")}<td></td></tr>`,
+      `<tr><td>13:00</td><td>Kitchen</td>${state("#c0281b", "failed")}<td></td><td></td><td></td>${numbers("", "", "", "")}<td>GS-S-000101: busy</td></tr>`,
+      `<tr><td>22:00</td><td>Lobby</td>${state("#2166ac", "upcoming")}<td></td><td></td><td></td>${numbers("", "", "", "")}<td></td></tr>`,
     ]);
   });
 
@@ -195,16 +195,15 @@ describe("plan report page: the occurrences of each day", () => {
     for (const [index, state] of OCCURRENCE_STATES.entries()) {
       const occurrence = planned(`Item ${index}`, "2026-12-01T06:00");
       listing.planned.push(occurrence);
-      if (state !== "upcoming" && state !== "pending") listing.settled.push({ ...occurrence, status: state });
+      if (state !== "upcoming" && state !== "running" && state !== "notRun") listing.settled.push({ ...occurrence, status: state });
     }
-    const page = html({
-      listing,
-      request: { from: "2026-12-01", to: "2026-12-01", format: "html" },
-      nowMs: Date.parse("2026-12-01T04:59:59.999Z"),
-    });
-    const pending = html({ listing, request: { from: "2026-12-01", to: "2026-12-01", format: "html" } });
+    const running = listing.planned[OCCURRENCE_STATES.indexOf("running")]!.occurrenceId;
+    const underWay = (occurrenceId: string) => (occurrenceId === running ? {} : undefined);
+    const request = { from: "2026-12-01", to: "2026-12-01", format: "html" } as const;
+    const page = html({ listing, request, underWay, nowMs: Date.parse("2026-12-01T04:59:59.999Z") });
+    const later = html({ listing, request, underWay });
     const colours = new Map(
-      [...page.matchAll(/style="color:([^"]*)">status\.(\w+)</g), ...pending.matchAll(/style="color:([^"]*)">status\.(pending)</g)].map(
+      [...page.matchAll(/style="color:([^"]*)">status\.(\w+)</g), ...later.matchAll(/style="color:([^"]*)">status\.(notRun)</g)].map(
         (match) => [match[2]!, match[1]!],
       ),
     );

@@ -154,6 +154,7 @@ describe("plan report: joins", () => {
       startedAt: "2026-12-01T05:00:00.000Z",
       endedAt: "2026-12-01T05:31:00.000Z",
       status: "done",
+      durationSeconds: 1_860,
       serialNumber: LOBBY_ROBOT,
       robotName: "Lobby scrubber",
       outcome: "completed",
@@ -192,11 +193,29 @@ describe("plan report: joins", () => {
     assert.equal(cancelled.reason, "stopped by the flow");
   });
 
-  it("an occurrence not settled is upcoming after now and pending from now on, at the boundary too", () => {
+  it("an occurrence never taken up is upcoming after now and not run from now on, at the boundary too", () => {
     const at = Date.parse(LOBBY_DAY2_LATE.plannedAt);
     assert.equal(occurrence(rows({ nowMs: at - 1 }), LOBBY_DAY2_LATE.occurrenceId)!.status, "upcoming");
-    assert.equal(occurrence(rows({ nowMs: at }), LOBBY_DAY2_LATE.occurrenceId)!.status, "pending");
-    assert.equal(occurrence(rows({ nowMs: at + 1 }), LOBBY_DAY2_LATE.occurrenceId)!.status, "pending");
+    assert.equal(occurrence(rows({ nowMs: at }), LOBBY_DAY2_LATE.occurrenceId)!.status, "notRun");
+    assert.equal(occurrence(rows({ nowMs: at + 1 }), LOBBY_DAY2_LATE.occurrenceId)!.status, "notRun");
+  });
+
+  it("an occurrence under way is running, with its robot and start once its job has them, before its time too (run now)", () => {
+    const id = LOBBY_DAY2_LATE.occurrenceId;
+    const at = Date.parse(LOBBY_DAY2_LATE.plannedAt);
+    const waiting = occurrence(rows({ nowMs: at + 1, underWay: (each) => (each === id ? {} : undefined) }), id)!;
+    assert.deepEqual([waiting.status, waiting.robotName, waiting.startedAt], ["running", undefined, undefined]);
+    const cleaning = occurrence(
+      rows({
+        nowMs: at - 1,
+        underWay: (each) => (each === id ? { serialNumber: "GS-S-000101", startedAt: "2026-12-02T21:00:05Z" } : undefined),
+      }),
+      id,
+    )!;
+    assert.deepEqual(
+      [cleaning.status, cleaning.serialNumber, cleaning.robotName, cleaning.startedAt],
+      ["running", "GS-S-000101", NAMES["GS-S-000101"] ?? "GS-S-000101", "2026-12-02T21:00:05Z"],
+    );
   });
 
   it("counts an occurrence on its local day in the plan's zone, whatever its UTC date", () => {
@@ -355,11 +374,11 @@ describe("plan report: CSV", () => {
     assert.equal(lines.length, 1 + 8);
     assert.equal(
       lines[1],
-      "2026-12-01,Lobby@2026-12-01T06:00,Lobby,2026-12-01T05:00:00.000Z,2026-12-01T05:00:00.000Z,2026-12-01T05:31:00.000Z,done,GS-S-000101,Lobby scrubber,completed,90,100,90,r1,",
+      "2026-12-01,Lobby@2026-12-01T06:00,Lobby,2026-12-01T05:00:00.000Z,2026-12-01T05:00:00.000Z,2026-12-01T05:31:00.000Z,1860,done,status.done,GS-S-000101,Lobby scrubber,completed,outcome.completed,90,100,90,r1,",
     );
     assert.ok(
       lines.includes(
-        "2026-12-01,Lobby@2026-12-01T10:00,Lobby,2026-12-01T09:00:00.000Z,,,failed,,,,,,,,Lobby scrubber: busy; Kitchen sweeper: battery 12 %",
+        "2026-12-01,Lobby@2026-12-01T10:00,Lobby,2026-12-01T09:00:00.000Z,,,,failed,status.failed,,,,,,,,,Lobby scrubber: busy; Kitchen sweeper: battery 12 %",
       ),
     );
   });

@@ -15,6 +15,7 @@ import type { ReadReport } from "../reports/reading";
 import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";
 import { SETTLED_STATUSES, dayOfOccurrence } from "./occurrence";
 import { isCalendarDate } from "./plan";
+import type { UnderWay } from "./under-way";
 
 export const PLAN_REPORT_FORMATS = ["rows", "csv", "html"] as const;
 export type PlanReportFormat = (typeof PLAN_REPORT_FORMATS)[number];
@@ -29,9 +30,15 @@ export interface PlanReportRequest {
 /** The longest span one report covers: a year of pages is already more than anyone prints. */
 export const MAX_REPORT_DAYS = 366;
 
-/** An occurrence's state in the report: settled, or not yet (`upcoming` before its time, `pending` from it: waiting or running). */
-export type OccurrenceState = SettledStatus | "upcoming" | "pending";
-export const OCCURRENCE_STATES: readonly OccurrenceState[] = [...SETTLED_STATUSES, "upcoming", "pending"];
+/**
+ * An occurrence's state, the one word the rows, the CSV, the page and the
+ * console use for it: settled, or not yet: `running` (its job is made: it
+ * waits for a robot or cleans), `upcoming` (before its time, not taken up),
+ * `notRun` (past its time and never taken up: the plan's node was not running).
+ */
+export type OccurrenceState = SettledStatus | "upcoming" | "running" | "notRun";
+/** In the order a day reads: what is to come, what runs, how the others ended. */
+export const OCCURRENCE_STATES: readonly OccurrenceState[] = ["upcoming", "running", ...SETTLED_STATUSES, "notRun"];
 
 /** One occurrence, joined with its job and its task report. Areas in m², coverage 0-1, as robot-reports' KPI rows. */
 export interface OccurrenceRow {
@@ -46,6 +53,8 @@ export interface OccurrenceRow {
   serialNumber?: string;
   robotName?: string;
   outcome?: JobOutcome;
+  /** From its start to its end (the job's own figure where it has one), in seconds. */
+  durationSeconds?: number;
   reportId?: string;
   areaCleaned: number | null;
   areaPlanned: number | null;
@@ -95,7 +104,7 @@ export const REPORT_WORD_KEYS = [
   "column.ended",
   "column.robot",
   "column.status",
-  "column.outcome",
+  "column.duration",
   "column.areaCleaned",
   "column.areaPlanned",
   "column.coverage",
@@ -117,6 +126,8 @@ export interface PlanReportInput {
   nowMs: number;
   /** The account's kept report under this identity (AccountReports.get): the newest read of a job's report. */
   keptReport?: (reportKey: string, serialNumber: string) => ReadReport | undefined;
+  /** What is under way of an occurrence not settled (under-way.ts): its robot and start, once it has them. */
+  underWay?: (occurrenceId: string) => UnderWay | undefined;
   /** A robot's name (the account's robot directory). */
   robotName?: (serialNumber: string) => string;
   /** Coverage images by report key (data: URLs the node downloaded, as a report's own URL expires), instead of the report's URL. */
@@ -160,6 +171,13 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
+/** Whole seconds from a start to an end, both ISO 8601; none where either is missing or the end is first. */
+function durationOf(startedAt: string | undefined, endedAt: string | undefined): number | undefined {
+  if (startedAt === undefined || endedAt === undefined) return undefined;
+  const seconds = Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
 function isFailedJob(job: SettledOccurrence["job"]): job is FailedJob {
   return job !== undefined && "robots" in job && "code" in job;
 }
@@ -191,13 +209,27 @@ function joinOccurrence(
   };
   const noFigures = { areaCleaned: null, areaPlanned: null, coverage: null };
   if (!occurrence) {
-    return { row: { ...base, status: Date.parse(planned.plannedAt) > input.nowMs ? "upcoming" : "pending", ...noFigures } };
+    const underWay = input.underWay?.(planned.occurrenceId);
+    if (underWay) {
+      const { serialNumber, startedAt } = underWay;
+      return {
+        row: {
+          ...base,
+          status: "running",
+          ...(startedAt !== undefined ? { startedAt } : {}),
+          ...(serialNumber !== undefined ? { serialNumber, robotName: nameOf(serialNumber) } : {}),
+          ...noFigures,
+        },
+      };
+    }
+    return { row: { ...base, status: Date.parse(planned.plannedAt) > input.nowMs ? "upcoming" : "notRun", ...noFigures } };
   }
   const times = {
     ...(occurrence.startedAt ? { startedAt: occurrence.startedAt } : {}),
     ...(occurrence.endedAt ? { endedAt: occurrence.endedAt } : {}),
   };
-  const settled = { ...base, ...times, status: occurrence.status };
+  const duration = durationOf(occurrence.startedAt, occurrence.endedAt);
+  const settled = { ...base, ...times, status: occurrence.status, ...(duration !== undefined ? { durationSeconds: duration } : {}) };
   const job = occurrence.job;
   if (job === undefined) return { row: { ...settled, ...noFigures } };
   if (isFailedJob(job)) {
@@ -215,6 +247,7 @@ function joinOccurrence(
       ...settled,
       ...(serialNumber ? { serialNumber, robotName: input.robotName ? nameOf(serialNumber) : (job.robotName ?? serialNumber) } : {}),
       outcome: job.outcome,
+      ...(job.durationSeconds !== undefined ? { durationSeconds: job.durationSeconds } : {}),
       ...(report?.reportId ? { reportId: report.reportId } : {}),
       areaCleaned: figures?.areaCleaned ?? null,
       areaPlanned: figures?.areaPlanned ?? null,
@@ -273,7 +306,7 @@ function compare(a: string, b: string): number {
 /** The report in the format asked for: rows as data, or the text of the CSV or the HTML page. */
 export function planReport(input: PlanReportInput): PlanReportRows | string {
   const rows = planReportRows(input);
-  if (input.request.format === "csv") return planReportCsv(rows);
+  if (input.request.format === "csv") return planReportCsv(rows, input.words);
   if (input.request.format === "html") return planReportHtml(rows, input);
   return rows;
 }
@@ -288,10 +321,13 @@ export const CSV_COLUMNS = [
   "planned_at",
   "started_at",
   "ended_at",
+  "duration_s",
   "status",
+  "status_text",
   "serial_number",
   "robot",
   "outcome",
+  "outcome_text",
   "area_cleaned_m2",
   "area_planned_m2",
   "coverage_percent",
@@ -310,7 +346,8 @@ function percent(coverage: number | null): number | null {
   return coverage === null ? null : Math.round(coverage * 1000) / 10;
 }
 
-export function planReportCsv(rows: PlanReportRows): string {
+/** One line per occurrence: each state and outcome as its code (for a program) beside its words in the runtime's language (for a person). */
+export function planReportCsv(rows: PlanReportRows, words: ReportWords): string {
   const lines = rows.occurrences.map((row) =>
     [
       row.day,
@@ -319,10 +356,13 @@ export function planReportCsv(rows: PlanReportRows): string {
       row.plannedAt,
       row.startedAt,
       row.endedAt,
+      row.durationSeconds,
       row.status,
+      words(`status.${row.status}`),
       row.serialNumber,
       row.robotName,
       row.outcome,
+      row.outcome === undefined ? undefined : words(`outcome.${row.outcome}`),
       row.areaCleaned,
       row.areaPlanned,
       percent(row.coverage),
@@ -346,8 +386,12 @@ const STATE_COLOURS: Readonly<Record<OccurrenceState, string>> = {
   skipped: "#6b6b6b",
   cancelled: "#4a4a4a",
   upcoming: "#2166ac",
-  pending: "#01758a",
+  running: "#01758a",
+  notRun: "#8c510a",
 };
+
+/** The outcome a state already says: "done" is a completed job, "cancelled" a cancelled one. */
+const OUTCOME_OF_STATE: Partial<Record<OccurrenceState, JobOutcome>> = { done: "completed", late: "completed", cancelled: "cancelled" };
 
 const STYLE = `
 @page { size: A4; margin: 14mm; }
@@ -394,6 +438,15 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
   const share = (value: number | null) => (value === null ? "" : percentage.format(value));
   const state = (value: OccurrenceState) =>
     `<span class="state" style="color:${STATE_COLOURS[value]}">${text(words(`status.${value}`))}</span>`;
+  // One cell says how it ended: the state, and the job's outcome only where the state does not say it already.
+  const stateWithOutcome = (row: OccurrenceRow) =>
+    row.outcome === undefined || OUTCOME_OF_STATE[row.status] === row.outcome
+      ? state(row.status)
+      : `${state(row.status)} · ${text(words(`outcome.${row.outcome}`))}`;
+  const minutes = new Intl.NumberFormat(language, { style: "unit", unit: "minute", maximumFractionDigits: 0 });
+  const seconds = new Intl.NumberFormat(language, { style: "unit", unit: "second", maximumFractionDigits: 0 });
+  const duration = (value: number | undefined) =>
+    value === undefined ? "" : value < 60 ? seconds.format(value) : minutes.format(Math.round(value / 60));
   const cells = (values: readonly string[], numberFrom: number) =>
     values.map((value, index) => `<td${index >= numberFrom ? ' class="number"' : ""}>${value}</td>`).join("");
   const heads = (keys: readonly string[], numberFrom: number, numberTo = keys.length) =>
@@ -428,13 +481,13 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         "column.started",
         "column.ended",
         "column.robot",
-        "column.outcome",
+        "column.duration",
         "column.areaCleaned",
         "column.areaPlanned",
         "column.coverage",
         "column.reason",
       ],
-      7,
+      6,
       10,
     );
     const body = dayOccurrences
@@ -442,16 +495,16 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         const values = [
           text(at(row.plannedAt)),
           text(row.item),
-          state(row.status),
+          stateWithOutcome(row),
           text(at(row.startedAt)),
           text(at(row.endedAt)),
           text(row.robotName ?? ""),
-          row.outcome ? text(words(`outcome.${row.outcome}`)) : "",
+          text(duration(row.durationSeconds)),
           figure(row.areaCleaned),
           figure(row.areaPlanned),
           share(row.coverage),
         ];
-        return `<tr>${cells(values, 7)}<td>${text(row.reason ?? "")}</td></tr>`;
+        return `<tr>${cells(values, 6)}<td>${text(row.reason ?? "")}</td></tr>`;
       })
       .join("");
     return `<table class="occurrences"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;

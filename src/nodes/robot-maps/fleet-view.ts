@@ -179,7 +179,6 @@ export const VIEW_WORDS = [
   "noRobotOnFloor",
   "todayPlan",
   "otherFloor",
-  "notRun",
   "pageTitle",
 ] as const;
 
@@ -272,9 +271,9 @@ export function viewWords(t: Translate): Record<string, unknown> {
   words.jobEvents = Object.fromEntries(JOB_EVENTS.map((event) => [event, t(`view.jobEvents.${event}`)]));
   // What a notice says once the robot shows the action done: "to charger, arrived", "started {task}".
   words.actionsDone = Object.fromEntries(CONSOLE_ACTIONS.map((action) => [action, t(`view.actionsDone.${action}`)]));
-  // An occurrence's state as the proof-of-service report words it (the shared catalogue); running is its "under way".
+  // An occurrence's state as the proof-of-service report words it (the shared catalogue): one word for one state everywhere.
   words.planStates = Object.fromEntries(
-    TIMELINE_STATES.map((state) => [state, state === "notRun" ? t("view.words.notRun") : t(`planReport.status.${state === "running" ? "pending" : state}`)]),
+    TIMELINE_STATES.map((state) => [state, t(`planReport.status.${state}`)]),
   );
   return words;
 }

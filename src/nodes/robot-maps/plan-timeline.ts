@@ -2,28 +2,29 @@
  * Today's cleaning plan as the console shows it: every occurrence the
  * account's robot-plan nodes have today (in their zone), per floor, each with
  * its time, its state (upcoming, running, done, late, failed, missed,
- * skipped, cancelled, or not run: past its time and never taken up, as an
- * occurrence before the plan was deployed) and why it failed. Read from the
+ * skipped, cancelled, or not run: past its time and never taken up, as at
+ * the time of a Node-RED that was down) and why it failed. Read from the
  * account's plan book and job book (what robot-plan keeps, whichever node
  * ran it), joined as the proof-of-service report joins them (plan-report.ts),
  * so a console opened at any time shows the whole day.
  */
 import type { DateTime as LuxonDateTime } from "luxon";
-import { jobsOfAccount } from "../../api/jobs/job-book";
 import type { OccurrenceListing } from "../../api/plans/occurrence";
-import { planReportRows, type OccurrenceRow, type OccurrenceState } from "../../api/plans/plan-report";
+import { OCCURRENCE_STATES, planReportRows, type OccurrenceRow, type OccurrenceState } from "../../api/plans/plan-report";
 import type { plansOfAccount as PlansOfAccount } from "../../api/plans/plan-book";
+import type { underWayOf as UnderWayOf } from "../../api/plans/under-way";
 
 /**
  * The plan book and Luxon, required with the first console picture rather than
  * when Node-RED loads the nodes: the plan book brings the plan's schemas (zod)
  * and the time zones (Luxon), which a flow with no console and no plan never needs.
  */
-let planModules: { plansOfAccount: typeof PlansOfAccount; DateTime: typeof LuxonDateTime } | undefined;
+let planModules: { plansOfAccount: typeof PlansOfAccount; underWayOf: typeof UnderWayOf; DateTime: typeof LuxonDateTime } | undefined;
 function loadPlanModules(): NonNullable<typeof planModules> {
   /* eslint-disable @typescript-eslint/no-require-imports -- deferred on purpose, see above */
   planModules ??= {
     plansOfAccount: (require("../../api/plans/plan-book") as typeof import("../../api/plans/plan-book")).plansOfAccount,
+    underWayOf: (require("../../api/plans/under-way") as typeof import("../../api/plans/under-way")).underWayOf,
     DateTime: (require("luxon") as typeof import("luxon")).DateTime,
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
@@ -31,9 +32,9 @@ function loadPlanModules(): NonNullable<typeof planModules> {
 }
 import { reportsOfAccount } from "../../api/reports/report-store";
 
-/** An occurrence's state on the timeline: the report's, with `pending` split into running (its job is made) and not run. */
-export type TimelineState = Exclude<OccurrenceState, "pending"> | "running" | "notRun";
-export const TIMELINE_STATES: readonly TimelineState[] = ["upcoming", "running", "done", "late", "failed", "missed", "skipped", "cancelled", "notRun"];
+/** An occurrence's state on the timeline: the report's own, in its order. */
+export type TimelineState = OccurrenceState;
+export const TIMELINE_STATES = OCCURRENCE_STATES;
 
 export interface TimelineOccurrence {
   occurrenceId: string;
@@ -57,20 +58,18 @@ export interface PlanTimeline {
   counts: Array<{ state: TimelineState; count: number }>;
 }
 
-/** What the timeline is decided from: today's joined rows, each occurrence's floor, and the jobs made of them. */
+/** What the timeline is decided from: today's joined rows and each occurrence's floor. */
 export interface TodaysPlan {
   day: string;
   rows: OccurrenceRow[];
   floorOf: ReadonlyMap<string, string>;
-  /** Occurrences whose job is made (claimed, not settled), with the robot it holds, if any. */
-  running: ReadonlyMap<string, { robotName?: string }>;
 }
 
 const DAY_MS = 86_400_000;
 
 /** Reads today's plan of the account from the books robot-plan keeps; undefined when no plan ran or runs on it. */
 export function todaysPlanOf(accountKey: string, now: Date, robotName: (serialNumber: string) => string): TodaysPlan | undefined {
-  const { plansOfAccount, DateTime } = loadPlanModules();
+  const { plansOfAccount, underWayOf, DateTime } = loadPlanModules();
   const plans = plansOfAccount(accountKey);
   // A day and a half each side: whatever the plans' zone, today's occurrences are among them.
   const listing: OccurrenceListing = plans.between(now.getTime() - 1.5 * DAY_MS, now.getTime() + 1.5 * DAY_MS);
@@ -85,6 +84,7 @@ export function todaysPlanOf(accountKey: string, now: Date, robotName: (serialNu
     words: (key) => key,
     nowMs: now.getTime(),
     keptReport: (reportKey, serialNumber) => reports.get(reportKey, serialNumber),
+    underWay: underWayOf(accountKey),
     robotName,
   });
   const floorOf = new Map<string, string>();
@@ -93,15 +93,7 @@ export function todaysPlanOf(accountKey: string, now: Date, robotName: (serialNu
     if (job && "work" in job) floorOf.set(settled.occurrenceId, job.work.map);
   }
   for (const planned of listing.planned) floorOf.set(planned.occurrenceId, planned.itemSpec.work.map);
-  const jobs = jobsOfAccount(accountKey).jobs;
-  const running = new Map<string, { robotName?: string }>();
-  for (const row of occurrences) {
-    if (row.status !== "pending") continue;
-    const job = jobs.get(row.occurrenceId);
-    if (job) running.set(row.occurrenceId, job.serialNumber !== undefined && job.phase !== "waiting" ? { robotName: robotName(job.serialNumber) } : {});
-    else if (plans.claimedOf(row.occurrenceId)) running.set(row.occurrenceId, {});
-  }
-  return { day, rows: occurrences, floorOf, running };
+  return { day, rows: occurrences, floorOf };
 }
 
 /** The local time of an occurrence, from its id (`<item>@<YYYY-MM-DDTHH:MM>`). */
@@ -109,18 +101,13 @@ function timeOf(occurrenceId: string): string {
   return occurrenceId.slice(occurrenceId.lastIndexOf("@") + 12);
 }
 
-function stateOf(row: OccurrenceRow, running: TodaysPlan["running"]): TimelineState {
-  if (row.status !== "pending") return row.status;
-  return running.has(row.occurrenceId) ? "running" : "notRun";
-}
-
 /** The console's timeline of today's plan; `floorOrder` the floors' names as the console lists them. */
 export function planTimeline(plan: TodaysPlan, floorOrder: readonly string[]): PlanTimeline {
   const byFloor = new Map<string, TimelineOccurrence[]>();
   const counts = new Map<TimelineState, number>();
   for (const row of plan.rows) {
-    const state = stateOf(row, plan.running);
-    const robotName = row.robotName ?? plan.running.get(row.occurrenceId)?.robotName;
+    const state = row.status;
+    const robotName = row.robotName;
     const occurrence: TimelineOccurrence = {
       occurrenceId: row.occurrenceId,
       item: row.item,

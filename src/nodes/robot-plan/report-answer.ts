@@ -12,6 +12,7 @@ import { robotNameOf } from "../../api/account/robot-directory";
 import type { OccurrenceListing } from "../../api/plans/occurrence";
 import { planReport, planReportRows, readPlanReportRequest, type PlanReportRows } from "../../api/plans/plan-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
+import { underWayOf } from "../../api/plans/under-way";
 import { invalidInput } from "../../api/errors";
 import { reportImagesModule } from "../shared/api";
 import type { Translate } from "../shared/i18n";
@@ -50,6 +51,7 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
     words: (key: string, params?: Record<string, string | number>) => t(`planReport.${key}`, params),
     nowMs,
     keptReport: (reportKey: string, serialNumber: string) => reports.get(reportKey, serialNumber),
+    underWay: underWayOf(client.accountKey),
     robotName: (serialNumber: string) => robotNameOf(client.accountKey, serialNumber),
   };
   if (request.format !== "html") return planReport(input);
