@@ -156,6 +156,9 @@
         }),
       },
       lateBy: { value: "", validate: fleet.numberValidator("lateBy", plan.lateBy) },
+      site: { value: "" },
+      customer: { value: "" },
+      contractor: { value: "" },
       skipDates: {
         value: "",
         validate: fleet.reasoned(function (v) {

@@ -213,17 +213,66 @@ describe("plan report page: the occurrences of each day", () => {
   });
 });
 
+describe("plan report page: the period's totals, the parties and the sign-off", () => {
+  const sections = (page: string) => page.split("<section ").slice(1);
+
+  it("ends a span of several days with its totals per item and in all, then the sign-off; one day has no totals page", () => {
+    const page = html();
+    const parts = sections(page);
+    assert.equal(parts.length, 3, "two days and the period");
+    const period = parts[2]!;
+    assert.ok(period.startsWith('class="day period">'));
+    assert.ok(
+      period.includes('<p class="date">title · period {&quot;from&quot;:&quot;2026-12-01&quot;,&quot;to&quot;:&quot;2026-12-02&quot;}</p>'),
+    );
+    const rows = [...period.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].map((match) => match[0]);
+    const rowsData = planReportRows(input());
+    assert.equal(rows.length, 1 + rowsData.itemTotals.length + (rowsData.itemTotals.length > 1 ? 1 : 0), "a head, each item, the total");
+    assert.equal(rowsData.total.planned, rowsData.occurrences.length);
+    assert.equal(
+      rowsData.itemTotals.reduce((sum, row) => sum + row.planned, 0),
+      rowsData.occurrences.length,
+      "each occurrence counted once under its item",
+    );
+    assert.ok(period.includes('<div class="sign-off"><h2>signOff</h2>'), "the sign-off on the last page");
+    assert.equal(page.match(/class="sign-off"/g)?.length, 1, "once");
+    assert.ok(!parts[0]!.includes("sign-off") && !parts[1]!.includes("sign-off"));
+
+    const oneDay = sections(html({ request: { from: "2026-12-01", to: "2026-12-01", format: "html" } }));
+    assert.equal(oneDay.length, 1, "no totals page for one day: the day's total row is its total");
+    assert.ok(oneDay[0]!.includes('class="sign-off"'));
+  });
+
+  it("names the customer and the contractor under the site on every page and in the sign-off, and neither where not given", () => {
+    // Words that name the party plainly: the page escapes what it is given.
+    const words = (key: string, params?: Record<string, string | number>) => (params?.name !== undefined ? `${key}=${params.name}` : key);
+    const named = html({ customer: "Riverside <Estates>", contractor: "Acme Cleaning", words });
+    assert.equal(
+      named.match(/<p>customer=Riverside &lt;Estates&gt; · contractor=Acme Cleaning<\/p>/g)?.length,
+      3,
+      "each day and the period",
+    );
+    assert.ok(named.includes('<div class="party"><p><b>signOffContractor</b> Acme Cleaning</p><p class="line">signOffName</p>'));
+    assert.ok(named.includes('<div class="party"><p><b>signOffCustomer</b> Riverside &lt;Estates&gt;</p>'));
+    const onlyCustomer = html({ customer: "Riverside", words });
+    assert.ok(onlyCustomer.includes("<p>customer=Riverside</p>"));
+    const unnamed = html({ words });
+    assert.ok(!unnamed.includes("customer=") && !unnamed.includes("contractor="));
+    assert.ok(unnamed.includes('<div class="party"><p><b>signOffCustomer</b></p>'), "lines to fill in by hand");
+  });
+});
+
 describe("plan report page: images, headings and title", () => {
   it("shows a day's coverage images under their heading, captioned, and no heading on a day without any", () => {
     const page = html();
-    const [day1, day2] = page.split('<section class="day"').slice(1) as [string, string];
+    const [day1, day2] = page.split("<section ").slice(1) as [string, string];
     assert.ok(
       day1.includes(
         '<h2>images</h2><div class="images"><figure><img src="http://127.0.0.1:18080/_objects/r1.png" alt="Lobby 06:00"><figcaption>Lobby · 06:00 · Scrubber from the job</figcaption></figure></div></section>',
       ),
     );
     assert.ok(!day2.includes("images"));
-    assert.ok(day2.endsWith("</tbody></table></section></body></html>\n"), "nothing after the occurrences");
+    assert.ok(day2.endsWith("</tbody></table></section>\n"), "nothing after the occurrences");
     const two = html({
       listing: {
         timezone: ZONE,

@@ -40,7 +40,7 @@ describe("robot-plan: the proof-of-service report through the node", function ()
       { name: "Kitchen", days: "daily", at: "06:00", map: "Floor 1", area: "Kitchen", robots: ["GS-S-000102"] },
     ];
     const nodes: FlowNode[] = [
-      { id: "plan", type: "robot-plan", name: "Riverside <cleaning>", robot: "config", timezone: BERLIN, lateBy: 15, skipDates: [], plan, wires: [["out"], [], ["answers"]] },
+      { id: "plan", type: "robot-plan", name: "Riverside <cleaning>", contractor: "Acme <Facility>", robot: "config", timezone: BERLIN, lateBy: 15, skipDates: [], plan, wires: [["out"], [], ["answers"]] },
       { id: "reports", type: "robot-reports", robot: "config", every: 60, since: 1, keep: 30, timeZone: BERLIN, wires: [[], ["kpi"]] },
       { id: "answers", type: "helper" },
       { id: "kpi", type: "helper" },
@@ -98,13 +98,23 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     const lines = csv.trimEnd().split("\n");
     assert.equal(lines[0], CSV_COLUMNS.join(","));
     assert.equal(lines.length, 4);
-    const html = String(await ask({ report: { from: "2026-06-10", to: "2026-06-11", format: "html" } }, answers));
+    assert.ok(
+      lines.slice(1).every((line) => /,done,done,GS-S-00010[12],/.test(line)),
+      "each state's code beside its words in the runtime's language",
+    );
+    const html = String(await ask({ report: { from: "2026-06-10", to: "2026-06-11", format: "html", customer: "Riverside Estates" } }, answers));
     assert.equal(html.match(/<section class="day"/g)?.length, 2);
+    assert.equal(html.match(/<section class="day period"/g)?.length, 1, "two days: the period's totals after them");
     assert.ok(html.includes("<h1>Riverside &lt;cleaning&gt;</h1>"));
+    assert.equal(html.match(/<p>Customer: Riverside Estates · Contractor: Acme &lt;Facility&gt;<\/p>/g)?.length, 3, "the request's customer, the node's contractor");
+    assert.ok(html.includes("<b>For the contractor</b> Acme &lt;Facility&gt;"));
     assert.equal(html.match(/src="data:image\/png;base64,/g)?.length, 3, "each report's coverage image embedded");
 
     helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "pdf" } } });
     await waitFor(() => caught.length > 0, 5000, "a bad format refused");
     assert.match(JSON.stringify(caught[0]), /payload\.report\.format/);
+    helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", customer: 7 } } });
+    await waitFor(() => caught.length > 1, 5000, "a customer that is no text refused");
+    assert.match(JSON.stringify(caught[1]), /payload\.report\.customer: must be the customer's name as text/);
   });
 });

@@ -127,6 +127,8 @@ function page(language: string, from: string, to: string): string {
     listing,
     request: { from, to, format: "html" },
     site: "Riverside Office Park",
+    customer: "Riverside Estates Ltd",
+    contractor: "Acme Facility Services",
     language,
     words: catalogueWords(language),
     nowMs: Date.parse("2026-12-01T17:00:00Z"),
@@ -187,7 +189,11 @@ describe("plan report page in Chromium", function () {
     const second = await pages("2026-12-02", "2026-12-02");
     const third = await pages("2026-12-03", "2026-12-03");
     assert.deepEqual([second, third], [1, 1], "a short day fits a page");
-    assert.equal(await pages("2026-12-01", "2026-12-03"), first + second + third, "three days: each day's pages, none shared");
+    assert.equal(
+      await pages("2026-12-01", "2026-12-03"),
+      first + second + third + 1,
+      "three days and the period's totals: each its pages, none shared",
+    );
     fs.writeFileSync(path.join(SHOTS, "plan-report.pdf"), await tab.pdf({ format: "A4" }));
   });
 });

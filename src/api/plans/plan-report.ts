@@ -71,8 +71,14 @@ export const COUNTED_STATES = ["done", "late", "failed", "missed", "skipped", "c
 export type DayItemRow = { day: string; item: string; planned: number } & Record<(typeof COUNTED_STATES)[number], number> &
   Pick<KpiFigures, "areaCleaned" | "areaPlanned" | "coverage">;
 
-export interface PlanReportRows {
+/** Who the report is between: the site cleaned, the customer who pays for it, the contractor who does it. */
+export interface ReportParties {
   site: string;
+  customer?: string;
+  contractor?: string;
+}
+
+export interface PlanReportRows extends ReportParties {
   timezone: string;
   from: string;
   to: string;
@@ -81,7 +87,12 @@ export interface PlanReportRows {
   days: DayItemRow[];
   /** Per day with occurrences, its items together: the figures are robot-reports' row of that day for the same reports. */
   dayTotals: DayTotalRow[];
+  /** Per item over the whole span, by item; and every occurrence of the span together. */
+  itemTotals: ItemTotalRow[];
+  total: Omit<DayItemRow, "day" | "item">;
 }
+
+export type ItemTotalRow = Omit<DayItemRow, "day">;
 
 export type DayTotalRow = Omit<DayItemRow, "item">;
 
@@ -110,6 +121,15 @@ export const REPORT_WORD_KEYS = [
   "column.coverage",
   "column.reason",
   "column.count",
+  "periodTotals",
+  "customer",
+  "contractor",
+  "signOff",
+  "signOffContractor",
+  "signOffCustomer",
+  "signOffName",
+  "signOffSignature",
+  "signOffDate",
 ] as const;
 export const REPORT_OUTCOMES: readonly JobOutcome[] = ["completed", "stoppedByHand", "error", "failedToStart", "cancelled", "unknown"];
 
@@ -119,6 +139,9 @@ export interface PlanReportInput {
   request: PlanReportRequest;
   /** The site's name, for the page's heading. */
   site: string;
+  /** The customer and the contractor, named on each page and in the sign-off block where given. */
+  customer?: string;
+  contractor?: string;
   /** The runtime's language (en-US, zh-CN): dates, times and numbers on the page. */
   language: string;
   words: ReportWords;
@@ -287,7 +310,22 @@ export function planReportRows(input: PlanReportInput): PlanReportRows {
   const byDay = new Map<string, Joined[]>();
   for (const each of joined) byDay.set(each.row.day, [...(byDay.get(each.row.day) ?? []), each]);
   const dayTotals = [...byDay].sort(([a], [b]) => compare(a, b)).map(([day, rows]) => ({ day, ...countsOf(rows) }));
-  return { site: input.site, timezone: input.listing.timezone, from, to, occurrences: joined.map((each) => each.row), days, dayTotals };
+  const byItem = new Map<string, Joined[]>();
+  for (const each of joined) byItem.set(each.row.item, [...(byItem.get(each.row.item) ?? []), each]);
+  const itemTotals = [...byItem].sort(([a], [b]) => compare(a, b)).map(([item, rows]) => ({ item, ...countsOf(rows) }));
+  return {
+    site: input.site,
+    ...(input.customer ? { customer: input.customer } : {}),
+    ...(input.contractor ? { contractor: input.contractor } : {}),
+    timezone: input.listing.timezone,
+    from,
+    to,
+    occurrences: joined.map((each) => each.row),
+    days,
+    dayTotals,
+    itemTotals,
+    total: countsOf(joined),
+  };
 }
 
 /** How many occurrences there were and how each ended, and the KPI figures of their reports taken together. */
@@ -418,6 +456,13 @@ tr { break-inside: avoid; }
 figure { margin: 0; width: 55mm; break-inside: avoid; }
 figure img { width: 100%; border: 1px solid #ccc; }
 figcaption { font-size: 9pt; }
+/* Chinese and Japanese headers break between words (at spaces), never one character per line. */
+th { word-break: keep-all; overflow-wrap: normal; }
+td.number { white-space: nowrap; }
+.sign-off { margin-top: 8mm; break-inside: avoid; }
+.parties { display: flex; gap: 10mm; }
+.party { flex: 1; }
+.party .line { border-bottom: 1px solid #1a1a1a; padding-top: 7mm; margin: 0 0 1mm; font-size: 9pt; color: #555; }
 `;
 
 /** Only an image the page can show without running anything: http(s), or a PNG or JPEG the node embedded. */
@@ -452,7 +497,7 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
   const heads = (keys: readonly string[], numberFrom: number, numberTo = keys.length) =>
     keys.map((key, index) => `<th${index >= numberFrom && index < numberTo ? ' class="number"' : ""}>${text(words(key))}</th>`).join("");
 
-  const summary = (dayRows: readonly DayItemRow[], total: DayTotalRow | undefined) => {
+  const summary = (itemRows: readonly ItemTotalRow[], total: Omit<DayItemRow, "day" | "item"> | undefined) => {
     const countKeys = ["column.count", ...COUNTED_STATES.map((state) => `status.${state}`)];
     const head = heads(["column.item", ...countKeys, "column.areaCleaned", "column.areaPlanned", "column.coverage"], 1);
     const line = (name: string, row: Omit<DayItemRow, "day" | "item">, extra = "") =>
@@ -467,8 +512,8 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         ],
         1,
       )}</tr>`;
-    return `<table class="summary"><thead><tr>${head}</tr></thead><tbody>${dayRows.map((row) => line(row.item, row)).join("")}${
-      total && dayRows.length > 1 ? line(words("total"), total, ' class="total"') : ""
+    return `<table class="summary"><thead><tr>${head}</tr></thead><tbody>${itemRows.map((row) => line(row.item, row)).join("")}${
+      total && itemRows.length > 1 ? line(words("total"), total, ' class="total"') : ""
     }</tbody></table>`;
   };
 
@@ -524,6 +569,29 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     return `<h2>${text(words("images"))}</h2><div class="images">${figures}</div>`;
   };
 
+  const parties = [
+    rows.customer ? words("customer", { name: rows.customer }) : "",
+    rows.contractor ? words("contractor", { name: rows.contractor }) : "",
+  ].filter((party) => party !== "");
+  const header = (when: string) =>
+    `<header><h1>${text(rows.site)}</h1><p class="date">${text(words("title"))} · ${text(when)}</p>${
+      parties.length ? `<p>${text(parties.join(" · "))}</p>` : ""
+    }<p class="muted">${text(words("zone", { zone: rows.timezone }))}</p></header>`;
+  // Both parties sign the last page: a name, a signature and a date each, filled in by hand on the print.
+  const signOff = () => {
+    const party = (heading: string, name: string | undefined) =>
+      `<div class="party"><p><b>${text(words(heading))}</b>${name ? ` ${text(name)}` : ""}</p>${[
+        "signOffName",
+        "signOffSignature",
+        "signOffDate",
+      ]
+        .map((key) => `<p class="line">${text(words(key))}</p>`)
+        .join("")}</div>`;
+    return `<div class="sign-off"><h2>${text(words("signOff"))}</h2><div class="parties">${party("signOffContractor", rows.contractor)}${party(
+      "signOffCustomer",
+      rows.customer,
+    )}</div></div>`;
+  };
   const pages = daysBetween(rows.from, rows.to).map((day) => {
     const dayRows = rows.days.filter((row) => row.day === day);
     const dayOccurrences = rows.occurrences.filter((row) => row.day === day);
@@ -534,10 +602,17 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
             dayRows,
             rows.dayTotals.find((row) => row.day === day),
           )}<h2>${text(words("occurrences"))}</h2>${occurrenceTable(dayOccurrences)}${images(dayOccurrences)}`;
-    return `<section class="day" data-day="${day}"><header><h1>${text(rows.site)}</h1><p class="date">${text(words("title"))} · ${text(
-      dayName(day),
-    )}</p><p class="muted">${text(words("zone", { zone: rows.timezone }))}</p></header>${body}</section>`;
+    return `<section class="day" data-day="${day}">${header(dayName(day))}${body}</section>`;
   });
+  // A span of several days ends with its totals: what a contractor invoices and a customer checks.
+  if (pages.length > 1 && rows.occurrences.length > 0)
+    pages.push(
+      `<section class="day period">${header(words("period", { from: rows.from, to: rows.to }))}<h2>${text(words("periodTotals"))}</h2>${summary(
+        rows.itemTotals,
+        rows.total,
+      )}</section>`,
+    );
+  pages[pages.length - 1] = pages[pages.length - 1]!.replace(/<\/section>$/, `${signOff()}</section>`);
   const title = `${rows.site} · ${words("title")} · ${words("period", { from: rows.from, to: rows.to })}`;
   return `<!DOCTYPE html>
 <html lang="${text(language)}"><head><meta charset="utf-8"><title>${text(title)}</title><style>${STYLE}</style></head>

@@ -34,6 +34,7 @@ import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
 import { settledWithin } from "../../api/engine/clock";
 import { planClockOf } from "./plan-clock";
 import { planReportAnswer } from "./report-answer";
+import type { ReportParties } from "../../api/plans/plan-report";
 import { planStatus } from "./status";
 import { PLAN_LATE_BY, PLAN_LOOK_BACK_AT_MOST, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
 
@@ -43,6 +44,10 @@ export interface RobotPlanProperties extends NodeDef {
   timezone?: string;
   lateBy?: string | number;
   skipDates?: unknown;
+  /** Named on the proof of service: the site (else the node's name), the customer and the contractor. */
+  site?: string;
+  customer?: string;
+  contractor?: string;
 }
 
 /** The context keys of the node's plan book part and of its jobs (robot-job's records). */
@@ -92,6 +97,17 @@ function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults):
   return items;
 }
 
+/** The report's parties from the node's settings: the site is the node's name where none is set. */
+function reportParties(config: RobotPlanProperties, node: Node): ReportParties {
+  const given = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
+  const [customer, contractor] = [given(config.customer), given(config.contractor)];
+  return {
+    site: given(config.site) ?? node.name ?? "",
+    ...(customer ? { customer } : {}),
+    ...(contractor ? { contractor } : {}),
+  };
+}
+
 /** The node's deployed plan settings as one value: a message's plan is kept only while they are the ones it replaced. */
 function deployedSettingsHash(config: RobotPlanProperties): string {
   const deployed = { plan: config.plan ?? [], timezone: config.timezone ?? "", lateBy: config.lateBy ?? "", skipDates: config.skipDates ?? [] };
@@ -105,6 +121,8 @@ interface PlanSettings {
   items: PlanItem[];
   /** deployedSettingsHash of the node's config. */
   deployed: string;
+  /** Named on the proof of service. */
+  parties: ReportParties;
 }
 
 export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
@@ -121,6 +139,7 @@ export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProper
       skipDates: readSkipDates(config.skipDates),
       items: readPlanForJobs(config.plan ?? [], "plan", defaults),
       deployed: deployedSettingsHash(config),
+      parties: reportParties(config, node),
     };
   } catch (error) {
     // A node whose settings cannot be read runs nothing: its status, its log at deploy and every message say which.
@@ -360,7 +379,7 @@ function runPlan(
         answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
         break;
       case "report":
-        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, siteFallback: node.name ?? "" }) }];
+        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, parties: settings.parties }) }];
         break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";

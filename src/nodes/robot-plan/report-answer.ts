@@ -10,12 +10,24 @@ import { DateTime } from "luxon";
 import type { RobotClient } from "../../api/client";
 import { robotNameOf } from "../../api/account/robot-directory";
 import type { OccurrenceListing } from "../../api/plans/occurrence";
-import { planReport, planReportRows, readPlanReportRequest, type PlanReportRows } from "../../api/plans/plan-report";
+import { planReport, planReportRows, readPlanReportRequest, type PlanReportRows, type ReportParties } from "../../api/plans/plan-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { underWayOf } from "../../api/plans/under-way";
 import { invalidInput } from "../../api/errors";
 import { reportImagesModule } from "../shared/api";
 import type { Translate } from "../shared/i18n";
+
+/** The site, customer and contractor the request names (each a text, else the node's), named by field when not. */
+function partiesOf(request: Record<string, unknown>, fallback: ReportParties): ReportParties {
+  const parties: ReportParties = { ...fallback };
+  for (const field of ["site", "customer", "contractor"] as const) {
+    const given = request[field];
+    if (given === undefined) continue;
+    if (typeof given !== "string") throw invalidInput(`payload.report.${field}`, `must be the ${field}'s name as text`);
+    parties[field] = given.trim();
+  }
+  return parties;
+}
 
 /** Coverage images embedded in one page at most: a month of a busy plan; the rest are linked. */
 const MAX_EMBEDDED_IMAGES = 200;
@@ -28,8 +40,8 @@ export interface ReportSources {
   nowMs: number;
   /** robot-plan's translator: the report's words are the shared catalogue's planReport. */
   t: Translate;
-  /** The site's name when the request gives none (the plan node's name). */
-  siteFallback: string;
+  /** Who the report is between where the request names nobody: the node's settings (the site: else its name). */
+  parties: ReportParties;
   signal?: AbortSignal;
 }
 
@@ -37,15 +49,14 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
   const { client, timezone, nowMs, t } = sources;
   const today = DateTime.fromMillis(nowMs, { zone: timezone }).toISODate()!;
   const request = readPlanReportRequest(value, today);
-  const site = (value as Record<string, unknown>).site ?? sources.siteFallback;
-  if (typeof site !== "string") throw invalidInput("payload.report.site", "must be the site's name as text");
+  const parties = partiesOf(value as Record<string, unknown>, sources.parties);
   const fromMs = DateTime.fromISO(request.from, { zone: timezone }).startOf("day").toMillis();
   const toMs = DateTime.fromISO(request.to, { zone: timezone }).plus({ days: 1 }).startOf("day").toMillis();
   const reports = reportsOfAccount(client.accountKey);
   const input = {
     listing: sources.between(fromMs, toMs),
     request,
-    site,
+    ...parties,
     // The catalogue Node-RED chose names its language: dates and numbers follow the words.
     language: t("planReport.language"),
     words: (key: string, params?: Record<string, string | number>) => t(`planReport.${key}`, params),
