@@ -90,9 +90,9 @@ describe("open alarms of an account", () => {
     alarms.acknowledge("R1", "a", "Bo");
     alarms.record(incident("R2", "b", true, "H4", { startTime: Date.now() - 30_000 }));
     alarms.record(incident("R2", "b", false, "H4", { startTime: Date.now() - 30_000 }));
-    const plain = JSON.parse(JSON.stringify(alarms.toPlain())) as { open: unknown[]; shift: unknown[] };
+    const plain = JSON.parse(JSON.stringify(alarms.toPlain())) as { open: unknown[]; incidents: unknown[] };
     const copy = new AccountAlarms();
-    copy.restore({ open: [...plain.open, { serialNumber: 5 }, null], shift: [...plain.shift, "x"] });
+    copy.restore({ open: [...plain.open, { serialNumber: 5 }, null], incidents: [...plain.incidents, "x"] });
     assert.deepEqual(copy.list(), alarms.list());
     assert.deepEqual(copy.list()[0]?.acknowledged?.by, "Bo");
     assert.deepEqual(copy.log(), alarms.log());
@@ -105,12 +105,16 @@ describe("open alarms of an account", () => {
     const earlier = new AccountAlarms();
     earlier.restore(plain.open);
     assert.deepEqual(earlier.list(), alarms.list());
+    // What the version before the incident log stored: the log as "shift".
+    const shiftOnly = new AccountAlarms();
+    shiftOnly.restore({ open: plain.open, shift: plain.incidents });
+    assert.deepEqual(shiftOnly.log(), alarms.log());
   });
 
   it("keeps the shift: each alarm raised with who acknowledged it when and when it recovered, for 24 hours, open ones longer", () => {
     const now = Date.parse("2026-11-26T12:00:00Z");
     const at = (hoursAgo: number) => new Date(now - hoursAgo * 3600_000);
-    const alarms = new AccountAlarms(10_000, 3);
+    const alarms = new AccountAlarms(10_000, 4);
     alarms.record(incident("R1", "old", true, "H5", { startTime: now - 30 * 3600_000 }), at(30));
     alarms.record(incident("R1", "gone", true, "H5", { startTime: now - 26 * 3600_000 }), at(26));
     alarms.record(incident("R1", "gone", false, "H5", { startTime: now - 26 * 3600_000, endTime: now - 25 * 3600_000 }), at(25));
@@ -138,11 +142,42 @@ describe("open alarms of an account", () => {
       ["old", "today", "stale"],
       "in the order they came",
     );
-    // Past its size the oldest goes, open or not.
+    // Past the log's size the oldest goes, open or not.
     for (const id of ["x", "y", "z"]) alarms.record(incident("R3", id, true, "H4", { startTime: now - 60_000 }), new Date(now));
     assert.deepEqual(
       alarms.log(new Date(now)).map((entry) => entry.incidentId),
-      ["x", "y", "z"],
+      ["stale", "x", "y", "z"],
+    );
+  });
+
+  it("keeps every alarm in its incident log 35 days after its last news (a month's report), not a millisecond more, open ones longer", () => {
+    const now = Date.parse("2026-11-26T12:00:00Z");
+    const daysAgo = (days: number, ms = 0) => new Date(now - days * 86_400_000 + ms);
+    const alarms = new AccountAlarms();
+    const raiseAndRecover = (id: string, at: Date) => {
+      alarms.record(incident("R1", id, true, "H5", { startTime: at.getTime() }), at);
+      alarms.record(incident("R1", id, false, "H5", { startTime: at.getTime(), endTime: at.getTime() }), at);
+    };
+    raiseAndRecover("at-limit", daysAgo(35));
+    raiseAndRecover("past-limit", daysAgo(35, -1));
+    raiseAndRecover("within", daysAgo(35, 1));
+    alarms.record(incident("R2", "open", true, "H5", { startTime: daysAgo(40).getTime() }), daysAgo(40));
+    alarms.record(incident("R2", "acknowledged-late", true, "H5", { startTime: daysAgo(36).getTime() }), daysAgo(36));
+    alarms.acknowledge("R2", "acknowledged-late", "Ana", daysAgo(1));
+    alarms.record(
+      incident("R2", "acknowledged-late", false, "H5", { startTime: daysAgo(36).getTime(), endTime: daysAgo(1).getTime() }),
+      daysAgo(1),
+    );
+    const kept = (fromMs: number, toMs: number) => {
+      alarms.log(new Date(now)); // trims the log as of now
+      return alarms.incidents(fromMs, toMs).map((entry) => entry.incidentId);
+    };
+    assert.deepEqual(kept(0, now + 1), ["at-limit", "within", "open", "acknowledged-late"]);
+    assert.deepEqual(kept(daysAgo(35).getTime(), daysAgo(35, 1).getTime()), ["at-limit"], "from `from` on, before `to`");
+    assert.deepEqual(
+      alarms.log(new Date(now)).map((entry) => entry.incidentId),
+      ["open", "acknowledged-late"],
+      "the shift: a day's news, or open",
     );
   });
 

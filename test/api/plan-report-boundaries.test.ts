@@ -46,6 +46,7 @@ import {
   type PlanReportInput,
 } from "../../src/api/plans/plan-report";
 import type { ReadReport } from "../../src/api/reports/reading";
+import type { AlarmLogEntry } from "../../src/api/pushes/open-alarms";
 import { halfHourReport } from "../support/report-fixtures";
 import { PACKAGE_ROOT } from "../support/child-node";
 
@@ -122,7 +123,7 @@ function input(overrides: Partial<PlanReportInput> = {}): PlanReportInput {
 const html = (overrides: Partial<PlanReportInput> = {}) => planReport(input(overrides)) as string;
 
 /** The rows (`<tr>`) of a day's table of the page, each as the client gets it; nothing else is in the table. */
-function tableRows(page: string, day: string, table: "summary" | "occurrences"): string[] {
+function tableRows(page: string, day: string, table: "summary" | "occurrences" | "incidents"): string[] {
   const section = page.slice(page.indexOf(`<section class="day" data-day="${day}"`));
   const start = section.indexOf(`<table class="${table}">`);
   const markup = section.slice(start, section.indexOf("</table>", start) + "</table>".length);
@@ -259,6 +260,69 @@ describe("plan report page: the period's totals, the parties and the sign-off", 
     const unnamed = html({ words });
     assert.ok(!unnamed.includes("customer=") && !unnamed.includes("contractor="));
     assert.ok(unnamed.includes('<div class="party"><p><b>signOffCustomer</b></p>'), "lines to fill in by hand");
+  });
+});
+
+describe("plan report: the incidents raised during each occurrence", () => {
+  // LOBBY_0600 ran from 05:00:00 to R1's end, 05:31:00 UTC, on ROBOT.
+  const start = Date.parse(LOBBY_0600.plannedAt);
+  const end = Date.parse(R1.endTimeIso!);
+  const alarm = (incidentId: string, ms: number, extra: Partial<AlarmLogEntry> = {}): AlarmLogEntry => ({
+    serialNumber: ROBOT,
+    incidentId,
+    level: { code: "H5", rank: 5 },
+    code: "2010",
+    name: "Brush motor stalled",
+    raisedAt: new Date(ms).toISOString(),
+    ...extra,
+  });
+  const log = [
+    alarm("before", start - 1),
+    alarm("at-start", start, {
+      acknowledged: { by: "Ana", at: new Date(start + 120_000).toISOString() },
+      recoveredAt: new Date(start + 600_000).toISOString(),
+    }),
+    alarm("at-end", end),
+    alarm("after", end + 1),
+    alarm("other-robot", start + 1000, { serialNumber: "GS-S-000102" }),
+  ];
+  const incidents = (fromMs: number, toMs: number) =>
+    log.filter((entry) => Date.parse(entry.raisedAt) >= fromMs && Date.parse(entry.raisedAt) < toMs);
+
+  it("takes its robot's alarms raised from its start to its end, both included, no other robot's", () => {
+    const row = planReportRows(input({ incidents })).occurrences.find((each) => each.occurrenceId === LOBBY_0600.occurrenceId)!;
+    assert.deepEqual(
+      row.incidents?.map((entry) => entry.incidentId),
+      ["at-start", "at-end"],
+    );
+    const failed = planReportRows(input({ incidents })).occurrences.find((each) => each.occurrenceId === KITCHEN_1300.occurrenceId)!;
+    assert.equal(failed.incidents, undefined, "an occurrence that never started has none");
+    const csv = (planReport(input({ incidents, request: { from: "2026-12-01", to: "2026-12-01", format: "csv" } })) as string).split("\n");
+    assert.ok(csv.find((line) => line.includes(LOBBY_0600.occurrenceId))!.endsWith(",r1,2,"), "the count in the CSV");
+  });
+
+  it("lists them on the day's page with how soon each was acknowledged and recovered, and the day's figures above", () => {
+    const words = (key: string, params?: Record<string, string | number>) =>
+      params
+        ? `${key}(${Object.entries(params)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(",")})`
+        : key;
+    const page = html({ incidents, words, request: { from: "2026-12-01", to: "2026-12-01", format: "html" } });
+    assert.deepEqual(tableRows(page, "2026-12-01", "incidents").slice(1), [
+      "<tr><td>06:00</td><td>Lobby</td><td>Scrubber from the job</td><td>H5</td><td>2010 Brush motor stalled</td><td>afterBy(time=2 min,by=Ana)</td><td>after(time=10 min)</td></tr>",
+      "<tr><td>06:31</td><td>Lobby</td><td>Scrubber from the job</td><td>H5</td><td>2010 Brush motor stalled</td><td></td><td></td></tr>",
+    ]);
+    assert.ok(
+      page.includes(
+        '<tr><td class="number">2</td><td class="number">1</td><td class="number">1</td><td>meanLongest(mean=2 min,longest=2 min)</td><td>meanLongest(mean=10 min,longest=10 min)</td></tr>',
+      ),
+      "2 raised, 1 acknowledged, 1 recovered, and how soon",
+    );
+    assert.ok(
+      !html({ request: { from: "2026-12-01", to: "2026-12-01", format: "html" } }).includes('class="incidents"'),
+      "no table without incidents",
+    );
   });
 });
 

@@ -94,6 +94,44 @@ describe("robot-events: the account's alarms listed and acknowledged through its
     assert.equal(caught.length, 0);
   });
 
+  it("answers the incidents of the days asked, in the zone asked, with how fast each day's were acknowledged and recovered", async () => {
+    const { out, caught } = await deploy();
+    // Raised 23:30 and 00:30 in Auckland (UTC+13 in December): two local days, one UTC date.
+    const raised = (incidentId: string, iso: string) =>
+      incidentPush({ incidentId, incidentStatus: 1, incidentLevel: "H5", incidentName: "Stuck", startTime: Date.parse(iso), endTime: 0 });
+    const recovered = (incidentId: string, raisedIso: string, endIso: string) =>
+      incidentPush({ incidentId, incidentStatus: 0, incidentLevel: "H5", incidentName: "Stuck", startTime: Date.parse(raisedIso), endTime: Date.parse(endIso) });
+    await push(raised("late", "2026-12-01T10:30:00Z"));
+    await push(raised("early", "2026-12-01T11:30:00Z"));
+    await push(recovered("early", "2026-12-01T11:30:00Z", "2026-12-01T11:40:00Z"));
+    ask({ acknowledge: { serialNumber: SERIAL, incidentId: "late" }, by: "Ana" });
+    const day = (from: string, to?: string) => ({ alarms: { from, ...(to ? { to } : {}), timezone: "Pacific/Auckland" } });
+    ask(day("2026-12-01"));
+    ask(day("2026-12-02"));
+    ask(day("2026-12-01", "2026-12-02"));
+    ask(day("2026-11-30"));
+    await waitFor(() => answers(out).length === 5, 3000, "the acknowledgement and four lists");
+    const [, first, second, both, before] = answers(out).map((msg) => msg.payload as unknown as { incidents: Alarm[]; days: Array<Record<string, unknown>>; timezone: string });
+    assert.deepEqual(first!.incidents.map((entry) => entry.incidentId), ["late"], "23:30 on the 1st in Auckland");
+    assert.deepEqual(second!.incidents.map((entry) => entry.incidentId), ["early"], "00:30 on the 2nd in Auckland, the 1st in UTC");
+    assert.deepEqual(before!.incidents, []);
+    assert.equal(both!.timezone, "Pacific/Auckland");
+    assert.deepEqual(
+      both!.days.map((figures) => [figures.day, figures.raised, figures.acknowledged, figures.recovered, figures.toRecover]),
+      [
+        ["2026-12-01", 1, 1, 0, null],
+        ["2026-12-02", 1, 0, 1, { meanSeconds: 600, longestSeconds: 600 }],
+      ],
+    );
+    assert.equal(caught.length, 0);
+    for (const alarms of [{ from: "2026-13-01" }, { from: "2026-12-02", to: "2026-12-01" }, { timezone: "Europe/Berln" }]) ask({ alarms });
+    await waitFor(() => caught.length === 3, 3000, "three refusals");
+    const messages = caught.map((msg) => (msg.error as { message: string }).message);
+    assert.match(messages[0]!, /payload\.alarms\.from: must be a day as "YYYY-MM-DD" \(got "2026-13-01"\)/);
+    assert.match(messages[1]!, /payload\.alarms\.to: must not be before from \(2026-12-02\)/);
+    assert.match(messages[2]!, /payload\.alarms\.timezone: must be an IANA time zone/);
+  });
+
   it("counts an incident below Incidents from as an alarm of the account, without sending it on", async () => {
     const { out } = await deploy({ minLevel: "H5" });
     await push(incident("low", true, "H3", "Side brush worn"));

@@ -4,6 +4,7 @@
  * headless Chromium, in English and Chinese: the site, each day on a page of
  * its own when printed to PDF, the coverage images shown, every name as text.
  */
+import type { AlarmLogEntry } from "../../src/api/pushes/open-alarms";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -121,6 +122,28 @@ function demoDay(): { listing: OccurrenceListing; images: Map<string, string> } 
   return { listing: { timezone: ZONE, planned, settled }, images };
 }
 
+/** Two alarms raised while robots cleaned: one acknowledged and recovered, one acknowledged only. */
+const INCIDENTS: AlarmLogEntry[] = [
+  {
+    serialNumber: LOBBY_ROBOT,
+    incidentId: "i-1",
+    level: { code: "H6", rank: 6 },
+    code: "2010302",
+    name: "Brush motor stalled",
+    raisedAt: "2026-12-01T07:20:00.000Z",
+    acknowledged: { by: "Ana", at: "2026-12-01T07:22:30.000Z" },
+    recoveredAt: "2026-12-01T07:30:00.000Z",
+  },
+  {
+    serialNumber: KITCHEN_ROBOT,
+    incidentId: "i-2",
+    level: { code: "H4", rank: 4 },
+    name: "Clean water low",
+    raisedAt: "2026-12-01T12:40:00.000Z",
+    acknowledged: { by: "Bo", at: "2026-12-01T12:47:00.000Z" },
+  },
+];
+
 function page(language: string, from: string, to: string): string {
   const { listing, images } = demoDay();
   return planReport({
@@ -128,6 +151,7 @@ function page(language: string, from: string, to: string): string {
     request: { from, to, format: "html" },
     site: "Riverside Office Park",
     customer: "Riverside Estates Ltd",
+    incidents: (fromMs, toMs) => INCIDENTS.filter((entry) => Date.parse(entry.raisedAt) >= fromMs && Date.parse(entry.raisedAt) < toMs),
     contractor: "Acme Facility Services",
     language,
     words: catalogueWords(language),
@@ -175,7 +199,7 @@ describe("plan report page in Chromium", function () {
     assert.match((await tab.locator(".date").first().textContent())!, /服务证明 · 2026年12月1日星期二/);
     const states = await tab.locator("table.occurrences .state").allTextContents();
     assert.deepEqual(new Set(states), new Set(["已完成", "延后完成", "失败", "错过", "已跳过", "已取消"]));
-    await tab.screenshot({ path: path.join(SHOTS, "plan-report-zh.png"), fullPage: true });
+    for (const file of screenshots("plan-report-zh.png")) await tab.screenshot({ path: file, fullPage: true });
   });
 
   it("printed to PDF, each day starts a page of its own", async () => {

@@ -70,3 +70,23 @@ export function isoTimesOf(record: Record<string, unknown>): IsoTimes {
   const end = cloudTimeIso(record.endTime);
   return { ...(start ? { startTimeIso: start } : {}), ...(end ? { endTimeIso: end } : {}) };
 }
+
+/** Whole seconds from one ISO 8601 time to a later one; undefined where either is missing or unreadable, or the second comes first. */
+export function secondsFrom(from: string | undefined, to: string | undefined): number | undefined {
+  if (from === undefined || to === undefined) return undefined;
+  const seconds = Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A calendar date `YYYY-MM-DD` that exists: month 13 is no date (an invalid
+ * Date, whose toISOString throws), nor is 30 February (Date.parse rolls it
+ * over to 1 March), so the date must read back as itself.
+ */
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== "string" || !DATE.test(value)) return false;
+  const at = Date.parse(`${value}T00:00:00Z`);
+  return Number.isFinite(at) && new Date(at).toISOString().startsWith(value);
+}

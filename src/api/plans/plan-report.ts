@@ -14,8 +14,10 @@ import { keptReportOf, kpiFiguresOf, type KeptReport, type KpiFigures } from "..
 import type { ReadReport } from "../reports/reading";
 import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";
 import { SETTLED_STATUSES, dayOfOccurrence } from "./occurrence";
-import { isCalendarDate } from "./plan";
+import { isCalendarDate, secondsFrom } from "../cloud/cloud-time";
 import type { UnderWay } from "./under-way";
+import type { AlarmLogEntry } from "../pushes/open-alarms";
+import { handlingOf } from "../pushes/incident-figures";
 
 export const PLAN_REPORT_FORMATS = ["rows", "csv", "html"] as const;
 export type PlanReportFormat = (typeof PLAN_REPORT_FORMATS)[number];
@@ -63,6 +65,8 @@ export interface OccurrenceRow {
   reason?: string;
   /** The coverage image of its report, where the report has one. */
   image?: string;
+  /** The alarms its robot raised while it ran (from its start to its end, or now), where there were any. */
+  incidents?: AlarmLogEntry[];
 }
 
 export const COUNTED_STATES = ["done", "late", "failed", "missed", "skipped", "cancelled"] as const satisfies readonly SettledStatus[];
@@ -130,6 +134,18 @@ export const REPORT_WORD_KEYS = [
   "signOffName",
   "signOffSignature",
   "signOffDate",
+  "incidents",
+  "column.raised",
+  "column.level",
+  "column.incident",
+  "column.acknowledged",
+  "column.recovered",
+  "column.incidentCount",
+  "column.toAcknowledge",
+  "column.toRecover",
+  "meanLongest",
+  "after",
+  "afterBy",
 ] as const;
 export const REPORT_OUTCOMES: readonly JobOutcome[] = ["completed", "stoppedByHand", "error", "failedToStart", "cancelled", "unknown"];
 
@@ -151,6 +167,8 @@ export interface PlanReportInput {
   keptReport?: (reportKey: string, serialNumber: string) => ReadReport | undefined;
   /** What is under way of an occurrence not settled (under-way.ts): its robot and start, once it has them. */
   underWay?: (occurrenceId: string) => UnderWay | undefined;
+  /** The account's incident log: the alarms raised at or after `fromMs` and before `toMs` (AccountAlarms.incidents). */
+  incidents?: (fromMs: number, toMs: number) => AlarmLogEntry[];
   /** A robot's name (the account's robot directory). */
   robotName?: (serialNumber: string) => string;
   /** Coverage images by report key (data: URLs the node downloaded, as a report's own URL expires), instead of the report's URL. */
@@ -192,13 +210,6 @@ export function daysBetween(from: string, to: string): string[] {
   for (let at = Date.parse(`${from}T00:00:00Z`); at <= last && days.length <= MAX_REPORT_DAYS; at += DAY_MS)
     days.push(new Date(at).toISOString().slice(0, 10));
   return days;
-}
-
-/** Whole seconds from a start to an end, both ISO 8601; none where either is missing or the end is first. */
-function durationOf(startedAt: string | undefined, endedAt: string | undefined): number | undefined {
-  if (startedAt === undefined || endedAt === undefined) return undefined;
-  const seconds = Math.round((Date.parse(endedAt) - Date.parse(startedAt)) / 1000);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
 function isFailedJob(job: SettledOccurrence["job"]): job is FailedJob {
@@ -251,7 +262,7 @@ function joinOccurrence(
     ...(occurrence.startedAt ? { startedAt: occurrence.startedAt } : {}),
     ...(occurrence.endedAt ? { endedAt: occurrence.endedAt } : {}),
   };
-  const duration = durationOf(occurrence.startedAt, occurrence.endedAt);
+  const duration = secondsFrom(occurrence.startedAt, occurrence.endedAt);
   const settled = { ...base, ...times, status: occurrence.status, ...(duration !== undefined ? { durationSeconds: duration } : {}) };
   const job = occurrence.job;
   if (job === undefined) return { row: { ...settled, ...noFigures } };
@@ -282,6 +293,16 @@ function joinOccurrence(
   };
 }
 
+/** An occurrence that ran with the alarms its robot raised meanwhile, from the account's log. */
+function withIncidents(joined: Joined, input: PlanReportInput): Joined {
+  const { serialNumber, startedAt, endedAt } = joined.row;
+  if (!input.incidents || serialNumber === undefined || startedAt === undefined) return joined;
+  const incidents = input
+    .incidents(Date.parse(startedAt), endedAt === undefined ? input.nowMs : Date.parse(endedAt) + 1)
+    .filter((incident) => incident.serialNumber === serialNumber);
+  return incidents.length === 0 ? joined : { ...joined, row: { ...joined.row, incidents } };
+}
+
 /** The joins and counts; `planReport` turns them into the format asked for. */
 export function planReportRows(input: PlanReportInput): PlanReportRows {
   const { from, to } = input.request;
@@ -294,7 +315,9 @@ export function planReportRows(input: PlanReportInput): PlanReportRows {
   const all = new Map<string, { occurrenceId: string; item: string; plannedAt: string }>();
   for (const each of input.listing.planned) if (inSpan(each.occurrenceId)) all.set(each.occurrenceId, each);
   for (const each of settledById.values()) if (!all.has(each.occurrenceId)) all.set(each.occurrenceId, each);
-  const joined = [...all.values()].map((planned) => joinOccurrence(settledById.get(planned.occurrenceId), planned, input));
+  const joined = [...all.values()].map((planned) =>
+    withIncidents(joinOccurrence(settledById.get(planned.occurrenceId), planned, input), input),
+  );
   joined.sort((a, b) => compare(a.row.plannedAt, b.row.plannedAt) || compare(a.row.item, b.row.item));
 
   const groups = new Map<string, { day: string; item: string; joined: Joined[] }>();
@@ -370,6 +393,7 @@ export const CSV_COLUMNS = [
   "area_planned_m2",
   "coverage_percent",
   "report_id",
+  "incidents",
   "reason",
 ] as const;
 
@@ -405,6 +429,7 @@ export function planReportCsv(rows: PlanReportRows, words: ReportWords): string 
       row.areaPlanned,
       percent(row.coverage),
       row.reportId,
+      row.incidents?.length ?? (row.startedAt !== undefined ? 0 : undefined),
       row.reason,
     ]
       .map(csvField)
@@ -592,6 +617,49 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
       rows.customer,
     )}</div></div>`;
   };
+  const spell = (seconds: number | undefined) => (seconds === undefined ? "" : duration(seconds));
+  // The alarms raised during the day's occurrences, each with how soon a person acknowledged it and its robot recovered.
+  const incidentTable = (dayOccurrences: readonly OccurrenceRow[]) => {
+    const raised = dayOccurrences.flatMap((row) => (row.incidents ?? []).map((incident) => ({ row, incident })));
+    if (raised.length === 0) return "";
+    raised.sort((a, b) => compare(a.incident.raisedAt, b.incident.raisedAt));
+    const head = heads(
+      ["column.raised", "column.item", "column.robot", "column.level", "column.incident", "column.acknowledged", "column.recovered"],
+      7,
+    );
+    const body = raised
+      .map(({ row, incident }) => {
+        const acknowledged = incident.acknowledged
+          ? words("afterBy", { time: spell(secondsFrom(incident.raisedAt, incident.acknowledged.at)), by: incident.acknowledged.by })
+          : "";
+        const recovered = incident.recoveredAt ? words("after", { time: spell(secondsFrom(incident.raisedAt, incident.recoveredAt)) }) : "";
+        const what = [incident.code, incident.name].filter((part) => part !== undefined && part !== "").join(" ");
+        return `<tr>${cells(
+          [
+            at(incident.raisedAt),
+            row.item,
+            row.robotName ?? incident.serialNumber,
+            incident.level?.code ?? "",
+            what,
+            acknowledged,
+            recovered,
+          ].map(text),
+          7,
+        )}</tr>`;
+      })
+      .join("");
+    const figures = handlingOf(raised.map(({ incident }) => incident));
+    const spread = (value: { meanSeconds: number; longestSeconds: number } | null) =>
+      value ? words("meanLongest", { mean: duration(value.meanSeconds), longest: duration(value.longestSeconds) }) : "";
+    const summaryRow = `<table class="summary"><thead><tr>${heads(
+      ["column.incidentCount", "column.acknowledged", "column.recovered", "column.toAcknowledge", "column.toRecover"],
+      0,
+      3,
+    )}</tr></thead><tbody><tr>${cells([String(figures.raised), String(figures.acknowledged), String(figures.recovered)], 0)}<td>${text(
+      spread(figures.toAcknowledge),
+    )}</td><td>${text(spread(figures.toRecover))}</td></tr></tbody></table>`;
+    return `<h2>${text(words("incidents"))}</h2>${summaryRow}<table class="incidents"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  };
   const pages = daysBetween(rows.from, rows.to).map((day) => {
     const dayRows = rows.days.filter((row) => row.day === day);
     const dayOccurrences = rows.occurrences.filter((row) => row.day === day);
@@ -601,7 +669,7 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         : `<h2>${text(words("byItem"))}</h2>${summary(
             dayRows,
             rows.dayTotals.find((row) => row.day === day),
-          )}<h2>${text(words("occurrences"))}</h2>${occurrenceTable(dayOccurrences)}${images(dayOccurrences)}`;
+          )}<h2>${text(words("occurrences"))}</h2>${occurrenceTable(dayOccurrences)}${incidentTable(dayOccurrences)}${images(dayOccurrences)}`;
     return `<section class="day" data-day="${day}">${header(dayName(day))}${body}</section>`;
   });
   // A span of several days ends with its totals: what a contractor invoices and a customer checks.

@@ -8,13 +8,13 @@
 import { z } from "zod";
 import { IANAZone } from "luxon";
 import { invalidInput } from "../errors";
+import { isCalendarDate } from "../cloud/cloud-time";
 import { WEEK_DAYS, type PlanItem } from "./occurrence";
 
 /** A job waits this long for a robot when its item has neither waitUpTo nor an interval. */
 export const DEFAULT_ITEM_WAIT_SECONDS = 1_800;
 /** A plan's time of day, `HH:MM` or `HH:MM:SS` (the dialog checks typed times with it too). */
 export const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const text = z.string({ error: "must be a text" }).trim().min(1, "must not be empty");
 const timeOfDay = z
@@ -122,17 +122,6 @@ export function readTimezone(value: unknown, field = "timezone"): string {
   if (typeof value !== "string" || !IANAZone.isValidZone(value.trim()))
     throw invalidInput(field, `must be an IANA time zone such as "Europe/Berlin" (got ${JSON.stringify(value)})`);
   return value.trim();
-}
-
-/**
- * A calendar date `YYYY-MM-DD` that exists: month 13 is no date (an invalid
- * Date, whose toISOString throws), nor is 30 February (Date.parse rolls it
- * over to 1 March), so the date must read back as itself.
- */
-export function isCalendarDate(value: unknown): value is string {
-  if (typeof value !== "string" || !DATE.test(value)) return false;
-  const at = Date.parse(`${value}T00:00:00Z`);
-  return Number.isFinite(at) && new Date(at).toISOString().startsWith(value);
 }
 
 /** A list of dates `YYYY-MM-DD` (a text of them parted by commas or spaces too, as the dialog keeps it), sorted, each once. */

@@ -1,7 +1,10 @@
 /**
- * The account's open alarms, the one tracker of them: incidents the cloud
- * pushed as raised and has not yet pushed as recovered, with who acknowledged
- * them. A robot-events node linked to the account feeds them (every incident
+ * The account's incidents, the one tracker of them: a log of every alarm the
+ * cloud pushed (raised, who acknowledged it when, when its robot recovered),
+ * kept INCIDENT_LOG_DAYS, of which the open alarms (raised, not yet pushed as
+ * recovered) and the shift (news in the last 24 hours, or open) are views; the
+ * cloud keeps no incident history, so what is not kept here when pushed is
+ * gone. A robot-events node linked to the account feeds them (every incident
  * it receives, also one below its Incidents from) and counts them under
  * itself; jobs, the fleet map and the MQTT bridge read them. Only alarms
  * count: H0 (event notification) and H1 (statistics point) are not, and an
@@ -17,6 +20,9 @@ export const MAX_OPEN_ALARMS = 10_000;
 /** The shift's log: alarms raised in the last 24 hours (and any still open), at most this many. */
 export const SHIFT_LOG_MS = 24 * 3600_000;
 export const MAX_SHIFT_LOG = 2000;
+/** The incident log: an alarm is kept this long after its last news (a month's report, as the plan's settled occurrences), at most MAX_LOGGED_INCIDENTS. */
+export const INCIDENT_LOG_DAYS = 35;
+export const MAX_LOGGED_INCIDENTS = 10_000;
 /** The lowest level that is an alarm: H0 and H1 are events, sent on but never open. */
 const FIRST_ALARM_RANK = 2;
 
@@ -40,8 +46,14 @@ export type AlarmChange = { kind: "raised" | "recovered" | "acknowledged"; alarm
 /** An alarm of the shift: as it was raised, who acknowledged it when, and when its robot recovered. */
 export type AlarmLogEntry = OpenAlarm & { recoveredAt?: string };
 
-/** What toPlain gives and restore takes: the open alarms and the shift's log. */
+/** What toPlain gives and restore takes: the open alarms and the incident log (`shift` in what an earlier version wrote). */
 export interface PlainAlarms {
+  open: OpenAlarm[];
+  incidents: AlarmLogEntry[];
+}
+
+/** What a list asks: the open alarms and the shift. */
+export interface AlarmsView {
   open: OpenAlarm[];
   shift: AlarmLogEntry[];
 }
@@ -54,13 +66,13 @@ export function severityOf(alarm: Pick<OpenAlarm, "level">): number {
 export class AccountAlarms {
   /** In the order raised: the first is the oldest. */
   private readonly open = new Map<string, OpenAlarm>();
-  /** The shift's log, in the order the alarms came. */
-  private readonly shift: AlarmLogEntry[] = [];
+  /** The incident log, in the order the alarms came. */
+  private readonly logged: AlarmLogEntry[] = [];
   private readonly listeners = new Set<(change: AlarmChange) => void>();
 
   constructor(
     private readonly capacity = MAX_OPEN_ALARMS,
-    private readonly logCapacity = MAX_SHIFT_LOG,
+    private readonly logCapacity = MAX_LOGGED_INCIDENTS,
   ) {}
 
   /** What an incident push changes: an alarm raised or recovered; undefined when it changes nothing. */
@@ -95,7 +107,7 @@ export class AccountAlarms {
     }
     this.open.set(key, alarm);
     if (this.open.size > this.capacity) this.open.delete(this.open.keys().next().value!);
-    this.shift.push({ ...alarm });
+    this.logged.push({ ...alarm });
     this.trimLog(now);
     return this.changed({ kind: "raised", alarm });
   }
@@ -111,10 +123,27 @@ export class AccountAlarms {
     return alarm;
   }
 
-  /** The shift: every alarm with news in the last 24 hours and every one still open, in the order they came, with its acknowledgement and recovery. */
+  /** The shift: every alarm with news in the last 24 hours and every one still open, in the order they came (the newest MAX_SHIFT_LOG), with its acknowledgement and recovery. */
   log(now: Date = new Date()): AlarmLogEntry[] {
     this.trimLog(now);
-    return this.shift.map((entry) => ({ ...entry }));
+    const since = new Date(now.getTime() - SHIFT_LOG_MS).toISOString();
+    const shift = this.logged.filter((entry) => lastNewsOf(entry) >= since || this.stillOpen(entry));
+    return shift.slice(Math.max(0, shift.length - MAX_SHIFT_LOG)).map((entry) => ({ ...entry }));
+  }
+
+  /** Every logged alarm raised at or after `fromMs` and before `toMs` (ms since the epoch), in the order they came: a report's incidents. */
+  incidents(fromMs: number, toMs: number): AlarmLogEntry[] {
+    return this.logged
+      .filter((entry) => {
+        const raised = Date.parse(entry.raisedAt);
+        return raised >= fromMs && raised < toMs;
+      })
+      .map((entry) => ({ ...entry }));
+  }
+
+  /** What a list answers: the open alarms and the shift. */
+  view(now: Date = new Date()): AlarmsView {
+    return { open: this.list().map((alarm) => ({ ...alarm })), shift: this.log(now) };
   }
 
   /** Every open alarm, oldest raised first. */
@@ -146,9 +175,10 @@ export class AccountAlarms {
     return () => this.listeners.delete(listener);
   }
 
-  /** Plain JSON, for a context store: the open alarms with their acknowledgements, and the shift's log. */
-  toPlain(): PlainAlarms {
-    return { open: this.list().map((alarm) => ({ ...alarm })), shift: this.log() };
+  /** Plain JSON, for a context store: the open alarms with their acknowledgements, and the incident log. */
+  toPlain(now: Date = new Date()): PlainAlarms {
+    this.trimLog(now);
+    return { open: this.list().map((alarm) => ({ ...alarm })), incidents: this.logged.map((entry) => ({ ...entry })) };
   }
 
   /**
@@ -164,32 +194,37 @@ export class AccountAlarms {
       const key = alarmKey(entry.serialNumber, entry.incidentId);
       if (!this.open.has(key) && this.open.size < this.capacity) this.open.set(key, { ...entry });
     }
-    const logged = new Set(this.shift.map(logKeyOf));
-    for (const entry of Array.isArray(stored.shift) ? stored.shift : []) {
-      if (isAlarm(entry) && !logged.has(logKeyOf(entry))) this.shift.push({ ...(entry as AlarmLogEntry) });
+    const logged = new Set(this.logged.map(logKeyOf));
+    const entries: unknown[] = Array.isArray(stored.incidents) ? stored.incidents : Array.isArray(stored.shift) ? stored.shift : [];
+    for (const entry of entries) {
+      if (isAlarm(entry) && !logged.has(logKeyOf(entry))) this.logged.push({ ...(entry as AlarmLogEntry) });
     }
     this.trimLog(new Date());
   }
 
   /** The log's entry of an open alarm: the last one raised under its robot and id. */
   private logEntryOf(alarm: OpenAlarm): AlarmLogEntry | undefined {
-    for (let index = this.shift.length - 1; index >= 0; index--) {
-      const entry = this.shift[index]!;
+    for (let index = this.logged.length - 1; index >= 0; index--) {
+      const entry = this.logged[index]!;
       if (entry.serialNumber === alarm.serialNumber && entry.incidentId === alarm.incidentId) return entry;
     }
     return undefined;
   }
 
   /**
-   * Drops what fell out of the shift: no news of it (raised, acknowledged,
-   * recovered) for 24 hours and no longer open, then the oldest past the
-   * log's size. A cloud's old start time recovered now stays a day.
+   * Drops what fell out of the log: no news of it (raised, acknowledged,
+   * recovered) for INCIDENT_LOG_DAYS and no longer open, then the oldest past
+   * the log's size. A cloud's old start time recovered now stays the while.
    */
   private trimLog(now: Date): void {
-    const since = new Date(now.getTime() - SHIFT_LOG_MS).toISOString();
-    const lastNews = (entry: AlarmLogEntry) => [entry.raisedAt, entry.acknowledged?.at ?? "", entry.recoveredAt ?? ""].sort().at(-1)!;
-    const kept = this.shift.filter((entry) => lastNews(entry) >= since || this.open.has(alarmKey(entry.serialNumber, entry.incidentId)));
-    this.shift.splice(0, this.shift.length, ...kept.slice(Math.max(0, kept.length - this.logCapacity)));
+    const since = new Date(now.getTime() - INCIDENT_LOG_DAYS * 24 * 3600_000).toISOString();
+    const kept = this.logged.filter((entry) => lastNewsOf(entry) >= since || this.stillOpen(entry));
+    this.logged.splice(0, this.logged.length, ...kept.slice(Math.max(0, kept.length - this.logCapacity)));
+  }
+
+  /** A logged alarm not recovered whose incident is open: an earlier raise of an id raised again is recovered, and not open. */
+  private stillOpen(entry: AlarmLogEntry): boolean {
+    return entry.recoveredAt === undefined && this.open.has(alarmKey(entry.serialNumber, entry.incidentId));
   }
 
   private changed(change: AlarmChange): AlarmChange {
@@ -197,6 +232,9 @@ export class AccountAlarms {
     return change;
   }
 }
+
+/** The last thing that happened to a logged alarm: raised, acknowledged or recovered (ISO 8601 sorts as time). */
+const lastNewsOf = (entry: AlarmLogEntry) => [entry.raisedAt, entry.acknowledged?.at ?? "", entry.recoveredAt ?? ""].sort().at(-1)!;
 
 const logKeyOf = (entry: OpenAlarm) => `${alarmKey(entry.serialNumber, entry.incidentId)}\u0000${entry.raisedAt}`;
 

@@ -15,6 +15,9 @@ import type { IncidentLevel } from "../../api/cloud/incident-levels";
 import type { Push } from "../../api/pushes/pushes";
 import { RobotApiError, internalError, invalidInput } from "../../api/errors";
 import { AccountAlarms, alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { incidentFiguresByDay, incidentsOfDays } from "../../api/pushes/incident-figures";
+import { dayFormatter } from "../../api/reports/kpi";
+import type { IncidentDays } from "./alarm-requests";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
@@ -238,6 +241,18 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined)
   };
 }
 
+/**
+ * The open alarms and the shift, and the incidents raised on the days asked
+ * (today by default) with how fast each day's were acknowledged and recovered.
+ */
+function alarmsAnswer(alarms: AccountAlarms, days: IncidentDays, now = new Date()) {
+  const timezone = days.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const today = dayFormatter(timezone)(now.getTime());
+  const [from, to] = [days.from ?? days.to ?? today, days.to ?? days.from ?? today];
+  const incidents = incidentsOfDays(alarms, from, to, timezone);
+  return { ...alarms.view(now), from, to, timezone, incidents, days: incidentFiguresByDay(incidents, timezone) };
+}
+
 /** The input: the account's alarms listed, or one acknowledged; the answer (the list after it) on output 1, as msg.pushType "alarms". */
 function answerAlarmRequests(RED: NodeAPI, node: Node, account: AccountLink | undefined, t: Translate): void {
   takeMessages(RED, node, async (msg) => {
@@ -248,7 +263,8 @@ function answerAlarmRequests(RED: NodeAPI, node: Node, account: AccountLink | un
     if (request.kind === "acknowledge" && !account.alarms.acknowledge(request.serialNumber, request.incidentId, request.by)) {
       throw invalidInput("payload.acknowledge.incidentId", `no open alarm ${request.incidentId} of robot ${request.serialNumber}`);
     }
-    return [Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: account.alarms.toPlain() }), null, null];
+    const days = request.kind === "list" ? request.days : {};
+    return [Object.assign(msg, { topic: "alarms", pushType: "alarms", payload: alarmsAnswer(account.alarms, days) }), null, null];
   });
 }
 

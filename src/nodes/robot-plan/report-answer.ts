@@ -13,6 +13,7 @@ import type { OccurrenceListing } from "../../api/plans/occurrence";
 import { planReport, planReportRows, readPlanReportRequest, type PlanReportRows, type ReportParties } from "../../api/plans/plan-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { underWayOf } from "../../api/plans/under-way";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { invalidInput } from "../../api/errors";
 import { reportImagesModule } from "../shared/api";
 import type { Translate } from "../shared/i18n";
@@ -53,6 +54,7 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
   const fromMs = DateTime.fromISO(request.from, { zone: timezone }).startOf("day").toMillis();
   const toMs = DateTime.fromISO(request.to, { zone: timezone }).plus({ days: 1 }).startOf("day").toMillis();
   const reports = reportsOfAccount(client.accountKey);
+  const alarms = alarmsOfAccount(client.accountKey);
   const input = {
     listing: sources.between(fromMs, toMs),
     request,
@@ -63,6 +65,7 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
     nowMs,
     keptReport: (reportKey: string, serialNumber: string) => reports.get(reportKey, serialNumber),
     underWay: underWayOf(client.accountKey),
+    incidents: (fromMs: number, toMs: number) => alarms.incidents(fromMs, toMs),
     robotName: (serialNumber: string) => robotNameOf(client.accountKey, serialNumber),
   };
   if (request.format !== "html") return planReport(input);
