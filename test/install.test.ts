@@ -1,8 +1,9 @@
 /**
  * What a user installs: the packed tarball holds exactly the allowed files
  * within a size bound; installed with --omit=dev into a fresh Node-RED user
- * directory it loads every node and the editor plugin with no dev
- * dependency; a git URL installs and loads too (npm builds it first); and a
+ * directory (the registry's newest versions) it brings its eight runtime
+ * dependencies and nothing outside their trees, and loads every node and the
+ * editor plugin; a git URL installs and loads too (npm builds it first); and a
  * plain source clone installed by path says in one line what to run.
  */
 import assert from "node:assert/strict";
