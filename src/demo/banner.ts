@@ -102,7 +102,7 @@ Options:
 
 Environment (a port of 0 picks a free one):
   PORT                        the editor's port (default ${defaults.port})
-  HOST                        the address Node-RED listens on (default 127.0.0.1)
+  HOST                        the address Node-RED listens on (default ${defaults.host})
   SIMULATOR_PORT              the simulator's port (default ${defaults.simulatorPort})
   MQTT_PORT                   the MQTT broker's port (default ${defaults.mqttPort})
   SIMULATOR_ROBOTS            grow the simulated fleet to this many robots (1-${defaults.maxRobots}; default 3)
@@ -172,7 +172,7 @@ ${
 
 环境变量（端口为 0 时自动选择空闲端口）：
   PORT                        编辑器端口（默认 ${defaults.port}）
-  HOST                        Node-RED 监听的地址（默认 127.0.0.1）
+  HOST                        Node-RED 监听的地址（默认 ${defaults.host}）
   SIMULATOR_PORT              模拟器端口（默认 ${defaults.simulatorPort}）
   MQTT_PORT                   MQTT 代理端口（默认 ${defaults.mqttPort}）
   SIMULATOR_ROBOTS            把模拟车队扩大到这么多台机器人（1-${defaults.maxRobots}；默认 3）

@@ -8,6 +8,7 @@ import { MAX_FLEET_ROBOTS } from "../simulator/world/fleet";
 
 /** What the demo takes when a setting is not given. */
 export const DEMO_DEFAULTS = {
+  host: "127.0.0.1",
   port: 1880,
   simulatorPort: 18080,
   mqttPort: 1883,

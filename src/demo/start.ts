@@ -126,7 +126,7 @@ function robotsFromEnv(): { robots?: number } {
 }
 
 async function main(options: DemoOptions): Promise<void> {
-  const host = process.env.HOST || "127.0.0.1";
+  const host = process.env.HOST || DEMO_DEFAULTS.host;
   const requestedEditorPort = portFromEnv("PORT", DEMO_DEFAULTS.port);
   const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
   const { shared } = options;
