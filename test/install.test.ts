@@ -1,8 +1,9 @@
 /**
  * What a user installs: the packed tarball holds exactly the allowed files
  * within a size bound; installed with --omit=dev into a fresh Node-RED user
- * directory it loads every node and the editor plugin with no dev
- * dependency; a git URL installs and loads too (npm builds it first); and a
+ * directory (the registry's newest versions) it brings its eight runtime
+ * dependencies and nothing outside their trees, and loads every node and the
+ * editor plugin; a git URL installs and loads too (npm builds it first); and a
  * plain source clone installed by path says in one line what to run.
  */
 import assert from "node:assert/strict";
@@ -11,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DECLARED_NODE_TYPES } from "./support/declared-nodes";
+import { dependencyTree, installedPackages, packageNameOf } from "./support/dependency-tree";
 import { packageRoot, startNodeRed } from "./support/editor";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -43,16 +45,11 @@ const ALLOWED = [
   /^nodes\/locales\/(en-US|zh-CN)\/[a-z-]+\.(json|html)$/,
   /^examples\/[a-z-]+\.json$/,
 ];
-/** The names of the runtime dependencies and all of theirs, from the lockfile (whatever depth npm put them at). */
-function runtimePackages(): string[] {
-  const lock = JSON.parse(fs.readFileSync(path.join(packageRoot, "package-lock.json"), "utf8")) as {
-    packages: Record<string, { dev?: boolean }>;
-  };
-  const names = Object.entries(lock.packages)
-    .filter(([where, entry]) => where.includes("node_modules/") && entry.dev !== true)
-    .map(([where]) => where.slice(where.lastIndexOf("node_modules/") + "node_modules/".length));
-  return [...new Set(names)];
-}
+/**
+ * The runtime dependencies every user installs with the package, each chosen for its size on an edge box
+ * (test/package.test.ts says why each is there): a development dependency moved into "dependencies" fails here.
+ */
+const RUNTIME_DEPENDENCIES = ["axios", "cors", "hpagent", "ioredis", "luxon", "proxy-from-env", "rate-limiter-flexible", "zod"];
 
 // 0.3 adds the fleet map, the simulator's floor plans and pushes, the editor scripts in resources/,
 // robot-events and the shared account (275 kB packed, 964 kB unpacked); robot-job, robot-reports and
@@ -152,7 +149,7 @@ describe("install", function () {
         .at(-1)!;
       const manifest = JSON.parse(
         execFileSync("tar", ["-xzOf", path.join(work, packed), "package/package.json"], { encoding: "utf8" }),
-      ) as { scripts?: Record<string, string> };
+      ) as { scripts?: Record<string, string>; dependencies?: Record<string, string> };
       const installScripts = ["preinstall", "install", "postinstall", "prepare"].filter((name) => manifest.scripts?.[name] !== undefined);
       assert.deepEqual(installScripts, [], "npm 11 asks users to approve these");
       const working = JSON.parse(fs.readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
@@ -160,17 +157,14 @@ describe("install", function () {
       const userDir = freshUserDir("user");
       const installed = npm(["install", "--omit=dev", path.join(work, packed)], userDir);
       assert.equal(installed.status, 0, installed.stderr);
-      // A scope directory (@ioredis) holds its packages: each is named with its scope, as the lockfile names it.
-      const top = path.join(userDir, "node_modules");
-      const modules = fs
-        .readdirSync(top)
-        .filter((name) => !name.startsWith("."))
-        .flatMap((name) => (name.startsWith("@") ? fs.readdirSync(path.join(top, name)).map((inner) => `${name}/${inner}`) : [name]));
-      assert.deepEqual(
-        modules.sort(),
-        ["node-red-contrib-robot-fleet", ...runtimePackages()].sort(),
-        "only the runtime dependencies and theirs came along",
-      );
+      // Each installed package.json says what it brought, as the registry serves it today: a dependency's later release
+      // may need other packages than the lockfile's versions did.
+      const declared = Object.keys(manifest.dependencies ?? {}).sort();
+      assert.deepEqual(declared, RUNTIME_DEPENDENCIES, "the runtime dependencies");
+      const ours = path.join(userDir, "node_modules", "node-red-contrib-robot-fleet");
+      const brought = dependencyTree(declared, ours);
+      const extra = installedPackages(path.join(userDir, "node_modules")).filter((dir) => dir !== ours && !brought.has(dir));
+      assert.deepEqual(extra.map(packageNameOf), [], "installed, though no runtime dependency's tree has it");
 
       await expectNodeRedLoadsThePackage(userDir);
       // A program beside it requires the client by the package's name (its exports map), the simulator by its subpath, no internal module; the bin runs.

@@ -5,6 +5,7 @@
  * both with the same texts.
  */
 import path from "node:path";
+import type { DEMO_DEFAULTS } from "./command-line";
 
 export interface BannerFacts {
   host: string;
@@ -20,12 +21,20 @@ export interface BannerFacts {
   savedAs: string | undefined;
 }
 
+/** What the help shows besides its words: the defaults and where the flows are kept now. */
+export interface UsageFacts {
+  defaults: typeof DEMO_DEFAULTS;
+  folder: string;
+}
+
 interface DemoWords {
   banner(facts: BannerFacts): string;
+  usage(facts: UsageFacts): string;
+  badOption(why: string): string;
   secondCtrlC: string;
   stopping: string;
   stopLimit(seconds: number): string;
-  stopped(seconds: string): string;
+  stopped(ms: number): string;
   couldNotStart(why: string): string;
 }
 
@@ -77,10 +86,39 @@ ${
   Ctrl-C stops everything.
 `;
   },
+  usage: ({ defaults, folder }) => `Usage: npm start -- [options]
+
+The robot fleet demo on this machine: the robot-cloud simulator, an MQTT broker and Node-RED with
+these nodes and every example flow deployed against the simulator. Ctrl-C, SIGINT or SIGTERM (to
+npm or to the demo) stops all of it and frees every port.
+
+Options:
+  --fresh          start again from the example flows (yours are saved beside them first)
+  --shared         also run a second Node-RED with the same flows, sharing the robot account
+                   with the first through Redis
+  --verbose        the simulator logs every request, not only the failed ones
+  --lang CODE      Node-RED's language and the terminal's (zh-CN: Chinese)
+  -h, --help       show this text and start nothing
+
+Environment (a port of 0 picks a free one):
+  PORT                        the editor's port (default ${defaults.port})
+  HOST                        the address Node-RED listens on (default ${defaults.host})
+  SIMULATOR_PORT              the simulator's port (default ${defaults.simulatorPort})
+  MQTT_PORT                   the MQTT broker's port (default ${defaults.mqttPort})
+  SIMULATOR_ROBOTS            grow the simulated fleet to this many robots (1-${defaults.maxRobots}; default 3)
+  SIMULATOR_TASK_FAULT_RATE   share 0..1 of task starts that fail (default ${defaults.taskFaultRate}; 0 turns it off)
+  DEMO_DIR                    where the flows and the shift are kept (now ${folder})
+  DEMO_LANG                   the language without --lang
+  LC_ALL, LC_MESSAGES, LANG   the locale, without either (zh_*: Chinese)
+  With --shared:
+  SECOND_PORT                 the second Node-RED's port (default PORT + 1)
+  REDIS_PORT                  the port of the redis-server the demo starts (default ${defaults.redisPort})
+  REDIS_URL                   a Redis of yours, instead of starting one`,
+  badOption: (why) => `The demo does not take that: ${why}\nnpm start -- --help lists what it takes.`,
   secondCtrlC: "Stopped at once (second Ctrl-C).",
   stopping: "\nStopping the demo...",
   stopLimit: (seconds) => `The demo did not stop within ${seconds} s: exiting anyway.`,
-  stopped: (seconds) => `Stopped in ${seconds} s: every port is free.`,
+  stopped: (ms) => `Stopped in ${ms} ms: every port is free.`,
   couldNotStart: (why) => `The demo could not start: ${why}`,
 };
 
@@ -119,10 +157,38 @@ ${
   按 Ctrl-C 停止全部。
 `;
   },
+  usage: ({ defaults, folder }) => `用法：npm start -- [选项]
+
+在本机运行机器人车队演示：机器人云模拟器、一个 MQTT 代理，以及装有这些节点的 Node-RED，
+所有示例流程都已部署并连接到模拟器。Ctrl-C、SIGINT 或 SIGTERM（发给 npm 或演示进程）会停止
+全部并释放所有端口。
+
+选项：
+  --fresh          从示例流程重新开始（会先把你的流程另存在旁边）
+  --shared         另外运行第二个 Node-RED，运行相同的流程，并通过 Redis 与第一个共享机器人账户
+  --verbose        模拟器记录每个请求，而不只是失败的请求
+  --lang CODE      Node-RED 和终端使用的语言（zh-CN：中文）
+  -h, --help       显示本说明，不启动任何东西
+
+环境变量（端口为 0 时自动选择空闲端口）：
+  PORT                        编辑器端口（默认 ${defaults.port}）
+  HOST                        Node-RED 监听的地址（默认 ${defaults.host}）
+  SIMULATOR_PORT              模拟器端口（默认 ${defaults.simulatorPort}）
+  MQTT_PORT                   MQTT 代理端口（默认 ${defaults.mqttPort}）
+  SIMULATOR_ROBOTS            把模拟车队扩大到这么多台机器人（1-${defaults.maxRobots}；默认 3）
+  SIMULATOR_TASK_FAULT_RATE   任务启动失败的比例 0..1（默认 ${defaults.taskFaultRate}；0 表示关闭）
+  DEMO_DIR                    保存流程和当班状态的文件夹（当前为 ${folder}）
+  DEMO_LANG                   未给出 --lang 时使用的语言
+  LC_ALL、LC_MESSAGES、LANG   两者都未给出时的区域设置（zh_*：中文）
+  使用 --shared 时：
+  SECOND_PORT                 第二个 Node-RED 的端口（默认 PORT + 1）
+  REDIS_PORT                  演示启动的 redis-server 的端口（默认 ${defaults.redisPort}）
+  REDIS_URL                   使用你自己的 Redis，而不启动新的`,
+  badOption: (why) => `演示不接受该参数：${why}\n运行 npm start -- --help 查看可用的选项。`,
   secondCtrlC: "已立即停止（第二次 Ctrl-C）。",
   stopping: "\n正在停止演示……",
   stopLimit: (seconds) => `演示未能在 ${seconds} 秒内停止：仍然退出。`,
-  stopped: (seconds) => `已在 ${seconds} 秒内停止：所有端口均已释放。`,
+  stopped: (ms) => `已在 ${ms} 毫秒内停止：所有端口均已释放。`,
   couldNotStart: (why) => `演示无法启动：${why}`,
 };
 

@@ -8,11 +8,8 @@
  * Flows are kept in a lasting folder (user-dir.ts): DEMO_DIR, else
  * ~/.node-red-robot-fleet-demo; --fresh starts again from the examples.
  *
- * Environment: PORT (editor, default 1880), HOST (default 127.0.0.1),
- * SIMULATOR_PORT (default 18080), MQTT_PORT (default 1883); with --shared also
- * SECOND_PORT (default PORT + 1), REDIS_PORT (default 6380) or REDIS_URL. 0 picks a free port.
- * --lang zh-CN runs Node-RED in that language (node statuses, the console's words, this terminal's);
- * SIMULATOR_ROBOTS=200 grows the simulated fleet (the console at a fleet's size).
+ * Its options and environment settings: `npm start -- --help` (command-line.ts, the help in banner.ts).
+ * package.json's start runs it with `exec`, so the signal npm passes on reaches this process, not a shell.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import net from "node:net";
@@ -20,12 +17,13 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { Aedes } from "aedes";
 import { startSimulator } from "../simulator";
-import { DEMO_TOKEN, MAX_FLEET_ROBOTS } from "../simulator/world/fleet";
+import { DEMO_TOKEN } from "../simulator/world/fleet";
 import { REALISTIC_TIMING } from "../simulator/world/timing";
 import { startEmbeddedNodeRed } from "./embedded";
 import { DEMO_PUSH_APP_ID, buildDemoFlows, secondInstanceFlows } from "./flows";
 import { startRedisServer, type RedisServer } from "./redis-server";
 import { demoWords } from "./banner";
+import { DEMO_DEFAULTS, DemoUsageError, parseDemoArgs, type DemoOptions } from "./command-line";
 import { demoFolder, demoLanguage, demoSettings, packageRoot, prepareSecondUserDir, prepareUserDir } from "./user-dir";
 
 /** The terminal's words, in the language the demo's Node-RED runs in. */
@@ -33,6 +31,9 @@ const words = demoWords(demoLanguage());
 
 /** Ctrl-C frees every port within this long, whatever a client holds open. */
 const STOP_LIMIT_MS = 4000;
+
+/** In a terminal, one Ctrl-C reaches the demo twice (from the terminal, and passed on by npm): a signal this soon after the first is the same press. */
+const SAME_PRESS_MS = 1000;
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -99,17 +100,15 @@ function startSecondInstance(userDir: string, host: string, port: number): Promi
 
 /**
  * The demo's robots clean for 5 minutes a task (the CLI's 2 would leave a
- * plan's timeline hardly a running occurrence) and one task start in ten
- * fails, refused as busy or with its battery failing partway (the simulator's
- * taskFaultRate), so a day of the cleaning-plan example shows every status.
- * SIMULATOR_TASK_FAULT_RATE sets the share (0 turns it off, as the demo's tests do).
+ * plan's timeline hardly a running occurrence) and some task starts fail,
+ * refused as busy or with their battery failing partway (the simulator's
+ * taskFaultRate). SIMULATOR_TASK_FAULT_RATE sets the share (0 turns it off, as the demo's tests do).
  */
 const DEMO_TIMING = { ...REALISTIC_TIMING, taskDurationMs: 5 * 60_000 };
-const DEMO_TASK_FAULT_RATE = 0.1;
 
 function taskFaultRateFromEnv(): number {
   const raw = process.env.SIMULATOR_TASK_FAULT_RATE;
-  if (raw === undefined || raw === "") return DEMO_TASK_FAULT_RATE;
+  if (raw === undefined || raw === "") return DEMO_DEFAULTS.taskFaultRate;
   const rate = Number(raw);
   if (!(rate >= 0 && rate <= 1)) throw new Error(`SIMULATOR_TASK_FAULT_RATE=${raw}: must be a number from 0 to 1`);
   return rate;
@@ -120,20 +119,20 @@ function robotsFromEnv(): { robots?: number } {
   const raw = process.env.SIMULATOR_ROBOTS;
   if (raw === undefined || raw === "") return {};
   const robots = Number(raw);
-  if (!Number.isInteger(robots) || robots < 1 || robots > MAX_FLEET_ROBOTS) {
-    throw new Error(`SIMULATOR_ROBOTS=${raw}: must be a whole number from 1 to ${MAX_FLEET_ROBOTS}`);
+  if (!Number.isInteger(robots) || robots < 1 || robots > DEMO_DEFAULTS.maxRobots) {
+    throw new Error(`SIMULATOR_ROBOTS=${raw}: must be a whole number from 1 to ${DEMO_DEFAULTS.maxRobots}`);
   }
   return { robots };
 }
 
-async function main(): Promise<void> {
-  const host = process.env.HOST || "127.0.0.1";
-  const requestedEditorPort = portFromEnv("PORT", 1880);
+async function main(options: DemoOptions): Promise<void> {
+  const host = process.env.HOST || DEMO_DEFAULTS.host;
+  const requestedEditorPort = portFromEnv("PORT", DEMO_DEFAULTS.port);
   const editorPort = requestedEditorPort === 0 ? await freePort(host) : requestedEditorPort;
-  const shared = process.argv.includes("--shared");
+  const { shared } = options;
   let redis: RedisServer | undefined;
   if (shared && !process.env.REDIS_URL) {
-    const requestedRedisPort = portFromEnv("REDIS_PORT", 6380);
+    const requestedRedisPort = portFromEnv("REDIS_PORT", DEMO_DEFAULTS.redisPort);
     const redisPort = requestedRedisPort === 0 ? await freePort("127.0.0.1") : requestedRedisPort;
     redis = await onPort("REDIS_PORT", redisPort, () => startRedisServer(redisPort));
   }
@@ -141,14 +140,14 @@ async function main(): Promise<void> {
 
   // Robots behave as the CLI's do: a command takes effect about 2 s after the cloud accepted it. The
   // console shows the simulator's failed requests only, unless `npm start -- --verbose` asks for every one.
-  const simulatorPort = portFromEnv("SIMULATOR_PORT", 18080);
+  const simulatorPort = portFromEnv("SIMULATOR_PORT", DEMO_DEFAULTS.simulatorPort);
   const simulator = await onPort("SIMULATOR_PORT", simulatorPort, () =>
     startSimulator({
       host: "127.0.0.1",
       port: simulatorPort,
       timing: DEMO_TIMING,
       faults: { taskFaultRate: taskFaultRateFromEnv() },
-      logFailuresOnly: !process.argv.includes("--verbose"),
+      logFailuresOnly: !options.verbose,
       ...robotsFromEnv(),
     }),
   );
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
     socket.once("close", () => mqttSockets.delete(socket));
     broker.handle(socket);
   });
-  const requestedMqttPort = portFromEnv("MQTT_PORT", 1883);
+  const requestedMqttPort = portFromEnv("MQTT_PORT", DEMO_DEFAULTS.mqttPort);
   const mqttPort = await onPort("MQTT_PORT", requestedMqttPort, () => listen(mqttServer, requestedMqttPort, "127.0.0.1"));
 
   const { flows, credentials, pushPaths } = buildDemoFlows(path.join(packageRoot, "examples"), {
@@ -181,7 +180,7 @@ async function main(): Promise<void> {
     editorPort,
     redisUrl,
   });
-  const prepared = prepareUserDir(demoFolder(), flows, credentials, process.argv.includes("--fresh"));
+  const prepared = prepareUserDir(demoFolder(), flows, credentials, options.fresh);
   const { userDir } = prepared;
   // A flow's relative files (the cleaning-reports example's CSV) belong with the user's flows, not in this clone.
   process.chdir(userDir);
@@ -222,14 +221,14 @@ async function main(): Promise<void> {
     }),
   );
 
-  let stopping = false;
+  let stopStartedAt: number | undefined;
   const stop = async () => {
-    if (stopping) {
+    if (stopStartedAt !== undefined) {
+      if (Date.now() - stopStartedAt < SAME_PRESS_MS) return;
       console.log(words.secondCtrlC);
       process.exit(1);
     }
-    stopping = true;
-    const started = Date.now();
+    stopStartedAt = Date.now();
     console.log(words.stopping);
     // Whatever hangs (a client that does not let go), the ports are free within the promise Ctrl-C makes.
     setTimeout(() => {
@@ -248,14 +247,31 @@ async function main(): Promise<void> {
     await mqttClosed;
     await simulator.close();
     redis?.stop();
-    console.log(words.stopped(((Date.now() - started) / 1000).toFixed(1)));
+    console.log(words.stopped(Date.now() - stopStartedAt));
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
 }
 
-main().catch((error: unknown) => {
+async function run(): Promise<void> {
+  let options: DemoOptions;
+  try {
+    options = parseDemoArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof DemoUsageError)) throw error;
+    console.error(words.badOption(error.message));
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    console.log(words.usage({ defaults: DEMO_DEFAULTS, folder: demoFolder() }));
+    return;
+  }
+  await main(options);
+}
+
+run().catch((error: unknown) => {
   console.error(words.couldNotStart(error instanceof Error ? error.message : String(error)));
   process.exit(1);
 });

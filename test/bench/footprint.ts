@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { dependencyTree, packageNameOf } from "../support/dependency-tree";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const COLD_RUNS = 7;
@@ -16,27 +17,23 @@ function directoryBytes(dir: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += directoryBytes(full);
+    // A package's own node_modules holds packages counted on their own.
+    if (entry.isDirectory() && entry.name !== "node_modules") total += directoryBytes(full);
     else if (entry.isFile()) total += fs.statSync(full).size;
   }
   return total;
 }
 
-/** The runtime dependencies, as npm resolved them in this tree: name → bytes on disk. */
+/** The runtime dependencies, as npm resolved them in this tree: name → bytes on disk (copies at several places summed). */
 export function dependencyBytes(): Map<string, number> {
   const { dependencies = {} } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
     dependencies?: Record<string, string>;
   };
   const sizes = new Map<string, number>();
-  const visit = (name: string) => {
-    if (sizes.has(name)) return;
-    const dir = path.join(ROOT, "node_modules", name);
-    if (!fs.existsSync(dir)) return;
-    sizes.set(name, directoryBytes(dir));
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-    for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency);
-  };
-  for (const name of Object.keys(dependencies)) visit(name);
+  for (const dir of dependencyTree(Object.keys(dependencies), ROOT)) {
+    const name = packageNameOf(dir);
+    sizes.set(name, (sizes.get(name) ?? 0) + directoryBytes(dir));
+  }
   return sizes;
 }
 

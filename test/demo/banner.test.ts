@@ -43,7 +43,7 @@ describe("demo: the terminal's language", function () {
     assert.match(output, /机器人车队演示已运行。/);
     assert.match(output, /车队操作台\s+http:\/\/127\.0\.0\.1:\d+\/dashboard/);
     assert.match(output, /正在停止演示……/);
-    assert.match(output, /已在 \d+\.\d 秒内停止：所有端口均已释放。/);
+    assert.match(output, /已在 \d+ 毫秒内停止：所有端口均已释放。/);
     assert.doesNotMatch(output, /Robot fleet demo is running|Stopping the demo|every port is free/);
   });
 });

@@ -168,7 +168,8 @@ describe("robot-mqtt", function () {
     const afterChange = client.received.length;
     await client.publish(`${PREFIX}/status`, "online");
     await waitFor(() => ROBOTS.every((serial) => client.on(configTopic(serial), afterChange).length > 0), 10_000, "every config again");
-    assert.ok(ROBOTS.every((serial) => client.on(`${BASE}/${serial}/state`, afterChange).length > 0), "every state again");
+    // The states follow the configs through the broker: under load they arrived after the configs were all in.
+    await waitFor(() => ROBOTS.every((serial) => client.on(`${BASE}/${serial}/state`, afterChange).length > 0), 10_000, "every state again");
   });
 
   it("shows an alarm of the account at H4 or above as a problem and an error, and its recovery", async () => {

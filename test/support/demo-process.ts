@@ -1,6 +1,7 @@
 /**
  * Runs the README's start command (the demo) as a real child process on free
- * ports and reads the URLs it prints.
+ * ports and reads the URLs it prints: `node dist/src/demo/start.js`, or all of
+ * `npm start` as a service manager runs it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -8,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 
 export const root = path.resolve(__dirname, "../../..");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 export interface DemoUrls {
   editor: string;
@@ -22,19 +24,33 @@ export interface RunningDemo {
   urls: DemoUrls;
   /** Everything the process printed so far. */
   output(): string;
-  /** Ctrl-C; resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /** Ctrl-C (or `signal`) to the child alone; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** After a failed test: SIGKILL to the child and, through npm, the demo it started. */
+  kill(): void;
+}
+
+/** The figure of the demo's last line, "Stopped in N ms", undefined when it did not say it. */
+export function stopFigureMs(output: string): number | undefined {
+  const figure = /Stopped in (\d+) ms/.exec(output)?.[1];
+  return figure === undefined ? undefined : Number(figure);
 }
 
 /**
  * Starts the demo on free ports; `env` may fix some (PORT, to watch the editor's port from the start); `args` e.g. ["--shared"].
  * Its flows go to a folder of its own, removed when it stops, unless `env` names one in DEMO_DIR (the caller's to remove).
+ * `throughNpm` runs `npm start` (its build first, then the demo): the child is then npm, as a service manager's is.
  */
-export function startDemo(env: Record<string, string> = {}, args: string[] = []): Promise<RunningDemo> {
+export function startDemo(env: Record<string, string> = {}, args: string[] = [], throughNpm = false): Promise<RunningDemo> {
   const shared = args.includes("--shared");
   const ownFolder = env.DEMO_DIR === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), "robot-fleet-demo-test-")) : undefined;
-  const child = spawn(process.execPath, [path.join(root, "dist/src/demo/start.js"), ...args], {
+  const [command, commandArgs] = throughNpm
+    ? [NPM, ["start", "--", ...args]]
+    : [process.execPath, [path.join(root, "dist/src/demo/start.js"), ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: root,
+    // Its own process group, so that kill() reaches the demo npm started too; stop() signals the child alone.
+    detached: throughNpm,
     env: {
       ...process.env,
       PORT: "0",
@@ -48,12 +64,20 @@ export function startDemo(env: Record<string, string> = {}, args: string[] = [])
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  if (ownFolder) child.once("exit", () => fs.rmSync(ownFolder, { recursive: true, force: true }));
+  if (ownFolder)
+    child.once("exit", () => {
+      try {
+        fs.rmSync(ownFolder, { recursive: true, force: true });
+      } catch {
+        // npm ended and the demo it started still writes there (what a failing stop test reports): kill() ends the demo.
+      }
+    });
   let text = "";
   child.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), 45_000);
+    // npm start builds first: with a built tree that is seconds, longer on a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`the demo did not start:\n${text}`)), throughNpm ? 120_000 : 45_000);
     child.once("exit", (code) => reject(new Error(`the demo exited with ${code}:\n${text}`)));
     const poll = setInterval(() => {
       // The banner is in the demo's language (--lang): each line is known by its English or its Chinese name.
@@ -64,12 +88,21 @@ export function startDemo(env: Record<string, string> = {}, args: string[] = [])
       if (editor && simulator && broker && (second || !shared)) {
         clearInterval(poll);
         clearTimeout(timer);
-        const stop = () =>
+        const stop = (signal: NodeJS.Signals = "SIGINT") =>
           new Promise<number | null>((resolveExit) => {
             child.once("exit", resolveExit);
-            child.kill("SIGINT");
+            child.kill(signal);
           });
-        resolve({ child, urls: { editor, simulator, mqtt: broker, ...(second ? { second } : {}) }, output: () => text, stop });
+        const kill = () => {
+          try {
+            // npm's whole group: the demo may outlive npm.
+            if (throughNpm) process.kill(-child.pid!, "SIGKILL");
+            else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+          } catch {
+            // Nothing of it is left.
+          }
+        };
+        resolve({ child, urls: { editor, simulator, mqtt: broker, ...(second ? { second } : {}) }, output: () => text, stop, kill });
       }
     }, 50);
   });
