@@ -158,6 +158,20 @@ describe("jobs at their edges: which robot may take a job", () => {
     assert.equal(chooseRobot(input(robots, { near: { x: 100, y: 90 } })).chosen, "NEAR");
   });
 
+  it("takes a pixel point at x or y 0, and a robot standing there, as placed: the one there is the nearest", () => {
+    for (const point of [
+      { x: 0, y: 7 },
+      { x: 7, y: 0 },
+      { x: 0, y: 0 },
+    ]) {
+      const robots = [
+        facts("A-AWAY", { position: { x: point.x + 3, y: point.y + 3 }, battery: 90 }),
+        facts("B-THERE", { position: point, battery: 40 }),
+      ];
+      assert.equal(chooseRobot(input(robots, { near: point })).chosen, "B-THERE", JSON.stringify(point));
+    }
+  });
+
   it("puts a robot the status does not place after one it places, and one without a position likewise", () => {
     const points = [{ name: "Kitchen door", grid: { x: 10, y: 10 } }] as RobotFacts["navigationPoints"];
     const placed = facts("Z-PLACED", { position: { x: 500, y: 500 }, navigationPoints: points, battery: 40 });
