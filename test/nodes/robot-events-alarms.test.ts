@@ -46,13 +46,19 @@ const around = (settings: Record<string, unknown> = {}): FlowNode[] => [
   { id: "caught", type: "helper" },
 ];
 
-describe("robot-events: the account's alarms listed and acknowledged through its input", function () {
-  this.timeout(30_000);
+/** Node-RED's HTTP server for flows on loopback, a fresh Node-RED for each test, the package's memory forgotten after it. */
+function useEventsRig(): HttpNodeServer {
   const http = new HttpNodeServer();
   before(() => http.start());
   after(() => http.stop());
   useNodeRed();
   afterEach(forgetAccountMemory);
+  return http;
+}
+
+describe("robot-events: the account's alarms listed and acknowledged through its input", function () {
+  this.timeout(30_000);
+  const http = useEventsRig();
 
   const credentials = { config: { token: "alarms-token" }, events: { appId: APP_ID } };
   async function deploy(settings: Record<string, unknown> = {}) {
@@ -303,11 +309,7 @@ class HeldStore {
 
 describe("robot-events: the alarms kept in context, asked for just after a restart", function () {
   this.timeout(30_000);
-  const http = new HttpNodeServer();
-  before(() => http.start());
-  after(() => http.stop());
-  useNodeRed();
-  afterEach(forgetAccountMemory);
+  const http = useEventsRig();
   afterEach(() => helper.settings({}));
 
   const credentials = { config: { token: "held-alarms" }, events: { appId: APP_ID } };
