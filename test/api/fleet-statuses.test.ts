@@ -39,6 +39,19 @@ describe("api: the account's last statuses", function () {
       assert.equal(kept.get("C-3"), undefined);
     });
 
+    it("tells when the very status it keeps was read, and nothing for a copy, one replaced by a newer read, or one never kept (a job's sighting is that time)", function () {
+      const kept = new FleetStatuses();
+      const first = status("A-1");
+      kept.record([first], 1000);
+      assert.equal(kept.readTimeOf(first), 1000);
+      assert.equal(kept.readTimeOf({ ...first }), undefined, "a copy (another process's read of the same robot)");
+      const second = status("A-1");
+      kept.record([second], 2000);
+      assert.equal(kept.readTimeOf(second), 2000);
+      assert.equal(kept.readTimeOf(first), undefined, "replaced by a newer read");
+      assert.equal(kept.readTimeOf(status("B-2")), undefined);
+    });
+
     it("forgets the robot read longest ago past its capacity", function () {
       const kept = new FleetStatuses(2);
       kept.record([status("A-1")], 1);

@@ -158,6 +158,20 @@ describe("jobs at their edges: which robot may take a job", () => {
     assert.equal(chooseRobot(input(robots, { near: { x: 100, y: 90 } })).chosen, "NEAR");
   });
 
+  it("takes a pixel point at x or y 0, and a robot standing there, as placed: the one there is the nearest", () => {
+    for (const point of [
+      { x: 0, y: 7 },
+      { x: 7, y: 0 },
+      { x: 0, y: 0 },
+    ]) {
+      const robots = [
+        facts("A-AWAY", { position: { x: point.x + 3, y: point.y + 3 }, battery: 90 }),
+        facts("B-THERE", { position: point, battery: 40 }),
+      ];
+      assert.equal(chooseRobot(input(robots, { near: point })).chosen, "B-THERE", JSON.stringify(point));
+    }
+  });
+
   it("puts a robot the status does not place after one it places, and one without a position likewise", () => {
     const points = [{ name: "Kitchen door", grid: { x: 10, y: 10 } }] as RobotFacts["navigationPoints"];
     const placed = facts("Z-PLACED", { position: { x: 500, y: 500 }, navigationPoints: points, battery: 40 });
@@ -373,11 +387,14 @@ describe("jobs at their edges: the account's jobs", () => {
 });
 
 describe("jobs at their edges: starting a job", () => {
-  it("runs in the job's mode, else the robot's first; names the robot's map, else the job's", () => {
+  it("runs in the job's mode, else the robot's first; names the robot's map where it is the job's, else the job's own (never the robot's other map)", () => {
     assert.equal(cleaningModeFor("__heavy_cleaning", facts("R1")), "__heavy_cleaning");
     assert.equal(cleaningModeFor(undefined, facts("R1")), "__middle_cleaning");
-    assert.equal(mapNameFor(TASK, facts("R1", { mapName: "Etage 1" })), "Etage 1");
-    assert.equal(mapNameFor(TASK, facts("R1", { mapName: undefined })), "Floor 1");
+    const byId: JobWork = { ...TASK, map: "map-1" };
+    assert.equal(mapNameFor(byId, facts("R1", { mapName: "Etage 1" })), "Etage 1", "the job names the robot's map by id");
+    assert.equal(mapNameFor(TASK, facts("R1")), "Floor 1", "by name");
+    assert.equal(mapNameFor(TASK, facts("R1", { mapName: undefined, mapId: "Floor 1" })), "Floor 1");
+    assert.equal(mapNameFor({ ...TASK, map: "Floor 2" }, facts("R1")), "Floor 2", "another map than the robot's: the job's");
   });
 
   it("stops a navigation with STOP_NAVIGATE and a task or area with STOP_TASK", () => {
@@ -409,18 +426,27 @@ describe("jobs at their edges: starting a job", () => {
     return { client: client as unknown as RobotClient, calls };
   }
 
-  it("starts a task or a navigation with its body, on the robot's map", async () => {
+  it("starts a task or a navigation with its body, on the robot's map named as the robot names it", async () => {
     const { client } = areasClient([]);
     const robot = facts("R1", { mapName: "Etage 1" });
-    assert.deepEqual(await startRequestFor(client, TASK, robot, {}), {
+    // The job names the robot's map by its id.
+    assert.deepEqual(await startRequestFor(client, { ...TASK, map: "map-1" }, robot, {}), {
       operation: "submitCommand",
       body: startTaskBody("R1", "Kitchen", "Etage 1", "__middle_cleaning"),
       taskName: "Kitchen",
     });
-    assert.deepEqual(await startRequestFor(client, GOTO, robot, {}), {
+    assert.deepEqual(await startRequestFor(client, { ...GOTO, map: "map-1" }, robot, {}), {
       operation: "submitCommand",
       body: navigateBody("R1", "Etage 1", "Kitchen door"),
     });
+    assert.deepEqual(
+      await startRequestFor(client, { ...GOTO, map: "Floor 2" }, robot, {}),
+      {
+        operation: "submitCommand",
+        body: navigateBody("R1", "Floor 2", "Kitchen door"),
+      },
+      "a point on another map: sent on its own map",
+    );
   });
 
   it("starts an area found among the robot's map's areas, under the job's name, else the area's", async () => {

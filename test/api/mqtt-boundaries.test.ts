@@ -28,6 +28,7 @@ import {
   readSendCommand,
   readStartTasks,
   readVacuumCommand,
+  startCleaningMode,
   WarningGate,
   withRobotDefaults,
 } from "../../src/api/mqtt/commands";
@@ -44,6 +45,8 @@ import {
   type RobotView,
 } from "../../src/api/mqtt/robot-view";
 import { checkTopicRoot, readIncomingTopic, topicLevelProblem } from "../../src/api/mqtt/topics";
+import { areaEndResult, areaJobOf } from "../../src/api/mqtt/segments";
+import type { JobOutcome } from "../../src/api/jobs/job-book";
 import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { ExecutableTask } from "../../src/api/watching/status-reader";
 import type { WatchedState } from "../../src/api/watching/watcher-state";
@@ -551,6 +554,50 @@ describe("mqtt at its edges: topics", () => {
   for (const [topic, read] of incoming) {
     it(`reads the topic ${JSON.stringify(topic)} as ${JSON.stringify(read)}`, () => {
       assert.deepEqual(readIncomingTopic(ROOTS, topic), read);
+    });
+  }
+});
+
+describe("mqtt at its edges: the fan speed chosen, and how chosen areas end", () => {
+  const withTaskMode = (cleaningModes: string[], taskMode?: string): RobotView => ({
+    ...view({ taskState: "IDLE" }, "Floor 1"),
+    cleaningModes,
+    ...(taskMode === undefined ? {} : { task: { name: "Lobby", cleaningMode: taskMode } }),
+  });
+
+  it("starts with the fan speed chosen, over the mode of the task the status names and the robot's first; else the task's, else the first", () => {
+    assert.equal(
+      startCleaningMode(withTaskMode(["__middle_cleaning", "__heavy_cleaning"], "__middle_cleaning"), "__heavy_cleaning"),
+      "__heavy_cleaning",
+    );
+    assert.equal(startCleaningMode(withTaskMode(["__middle_cleaning", "__heavy_cleaning"]), "__heavy_cleaning"), "__heavy_cleaning");
+    assert.equal(
+      startCleaningMode(withTaskMode(["__middle_cleaning", "__heavy_cleaning"], "__heavy_cleaning"), undefined),
+      "__heavy_cleaning",
+    );
+    assert.equal(startCleaningMode(withTaskMode(["__middle_cleaning", "__heavy_cleaning"]), undefined), "__middle_cleaning");
+    assert.equal(startCleaningMode(withTaskMode([]), undefined), undefined);
+  });
+
+  it("cleans each chosen area with the fan speed chosen, and in the job's default mode when none was", () => {
+    const kitchen = { mapId: "m1", areaId: "3", name: "Kitchen" };
+    assert.deepEqual(areaJobOf(kitchen, "__heavy_cleaning"), { area: "3", map: "m1", name: "Kitchen", mode: "__heavy_cleaning" });
+    assert.deepEqual(areaJobOf(kitchen, undefined), { area: "3", map: "m1", name: "Kitchen" });
+  });
+
+  const ends: [outcome: JobOutcome, problems: string[], notStarted: number, ok: boolean, reason: string][] = [
+    ["completed", [], 0, true, "Kitchen ended"],
+    ["unknown", [], 0, true, "Kitchen ended"],
+    ["error", [], 0, false, "Kitchen ended: the task ended with an error"],
+    ["failedToStart", [], 0, false, "Kitchen ended: the task failed to start"],
+    ["stoppedByHand", [], 0, false, "Kitchen ended: stopped by hand"],
+    ["error", ["alarm H6 Brush motor stalled"], 0, false, "Kitchen ended: the task ended with an error, alarm H6 Brush motor stalled"],
+    ["completed", ["lost"], 2, false, "Kitchen ended: lost; 2 not started"],
+    ["completed", ["lost"], 1, false, "Kitchen ended: lost; 1 not started"],
+  ];
+  for (const [outcome, problems, notStarted, ok, reason] of ends) {
+    it(`an area ended ${outcome}${problems.length ? ` with ${problems.join(", ")}` : ""}${notStarted ? `, ${notStarted} left` : ""}: "${reason}"`, () => {
+      assert.deepEqual(areaEndResult("Kitchen", outcome, problems, notStarted), { ok, reason });
     });
   }
 });

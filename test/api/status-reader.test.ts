@@ -10,6 +10,7 @@ import { executableTaskNames } from "../../src/nodes/robot-maps/fleet-view";
 import { watchedStateOf } from "../../src/api/watching/watcher-state";
 import { placeRobots } from "../../src/nodes/robot-maps/fleet-map";
 import { robotStatusText } from "../../src/nodes/shared/status-text";
+import { cellsToPoint } from "../../src/api/watching/navigation";
 
 /** A status on map floor-1 at (10, 20), with `fields` over it. */
 function onFloor(fields: Record<string, unknown>): Record<string, unknown> {
@@ -85,6 +86,30 @@ describe("api: the robot status reader", function () {
       state: "idle",
     });
   });
+
+  // 0 is a pixel like any other (the map's left column, its bottom row): read as no position, a robot there went unplaced.
+  for (const [x, y] of [
+    [0, 5],
+    [5, 0],
+    [0, 0],
+    [1, 1],
+    [-1, -1],
+  ] as const) {
+    it(`a mapPosition and a navigation point at (${x}, ${y}) place the robot and the point for the watcher, dispatch, the map and navigation alike`, function () {
+      const status = onFloor({
+        localizationInfo: { localizationState: "NORMAL", map: { id: "floor-1" }, mapPosition: { x, y, angle: 0 } },
+        navigationPoints: { naviPoints: [{ naviPointName: "Corner", navPointGridX: x, navPointGridY: y }] },
+      });
+      const reading = readStatus(status);
+      assert.deepEqual(reading.position, { x, y, angle: 0 });
+      assert.deepEqual(reading.navigationPoints, [{ name: "Corner", grid: { x, y } }]);
+      assert.deepEqual(watchedStateOf(status).position, { x, y, angle: 0 });
+      assert.deepEqual(robotFactsOf(status).position, { x, y });
+      assert.equal(cellsToPoint(reading, "Corner"), 0, "the robot stands on the point");
+      const { placed, unplaced } = placeRobots([status], "floor-1", 100);
+      assert.deepEqual([placed.map((robot) => [robot.x, robot.y]), unplaced], [[[x, 100 - y]], []]);
+    });
+  }
 
   it("reads a running task's progress (0-1) and time remaining (s) from the v1 executingTask, int64 strings too; B1's currentTask has neither", function () {
     const running = readStatus(

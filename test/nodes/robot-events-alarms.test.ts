@@ -2,7 +2,9 @@
  * The account's alarms until they are dealt with, through robot-events'
  * input in real Node-RED: listed with the shift's log, acknowledged by name,
  * kept across a full redeploy (the package's memory) and across a restart
- * with the localfilesystem context store (its own Node-RED process); every
+ * with the localfilesystem context store (its own Node-RED process), also
+ * when the store answers late (listed once it answers) or never (listed
+ * without them after the bound, logged); every
  * incident from H2 counts, also one below the node's Incidents from, and the
  * count under the node, msg.openAlarms and the list agree at each boundary;
  * bad requests end in one error naming the field and change nothing.
@@ -12,9 +14,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
-import robotEvents from "../../src/nodes/robot-events/robot-events";
+import robotEvents, { RESTORE_WAIT_MS } from "../../src/nodes/robot-events/robot-events";
 import { HttpNodeServer } from "../support/http-node";
-import { collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TAB, collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { startInstance } from "../support/node-red-cluster";
 import { rawRequest } from "../support/raw-http";
 import { APP_ID, PATH, SERIAL, incidentPush } from "../support/robot-events";
@@ -44,13 +46,19 @@ const around = (settings: Record<string, unknown> = {}): FlowNode[] => [
   { id: "caught", type: "helper" },
 ];
 
-describe("robot-events: the account's alarms listed and acknowledged through its input", function () {
-  this.timeout(30_000);
+/** Node-RED's HTTP server for flows on loopback, a fresh Node-RED for each test, the package's memory forgotten after it. */
+function useEventsRig(): HttpNodeServer {
   const http = new HttpNodeServer();
   before(() => http.start());
   after(() => http.stop());
   useNodeRed();
   afterEach(forgetAccountMemory);
+  return http;
+}
+
+describe("robot-events: the account's alarms listed and acknowledged through its input", function () {
+  this.timeout(30_000);
+  const http = useEventsRig();
 
   const credentials = { config: { token: "alarms-token" }, events: { appId: APP_ID } };
   async function deploy(settings: Record<string, unknown> = {}) {
@@ -296,5 +304,104 @@ describe("robot-events: the account's alarms across a restart with the localfile
     } finally {
       await second.stop();
     }
+  });
+});
+
+/**
+ * A persistent context store whose reads the test holds back: what a slow
+ * store (a database over the network) does just after Node-RED starts. It
+ * keeps what was written across a restart, as a store on disk does; the test
+ * helper's clean of every context at unload is no restart's, so it keeps that too.
+ */
+class HeldStore {
+  private readonly scopes = new Map<string, Map<string, unknown>>();
+  private heldReads: Array<() => void> | undefined;
+
+  hold(): void {
+    this.heldReads ??= [];
+  }
+  release(): void {
+    const reads = this.heldReads ?? [];
+    this.heldReads = undefined;
+    for (const read of reads) read();
+  }
+  value(scope: string, key: string): unknown {
+    return this.scopes.get(scope)?.get(key);
+  }
+  open = () => Promise.resolve();
+  close = () => Promise.resolve();
+  get = (scope: string, key: string, callback: (error: Error | undefined, value: unknown) => void) => {
+    const read = () => callback(undefined, structuredClone(this.value(scope, key)));
+    if (this.heldReads) this.heldReads.push(read);
+    else read();
+  };
+  set = (scope: string, key: string, value: unknown, callback: (error?: Error) => void) => {
+    if (!this.scopes.has(scope)) this.scopes.set(scope, new Map());
+    this.scopes.get(scope)!.set(key, structuredClone(value));
+    callback();
+  };
+  keys = (scope: string, callback: (error: Error | undefined, keys: string[]) => void) => callback(undefined, [...(this.scopes.get(scope)?.keys() ?? [])]);
+  delete = (scope: string) => Promise.resolve(void this.scopes.delete(scope));
+  clean = () => Promise.resolve();
+}
+
+describe("robot-events: the alarms kept in context, asked for just after a restart", function () {
+  this.timeout(30_000);
+  const http = useEventsRig();
+  afterEach(() => helper.settings({}));
+
+  const credentials = { config: { token: "held-alarms" }, events: { appId: APP_ID } };
+  /** Loads the flow with `store` as the default context store (the test helper does not open configured stores itself). */
+  async function deploy(store: HeldStore) {
+    // Node-RED takes a store module given as a function (settings.contextStorage's module); the helper's types name only a module's name.
+    helper.settings({ contextStorage: { default: { module: () => store } } } as never);
+    const openStores = () => (helper as unknown as { _context: { load(): Promise<void> } })._context.load();
+    await loadFlow([openStores, http.serving(robotEvents)], flowWith("http://127.0.0.1:9", around()), credentials);
+    return collectMessages("incidents") as unknown as AlarmsAnswer[];
+  }
+  /** Node-RED stopped and started again: the package's memory gone, the store's content kept. */
+  async function restart(store: HeldStore) {
+    await helper.unload();
+    await new Promise<void>((resolve) => helper.stopServer(() => resolve()));
+    forgetAccountMemory();
+    await new Promise<void>((resolve) => helper.startServer(() => resolve()));
+    return deploy(store);
+  }
+  const listed = (out: AlarmsAnswer[]) => out.filter((msg) => msg.pushType === "alarms").map((msg) => msg.payload.open.map((alarm) => alarm.incidentId));
+  const warnings = () =>
+    (helper.log().getCalls() as Array<{ args: Array<{ level?: number; msg?: unknown }> }>).map((call) => call.args[0]).filter((event) => event?.level === 30).map((event) => String(event?.msg));
+
+  async function storeHoldingAnAlarm(): Promise<HeldStore> {
+    const store = new HeldStore();
+    await deploy(store);
+    assert.equal((await rawRequest(http.url, "POST", PATH, { body: incident("kept", true) })).status, 200);
+    await waitFor(() => (store.value(`events:${TAB}`, "robot-events.alarms") as { open?: unknown[] } | undefined)?.open?.length === 1, 3000, "the alarm in the store");
+    return store;
+  }
+
+  it("a list asked at once, while the store has not answered yet, waits for it and lists the kept alarm", async () => {
+    const store = await storeHoldingAnAlarm();
+    store.hold();
+    const out = await restart(store);
+    helper.getNode("events").receive({ payload: "alarms" });
+    store.release();
+    await waitFor(() => listed(out).length === 1, 5000, "the list");
+    assert.deepEqual(listed(out), [["kept"]]);
+  });
+
+  it(`a store that does not answer within ${RESTORE_WAIT_MS / 1000} s holds the list no longer: listed without the kept alarm, said in the log, and the alarm joins once the store answers`, async () => {
+    const store = await storeHoldingAnAlarm();
+    store.hold();
+    const out = await restart(store);
+    helper.getNode("events").receive({ payload: "alarms" });
+    await waitFor(() => listed(out).length === 1, RESTORE_WAIT_MS + 5000, "the list past the bound");
+    assert.deepEqual(listed(out), [[]]);
+    assert.ok(warnings().some((text) => text.includes(`not read back within ${RESTORE_WAIT_MS / 1000} s`)), warnings().join("\n"));
+    store.release();
+    // The store's answer is taken in within the same turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    helper.getNode("events").receive({ payload: "alarms" });
+    await waitFor(() => listed(out).length === 2, 5000, "the list after the store answered");
+    assert.deepEqual(listed(out)[1], ["kept"]);
   });
 });

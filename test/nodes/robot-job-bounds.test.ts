@@ -215,6 +215,35 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
       assert.equal(ends[0]!.payload.reason, undefined);
     });
 
+    // Every status read refused from a moment on: the robot's last status (online, its task running) is all there is, and no sighting.
+    for (const [unreadFor, ends] of [
+      [2000, false],
+      [undefined, true],
+    ] as const) {
+      it(`a robot no read reaches ${unreadFor === undefined ? "any more ends as offline once the limit is over, its last status online notwithstanding" : "for one second less than the limit is followed, and its job ends with its task"}`, async () => {
+        const { ends: ended } = await start(1, { offlineLimit: 0.05 });
+        stub.runReads = undefined;
+        send({ task: "Kitchen", map: "Floor 1" });
+        await waitFor(() => stub.statuses.get(R1)!.taskState === "RUNNING", 10_000, "the task running");
+        await sleep(300);
+        const unreadAt = Date.now();
+        stub.failure = { status: 503, body: { code: 14, message: "The service is unavailable." } };
+        if (unreadFor !== undefined) {
+          await sleep(unreadFor);
+          stub.failure = undefined;
+          await sleep(1500);
+          assert.equal(ended.length, 0, "no end while the robot was read again in time");
+          stub.finish(R1);
+        }
+        await waitFor(() => ended.length === 1, 15_000, "the job's end");
+        if (ends) {
+          assert.ok(Date.now() - unreadAt >= 3000, `ended ${Date.now() - unreadAt} ms after the last read`);
+          assert.equal(ended[0]!.payload.outcome, "unknown");
+          assert.equal(ended[0]!.payload.reason, "robot offline for 0.05 min");
+        } else assert.equal(ended[0]!.payload.outcome, "completed");
+      });
+    }
+
     it("a goto job whose robot stands still with no navigation shown ends as unknown after the limit", async () => {
       const { ends } = await start(1, { offlineLimit: 0.05 });
       stub.update(R1, (status) => {

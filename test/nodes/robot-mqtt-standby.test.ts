@@ -7,34 +7,13 @@
  * robot published before and gone since is still removed.
  */
 import assert from "node:assert/strict";
-import type { Node } from "node-red";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { RobotClient } from "../../src/api/client";
 import type { WatchLease } from "../../src/api/account/shared-account";
 import { MqttBridge } from "../../src/nodes/robot-mqtt/bridge";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { waitFor } from "../support/node-red";
-
-type Sent = { topic: string; payload: string };
-
-/** What the bridge uses of a node: send, warn, status, context; each send recorded. */
-function recordingNode(sent: Sent[], store = new Map<string, unknown>()): Node {
-  return {
-    id: "bridge",
-    send: (messages: [Sent[]]) => sent.push(...messages[0]),
-    warn: () => undefined,
-    error: () => undefined,
-    log: () => undefined,
-    status: () => undefined,
-    context: () => ({
-      get: (key: string, callback: (error: undefined, value: unknown) => void) => callback(undefined, store.get(key)),
-      set: (key: string, value: unknown, callback: () => void) => {
-        store.set(key, value);
-        callback();
-      },
-    }),
-  } as unknown as Node;
-}
+import { recordingNode, type Sent } from "../support/mqtt-fixtures";
 
 describe("robot-mqtt on a shared account", function () {
   this.timeout(30_000);

@@ -3,16 +3,16 @@
  * area's id) and its stop when cancelled; the start bodies themselves are
  * api/cloud/command-bodies.ts's. Pure.
  */
-import type { JobWork, RobotFacts } from "./dispatch";
+import { isOnMap, type JobWork, type RobotFacts } from "./dispatch";
 
 /** The cleaning mode a task or area job runs in: the job's, else the robot's first. */
 export function cleaningModeFor(mode: string | undefined, facts: RobotFacts): string | undefined {
   return mode ?? facts.cleanModes[0];
 }
 
-/** The map's name for commands that want a name (CROSS_NAVIGATE, START_TASK): the robot's map where it is the job's. */
+/** The map's name for commands that want a name (CROSS_NAVIGATE, START_TASK): the robot's map where it is the job's (named by id or name), else the job's own. */
 export function mapNameFor(work: JobWork, facts: RobotFacts): string {
-  return facts.mapName ?? work.map;
+  return isOnMap(facts, work.map) ? (facts.mapName ?? work.map) : work.map;
 }
 
 /** The command that stops the job's work. */

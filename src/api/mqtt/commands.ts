@@ -212,6 +212,15 @@ export function planVacuumCommand(
   }
 }
 
+/**
+ * The cleaning mode `start` runs its task with: the fan speed chosen with
+ * set_fan_speed, else the mode of the task the status names, else the
+ * robot's first. What a person chose wins over what the robot last did.
+ */
+export function startCleaningMode(view: RobotView, chosenMode: string | undefined): string | undefined {
+  return chosenMode ?? view.task?.cleaningMode ?? view.cleaningModes[0];
+}
+
 /** Parameters a compact send_command left out, from the robot: its map, its cleaning mode. */
 export function withRobotDefaults(planned: PlannedCommand, view: RobotView, cleaningMode: string | undefined): PlannedCommand {
   const parameters = { ...planned.parameters };

@@ -9,6 +9,7 @@
  * floor can never clean an area of another floor it stands on later.
  */
 import type { Problem } from "./commands";
+import type { JobOutcome } from "../jobs/job-book";
 
 /** Segment id -> the area's name, as the vacuum's state offers them. */
 export type Segments = Record<string, string>;
@@ -85,4 +86,37 @@ export function chosenAreas(
     areas.push(area);
   }
   return areas;
+}
+
+export type ChosenArea = SegmentArea & { name: string };
+
+/** The job that cleans one chosen area (jobs.ts): on its map, named as the area, with the fan speed chosen with set_fan_speed when there is one. */
+export function areaJobOf(area: ChosenArea, chosenMode: string | undefined): Record<string, unknown> {
+  return { area: area.areaId, map: area.mapId, name: area.name, ...(chosenMode === undefined ? {} : { mode: chosenMode }) };
+}
+
+/** Why an area's task ended other than done, in words, by its report's outcome (docs/cloud-api.md, taskEndStatus); nothing for a task done or with no report. */
+const WHY_ENDED: Record<JobOutcome, string | undefined> = {
+  completed: undefined,
+  unknown: undefined,
+  stoppedByHand: "stopped by hand",
+  error: "the task ended with an error",
+  failedToStart: "the task failed to start",
+  cancelled: "cancelled",
+};
+
+/**
+ * The result of a run of chosen areas once it ends: at its last area, or at
+ * one that left the robot with a problem (the rest not started). It says why
+ * when the area did not end done: its report's outcome, the robot's problems.
+ */
+export function areaEndResult(
+  name: string,
+  outcome: JobOutcome,
+  problems: readonly string[],
+  notStarted: number,
+): { ok: boolean; reason: string } {
+  const why = [WHY_ENDED[outcome], ...problems].filter((text): text is string => text !== undefined);
+  const rest = notStarted > 0 ? `; ${notStarted} not started` : "";
+  return { ok: why.length === 0, reason: `${name} ended${why.length > 0 ? `: ${why.join(", ")}` : ""}${rest}` };
 }

@@ -110,6 +110,13 @@ export class FleetStatuses {
     return this.robots.get(serialNumber)?.[shape]?.at;
   }
 
+  /** When this very status (the object kept) was read; undefined for one not kept here (another process's read, or one replaced since). */
+  readTimeOf(status: Record<string, unknown>): number | undefined {
+    const serialNumber = serialNumberOf(status);
+    const read = serialNumber === undefined ? undefined : this.robots.get(serialNumber)?.[statusShapeOf(status)];
+    return read?.status === status ? read.at : undefined;
+  }
+
   /** Every robot's last status (merged as get() does), by serial number. */
   all(): KeptStatus[] {
     return [...this.robots.entries()]

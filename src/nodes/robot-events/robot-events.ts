@@ -18,6 +18,7 @@ import { AccountAlarms, alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { incidentFiguresByDay, incidentsOfDays } from "../../api/pushes/incident-figures";
 import { dayFormatter } from "../../api/reports/kpi";
 import type { IncidentDays } from "./alarm-requests";
+import { settledWithin } from "../../api/engine/clock";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
@@ -44,6 +45,12 @@ interface RobotEventsCredentials {
 const STATUS_INTERVAL_MS = 500;
 /** A refused push is logged the first time, then at most once this often per kind of refusal. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
+/**
+ * How long a list or an acknowledgement asked just after a start waits for the
+ * alarms kept in context to be read back: a context store that never answers
+ * holds no message for longer (robot-plan's bound for an unanswered Redis claim).
+ */
+export const RESTORE_WAIT_MS = 5_000;
 
 type Refusal = 400 | 401 | 405 | 413;
 
@@ -96,7 +103,7 @@ function eventsStatus(
 function setUpEvents(RED: NodeAPI, node: Node, config: RobotEventsProperties, credentials: RobotEventsCredentials): void {
   const t = translator(RED, "robot-events");
   // The account's alarms answer the input whether or not pushes can arrive here (another node may receive them).
-  const account = linkAccount(RED, node, config.robot);
+  const account = linkAccount(RED, node, config.robot, t);
   answerAlarmRequests(RED, node, account, t);
   node.on("close", () => account?.close());
   // One status under the node: a setting's refusal until the settings are read, then the receiver's counts.
@@ -208,7 +215,7 @@ interface AccountLink {
   /** Names the robot in the account's directory and keeps a task report in the account's reports (incidents go to `alarms`). */
   record(push: Push): void;
   alarms: AccountAlarms;
-  /** Resolves once what the context stored has been read back (after a restart). */
+  /** Resolves once what the context stored has been read back (after a restart), or RESTORE_WAIT_MS after the start. */
   restored: Promise<void>;
   close(): void;
 }
@@ -220,14 +227,18 @@ interface AccountLink {
  * mirrored to this node's context at every change (whoever made it) and read
  * back at start, so a persistent context store carries them across a restart.
  */
-function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined): AccountLink | undefined {
+function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined, t: Translate): AccountLink | undefined {
   if (!configNodeId) return undefined;
   const { client } = lookUpConfig(RED, configNodeId);
   if (!client) return undefined;
   const alarms = alarmsOfAccount(client.accountKey);
   const reports = reportsOfAccount(client.accountKey);
   const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
-  const restored = mirror.read().then((stored) => alarms.restore(stored));
+  // Read back whenever the store answers; a store that has not answered by the bound is said once, and the node answers without it.
+  const read = mirror.read().then((stored) => alarms.restore(stored));
+  const restored = settledWithin(RESTORE_WAIT_MS, read).then((settled) => {
+    if (settled === "timeout") node.warn(t("log.notRestored", { seconds: String(RESTORE_WAIT_MS / 1000) }));
+  });
   const stopMirroring = alarms.onChange(() => mirror.changed());
   return {
     record: (push) => {

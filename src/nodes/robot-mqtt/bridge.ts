@@ -309,7 +309,11 @@ export class MqttBridge {
     const areas = chosenAreas(ids, view.state.mapId, offered);
     if (isProblem(areas)) return refuse(areas);
     const names = offered!;
-    return this.segmentRuns.start(serialNumber, areas.map((area) => ({ ...area, name: names[segmentIdOf(area.mapId, area.areaId)]! })));
+    return this.segmentRuns.start(
+      serialNumber,
+      areas.map((area) => ({ ...area, name: names[segmentIdOf(area.mapId, area.areaId)]! })),
+      this.chosenModes.get(serialNumber),
+    );
   }
 
   private warn(kind: string, text: string): void {

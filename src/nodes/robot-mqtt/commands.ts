@@ -16,6 +16,7 @@ import {
   planVacuumCommand,
   readSendCommand,
   readVacuumCommand,
+  startCleaningMode,
   withRobotDefaults,
   type PlannedCommand,
   type Problem,
@@ -80,7 +81,7 @@ export async function carryOut(input: Exclude<InputKind, "cleanSegments">, text:
         const statuses = await context.client.batchGetStatuses([view.serialNumber], { line: "v1", signal: context.signal });
         const task = chooseStartTask(view, executableTasksOf(statuses[0] ?? {}) ?? [], context.startTasks);
         if (isProblem(task)) return refused(asked, task);
-        start = { task, cleaningMode: context.chosenMode ?? view.task?.cleaningMode ?? view.cleaningModes[0] };
+        start = { task, cleaningMode: startCleaningMode(view, context.chosenMode) };
       }
       const planned = planVacuumCommand(read.command, view, start, sentNavigationsOf(context.client.accountKey).lastSent(view.serialNumber)?.position);
       return isProblem(planned) ? refused(asked, planned) : send(planned, view, context);

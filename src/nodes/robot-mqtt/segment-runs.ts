@@ -7,12 +7,20 @@
  * problem at an area's end, or the node's close.
  */
 import type { RobotClient } from "../../api/client";
-import type { SegmentArea } from "../../api/mqtt/segments";
+import { areaEndResult, areaJobOf, type ChosenArea } from "../../api/mqtt/segments";
 import { problemsOf, type RobotView } from "../../api/mqtt/robot-view";
+import { outcomeOfReport } from "../../api/jobs/job-book";
+import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { reportsOfAccount } from "../../api/reports/report-store";
+import { taskReportSince } from "../../api/reports/sweep";
 import { isTaskUnderWay } from "../../api/watching/status-reader";
 import { startJob, type BridgeResult } from "./jobs";
 
 interface Run {
+  /** The fan speed chosen with set_fan_speed when the run began: every area cleans with it. */
+  chosenMode: string | undefined;
+  /** When the area under way was sent: its task's report is of a task started since. */
+  sentAt: number;
   /** Until a poll read after this shows the robot done, its area is under way. */
   startedAt: number;
   seenUnderWay: boolean;
@@ -20,8 +28,6 @@ interface Run {
   ended?: (view?: RobotView) => void;
   cancelled: boolean;
 }
-
-export type ChosenArea = SegmentArea & { name: string };
 
 export class SegmentRuns {
   private readonly runs = new Map<string, Run>();
@@ -36,9 +42,9 @@ export class SegmentRuns {
   ) {}
 
   /** Starts the first area and resolves with its start's result; the others follow in the background. */
-  async start(serialNumber: string, areas: readonly ChosenArea[]): Promise<BridgeResult> {
+  async start(serialNumber: string, areas: readonly ChosenArea[], chosenMode: string | undefined): Promise<BridgeResult> {
     this.cancel(serialNumber);
-    const run: Run = { startedAt: 0, seenUnderWay: false, cancelled: false };
+    const run: Run = { chosenMode, sentAt: 0, startedAt: 0, seenUnderWay: false, cancelled: false };
     this.runs.set(serialNumber, run);
     const first = await this.startArea(serialNumber, areas, 0, run);
     // A command that came during the first start (a stop) ended the run: nothing follows it.
@@ -68,7 +74,8 @@ export class SegmentRuns {
 
   private async startArea(serialNumber: string, areas: readonly ChosenArea[], index: number, run: Run): Promise<BridgeResult> {
     const area = areas[index]!;
-    const started = await startJob(this.client, serialNumber, { area: area.areaId, map: area.mapId, name: area.name }, this.signal, this.confirmTimeoutMs);
+    run.sentAt = Date.now();
+    const started = await startJob(this.client, serialNumber, areaJobOf(area, run.chosenMode), this.signal, this.confirmTimeoutMs);
     run.startedAt = Date.now();
     run.seenUnderWay = false;
     const which = areas.length > 1 ? ` (${index + 1} of ${areas.length})` : "";
@@ -79,11 +86,12 @@ export class SegmentRuns {
     for (let index = 0; ; index++) {
       const end = await this.endOf(run);
       if (!end || run.cancelled || this.signal.aborted) return;
-      const problems = problemsOf(end.state, undefined);
+      const problems = problemsOf(end.state, alarmsOfAccount(this.client.accountKey).highestOf(serialNumber));
       const last = index === areas.length - 1;
       if (last || problems.length > 0) {
-        const rest = last ? "" : `; ${areas.length - index - 1} not started: ${problems.join(", ")}`;
-        this.answer(serialNumber, { command: "clean_segments", ok: problems.length === 0, reason: `${areas[index]!.name} ended${rest}` });
+        const outcome = outcomeOfReport(await this.reportOf(serialNumber, run));
+        if (run.cancelled || this.signal.aborted) return;
+        this.answer(serialNumber, { command: "clean_segments", ...areaEndResult(areas[index]!.name, outcome, problems, areas.length - index - 1) });
         this.forget(serialNumber, run);
         return;
       }
@@ -95,6 +103,11 @@ export class SegmentRuns {
         return;
       }
     }
+  }
+
+  /** The report of the area's task (pushed, swept or listed now, as robot-job's); undefined when none can be read. */
+  private reportOf(serialNumber: string, run: Run): Promise<Record<string, unknown> | undefined> {
+    return taskReportSince(this.client, reportsOfAccount(this.client.accountKey), serialNumber, run.sentAt, undefined, { signal: this.signal }).catch(() => undefined);
   }
 
   /** The view that shows the run's area ended, or nothing once the run is cancelled or the node closes; no listener outlives the wait. */

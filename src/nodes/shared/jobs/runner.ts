@@ -195,14 +195,16 @@ export class JobRunner {
 
   private onStatuses(statuses: Record<string, unknown>[]): void {
     if (this.closed) return;
-    const readNow = new Set<string>();
+    const now = Date.now();
+    const kept = fleetStatusesOf(this.client.accountKey);
+    const readAt = new Map<string, number>();
     for (const status of statuses) {
       const facts = robotFactsOf(status);
       if (facts.serialNumber === "") continue;
       this.book.facts.set(facts.serialNumber, facts);
-      readNow.add(facts.serialNumber);
+      // A status another process read within the poll's interval is not kept here: it counts as read now.
+      readAt.set(facts.serialNumber, kept.readTimeOf(status) ?? now);
     }
-    const now = Date.now();
     for (const job of this.book.ofNode(this.nodeId)) {
       this.guarded(job, () => {
         if (job.phase === "waiting") this.dispatch(job, now);
@@ -211,7 +213,7 @@ export class JobRunner {
           const report = this.reports.newestSince(job.serialNumber!, job.sentAt, this.liveOf(job).reportsAtSend);
           if (report) this.settleStartByReport(job, report);
         }
-        else if (job.phase === "running") this.follow(job, readNow, now);
+        else if (job.phase === "running") this.follow(job, readAt, now);
         const claims = this.client.sharing?.robotClaims;
         if (claims && this.current(job) && job.phase !== "waiting") renewClaimWhenDue(claims, job, now);
       });
@@ -368,7 +370,7 @@ export class JobRunner {
     }
     if (!this.current(job, "starting")) return;
     this.markStarted(job);
-    this.follow(job, new Set(), Date.now());
+    this.follow(job, new Map(), Date.now());
   }
 
   private markStarted(job: JobRecord): void {
@@ -426,9 +428,10 @@ export class JobRunner {
   /**
    * A poll while the job runs: its progress, its end, or, when no status has
    * shown its robot online (a goto job: its navigation under way) for the
-   * offline limit, its end as unknown. `readNow`: the robots this poll read.
+   * offline limit, its end as unknown. `readAt`: when the statuses this poll
+   * gave were read, by robot; only one read after the last sighting is another.
    */
-  private follow(job: JobRecord, readNow: ReadonlySet<string>, now: number): void {
+  private follow(job: JobRecord, readAt: ReadonlyMap<string, number>, now: number): void {
     const serialNumber = job.serialNumber!;
     const facts = this.book.facts.get(serialNumber);
     const limitMs = job.settings.offlineLimitMs ?? JOB_OFFLINE_LIMIT.default * 60_000;
@@ -436,10 +439,11 @@ export class JobRunner {
     // A job kept from before these fields existed starts its count now.
     job.onlineSeenAt ??= now;
     if (job.work.kind === "goto") job.navigationSeenAt ??= now;
-    if (facts && readNow.has(serialNumber)) {
-      if (facts.online === true) job.onlineSeenAt = now;
-      if (job.work.kind === "goto" && (isNavigating(facts) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts) === "moving"))
-        job.navigationSeenAt = now;
+    const seenAt = readAt.get(serialNumber);
+    if (facts && seenAt !== undefined) {
+      if (facts.online === true && seenAt > job.onlineSeenAt) job.onlineSeenAt = seenAt;
+      if (job.work.kind === "goto" && seenAt > job.navigationSeenAt! && (isNavigating(facts) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts) === "moving"))
+        job.navigationSeenAt = seenAt;
     }
     if (now - job.onlineSeenAt >= limitMs) {
       this.endUnknown(job, "robot offline", "ends.offlineFor", minutes);
