@@ -205,7 +205,7 @@ export class JobRunner {
     const now = Date.now();
     for (const job of this.book.ofNode(this.nodeId)) {
       this.guarded(job, () => {
-        if (job.phase === "waiting") this.dispatch(job, now);
+        if (job.phase === "waiting") this.dispatch(job, now, readNow);
         else if (job.phase === "starting" && job.work.kind !== "goto" && job.sentAt !== undefined) {
           // A report of the task kept since its start was sent (pushed, or swept) settles the start.
           const report = this.reports.newestSince(job.serialNumber!, job.sentAt, this.liveOf(job).reportsAtSend);
@@ -218,7 +218,7 @@ export class JobRunner {
     }
   }
 
-  private dispatch(job: JobRecord, now: number): void {
+  private dispatch(job: JobRecord, now: number, readNow: ReadonlySet<string>): void {
     const candidates = this.candidatesOf(job);
     const deadline = job.createdAt + job.settings.waitUpToMs;
     if (job.missingTarget) {
@@ -239,6 +239,7 @@ export class JobRunner {
       minBattery: job.settings.minBattery,
       candidates,
       facts: this.book.facts,
+      readNow,
       heldByOther: (serialNumber) => {
         const holder = this.book.holderOf(serialNumber);
         return holder !== undefined && holder !== job.jobId;
