@@ -249,7 +249,6 @@ export class RobotClient {
     const unique: string[] = [...new Set<string>(serialNumbers)];
     const unreachable = unreachableRobotsOf(this.accountKey);
     const resting = unique.filter((serialNumber) => unreachable.isResting(serialNumber));
-    if (unique.length === 1 && resting.length === 1) throw unreachable.errorOf(resting[0]!);
     // A robot at fault whose time has come is asked alone: still refused, it costs one call, not a split of its batch.
     const due = unique.filter((serialNumber) => unreachable.isDue(serialNumber));
     const others = unique.filter((serialNumber) => unreachable.get(serialNumber) === undefined);
@@ -296,6 +295,7 @@ export class RobotClient {
     );
     await Promise.all(workers);
     if (failure) throw failure.error;
+    // A read of one robot alone that is at fault (resting before, or found now) ends in the cloud's refusal.
     const [alone] = unique;
     if (unique.length === 1 && unreachable.isResting(alone!)) throw unreachable.errorOf(alone!);
     return [...results.flat(), ...resting.map((serialNumber) => unreachable.statusOf(serialNumber, line))] as (V1Status | SLineStatus)[];

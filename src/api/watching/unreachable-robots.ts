@@ -78,7 +78,7 @@ export class UnreachableRobots {
 
   constructor(
     private readonly accountKey: string,
-    readonly now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
   ) {}
 
   get(serialNumber: string): UnreachableRobot | undefined {
