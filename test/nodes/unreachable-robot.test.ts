@@ -12,7 +12,7 @@ import robotJob from "../../src/nodes/robot-job";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
-import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, waitFor, useNodeRed, type FlowNode } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordWarnings, waitFor, useNodeRed, type FlowNode } from "../support/node-red";
 import { useSimulator } from "../support/simulator";
 
 const KITCHEN = "GS-S-000102";
@@ -68,14 +68,7 @@ describe("one robot that cannot be reached, through Node-RED", function () {
       flowWith(sim.simulator.url, [fleetNode, jobNode, { id: "offline", type: "helper" }, { id: "ends", type: "helper" }, { id: "progress", type: "helper" }, ...outputsAndCatch("fleet")]),
       { config: { token: DEMO_TOKEN } },
     );
-    const warnings: string[] = [];
-    const config = helper.getNode("config");
-    const warn = config.warn.bind(config);
-    config.warn = (text: unknown) => {
-      warnings.push(String(text));
-      warn(text);
-    };
-    return warnings;
+    return recordWarnings("config");
   }
 
   it("robot-status's fleet read answers every other robot and this one offline with the reason; the log names it once over several polls", async () => {
