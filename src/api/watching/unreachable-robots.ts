@@ -18,6 +18,9 @@ import { fleetStatusesOf } from "./fleet-statuses";
 export const UNREACHABLE_FIRST_BACKOFF_MS = 30_000;
 export const UNREACHABLE_MAX_BACKOFF_MS = 600_000;
 
+/** Batches whose last call timed out, kept at most per account. */
+const MAX_TIMED_OUT_BATCHES = 100;
+
 /**
  * The cloud's codes that refuse a whole batch for one robot in it: 7 a robot
  * not of the account (or not this app's), 230003 one that cannot be reached,
@@ -111,6 +114,8 @@ export class UnreachableRobots {
     if (!(error instanceof RobotApiError) || error.kind !== "timeout") return false;
     const key = names.join("\n");
     if (this.timedOut.delete(key)) return true;
+    // Batches change as robots come and go: the oldest timeouts are forgotten rather than kept for ever.
+    if (this.timedOut.size >= MAX_TIMED_OUT_BATCHES) this.timedOut.delete(this.timedOut.values().next().value!);
     this.timedOut.add(key);
     return false;
   }
