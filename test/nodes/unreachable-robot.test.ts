@@ -3,16 +3,17 @@
  * Node-RED against the simulator: with the kitchen scrubber made unreachable
  * (every status read naming it answered 230003 whole), robot-status's fleet
  * read still answers every other robot, the unreachable one offline with the
- * cloud's reason; robot-config names it once in the log over several polls,
- * not at each; and a robot-job on another robot starts once and ends with its
- * own report.
+ * cloud's reason, and in watch mode goes offline once on output 2 while the
+ * others' changes keep coming; robot-config names it once in the log over
+ * several polls, not at each; and a robot-job on another robot starts once
+ * and ends with its own report.
  */
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { POLL_SETTINGS } from "../../src/api/watching/confirmation-poller";
-import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordWarnings, waitFor, useNodeRed, type FlowNode } from "../support/node-red";
+import { COMPLETE_NODE, collectMessages, flowWith, helper, loadFlow, nextMessage, outcomeOf, outputsAndCatch, recordWarnings, waitFor, useNodeRed, type FlowNode } from "../support/node-red";
 import { useSimulator } from "../support/simulator";
 
 const KITCHEN = "GS-S-000102";
@@ -87,6 +88,43 @@ describe("one robot that cannot be reached, through Node-RED", function () {
     }
     assert.equal(warnings.filter((text) => text.includes(KITCHEN)).length, 1, warnings.join("\n"));
     assert.match(warnings[0]!, /ROBOT_UNREACHABLE.*asked again in 30 s/);
+  });
+
+  it("watch mode: the robot goes offline once on output 2 with the reason, the others' statuses keep coming, the log names it once", async () => {
+    await loadFlow(
+      [robotStatus, ...COMPLETE_NODE],
+      flowWith(
+        sim.simulator.url,
+        [
+          { ...fleetNode, fleetOutput: "each", watch: true, interval: 5 },
+          { id: "offline", type: "helper" },
+          { id: "on-done", type: "complete", scope: ["fleet"], uncaught: false, wires: [["completed"]] },
+          { id: "completed", type: "helper" },
+          ...outputsAndCatch("fleet"),
+        ],
+      ),
+      { config: { token: DEMO_TOKEN } },
+    );
+    const warnings = recordWarnings("config");
+    const out = collectMessages("out");
+    const offline = collectMessages("offline");
+    const caught = collectMessages("caught");
+    await waitFor(() => out.length === ROBOTS, 10_000, "every robot once");
+    const pollNow = async () => {
+      const completed = nextMessage("completed");
+      helper.getNode("fleet").receive({ payload: "poll" });
+      await completed;
+    };
+    sim.simulator.updateRobot(KITCHEN, { reachable: false });
+    sim.simulator.updateRobot("GS-S-000101", { batteryPercentage: 15 });
+    for (let poll = 0; poll < 3; poll++) await pollNow();
+    await waitFor(() => offline.length === 1, 3000, "the robot offline on output 2");
+    const gone = offline[0]!;
+    assert.equal(gone.topic, KITCHEN);
+    assert.equal((gone.payload as Status).unreachable?.code, "ROBOT_UNREACHABLE");
+    assert.ok(out.some((msg) => msg.topic === "GS-S-000101" && (msg.changes as Record<string, unknown>).battery), "another robot's change came");
+    assert.equal(caught.length, 0, "no poll failed");
+    assert.equal(warnings.filter((text) => text.includes(KITCHEN)).length, 1, warnings.join("\n"));
   });
 
   it("a robot-job that the unreachable robot would have taken (nearest the kitchen) starts once on another robot and ends with its own report", async () => {
