@@ -249,8 +249,8 @@ export class RobotClient {
     const unique: string[] = [...new Set<string>(serialNumbers)];
     const unreachable = unreachableRobotsOf(this.accountKey);
     const resting = unique.filter((serialNumber) => unreachable.isResting(serialNumber));
-    // A robot at fault whose time has come is asked alone: still refused, it costs one call, not a split of its batch.
-    const due = unique.filter((serialNumber) => unreachable.isDue(serialNumber));
+    // A robot at fault whose time has come is asked alone (by one call at a time): still refused, it costs one call, not a split of its batch.
+    const due = unreachable.takeDue(unique);
     const others = unique.filter((serialNumber) => unreachable.get(serialNumber) === undefined);
     const batches: string[][] = due.map((serialNumber) => [serialNumber]);
     for (let start = 0; start < others.length; start += STATUS_BATCH_SIZE) batches.push(others.slice(start, start + STATUS_BATCH_SIZE));
@@ -294,6 +294,7 @@ export class RobotClient {
       }),
     );
     await Promise.all(workers);
+    unreachable.release(due);
     if (failure) throw failure.error;
     // A read of one robot alone that is at fault (resting before, or found now) ends in the cloud's refusal.
     const [alone] = unique;

@@ -152,9 +152,10 @@ describe("api: a batch refused whole because of one robot", function () {
     assert.ok(!stub.server.requests.some((request) => namesOf(request).includes(x)));
     await clock.advance(1);
     stub.server.requests.length = 0;
-    await read();
-    assert.equal(askedAlone(), 1, "at the step: asked alone");
-    assert.equal(stub.server.requests.length, 2, "and the others in their own batch");
+    // Two reads at the step (a watch and a job's poll): one of them asks it.
+    await Promise.all([read(), read()]);
+    assert.equal(askedAlone(), 1, "at the step: asked alone, once");
+    assert.equal(stub.server.requests.length, 3, "and the others in their own batch, by each read");
     assert.deepEqual(
       events.map((event) => [event.kind, event.robot.step]),
       [
@@ -179,6 +180,27 @@ describe("api: a batch refused whole because of one robot", function () {
     stub.server.requests.length = 0;
     await read();
     assert.deepEqual(stub.server.requests.map(namesOf), [robots], "back in its batch");
+  });
+
+  it("a robot due when the cloud fails for the account is asked again at the next read, not left resting", async function () {
+    const clock = new FakeClock(Date.parse("2026-12-07T03:00:00Z"));
+    const unreachable = unreachableRobotsOf(stub.client.accountKey, clock.now);
+    const robots = serials(3);
+    refusedRobots.add(robots[0]!);
+    await stub.client.batchGetStatuses(robots, { line: "v1" });
+    await clock.advance(UNREACHABLE_FIRST_BACKOFF_MS);
+    stub.server.respondWith(() => ({ status: 500, body: { code: 13, message: "internal" } }));
+    await failureOf(stub.client.batchGetStatuses(robots, { line: "v1" }));
+    assert.equal(unreachable.get(robots[0]!)!.step, 1, "no step for the cloud's failure");
+    stub.server.respondWith(cloud);
+    refusedRobots.clear();
+    stub.server.requests.length = 0;
+    await stub.client.batchGetStatuses(robots, { line: "v1" });
+    assert.ok(
+      stub.server.requests.some((request) => namesOf(request).join() === robots[0]),
+      "asked alone",
+    );
+    assert.equal(unreachable.get(robots[0]!), undefined, "and cleared");
   });
 
   it("the backoff doubles from 30 s and stops at 10 min", function () {

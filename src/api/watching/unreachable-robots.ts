@@ -78,6 +78,8 @@ export class UnreachableRobots {
   /** Batches (their names joined) whose last call timed out: a second timeout in a row is split like a refusal. */
   private readonly timedOut = new Set<string>();
   private readonly listeners = new Set<(event: UnreachableEvent) => void>();
+  /** Robots at fault a call is asking again right now: the other calls leave them out meanwhile. */
+  private readonly asking = new Set<string>();
 
   constructor(
     private readonly accountKey: string,
@@ -93,15 +95,22 @@ export class UnreachableRobots {
     return [...this.robots.keys()].map((serialNumber) => this.get(serialNumber)!);
   }
 
-  /** A robot at fault whose time to be asked again has not come: it is left out of batches. */
+  /** A robot at fault whose time to be asked again has not come, or that another call is asking: it is left out of batches. */
   isResting(serialNumber: string): boolean {
     const known = this.robots.get(serialNumber);
-    return known !== undefined && this.now() < known.askAgainAt;
+    return known !== undefined && (this.now() < known.askAgainAt || this.asking.has(serialNumber));
   }
 
-  /** A robot at fault whose time to be asked again has come: it is asked alone. */
-  isDue(serialNumber: string): boolean {
-    return this.robots.has(serialNumber) && !this.isResting(serialNumber);
+  /** The robots at fault among these whose time to be asked again has come, each taken by the caller to ask alone until release(). */
+  takeDue(serialNumbers: readonly string[]): string[] {
+    const due = serialNumbers.filter((serialNumber) => this.robots.has(serialNumber) && !this.isResting(serialNumber));
+    for (const serialNumber of due) this.asking.add(serialNumber);
+    return due;
+  }
+
+  /** The call that took these robots is over (answered, refused, or failed for the account): others may ask them again when due. */
+  release(serialNumbers: readonly string[]): void {
+    for (const serialNumber of serialNumbers) this.asking.delete(serialNumber);
   }
 
   /**
