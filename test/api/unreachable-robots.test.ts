@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { forgetAccountMemory } from "../../src/api/account/account-memory";
-import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { FleetStatuses, fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
 import {
   UNREACHABLE_FIRST_BACKOFF_MS,
   UNREACHABLE_MAX_BACKOFF_MS,
@@ -107,11 +107,8 @@ describe("api: a batch refused whole because of one robot", function () {
 
   it("the robot at fault keeps its last status, shown offline; the fleet's kept statuses show it so, and drop the mark once it answers", async function () {
     const robots = serials(3);
-    await stub.client.batchGetStatuses(robots, { line: "v1" });
-    fleetStatusesOf(stub.client.accountKey).record(await stub.client.batchGetStatuses(robots, { line: "v1" }));
     refusedRobots.add(robots[1]!);
     const clock = new FakeClock(Date.now());
-    forgetAccountMemory();
     unreachableRobotsOf(stub.client.accountKey, clock.now);
     fleetStatusesOf(stub.client.accountKey).record([
       { name: `robots/${robots[1]}`, serialNumber: robots[1], online: true, battery: { soc: 55 } },
@@ -127,6 +124,15 @@ describe("api: a batch refused whole because of one robot", function () {
     kept.record(await stub.client.batchGetStatuses(robots, { line: "v1" }));
     assert.equal(kept.get(robots[1]!)!.status.unreachable, undefined);
     assert.equal(kept.get(robots[1]!)!.status.online, true);
+  });
+
+  it("an S-line read marked unreachable, then a v1 read of the robot: the merged status carries no mark", function () {
+    const kept = new FleetStatuses();
+    kept.record([{ serialNumber: "SN-001", online: false, unreachable: { code: "ROBOT_UNREACHABLE" } }], 1000);
+    kept.record([{ name: "robots/SN-001", serialNumber: "SN-001", online: true }], 2000);
+    assert.deepEqual([kept.get("SN-001")!.status.online, "unreachable" in kept.get("SN-001")!.status], [true, false]);
+    kept.record([{ serialNumber: "SN-001", online: false, unreachable: { code: "ROBOT_UNREACHABLE" } }], 3000);
+    assert.ok("unreachable" in kept.get("SN-001")!.status, "a newer mark is kept");
   });
 
   it("is asked again alone at its backoff step, not 1 ms before; a refusal doubles the step; an answer clears it at once", async function () {
