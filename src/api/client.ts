@@ -22,6 +22,7 @@ import type { AccountSharing } from "./account/shared-account";
 import { accountKeyOf } from "./account/account-memory";
 import { DEFAULT_ARRIVAL_RADIUS_CELLS, sentNavigationsOf } from "./watching/navigation";
 import { robotDirectoryOf } from "./account/robot-directory";
+import { readBatchFindingFault, unreachableRobotsOf } from "./watching/unreachable-robots";
 import { abortFailure, wireFailure } from "./http/wire-failures";
 import { notOneOf } from "./settings/input-problems";
 
@@ -229,8 +230,13 @@ export class RobotClient {
    * anything is sent, duplicates asked for once) go in batches of at most 11,
    * each batch a call through the engine (paced and queued like any other), at
    * most STATUS_BATCHES_IN_FLIGHT at once. The statuses come back in the order the cloud
-   * answers each batch, batch after batch. The first failing batch fails the
-   * whole call and withdraws the batches not yet answered.
+   * answers each batch, batch after batch. A batch refused whole because of a
+   * robot is split until the robot at fault is alone, which is reported
+   * unreachable (unreachable-robots.ts: its last status offline, with the
+   * reason), left out of later batches and asked again alone with backoff; a
+   * call naming that one robot ends in the cloud's refusal. Any other failing
+   * batch (the account's or the cloud's) fails the whole call and withdraws
+   * the batches not yet answered.
    */
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "v1" }): Promise<V1Status[]>;
   batchGetStatuses(serialNumbers: readonly string[], options: BatchStatusOptions & { line: "s" }): Promise<SLineStatus[]>;
@@ -240,26 +246,43 @@ export class RobotClient {
     const operation = line === "v1" ? "batchGetRobotStatus" : line === "s" ? "batchGetSRobotStatus" : undefined;
     if (!operation) throw invalidInput("line", 'must be "v1" or "s"', "batchGetStatuses");
     if (!Array.isArray(serialNumbers)) throw invalidInput("serialNumbers", "must be a list of serial numbers", operation);
-    const unique = [...new Set(serialNumbers)];
-    const batches: PreparedCall[] = [];
-    for (let start = 0; start < unique.length; start += STATUS_BATCH_SIZE) {
-      // The one check of each serial number (before anything is sent), named by its place in the caller's list.
-      const nameOf = (path: readonly PropertyKey[]) =>
-        path[0] === "names" && typeof path[1] === "number"
-          ? `serialNumbers.${serialNumbers.indexOf(unique[start + path[1]])}`
-          : path.map(String).join(".") || "input";
-      batches.push(prepareCall(operation, { names: unique.slice(start, start + STATUS_BATCH_SIZE) }, { nameOf }));
-    }
+    const unique: string[] = [...new Set<string>(serialNumbers)];
+    const unreachable = unreachableRobotsOf(this.accountKey);
+    const resting = unique.filter((serialNumber) => unreachable.isResting(serialNumber));
+    // A robot at fault whose time has come is asked alone (by one call at a time): still refused, it costs one call, not a split of its batch.
+    const due = unreachable.takeDue(unique);
+    const others = unique.filter((serialNumber) => unreachable.get(serialNumber) === undefined);
+    const batches: string[][] = due.map((serialNumber) => [serialNumber]);
+    for (let start = 0; start < others.length; start += STATUS_BATCH_SIZE) batches.push(others.slice(start, start + STATUS_BATCH_SIZE));
+    // The one check of each serial number (before anything is sent), named by its place in the caller's list.
+    const prepare = (names: readonly string[]) =>
+      prepareCall(
+        operation,
+        { names: [...names] },
+        {
+          nameOf: (path) =>
+            path[0] === "names" && typeof path[1] === "number"
+              ? `serialNumbers.${serialNumbers.indexOf(names[path[1]]!)}`
+              : path.map(String).join(".") || "input",
+        },
+      );
+    const prepared = new Map(batches.map((names) => [names, prepare(names)]));
     // One failed batch ends the call: the others are withdrawn (queued) or aborted (on the wire, only reads).
     const stop = new AbortController();
     const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    const results: (V1Status | SLineStatus)[][] = new Array<(V1Status | SLineStatus)[]>(batches.length);
+    const ask = async (names: readonly string[]) => {
+      const answer = (await this.send(prepared.get(names as string[]) ?? prepare(names), { ...callOptions, signal: linked })) as Record<
+        string,
+        unknown
+      >;
+      return (line === "v1" ? answer.robotStatuses : answer.robotStatus) as Record<string, unknown>[];
+    };
+    const results: Record<string, unknown>[][] = new Array<Record<string, unknown>[]>(batches.length);
     let next = 0;
     const worker = async () => {
       while (next < batches.length && !linked.aborted) {
         const index = next++;
-        const answer = (await this.send(batches[index]!, { ...callOptions, signal: linked })) as Record<string, unknown>;
-        results[index] = (line === "v1" ? answer.robotStatuses : answer.robotStatus) as (V1Status | SLineStatus)[];
+        results[index] = await readBatchFindingFault(unreachable, batches[index]!, line, ask);
       }
     };
     // The first failure is the one reported, not the aborts it caused in the other batches.
@@ -271,8 +294,12 @@ export class RobotClient {
       }),
     );
     await Promise.all(workers);
+    unreachable.release(due);
     if (failure) throw failure.error;
-    return results.flat();
+    // A read of one robot alone that is at fault (resting before, or found now) ends in the cloud's refusal.
+    const [alone] = unique;
+    if (unique.length === 1 && unreachable.isResting(alone!)) throw unreachable.errorOf(alone!);
+    return [...results.flat(), ...resting.map((serialNumber) => unreachable.statusOf(serialNumber, line))] as (V1Status | SLineStatus)[];
   }
 
   /**

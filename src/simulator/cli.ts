@@ -55,8 +55,8 @@ Options:
 While it runs, GET/PUT ${CONTROL_PREFIX}faults changes the faults and the seed (JSON with any of
 latencyMs, failRate, dropRate, malformedRate, ignoreRate, pushDuplicateRate, pushDropRate,
 taskFaultRate and seed, such as {"ignoreRate":1}), PATCH ${CONTROL_PREFIX}robots/<serial> changes a robot (JSON with any of
-online, batteryPercentage, charging, emergencyStop, localizationState, taskState, and
-mapPosition {x, y, angle} to place it on its current map: pixels of the map image with
+online, reachable (false: every status read naming it is answered 230003), batteryPercentage,
+charging, emergencyStop, localizationState, taskState, and mapPosition {x, y, angle} to place it on its current map: pixels of the map image with
 rows counted from its bottom edge, angle in degrees counter-clockwise from +x, such as
 {"mapPosition":{"x":200,"y":150,"angle":90}}) and POST ${CONTROL_PREFIX}reset puts the fleet back as it
 started (open incidents are forgotten; the push target stays). Map images (floor plans of each

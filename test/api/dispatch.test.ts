@@ -29,6 +29,7 @@ function input(statuses: Record<string, unknown>[], settings: Partial<DispatchIn
     minBattery: 30,
     candidates: [...facts.keys()],
     facts,
+    readNow: new Set(facts.keys()),
     heldByOther: () => false,
     alarmOf: () => undefined,
     setAside: {},
@@ -81,6 +82,16 @@ describe("dispatch policy", () => {
     });
     assert.equal(choice.chosen, "A");
     assert.equal(choice.reasons.UNREAD, "no status yet");
+  });
+
+  it("chooses no robot on a kept status the dispatching poll did not read: its reason says so", () => {
+    const robots = [status("KEPT", 1, 1, { battery: { powerPercentage: 99 } }), status("READ", 1, 1, { battery: { powerPercentage: 40 } })];
+    const choice = chooseRobot(input(robots, { readNow: new Set(["READ"]) }));
+    assert.equal(choice.chosen, "READ");
+    assert.equal(choice.reasons.KEPT, "not read in the last poll");
+    assert.deepEqual(chooseRobot(input(robots, { readNow: new Set() })), {
+      reasons: { KEPT: "not read in the last poll", READ: "not read in the last poll" },
+    });
   });
 
   it("prefers the robot nearest to a named point (pixel distance), then the highest battery, then the serial number", () => {

@@ -342,15 +342,21 @@ describe("api: batchGetStatuses", function () {
     let calls = 0;
     stub.server.respondWith((request) => {
       calls++;
-      if (calls === 1) return { status: 403, body: { code: 7, message: "The caller has no permission on robot SN-001." } };
+      // The cloud's own failure, not a robot's (a robot's refusal splits the batch: unreachable-robots.test.ts).
+      if (calls === 1) return { status: 500, body: { code: 13, message: "internal error" } };
       return { ...statusPerName("v1")(request), delayMs: 20 };
     });
     // One connection: the other batches wait in the account's queue while the first is answered.
-    const narrow = new RobotClient({ baseUrl: stub.server.url, auth: { token: TOKEN }, engine: { rateLimit: 0, connections: 1 } });
+    const narrow = new RobotClient({
+      baseUrl: stub.server.url,
+      auth: { token: TOKEN },
+      engine: { rateLimit: 0, connections: 1 },
+      retry: { maxRetries: 0 },
+    });
     try {
       const error = await failureOf(narrow.batchGetStatuses(serials(110), { line: "v1" }));
-      assert.equal(error.status, 403);
-      assert.equal(error.code, "PERMISSION_DENIED");
+      assert.equal(error.status, 500);
+      assert.equal(error.code, "INTERNAL");
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(stub.server.requests.length, 1, "nothing after the failure");
     } finally {

@@ -67,6 +67,7 @@ function input(robots: RobotFacts[], settings: Partial<DispatchInput> = {}): Dis
     minBattery: 30,
     candidates: robots.map((robot) => robot.serialNumber),
     facts: new Map(robots.map((robot) => [robot.serialNumber, robot])),
+    readNow: new Set(robots.map((robot) => robot.serialNumber)),
     heldByOther: () => false,
     alarmOf: () => undefined,
     setAside: {},

@@ -4,7 +4,8 @@
  * tasks that end after 15 s): fan_speed always in the state, no deprecated
  * feature, a running task's progress, vacuum.send_command with params, a
  * removed robot's config cleared once across Home Assistant's births, and the
- * map's areas as segments that clean_area starts an area job for.
+ * map's areas as segments that clean_area starts an area job for; and, with
+ * one robot the cloud cannot reach, a start on another confirmed.
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
@@ -65,6 +66,17 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     // The task ends after 15 s: its progress goes with it.
     await waitFor(() => client.json(`${BASE}/GS-S-000101/attributes`).progress === null, 40_000, "no progress once the task ended");
     assert.equal(client.json(`${BASE}/GS-S-000101/attributes`).task, "none");
+  });
+
+  it("with one robot the cloud cannot reach (230003), a start on another is carried out and confirmed, and that robot shows unavailable", async () => {
+    rig.simulator.updateRobot("GS-S-000102", { reachable: false });
+    const client = await deploy();
+    await waitFor(() => client.last.get(`${BASE}/GS-S-000102/availability`) === "offline", 20_000, "the unreachable robot unavailable");
+    assert.equal(client.last.get(`${BASE}/GS-S-000101/availability`), "online");
+    const result = await resultOf(client, "GS-S-000101", "command", "start");
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.equal(rig.simulator.state.status("GS-S-000101")!.taskState, "RUNNING");
+    assert.equal(sentTo("GS-S-000101"), 1, "one start");
   });
 
   it("takes vacuum.send_command's params beside command or in a params object, the jobs by name, and refuses a job without its area", async () => {

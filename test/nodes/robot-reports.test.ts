@@ -10,7 +10,7 @@ import { DAY_MS } from "../../src/api/reports/book";
 import { RUNNING_TASK_REACH_MS } from "../../src/api/reports/sweep";
 import { readPush } from "../../src/api/pushes/pushes";
 import robotReports from "../../src/nodes/robot-reports";
-import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, recordStatuses, recordWarnings, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 import { HALL, KPI_REPORTS, LOBBY, pushedEvent, reportAt } from "../support/report-fixtures";
 import { ReportsStub } from "../support/reports-stub";
 
@@ -233,13 +233,7 @@ describe("robot-reports: every report once, and the fleet's figures", function (
     stub.notBound.add(unbound1).add(unbound2);
     stub.failing.add(broken);
     const { out, caught } = await deploy();
-    const warnings: string[] = [];
-    const node = helper.getNode("reports");
-    const warn = node.warn.bind(node);
-    node.warn = (text: unknown) => {
-      warnings.push(String(text));
-      warn(text);
-    };
+    const warnings = recordWarnings("reports");
     const statuses = recordStatuses("reports");
     await waitFor(() => caught.length === 1 && out.length === 1, 5000, "the first sweep");
     send("sweep");

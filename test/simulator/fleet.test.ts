@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { RobotClient } from "../../src/api/client";
 import { ENDPOINTS } from "../../src/api/cloud/endpoints";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { DEMO_TOKEN, OFF_SITE_ROBOT, WAREHOUSE_TOKEN, startSimulator } from "../../src/simulator";
 import { officeMaps } from "../../src/simulator/maps/maps";
 import { rawRequest } from "../support/raw-http";
@@ -148,12 +149,26 @@ describe("simulator: fleet endpoints", function () {
     });
 
     it("a robot of another account fails the whole batch with 403 code 7, naming it, on both lines", async () => {
-      for (const line of ["v1", "s"] as const) {
-        const error = await failureOf(warehouse.batchGetStatuses([OFF_SITE_ROBOT, LOBBY], { line }));
-        assert.equal(error.status, 403, line);
+      for (const call of [
+        warehouse.batchGetRobotStatus({ names: [OFF_SITE_ROBOT, LOBBY] }),
+        warehouse.batchGetSRobotStatus({ names: [OFF_SITE_ROBOT, LOBBY] }),
+      ]) {
+        const error = await failureOf(call);
+        assert.equal(error.status, 403);
         assert.equal(error.apiCode, 7);
         assert.match(error.message, new RegExp(LOBBY));
         assert.doesNotMatch(error.message, new RegExp(OFF_SITE_ROBOT));
+      }
+    });
+
+    it("batchGetStatuses splits that batch: the account's robot read, the other account's reported unreachable with the 403", async () => {
+      for (const line of ["v1", "s"] as const) {
+        forgetAccountMemory();
+        const statuses = await warehouse.batchGetStatuses([OFF_SITE_ROBOT, LOBBY], { line });
+        assert.equal(statuses.find((status) => status.serialNumber === OFF_SITE_ROBOT)?.online, true, line);
+        const refused = statuses.find((status) => status.serialNumber === LOBBY)!;
+        assert.equal(refused.online, false, line);
+        assert.equal((refused.unreachable as { code: string }).code, "PERMISSION_DENIED", line);
       }
     });
 

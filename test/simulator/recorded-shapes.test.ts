@@ -391,4 +391,36 @@ describe("simulator: answers in the recorded shapes", function () {
       }
     });
   });
+
+  describe("a status read refused whole because of one robot", () => {
+    const raw = (method: string, target: string, body?: unknown) =>
+      rawRequest(push.simulator.url, method, target, { token: DEMO_TOKEN, body });
+    const v1Batch = (names: readonly string[]) =>
+      raw("GET", `/v1alpha1/robots/-/status:batchGet?${names.map((sn) => `names=${sn}`).join("&")}`);
+    const sLineBatch = (names: readonly string[]) => raw("GET", "/openapi/v2alpha1/s/robots/*/status:batchGet", { names });
+
+    it("a robot not of the account: HTTP 403, the error body {code 7, message naming it, details []}, on both lines", async () => {
+      for (const answer of [await v1Batch([LOBBY, "GS-X-999"]), await sLineBatch([LOBBY, "GS-X-999"])]) {
+        assert.equal(answer.status, 403);
+        assert.deepEqual(Object.keys(answer.json as Json).sort(), ["code", "details", "message"]);
+        assert.equal((answer.json as Json).code, 7);
+        assert.match(String((answer.json as Json).message), /GS-X-999/);
+      }
+    });
+
+    it("a robot that cannot be reached: the 230003 error body for any batch naming it and its own read (field notes), until reachable again", async () => {
+      change(KITCHEN, { reachable: false });
+      for (const answer of [
+        await v1Batch(ROBOTS),
+        await sLineBatch(ROBOTS),
+        await raw("GET", `/openapi/v2alpha1/s/robots/${KITCHEN}/status`),
+      ]) {
+        assert.equal(answer.status, 200);
+        assert.deepEqual(answer.json, { code: 230003, message: `Robot ${KITCHEN} cannot be reached.`, details: [] });
+      }
+      assert.equal((await v1Batch([LOBBY, WAREHOUSE])).status, 200, "a batch without it is answered");
+      change(KITCHEN, { reachable: true });
+      assert.equal(((await v1Batch(ROBOTS)).json as { robotStatuses: Json[] }).robotStatuses.length, 3);
+    });
+  });
 });

@@ -158,6 +158,18 @@ export function recordStatuses(id: string): Array<{ fill?: string; shape?: strin
   return statuses;
 }
 
+/** Records every warning a node writes to the log (a config node's too). */
+export function recordWarnings(id: string): string[] {
+  const warnings: string[] = [];
+  const node = helper.getNode(id);
+  const original = node.warn.bind(node);
+  node.warn = (text: unknown) => {
+    warnings.push(String(text));
+    original(text);
+  };
+  return warnings;
+}
+
 /** The catch and helper nodes most tests wire after the nodes under test: outputs at "out", errors at "caught". */
 export function outputsAndCatch(...sourceIds: string[]): FlowNode[] {
   return [

@@ -60,6 +60,12 @@ export interface DispatchInput {
   candidates: readonly string[];
   /** Last status of each robot, by serial number (a robot not read yet is absent). */
   facts: ReadonlyMap<string, RobotFacts>;
+  /**
+   * The robots whose status the poll that dispatches read. A kept status of
+   * another (the poll failed, or did not name it) is older than the watch's one
+   * interval and no robot is chosen on it.
+   */
+  readNow: ReadonlySet<string>;
   /** The job holding a robot, if another job does. */
   heldByOther(serialNumber: string): boolean;
   /** The robot's most severe open alarm, if any. */
@@ -117,6 +123,7 @@ export function isBusy(facts: RobotFacts): boolean {
  */
 export const JOB_REASONS = {
   noStatus: "no status yet",
+  notReadNow: "not read in the last poll",
   offline: "offline",
   otherMap: "other map",
   lost: "lost",
@@ -180,6 +187,7 @@ export function reasonNotEligible(serialNumber: string, input: DispatchInput): s
   if (refused !== undefined) return refused;
   const facts = input.facts.get(serialNumber);
   if (!facts) return JOB_REASONS.noStatus;
+  if (!input.readNow.has(serialNumber)) return JOB_REASONS.notReadNow;
   if (facts.online !== true) return JOB_REASONS.offline;
   if (!isOnMap(facts, input.work.map)) return JOB_REASONS.otherMap;
   if (facts.localizationState === "LOST") return JOB_REASONS.lost;

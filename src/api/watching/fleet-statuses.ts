@@ -32,13 +32,15 @@ interface Reads {
  * tasks and navStatus under an S-line read, an S-line read's navigation
  * points under a v1 read, and its map's version when the v1 read names the
  * same map), except a running task's progress once the newer read shows none
- * running.
+ * running, and the older read's unreachable mark.
  */
 function merge(reads: Omit<Reads, "merged">): KeptStatus {
   const [newer, older] = [reads.v1, reads.lean].filter((read): read is KeptStatus => read !== undefined).sort((a, b) => b.at - a.at);
   if (!older) return newer!;
   const status: Record<string, unknown> = { ...older.status, ...newer!.status };
   if (!("executingTask" in newer!.status) && !isTaskUnderWay(newer!.status.taskState)) delete status.executingTask;
+  // A robot shown unreachable (unreachable-robots.ts) and read since is reachable again.
+  if (!("unreachable" in newer!.status)) delete status.unreachable;
   const version = mapVersionCarried(newer!.status, older.status);
   if (version !== undefined) {
     const localization = status.localizationInfo as Record<string, unknown>;

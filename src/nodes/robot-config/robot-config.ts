@@ -13,6 +13,7 @@ import { clientModule } from "../shared/api";
 import { internalError, invalidInput } from "../../api/errors";
 import { registerEditorApi } from "./editor-api";
 import { robotDirectoryOf } from "../../api/account/robot-directory";
+import { unreachableEventText, unreachableRobotsOf } from "../../api/watching/unreachable-robots";
 import { editorTables } from "./editor-tables";
 import type { RobotConfigCredentials, RobotConfigNode, RobotConfigProperties } from "../shared/types";
 
@@ -93,12 +94,17 @@ export default function registerRobotConfig(RED: NodeAPI): void {
   function RobotConfig(this: RobotConfigNode, config: RobotConfigProperties) {
     RED.nodes.createNode(this, config);
     let detachDirectory: () => void = () => undefined;
+    let detachUnreachable: () => void = () => undefined;
     try {
       const log: SharingLog = (level, text) => (level === "warn" ? this.warn(text) : this.log(text));
       const client = createClient(config, this.credentials ?? {}, log);
       this.robot = { client };
       // Names, models and software versions come from the robot list: read now (unless a redeploy finds it fresh), then every interval.
       detachDirectory = robotDirectoryOf(client.accountKey).attach(client, readAccountSettings(config).robotListInterval * 60_000);
+      // A robot whose status the cloud refuses is named once per backoff step, not at every poll (the api layer has no log).
+      detachUnreachable = unreachableRobotsOf(client.accountKey).onEvent((event) =>
+        event.kind === "refused" ? this.warn(unreachableEventText(event)) : this.log(unreachableEventText(event)),
+      );
     } catch (error) {
       this.robot = {
         error: internalError(error),
@@ -107,6 +113,7 @@ export default function registerRobotConfig(RED: NodeAPI): void {
     this.on("close", (_removed: boolean, done: () => void) => {
       // Every queued and running call of the account ends (quietly: its nodes are closing too).
       detachDirectory();
+      detachUnreachable();
       if ("client" in this.robot) this.robot.client.close();
       done();
     });

@@ -4,6 +4,8 @@ import { z } from "zod";
 /** What PATCH /_sim/robots/<serial> may change (and RunningSimulator.updateRobot). */
 export const RobotChanges = z.strictObject({
   online: z.boolean().optional(),
+  /** false: the cloud cannot reach the robot, and answers any status read naming it 230003 (SimRobot.reachable). */
+  reachable: z.boolean().optional(),
   batteryPercentage: z.number().min(0).max(100).optional(),
   charging: z.boolean().optional(),
   emergencyStop: z.boolean().optional(),

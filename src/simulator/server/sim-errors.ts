@@ -1,5 +1,5 @@
 /** Refusals in the cloud's terms: a code (the client's own numbering), a message naming the field, an HTTP status. */
-import { API_CODES } from "../../api/errors";
+import { API_CODES, PLATFORM_CODES } from "../../api/errors";
 
 /** Status codes of the cloud's error bodies: the client's own table, so both name a code alike. */
 export const Code = API_CODES;
@@ -13,6 +13,9 @@ const HTTP_STATUS_OF_CODE: Readonly<Record<number, number>> = {
   12: 405,
   13: 500,
   16: 401,
+  // No recorded answer gives 230003's HTTP status: it comes as the cloud's error body under 200, which is an
+  // error by its code (docs/cloud-api.md, Errors); the client reads it alike under an HTTP error.
+  [PLATFORM_CODES.ROBOT_UNREACHABLE.code]: 200,
 };
 
 export interface SimErrorOptions {
@@ -42,6 +45,11 @@ export class SimError extends Error {
     this.headers = options.headers;
     this.transport = options.transport ?? false;
   }
+}
+
+/** 230003 for a robot the cloud cannot reach (robot field notes, turn 6: it fails a whole batch naming the robot). */
+export function unreachable(serialNumber: string): SimError {
+  return new SimError(PLATFORM_CODES.ROBOT_UNREACHABLE.code, `Robot ${serialNumber} cannot be reached.`);
 }
 
 /** Code 3 naming the field: what the cloud answers a value it cannot use. */

@@ -62,6 +62,11 @@ export interface SimRobot {
   model: string;
   firmwareVersion: string;
   online: boolean;
+  /**
+   * false (set by PATCH /_sim/robots/<serial>): the cloud cannot reach the robot, so a status read naming it, a
+   * batch's included, is answered 230003 whole, as public clients report (robot field notes, turn 6). Unset: reachable.
+   */
+  reachable?: boolean;
   taskState: TaskState;
   battery: { charging: boolean; powerPercentage: number };
   emergencyStop: boolean;

@@ -27,7 +27,7 @@ import { METRES_PER_PIXEL } from "../maps/maps";
 import { canAct, notReadyFor } from "./readiness";
 import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
 import type { RobotChanges } from "../server/control-requests";
-import { Code, SimError, invalid } from "../server/sim-errors";
+import { Code, SimError, invalid, unreachable } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
 import type { TaskFault } from "../faults/faults";
@@ -320,6 +320,7 @@ export class World {
     }
     const motion = this.motion.get(robot)!;
     if (changes.online !== undefined) robot.online = changes.online;
+    if (changes.reachable !== undefined) robot.reachable = changes.reachable;
     if (changes.batteryPercentage !== undefined) this.setBattery(robot, motion, changes.batteryPercentage);
     if (changes.charging !== undefined) robot.battery.charging = changes.charging;
     if (changes.emergencyStop !== undefined) robot.emergencyStop = changes.emergencyStop;
@@ -350,6 +351,7 @@ export class World {
    * because no such robot exists or it belongs to another account, fails the
    * whole batch with 403 code 7, as the real cloud answers a comma-joined list
    * (read as one unknown name, docs/cloud-api.md); the message names every such robot.
+   * A robot the cloud cannot reach (reachable false) fails it whole with 230003.
    */
   batchRobots(account: AccountSeed, names: readonly string[]): SimRobot[] {
     const refused = names.filter((name) => !this.robots.has(name) || !mayUse(account, name));
@@ -359,7 +361,16 @@ export class World {
         `The caller has no permission on robot${refused.length > 1 ? "s" : ""} ${[...new Set(refused)].join(", ")} (or no such robot exists).`,
       );
     }
-    return names.map((name) => this.robots.get(name)!);
+    const robots = names.map((name) => this.robots.get(name)!);
+    const cut = robots.find((robot) => robot.reachable === false);
+    if (cut) throw unreachable(cut.serialNumber);
+    return robots;
+  }
+
+  /** The robot of a single status read: 230003 while the cloud cannot reach it, as in a batch. */
+  reachableRobot(robot: SimRobot): SimRobot {
+    if (robot.reachable === false) throw unreachable(robot.serialNumber);
+    return robot;
   }
 
   /** One page of the robot's task reports in a window of their start, newest first. */

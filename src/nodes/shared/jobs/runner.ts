@@ -205,9 +205,10 @@ export class JobRunner {
       // A status another process read within the poll's interval is not kept here: it counts as read now.
       readAt.set(facts.serialNumber, kept.readTimeOf(status) ?? now);
     }
+    const readNow = new Set(readAt.keys());
     for (const job of this.book.ofNode(this.nodeId)) {
       this.guarded(job, () => {
-        if (job.phase === "waiting") this.dispatch(job, now);
+        if (job.phase === "waiting") this.dispatch(job, now, readNow);
         else if (job.phase === "starting" && job.work.kind !== "goto" && job.sentAt !== undefined) {
           // A report of the task kept since its start was sent (pushed, or swept) settles the start.
           const report = this.reports.newestSince(job.serialNumber!, job.sentAt, this.liveOf(job).reportsAtSend);
@@ -220,7 +221,7 @@ export class JobRunner {
     }
   }
 
-  private dispatch(job: JobRecord, now: number): void {
+  private dispatch(job: JobRecord, now: number, readNow: ReadonlySet<string>): void {
     const candidates = this.candidatesOf(job);
     const deadline = job.createdAt + job.settings.waitUpToMs;
     if (job.missingTarget) {
@@ -241,6 +242,7 @@ export class JobRunner {
       minBattery: job.settings.minBattery,
       candidates,
       facts: this.book.facts,
+      readNow,
       heldByOther: (serialNumber) => {
         const holder = this.book.holderOf(serialNumber);
         return holder !== undefined && holder !== job.jobId;
