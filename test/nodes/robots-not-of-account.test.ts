@@ -3,7 +3,8 @@
  * Node-RED against robot-job's fleet stub, whose robot list is its robots:
  * robot-command, robot-status, robot-maps and robot-job refuse it at once,
  * naming the field and the serial number, and nothing naming it reaches the
- * cloud; a robot-plan with an item naming it is refused at deploy. The
+ * cloud; a robot-plan with an item naming it is refused at deploy; robot-mqtt
+ * leaves it out of its robots. The
  * account's robot directory runs on a clock the tests move, so the minute
  * between two reads of the list for unknown robots is tried at its edge: a
  * typo in every message costs one read a minute, a robot added to the
@@ -18,6 +19,7 @@ import { RobotClient } from "../../src/api/client";
 import robotCommand from "../../src/nodes/robot-command/robot-command";
 import robotJob from "../../src/nodes/robot-job";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotMqtt from "../../src/nodes/robot-mqtt";
 import robotPlan from "../../src/nodes/robot-plan";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
 import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
@@ -64,7 +66,7 @@ describe("a robot the account does not have, refused where a flow names it", fun
         { id: "catch-errors", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
         { id: "caught", type: "helper" },
       ];
-      await loadFlow([fleet.http.serving(robotJob), robotCommand, robotStatus, robotMaps, robotPlan], flowWith(stub.url, [...nodes, ...catchAll]));
+      await loadFlow([fleet.http.serving(robotJob), robotCommand, robotStatus, robotMaps, robotPlan, robotMqtt], flowWith(stub.url, [...nodes, ...catchAll]));
       caught = collectMessages("caught") as Caught[];
       outputs = collectMessages("out");
     }
@@ -135,6 +137,18 @@ describe("a robot the account does not have, refused where a flow names it", fun
       assert.deepEqual((outputs[0]!.payload as { upcoming: { item: string }[] }).upcoming.map((entry) => entry.item), ["Lobby"]);
       assert.deepEqual(stub.server.requests.filter(naming(TYPO)), []);
       assert.equal(stub.commands.size, 0);
+    });
+
+    it("robot-mqtt leaves a robot of its list the account does not have out, warned once; the others are published and no call names it", async () => {
+      await load([{ id: "bridge", type: "robot-mqtt", robot: "config", interval: 5, serialNumbers: `${R1},${TYPO}`, prefix: "homeassistant", base: "robot-fleet", startTasks: "", wires: [["out"]] }]);
+      await waitFor(() => outputs.some((msg) => msg.topic === `homeassistant/device/robot_fleet_${R1}/config`), 15_000, "the listed robot's device");
+      const warned = (helper.log().getCalls() as Array<{ args: unknown[] }>).map((call) => call.args[0] as { level: number; msg?: unknown }).filter((entry) => entry.level === 30);
+      assert.deepEqual(
+        warned.map((entry) => String(entry.msg)).filter((text) => text.includes(TYPO)),
+        [`robot "${TYPO}" is not published: its serial number names no robot of the account (the robot list does not name it)`],
+      );
+      assert.ok(!outputs.some((msg) => String(msg.topic).includes(TYPO)), "no device for it");
+      assert.deepEqual(stub.server.requests.filter(naming(TYPO)), []);
     });
 
     it("a typo in every message reads the list once a minute: 50 at 1 ms under the minute read nothing, 50 at the minute read it once", async () => {
