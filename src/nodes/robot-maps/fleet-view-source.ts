@@ -35,7 +35,7 @@ export function givenStatuses(value: unknown, now: number): KeptStatus[] {
 async function statusesFor(client: RobotClient, given: unknown, options: CallOptions, now: number): Promise<KeptStatus[]> {
   if (given !== undefined) {
     const statuses = givenStatuses(given, now);
-    noticeGivenStatuses(client, given as unknown[]);
+    noticeGivenStatuses(client, statuses.map(({ status }) => status));
     return statuses;
   }
   const kept = fleetStatusesOf(client.accountKey).all();
