@@ -1,7 +1,7 @@
 /**
  * A serial number the account does not have (a typo, GS-X-999) through real
  * Node-RED against robot-job's fleet stub, whose robot list is its robots:
- * robot-command, robot-status, robot-maps and robot-job refuse it at once,
+ * robot-command, robot-status, robot-maps, robot-site-task and robot-job refuse it at once,
  * naming the field and the serial number, and nothing naming it reaches the
  * cloud; a robot-plan with an item naming it is refused at deploy; robot-mqtt
  * leaves it out of its robots. The
@@ -21,9 +21,10 @@ import robotJob from "../../src/nodes/robot-job";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import robotPlan from "../../src/nodes/robot-plan";
+import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
 import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
-import { robotCommandNode, robotMapsNode } from "../support/fixtures";
+import { robotCommandNode, robotMapsNode, robotSiteTaskNode } from "../support/fixtures";
 import { stubSerial } from "../support/fleet-stub";
 import { jobNode, useJobFleet } from "../support/job-flow";
 import type { JobFleetStub } from "../support/job-fleet-stub";
@@ -66,7 +67,7 @@ describe("a robot the account does not have, refused where a flow names it", fun
         { id: "catch-errors", type: "catch", scope: null, uncaught: false, wires: [["caught"]] },
         { id: "caught", type: "helper" },
       ];
-      await loadFlow([fleet.http.serving(robotJob), robotCommand, robotStatus, robotMaps, robotPlan, robotMqtt], flowWith(stub.url, [...nodes, ...catchAll]));
+      await loadFlow([fleet.http.serving(robotJob), robotCommand, robotStatus, robotMaps, robotPlan, robotMqtt, robotSiteTask], flowWith(stub.url, [...nodes, ...catchAll]));
       caught = collectMessages("caught") as Caught[];
       outputs = collectMessages("out");
     }
@@ -84,11 +85,12 @@ describe("a robot the account does not have, refused where a flow names it", fun
 
     const commandNode = robotCommandNode("cmd", { command: "PAUSE_TASK", serialNumber: R1, wires: [["out"]] });
 
-    it("robot-command, robot-status, robot-maps and robot-job end at once naming the field and the serial number; nothing naming it reaches the cloud", async () => {
+    it("robot-command, robot-status, robot-maps, robot-site-task and robot-job end at once naming the field and the serial number; nothing naming it reaches the cloud", async () => {
       await load([
         commandNode,
         { id: "reader", type: "robot-status", robot: "config", operation: "status", serialNumber: R1, serialNumberType: "str", wires: [["out"]] },
         robotMapsNode("map", { operation: "fleetMap", serialNumber: R1, mapId: "" }),
+        robotSiteTaskNode("site", { serialNumber: R1, wires: [["out"]] }),
         jobNode({ wires: [["out"], []] }),
       ]);
       const cases: [id: string, msg: Msg, expected: string][] = [
@@ -97,6 +99,8 @@ describe("a robot the account does not have, refused where a flow names it", fun
         ["reader", { serialNumber: TYPO }, "msg.serialNumber: the account has no robot GS-X-999"],
         ["reader", { operation: "fleetStatus", payload: [R1, TYPO] }, "payload: the account has no robot GS-X-999"],
         ["map", { serialNumbers: [R1, TYPO] }, "msg.serialNumbers: the account has no robot GS-X-999"],
+        ["map", { payload: { robotSn: TYPO } }, "payload.robotSn: the account has no robot GS-X-999"],
+        ["site", { serialNumber: TYPO }, "msg.serialNumber: the account has no robot GS-X-999"],
       ];
       for (const [id, msg, expected] of cases) {
         const error = await refusalOf(id, msg);
