@@ -207,14 +207,29 @@ describe("a robot the account does not have, refused where a flow names it", fun
     });
   });
 
-  describe("against the simulator: fleetMap fed with msg.statuses", () => {
+  describe("against the simulator", () => {
     const cloud = useSimulator({}, true);
     useNodeRed();
     const LOBBY = "GS-S-000101";
     const KITCHEN = "GS-S-000102";
     const nameOf = (serialNumber: string) => demoFleet().robots.find((robot) => robot.serialNumber === serialNumber)!.displayName;
 
-    it("names a robot the robot list did not name when the flow started", async () => {
+    it("robot-plan deployed with an item naming GS-X-999 is refused at deploy naming the item and the serial", async () => {
+      const item = { name: "Kitchen", days: "daily", at: "06:00", map: "Floor 1", task: "Kitchen", robots: [KITCHEN, TYPO] };
+      const plan: FlowNode = { id: "plan", type: "robot-plan", robot: "config", timezone: "UTC", lateBy: 15, skipDates: [], plan: [item], wires: [["out"], [], ["out"]] };
+      const flow = [plan, { id: "out", type: "helper" }, { id: "catch-errors", type: "catch", scope: null, uncaught: false, wires: [["caught"]] }, { id: "caught", type: "helper" }];
+      await loadFlow([robotPlan], flowWith(cloud.simulator.url, flow), { config: { token: DEMO_TOKEN } });
+      const caught = collectMessages("caught") as Caught[];
+      const expected = 'RobotApiError: plan[0].robots: the account has no robot GS-X-999 (item "Kitchen")';
+      const errorsLogged = () => (helper.log().getCalls() as Array<{ args: unknown[] }>).map((call) => call.args[0] as { level: number; msg?: unknown }).filter((entry) => entry.level === 20);
+      await waitFor(() => errorsLogged().length > 0, 10_000, "the refusal in the log");
+      assert.deepEqual(errorsLogged().map((entry) => String(entry.msg)), [expected]);
+      helper.getNode("plan").receive({ payload: { upcoming: { hours: 24 } } });
+      await waitFor(() => caught.length > 0, 10_000, "the next message's error");
+      assert.equal(caught[0]!.error.message, expected);
+    });
+
+    it("fleetMap fed with msg.statuses names a robot the robot list did not name when the flow started", async () => {
       await loadFlow([robotMaps], flowWith(cloud.simulator.url, [robotMapsNode("map", { operation: "fleetMap", serialNumber: LOBBY, mapId: "" }), { id: "out", type: "helper" }], {}), { config: { token: DEMO_TOKEN } });
       // The statuses as robot-status sends them, read by a client of its own (a client tells the directory nothing of them).
       const reader = new RobotClient({ baseUrl: cloud.simulator.url, auth: { token: DEMO_TOKEN } });
