@@ -1,16 +1,17 @@
 /**
  * A serial number the account does not have (a typo, GS-X-999) through real
  * Node-RED against robot-job's fleet stub, whose robot list is its robots:
- * robot-command, robot-status, robot-maps, robot-site-task and robot-job refuse it at once,
- * naming the field and the serial number, and nothing naming it reaches the
- * cloud; a robot-plan with an item naming it is refused at deploy; robot-mqtt
- * leaves it out of its robots. The
- * account's robot directory runs on a clock the tests move, so the minute
- * between two reads of the list for unknown robots is tried at its edge: a
- * typo in every message costs one read a minute, a robot added to the
- * account since the last read is read and accepted, and a list that cannot
- * be read lets the message through. Then against the simulator: fleetMap fed
- * with msg.statuses names a robot the list did not name at the start.
+ * robot-command, robot-status, robot-maps, robot-site-task and robot-job
+ * refuse it at once, naming the field and the serial number, and nothing
+ * naming it reaches the cloud; a robot-plan with an item naming it is refused
+ * at deploy; robot-mqtt leaves it out of its robots. The account's robot
+ * directory runs on a clock the tests move, so the minute between two reads
+ * of the list for unknown robots is tried at its edge: a typo in every
+ * message costs one read a minute, a robot added to the account since the
+ * last read is read and accepted, and a list that cannot be read lets the
+ * message through. Then against the simulator: the plan refused at deploy,
+ * and fleetMap fed with msg.statuses naming a robot the list did not name at
+ * the start.
  */
 import assert from "node:assert/strict";
 import { keptForAccount } from "../../src/api/account/account-memory";
