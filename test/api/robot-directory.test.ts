@@ -119,6 +119,41 @@ describe("api: the account's robot directory", function () {
     detach();
   });
 
+  it("whether a robot is the account's: a listed one at once, without a promise; an unlisted one refused by a list under a minute old, else after one read; cannot tell without a list", async function () {
+    let now = Date.now();
+    const account = client();
+    const directory = new RobotDirectory(() => now);
+    assert.equal(directory.membershipOf("GS-S-1"), "cannotTell", "nothing to read with: no config attached");
+    const detach = directory.attach(account, 3_600_000);
+    assert.equal(await directory.membershipOf("GS-S-1"), "ofAccount", "the first read under way is waited for");
+    const readAt = now;
+    assert.equal(directory.membershipOf("GS-S-1"), "ofAccount", "a listed robot: an answer, not a promise");
+    assert.deepEqual(directory.robotsNotOfAccount(["GS-S-1"]), []);
+    listed.push({ serialNumber: "GS-S-2" });
+    now = readAt + UNKNOWN_ROBOT_READ_GAP_MS - 1;
+    assert.equal(directory.membershipOf("GS-S-2"), "notOfAccount", "a list 59.999 s old refuses without a read");
+    assert.equal(listReads(), 1);
+    now = readAt + UNKNOWN_ROBOT_READ_GAP_MS;
+    const answers = [directory.robotsNotOfAccount(["GS-S-1", "GS-S-2", "GS-X-999"]), directory.membershipOf("GS-X-998")];
+    assert.ok(
+      answers.every((answer) => answer instanceof Promise),
+      "a list a minute old is read first",
+    );
+    assert.deepEqual(await Promise.all(answers), [["GS-X-999"], "notOfAccount"]);
+    assert.equal(listReads(), 2, "one read for both");
+    // The cloud refuses the list a minute later: a robot the list in hand does not name cannot be told.
+    stub.server.respondWith(() => ({ status: 403, body: { code: 7, message: "Permission denied." } }));
+    now += UNKNOWN_ROBOT_READ_GAP_MS;
+    assert.equal(await directory.membershipOf("GS-X-999"), "cannotTell");
+    assert.equal(directory.membershipOf("GS-X-999"), "cannotTell", "no second read within the minute");
+    assert.equal(directory.membershipOf("GS-S-2"), "ofAccount");
+    assert.equal(listReads(), 3);
+    // A list that names no robot says nothing of any.
+    directory.learn([], now);
+    assert.equal(directory.membershipOf("GS-S-1"), "cannotTell");
+    detach();
+  });
+
   it("a failed read keeps the names in hand", async function () {
     const account = client();
     let now = Date.now();

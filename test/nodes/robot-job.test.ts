@@ -99,10 +99,10 @@ describe("robot-job: send the right robot and follow the job to its end", functi
     const reasons = (caught[0]!.error as { cause: { robots: Record<string, string> } }).cause.robots;
     assert.deepEqual(reasons, { [R1]: "not read in the last poll" });
     assert.equal(stub.startCommands(R1).length, 0);
-    // A robot never read while every read fails: the job's time still runs out.
+    // A robot the account's list (read at the deploy) does not name ends the job at once, with the cloud down too.
     send({ task: "Kitchen", map: "Floor 1", robots: ["GS-S-999999"], waitUpTo: 0.3 });
     await waitFor(() => caught.length === 2, 10_000, "the second NO_ROBOT");
-    assert.deepEqual((caught[1]!.error as { cause: { robots: unknown } }).cause.robots, { "GS-S-999999": "no status yet" });
+    assert.deepEqual((caught[1]!.error as { cause: { robots: unknown } }).cause.robots, { "GS-S-999999": "not a robot of the account" });
   });
 
   it("sets aside a robot that refuses and one that does not show the start, and starts the next", async () => {

@@ -10,6 +10,9 @@
  */
 import { keptForAccount } from "./account-memory";
 import { textOf } from "../cloud/values";
+import { invalidInput } from "../errors";
+import { SERIAL_NUMBER_PATTERN } from "../settings/input-rules";
+import { inputProblem } from "../settings/input-problems";
 
 /** What the robot list says of one robot, as the package uses it. */
 export interface DirectoryEntry {
@@ -44,8 +47,15 @@ export interface RobotListSource {
 }
 
 export const DEFAULT_DIRECTORY_INTERVAL_MS = 10 * 60_000;
-/** A robot the list did not name brings a read at once, but no more often than this. */
+/**
+ * A robot the list did not name brings a read at once, but no more often than
+ * this; a list read less than this ago is fresh enough to refuse a robot it
+ * does not name (membershipOf).
+ */
 export const UNKNOWN_ROBOT_READ_GAP_MS = 60_000;
+
+/** Whether a robot is the account's: "cannotTell" when the list was never read or its last read failed. */
+export type Membership = "ofAccount" | "notOfAccount" | "cannotTell";
 /** How long an instance of a shared account holds the right to read the list (a read takes seconds). */
 const SHARED_READ_CLAIM_MS = 30_000;
 /** An instance that lost the claim looks for the winner's read this often, for at most SHARED_READ_WAIT_MS. */
@@ -86,6 +96,50 @@ export class RobotDirectory {
   /** The robot's display name, else its serial number. */
   nameOf(serialNumber: string): string {
     return this.robots.get(serialNumber)?.displayName ?? serialNumber;
+  }
+
+  /**
+   * Whether the account has the robot. A robot the list names is answered at
+   * once (a Map lookup, no promise). One it does not name is refused only by
+   * a list read less than UNKNOWN_ROBOT_READ_GAP_MS ago: an older list is
+   * read again first (at most once per gap, for every node of the account,
+   * so a typo in every message costs one read), so a robot just added to the
+   * account is not refused. With no list that young, nor a read allowed,
+   * the answer is "cannotTell"; likewise from a list that names no robot at
+   * all (no account commands robots it cannot list: such a list says
+   * nothing of a serial number, and refusing every robot on it would stop
+   * the account whole).
+   */
+  membershipOf(serialNumber: string): Membership | Promise<Membership> {
+    if (this.robots.has(serialNumber)) return "ofAccount";
+    const judged = (): Membership =>
+      this.robots.has(serialNumber) ? "ofAccount" : this.isFresh() && this.robots.size > 0 ? "notOfAccount" : "cannotTell";
+    if (this.isFresh()) return judged();
+    const reading = this.reading ?? this.readForUnknown();
+    return reading ? reading.then(judged) : "cannotTell";
+  }
+
+  /** The serial numbers of `serialNumbers` that membershipOf refuses; at once (no promise) when the list names them all. */
+  robotsNotOfAccount(serialNumbers: readonly string[]): string[] | Promise<string[]> {
+    const unnamed = serialNumbers.filter((serialNumber) => !this.robots.has(serialNumber));
+    if (unnamed.length === 0) return [];
+    const refused = (answers: readonly Membership[]) => unnamed.filter((_, index) => answers[index] === "notOfAccount");
+    const answers = unnamed.map((serialNumber) => this.membershipOf(serialNumber));
+    if (!answers.some((answer) => answer instanceof Promise)) return refused(answers as Membership[]);
+    return Promise.all(answers.map((answer) => Promise.resolve(answer))).then(refused);
+  }
+
+  /** The list in hand was read less than UNKNOWN_ROBOT_READ_GAP_MS ago. */
+  private isFresh(): boolean {
+    return this.readAt !== 0 && this.now() - this.readAt < UNKNOWN_ROBOT_READ_GAP_MS;
+  }
+
+  /** A read for a robot the list did not name, unless one was started within the gap (or nothing can read). */
+  private readForUnknown(): Promise<void> | undefined {
+    if (this.sources.length === 0 || this.now() - this.lastUnknownReadAt < UNKNOWN_ROBOT_READ_GAP_MS) return undefined;
+    this.lastUnknownReadAt = this.now();
+    // Another instance's read that young serves as well (a shared account).
+    return this.refresh(UNKNOWN_ROBOT_READ_GAP_MS);
   }
 
   entries(): DirectoryEntry[] {
@@ -254,6 +308,33 @@ function sameEntry(a: DirectoryEntry | undefined, b: DirectoryEntry): boolean {
 /** The account's directory (one per account in this process, across redeploys). */
 export function robotDirectoryOf(accountKey: string): RobotDirectory {
   return keptForAccount(accountKey, "robot directory", () => new RobotDirectory());
+}
+
+/**
+ * Refuses robots the account does not have where a flow names them: an
+ * INVALID_INPUT naming `field` and the first such serial number (membershipOf),
+ * and the plan item that names it when there is one.
+ * Only serial numbers of the right form are asked (a wrong one is its own
+ * rule's to refuse). Answers at once, with no promise, when the list names
+ * them all: robot-command's every message passes here.
+ */
+export function refuseRobotsNotOfAccount(
+  accountKey: string,
+  field: string,
+  named: readonly unknown[],
+  item?: string,
+): void | Promise<void> {
+  const serialNumbers = named.filter((value): value is string => typeof value === "string" && SERIAL_NUMBER_PATTERN.test(value));
+  const refused = robotDirectoryOf(accountKey).robotsNotOfAccount(serialNumbers);
+  const refuse = (notOfAccount: readonly string[]) => {
+    if (notOfAccount.length === 0) return;
+    const serialNumber = notOfAccount[0]!;
+    throw invalidInput(
+      field,
+      item === undefined ? inputProblem("notOfAccount", { serialNumber }) : inputProblem("itemNotOfAccount", { serialNumber, item }),
+    );
+  };
+  return Array.isArray(refused) ? refuse(refused) : refused.then(refuse);
 }
 
 /** The name to show for a robot of the account: the robot list's display name, else its serial number. */

@@ -133,6 +133,7 @@ export const JOB_REASONS = {
   taskNotThere: "task not executable there",
   notConfirmed: "not confirmed",
   eligible: "eligible",
+  notOfAccount: "not a robot of the account",
 } as const;
 
 export type JobReasonKey = keyof typeof JOB_REASONS;

@@ -11,6 +11,8 @@
 export const INPUT_PROBLEMS = {
   serialNumber: "must be 1-128 letters, digits, '-' or '_'",
   notSet: "is not set",
+  notOfAccount: "the account has no robot __serialNumber__",
+  itemNotOfAccount: 'the account has no robot __serialNumber__ (item "__item__")',
   serialNumberNotSet: "is not set: give the robot's serial number in the message or the node",
   actionSerialNumberNotSet: "is not set (an action needs the robot's serial number)",
   goToPointNotSet: "is not set (goTo needs the navigation point)",

@@ -15,7 +15,7 @@ import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type
 import { isPlainObject } from "../shared/plain-data";
 import { REPLACED, SKIPPED, NoOutput } from "../shared/no-output";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
-import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
+import { chooseSetting, evaluateProperty, isTicked, resolveSerialNumber, serialNumberField, type SerialNumberSetting } from "../shared/settings";
 import { FIELD_PATHS, PARAMETER_FIELDS, buildCommandRequest, fieldsOf, type ParameterField, type ParameterValues } from "../../api/cloud/command-bodies";
 import { BURST_POLICIES, LITERAL_TYPE, LOOP_COUNT } from "./table";
 import { SEND_WHEN } from "../shared/confirm-table";
@@ -193,10 +193,8 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
 
   /** The robot's serial number (payload, then msg.serialNumber, then the node) and how to name it in errors. */
   async function serialNumberFor(call: RobotCall, fromPayload: unknown): Promise<{ value: unknown; name: string }> {
-    const value = await resolveSerialNumber(RED, node, call, fromPayload, config);
-    if (fromPayload !== undefined) return { value, name: "payload.serialNumber" };
-    if (call.input.serialNumber !== undefined) return { value, name: "msg.serialNumber" };
-    return { value, name: settingName("serialNumber") };
+    const name = serialNumberField(call, fromPayload, { node: settingName("serialNumber") });
+    return { value: await resolveSerialNumber(RED, node, call, fromPayload, config, name), name };
   }
 
   /** Form 1: the API's body, checked and sent unchanged (a missing serialNumber is filled in). */

@@ -10,6 +10,8 @@ import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "nod
 import type { RobotClient } from "../../api/client";
 import { RobotApiError } from "../../api/errors";
 import { keptForAccount } from "../../api/account/account-memory";
+import { robotDirectoryOf } from "../../api/account/robot-directory";
+import { JOB_REASONS } from "../../api/jobs/dispatch";
 import { jobsOfAccount, newJob, type AccountJobs, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
@@ -20,7 +22,7 @@ import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { readJobRequest, readNodeDefaults, type NodeDefaults, type RobotJobSettings } from "../shared/jobs/job-input";
-import { JobError, type JobEnd, type JobProgress, type JobSink } from "../shared/jobs/job-end";
+import { JobError, noRobot, type JobEnd, type JobProgress, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
 import { jobStatus } from "./status";
 
@@ -126,6 +128,12 @@ function setUpRobotJob(RED: NodeAPI, node: Node, config: RobotJobProperties): vo
       if ("cancel" in request) {
         await ownerOf(request.cancel)!.cancel(request.cancel);
         return undefined;
+      }
+      // A robot the account does not have ends the job at once: nothing is read or sent for it.
+      if (request.settings.robots) {
+        const refused = robotDirectoryOf(client.accountKey).robotsNotOfAccount(request.settings.robots);
+        const notOfAccount = Array.isArray(refused) ? refused : await refused;
+        if (notOfAccount.length > 0) throw noRobot(t, t("errors.notOfAccount"), Object.fromEntries(notOfAccount.map((serialNumber) => [serialNumber, JOB_REASONS.notOfAccount])));
       }
       (msg as Record<string, unknown>).jobId = request.jobId;
       end = new Promise<Outgoing>((ended, failed) => asked.set(request.jobId, { msg, ended, failed }));

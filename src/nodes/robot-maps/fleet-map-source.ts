@@ -51,8 +51,21 @@ export function robotLabelsOf(client: RobotClient): { nameOf: RobotNames; destin
   };
 }
 
+/**
+ * Statuses a message gave (msg.statuses): the robot list is told of the robots
+ * they name, as the account's own reads tell it (fleet-statuses.ts), so a robot
+ * added to the account since the list's last read is named in the picture.
+ */
+export function noticeGivenStatuses(client: RobotClient, statuses: readonly unknown[]): void {
+  const named = statuses.map((status) => (isPlainObject(status) ? serialNumberOf(status) : undefined));
+  robotDirectoryOf(client.accountKey).notice(named.filter((serialNumber) => serialNumber !== undefined));
+}
+
 async function statusesFor(client: RobotClient, request: FleetMapRequest, options: CallOptions): Promise<unknown[]> {
-  if (request.statuses) return request.statuses;
+  if (request.statuses) {
+    noticeGivenStatuses(client, request.statuses);
+    return request.statuses;
+  }
   const serialNumbers = request.serialNumbers ?? (await client.listAllRobots(options)).map((robot) => robot.serialNumber);
   return serialNumbers.length > 0 ? client.batchGetStatuses(serialNumbers, { ...options, line: "s" }) : [];
 }

@@ -20,7 +20,7 @@ import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statu
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { navigationMarks, type MapPicture } from "./fleet-map";
-import { listedMap, listedVersion, pictureOf, robotLabelsOf } from "./fleet-map-source";
+import { listedMap, listedVersion, noticeGivenStatuses, pictureOf, robotLabelsOf } from "./fleet-map-source";
 import { heldJobs, type FleetViewInput, type FloorPlace } from "./fleet-view";
 import { todaysPlanOf } from "./plan-timeline";
 
@@ -33,7 +33,11 @@ export function givenStatuses(value: unknown, now: number): KeptStatus[] {
 }
 
 async function statusesFor(client: RobotClient, given: unknown, options: CallOptions, now: number): Promise<KeptStatus[]> {
-  if (given !== undefined) return givenStatuses(given, now);
+  if (given !== undefined) {
+    const statuses = givenStatuses(given, now);
+    noticeGivenStatuses(client, statuses.map(({ status }) => status));
+    return statuses;
+  }
   const kept = fleetStatusesOf(client.accountKey).all();
   if (kept.length > 0) return kept;
   const serialNumbers = (await client.listAllRobots(options)).map((robot) => robot.serialNumber);

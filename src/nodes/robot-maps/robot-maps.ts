@@ -7,12 +7,13 @@
  */
 import type { Node, NodeAPI, NodeDef } from "node-red";
 import type { MapImage } from "../../api/client";
+import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { invalidInput } from "../../api/errors";
 import type { MapList, MapListRequest, Subareas, SubareasRequest } from "../../api/cloud/schemas";
 import { translator, type Translate } from "../shared/i18n";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
-import { chooseSetting, evaluateProperty, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
+import { chooseSetting, evaluateProperty, resolveSerialNumber, serialNumberField, type SerialNumberSetting } from "../shared/settings";
 import { isPlainObject } from "../shared/plain-data";
 import { SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import type { PlacedRobot, UnplacedRobot } from "./fleet-map";
@@ -131,6 +132,8 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
       if (!Array.isArray(serialNumbers) || !serialNumbers.every((name) => typeof name === "string" && SERIAL_NUMBER_PATTERN.test(name))) {
         throw invalidInput("msg.serialNumbers", `must be an array of serial numbers (${SERIAL_NUMBER_RULE})`, "fleetMap");
       }
+      const refusing = refuseRobotsNotOfAccount(call.client.accountKey, "msg.serialNumbers", serialNumbers);
+      if (refusing) await refusing;
       request.serialNumbers = serialNumbers as string[];
     }
     return request;
@@ -144,7 +147,7 @@ function setUpMaps(RED: NodeAPI, node: Node, config: RobotMapsProperties): void 
     // The whole account's fleet: no robot or map to name.
     if (operation === "fleetView") return fleetView(await gatherFleetView(client, call.input.statuses, options), t);
     const payload = isPlainObject(call.input.payload) ? call.input.payload : {};
-    const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config);
+    const robotSn = await resolveSerialNumber(RED, node, call, payload.robotSn, config, serialNumberField(call, payload.robotSn, { payload: "payload.robotSn" }));
     if (operation === "listMaps") return client.listMaps({ robotSn } as MapListRequest, options);
     if (operation === "fleetMap") {
       const request = await fleetMapRequest(call, payload, robotSn);

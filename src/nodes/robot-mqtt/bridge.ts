@@ -72,11 +72,15 @@ class StatusReader extends FleetWatcher {
     this.pollStartedAt = Date.now();
     const options = { signal: this.signal };
     const listed = this.names.length > 0 ? this.names : (await this.account.listAllRobots(options)).map((robot) => robot.serialNumber);
-    const names = listed.filter((serial) => {
+    const wellFormed = listed.filter((serial) => {
       const problem = topicLevelProblem(serial) ?? (SERIAL_NUMBER_PATTERN.test(serial) ? undefined : "is not letters, digits, - and _");
       if (problem) this.unpublishable(serial, problem);
       return problem === undefined;
     });
+    // One the node lists that the account does not have is left out too: named in a batch, it would fail the others' reads.
+    const notOfAccount = this.names.length > 0 ? await robotDirectoryOf(this.account.accountKey).robotsNotOfAccount(wellFormed) : [];
+    for (const serial of notOfAccount) this.unpublishable(serial, "names no robot of the account (the robot list does not name it)");
+    const names = wellFormed.filter((serial) => !notOfAccount.includes(serial));
     const statuses = names.length === 0 ? [] : ((await this.account.batchGetStatuses(names, { ...options, line: "s" })) as Record<string, unknown>[]);
     this.fleetStatuses.record(statuses);
     await this.readRunningTasks(statuses);

@@ -28,6 +28,8 @@ import { StatusDrawer } from "../shared/node-status-view";
 import { SHARED_CATALOGUE, translator } from "../shared/i18n";
 import { isPlainObject, readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
+import { rewordInvalidInput } from "../shared/refusal-words";
+import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
 import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
@@ -310,16 +312,32 @@ function runPlan(
       throw invalidInput(`${field}[${taken.index}].name`, `"${taken.item}" is an item of another robot-plan node of this account with other work or another time zone; give it another name`);
   }
 
-  function setPlan(value: unknown): void {
+  /**
+   * Refuses a plan with an item whose robots the account does not have (the
+   * robot list, read again for one it did not name); at once, with no promise,
+   * when the list names them all, so the messages after a plan see it in force.
+   */
+  function checkRobotsOfAccount(planned: PlanItem[], field: string): void | Promise<void> {
+    const checks = planned.map((item, index) => item.robots && refuseRobotsNotOfAccount(client.accountKey, `${field}[${index}].robots`, item.robots, item.name));
+    const pending = checks.filter((check) => check instanceof Promise);
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+  }
+
+  function setPlan(value: unknown): void | Promise<void> {
     const read = readPlanForJobs(value, "payload.plan", defaults);
     checkNamesOfAccount(read, "payload.plan");
-    items = read;
-    state.planByMessage = structuredClone(value);
-    state.planByMessageOver = settings.deployed;
-    plans.setPlan(node.id, { items, timezone }, clock.now());
-    // A plan set during the day does not go back over that day's earlier occurrences.
-    state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
-    look();
+    const putInForce = () => {
+      if (closed) return;
+      items = read;
+      state.planByMessage = structuredClone(value);
+      state.planByMessageOver = settings.deployed;
+      plans.setPlan(node.id, { items, timezone }, clock.now());
+      // A plan set during the day does not go back over that day's earlier occurrences.
+      state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, clock.now());
+      look();
+    };
+    const checking = checkRobotsOfAccount(read, "payload.plan");
+    return checking ? checking.then(putInForce) : putInForce();
   }
 
   async function runNow(name: unknown): Promise<void> {
@@ -362,9 +380,11 @@ function runPlan(
     const value = payload[request];
     let answered: Outgoing | undefined;
     switch (request) {
-      case "plan":
-        setPlan(value);
+      case "plan": {
+        const setting = setPlan(value);
+        if (setting) await setting;
         break;
+      }
       case "pause":
         if (typeof value !== "boolean") throw invalidInput("payload.pause", "must be true or false");
         state.paused = value;
@@ -397,7 +417,7 @@ function runPlan(
   // The first look waits for the deploy's every node: Node-RED creates them one after another, and what the
   // first look sends after a restart (missed, late) would be dropped on the way to a node not made yet.
   const flowsStarted = new Promise<void>((resolve) => RED.events.once("flows:started", () => resolve()));
-  const started = Promise.all([planMirror.read(), jobMirror.read(), flowsStarted]).then(([storedPlan, storedJobs]) => {
+  const started = Promise.all([planMirror.read(), jobMirror.read(), flowsStarted]).then(async ([storedPlan, storedJobs]) => {
     // What this node had before a restart (a persistent context store) joins what the process kept.
     plans.restore(node.id, storedPlan);
     jobs.restore(node.id, storedJobs);
@@ -417,7 +437,11 @@ function runPlan(
         delete state.planByMessageOver;
       }
     }
-    checkNamesOfAccount(items, state.planByMessage !== undefined ? "payload.plan" : "plan");
+    const field = state.planByMessage !== undefined ? "payload.plan" : "plan";
+    checkNamesOfAccount(items, field);
+    // Refused whole at deploy, like any bad item: nothing of the plan runs, and its status, log and every message say why.
+    await checkRobotsOfAccount(items, field);
+    if (closed) return;
     plans.setPlan(node.id, { items, timezone }, clock.now());
     runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
     runner.start();
@@ -428,6 +452,7 @@ function runPlan(
 
   started.catch((error: unknown) => {
     // Nothing runs; each message ends with this error (takeMessages).
+    rewordInvalidInput(t, error);
     node.status({ fill: "red", shape: "ring", text: error instanceof RobotApiError ? `${error.code}: ${error.field ?? ""}` : t("status.error") });
     node.error(error);
   });

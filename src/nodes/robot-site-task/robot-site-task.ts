@@ -14,7 +14,7 @@ import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../../api/cloud/schemas";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
-import { chooseSetting, evaluateProperty, firstText, isTicked, resolveSerialNumber, type SerialNumberSetting } from "../shared/settings";
+import { chooseSetting, evaluateProperty, firstText, isTicked, resolveSerialNumber, serialNumberField, type SerialNumberSetting } from "../shared/settings";
 import { robotStatusText } from "../shared/status-text";
 import { SEND_WHEN } from "../shared/confirm-table";
 import {
@@ -97,7 +97,8 @@ function rejectionInRuntimeLanguage(error: unknown, t: Translate): unknown {
 function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties): void {
   const t = translator(RED, "robot-site-task");
   /** The robot: the body's own serial field, else msg.serialNumber, else the node's Serial no. */
-  const serialNumberFor = (call: RobotCall, fromBody: unknown) => resolveSerialNumber(RED, node, call, fromBody, config);
+  const serialNumberFor = (call: RobotCall, fromBody: unknown, bodyField?: string) =>
+    resolveSerialNumber(RED, node, call, fromBody, config, serialNumberField(call, fromBody, { payload: bodyField }));
 
   /** The serial number carried by a payload that is not a body: msg.payload.serialNumber. */
   function payloadSerialNumber(call: RobotCall): unknown {
@@ -168,7 +169,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
   async function sendTempTaskRequest(call: RobotCall): Promise<TempTaskCommandRequest> {
     const payload = call.input.payload;
     if (bodyFromPayload(payload, TEMP_TASK_BODY_FIELDS)) {
-      return { ...payload, productId: await serialNumberFor(call, payload.productId) } as TempTaskCommandRequest;
+      return { ...payload, productId: await serialNumberFor(call, payload.productId, "payload.productId") } as TempTaskCommandRequest;
     }
     const text = await dialogTexts(call, "sendTempTask");
     return {

@@ -12,6 +12,7 @@ import { withTaskReading } from "../../api/cloud/task-outcomes";
 import type { RobotStatus, TaskReportList } from "../../api/cloud/schemas";
 import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
 import type { BatteryThresholds } from "../../api/watching/watcher-state";
+import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { serialNumberOf } from "../../api/watching/status-reader";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator, type Translate } from "../shared/i18n";
@@ -87,6 +88,8 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
           if (!payload.every((name) => typeof name === "string")) throw invalidInput("payload", "must be a list of serial numbers (strings)");
           names = payload;
         }
+        const refusing = refuseRobotsNotOfAccount(client.accountKey, Array.isArray(payload) ? "payload" : "serialNumbers", names);
+        if (refusing) await refusing;
         if (names.length === 0) names = (await client.listAllRobots(options)).map((robot) => robot.serialNumber);
         const statuses = names.length === 0 ? [] : await client.batchGetStatuses(names, { ...options, line: settings.line });
         return { operation, statuses: statuses, each: settings.each };

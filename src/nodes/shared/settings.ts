@@ -3,6 +3,7 @@
  * it is for, its checkboxes, and the settings a message may override.
  */
 import type { Node, NodeAPI, NodeMessageInFlow } from "node-red";
+import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { invalidInput } from "../../api/errors";
 import { SERIAL_NUMBER_PATTERN } from "../../api/settings/input-rules";
 import { plainData, type MessageInput } from "./plain-data";
@@ -59,23 +60,37 @@ export interface SerialNumberSetting {
   serialNumberType: string;
 }
 
+/** How errors name where a robot's serial number came from: the payload's field, msg.serialNumber, else the node's setting. */
+export function serialNumberField(call: { input: MessageInput }, fromPayload: unknown, names: { payload?: string; node?: string } = {}): string {
+  if (fromPayload !== undefined) return names.payload ?? "payload.serialNumber";
+  if (call.input.serialNumber !== undefined) return "msg.serialNumber";
+  return names.node ?? "serialNumber";
+}
+
 /**
  * The robot a message is for: the value the payload gives, else
- * msg.serialNumber, else the node's (TypedInput) setting. Whatever comes out is
- * validated by the request schema, so a bad value is reported with its field.
+ * msg.serialNumber, else the node's (TypedInput) setting. A robot the
+ * account does not have is refused here, naming `field`
+ * (refuseRobotsNotOfAccount); any other bad value is the request schema's to
+ * report with its field.
  */
 export async function resolveSerialNumber(
   RED: NodeAPI,
   node: Node,
-  call: { msg: NodeMessageInFlow; input: MessageInput },
+  call: { msg: NodeMessageInFlow; input: MessageInput; client: { accountKey: string } },
   fromPayload: unknown,
   setting: SerialNumberSetting,
+  field: string = serialNumberField(call, fromPayload),
 ): Promise<unknown> {
-  if (fromPayload !== undefined) return fromPayload;
-  const fromMsg = call.input.serialNumber;
-  if (fromMsg !== undefined) return fromMsg;
-  const fromNode = await evaluateProperty(RED, node, call.msg, setting.serialNumber, setting.serialNumberType, "serialNumber");
-  return typeof fromNode === "string" ? fromNode.trim() : (fromNode ?? "");
+  let value = fromPayload ?? call.input.serialNumber;
+  if (value === undefined) {
+    const fromNode = await evaluateProperty(RED, node, call.msg, setting.serialNumber, setting.serialNumberType, "serialNumber");
+    value = typeof fromNode === "string" ? fromNode.trim() : (fromNode ?? "");
+  }
+  // A robot the list names is answered without a promise: no wait on the path of every message.
+  const refusing = refuseRobotsNotOfAccount(call.client.accountKey, field, [value]);
+  if (refusing) await refusing;
+  return value;
 }
 
 /**
