@@ -11,7 +11,7 @@ import { clientModule } from "../shared/api";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
 import { invalidInput } from "../../api/errors";
 import type { CommandResource } from "../../api/cloud/schemas";
-import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, startFactsOf, type Confirmation } from "../shared/confirm";
 import { isPlainObject } from "../shared/plain-data";
 import { REPLACED, SKIPPED, NoOutput } from "../shared/no-output";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
@@ -315,10 +315,13 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const payload = call.input.payload;
     const asAction = isActionPayload(payload) ? await fromAction(call, payload) : undefined;
     const prepared = asAction?.prepared ?? (await requestFor(call));
+    const body = JSON.parse(prepared.body!) as CommandBody;
+    // A task start's report settles it too: the reports kept before it is sent are not its task's.
+    const start = sendWhen === "shown" && commandTypeOf(body) === "START_TASK" ? startFactsOf(call.client, prepared.serialNumber!) : undefined;
     return submit(call, prepared, asAction?.action, async (resource) => {
       if (sendWhen === "accepted") return { resource };
-      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody, call.client.arrivalRadius);
-      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+      const rule = commandConfirmationRule(body, call.client.arrivalRadius);
+      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand", undefined, start) };
     });
   }
 
