@@ -6,7 +6,7 @@
 import type { RobotApiError } from "../../api/errors";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
-import { confirmStart, factsBeforeStart, type StartFacts } from "../../api/jobs/task-report";
+import { confirmStart, factsBeforeStart, type StartConfirmed, type StartFacts } from "../../api/jobs/task-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import type { ReadReport } from "../../api/reports/reading";
 import type { RobotClient } from "../../api/client";
@@ -59,7 +59,7 @@ export async function confirmOnRobot(
     else call.log.warn(`${operation} on ${serialNumber}: a status read failed (${failure.code}: ${failure.message}); still waiting for the robot to show it`);
   };
   const options = { timeoutMs, signal: call.options.signal, operation, onMissedLook };
-  const waiting = start ? confirmStart(call.client, start, rule, options) : confirmationPollerOf(call.client).waitFor(serialNumber, rule, options);
+  const waiting: Promise<StartConfirmed> = start ? confirmStart(call.client, start, rule, options) : confirmationPollerOf(call.client).waitFor(serialNumber, rule, options);
   let confirmed;
   try {
     confirmed = await call.waitForRobot(waiting, how);
@@ -68,7 +68,7 @@ export async function confirmOnRobot(
     rewordNotConfirmed(call.t, error, serialNumber, timeoutMs, rule.expects);
     throw error;
   }
-  return { state: confirmed.state, seconds: confirmed.seconds, ...("report" in confirmed && confirmed.report ? { report: confirmed.report } : {}) };
+  return { state: confirmed.state, seconds: confirmed.seconds, ...(confirmed.report ? { report: confirmed.report } : {}) };
 }
 
 /**
