@@ -23,6 +23,8 @@ import { cloudWord } from "../shared/status-text";
 import type { Translate } from "../shared/i18n";
 import { commandForAction, isActionPayload } from "./action";
 import type { RobotAction } from "../../api/watching/robot-actions";
+import { stopTaskBeforeCharger } from "../../api/watching/to-charger";
+import type { StatusReading } from "../../api/watching/status-reader";
 import { inputProblem, notOneOf } from "../../api/settings/input-problems";
 
 
@@ -246,10 +248,13 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   }
 
   /** Form 4: an action ({action, point?, task?, map?}), allowed or refused by the robot's last status. */
-  async function fromAction(call: RobotCall, payload: Record<string, unknown>): Promise<{ prepared: PreparedCommand; action: RobotAction }> {
+  async function fromAction(
+    call: RobotCall,
+    payload: Record<string, unknown>,
+  ): Promise<{ prepared: PreparedCommand; action: RobotAction; state: StatusReading }> {
     const serial = await serialNumberFor(call, payload.serialNumber);
     if (typeof serial.value !== "string" || serial.value.trim() === "") throw invalidInput(serial.name, inputProblem("actionSerialNumberNotSet"));
-    const { action, command, values } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
+    const { action, command, values, state } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
     const nameOf = (path: readonly PropertyKey[]) => {
       const field = fieldAtPath(path);
       if (field === "serialNumber") return serial.name;
@@ -258,7 +263,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
       if (field === "map") return payload.map !== undefined ? "payload.map" : "payload.map (the robot's status names no map)";
       return field === undefined ? path.join(".") : settingName(field);
     };
-    return { prepared: checkRequest(buildCommandRequest(serial.value, command, values), nameOf, action), action };
+    return { prepared: checkRequest(buildCommandRequest(serial.value, command, values), nameOf, action), action, state };
   }
 
   /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
@@ -318,6 +323,11 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const body = JSON.parse(prepared.body!) as CommandBody;
     // A task start's report settles it too: the reports kept before it is sent are not its task's.
     const start = sendWhen === "shown" && commandTypeOf(body) === "START_TASK" ? startFactsOf(call.client, prepared.serialNumber!) : undefined;
+    if (asAction?.action === "toCharger") {
+      // A cleaning robot ignores the way to its charger: its task is stopped, and the stop confirmed, first.
+      const stopping = { timeoutMs: confirmTimeout(), signal: call.options.signal, operation: "toCharger" };
+      await call.waitForRobot(stopTaskBeforeCharger(call.client, prepared.serialNumber!, asAction.state, stopping));
+    }
     return submit(call, prepared, asAction?.action, async (resource) => {
       if (sendWhen === "accepted") return { resource };
       const rule = commandConfirmationRule(body, call.client.arrivalRadius);
