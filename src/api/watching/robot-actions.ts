@@ -165,7 +165,7 @@ export function refusalText(refusal: ActionRefusal): string {
     case "alreadyCharging":
       return "is already charging";
     case "noChargerKnown":
-      return "is on no map known, so its charger is not known: give the map";
+      return "is on no map known, so its charger is not known";
     case "nothingToPause":
       return "is not cleaning or driving: nothing to pause";
     case "alreadyPaused":
