@@ -93,7 +93,7 @@ describe("a task start confirmed by its report: over before any status showed it
       await waitFor(() => outputs.length + caught.length > 0, 20_000, "the message's end");
       assert.equal(outputs.length, 0);
       assert.equal(caught[0]!.error.code, "NOT_CONFIRMED");
-      assert.match(caught[0]!.error.message, /failed to start.*failed-start/);
+      assert.match(caught[0]!.error.message, /its task report failed-start: the task failed to start/);
     });
   }
 

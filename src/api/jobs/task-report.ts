@@ -10,7 +10,15 @@ import { RobotApiError } from "../errors";
 import { reportsOfAccount, CLOCK_SKEW_MS, type AccountReports } from "../reports/report-store";
 import type { ReadReport } from "../reports/reading";
 import { sweepRobot } from "../reports/sweep";
-import { confirmationPollerOf, type ConfirmationRule, type ConfirmOptions, type Confirmed } from "../watching/confirmation-poller";
+import {
+  confirmationPollerOf,
+  refusalIn,
+  type ConfirmationRule,
+  type ConfirmOptions,
+  type Confirmed,
+} from "../watching/confirmation-poller";
+import { refusalText } from "../watching/robot-actions";
+import { readStatus } from "../watching/status-reader";
 
 /** What is known of a start when it was sent: its report is chosen from these. */
 export interface StartFacts {
@@ -100,15 +108,21 @@ export async function confirmStart(
   } catch (error) {
     if (!(error instanceof RobotApiError) || error.kind !== "not_confirmed") throw error;
     report = await listedReportOfStart(client, kept, facts, { signal: options.signal }).catch(() => undefined);
-    if (!report) throw error;
+    // A start that failed where the status says why (offline, emergency stop, lost): the wait's error says it best.
+    if (!report || (report.outcome === "failedToStart" && error.refusal)) throw error;
     lastStatus = error.lastStatus;
   }
   if (report.outcome === "failedToStart") {
+    const refusal = refusalIn(rule, lastStatus && readStatus(lastStatus));
+    const failed = `its task report ${String(report.id)}: the task failed to start`;
     throw new RobotApiError({
       kind: "not_confirmed",
       operation,
-      message: `${operation}: robot ${facts.serialNumber}'s task failed to start (its task report ${String(report.id)}, taskEndStatus ${String(report.taskEndStatus)})`,
+      message: refusal
+        ? `robot ${facts.serialNumber} ${refusalText(refusal)} (${failed})`
+        : `${operation}: robot ${facts.serialNumber}: ${failed}`,
       ...(lastStatus ? { lastStatus } : {}),
+      ...(refusal ? { refusal } : {}),
     });
   }
   return {
