@@ -126,13 +126,17 @@ export class JobFleetStub extends FleetStub {
     return reply;
   }
 
-  /** A temporary task (B4) starts as START_TASK does; the answer is B4's accepted one (cmdStatus 5, field notes). */
+  /**
+   * A temporary task (B4) starts as START_TASK does; the answer is B4's accepted one (cmdStatus 5), or for a
+   * refusing robot its refusal as busy (cmdStatus 7, cmdResultCode 2010100012: field notes).
+   */
   private tempTask(body: Record<string, unknown>): ScriptedReply {
     const serialNumber = String(body.productId);
     if (!this.statuses.has(serialNumber)) return { status: 404, body: { code: 5, message: "Robot not found." } };
     const list = this.commands.get(serialNumber) ?? [];
     list.push({ type: "TEMP_TASK", whileBusy: this.statuses.get(serialNumber)!.taskState === "RUNNING" });
     this.commands.set(serialNumber, list);
+    if (this.refusing.has(serialNumber)) return { body: { productId: serialNumber, cmdStatus: 7, cmdResultCode: "2010100012" } };
     if (!this.ignoring.has(serialNumber)) this.startTask(serialNumber, String((body.tempTaskCommand as { taskName?: unknown }).taskName));
     return { body: { productId: serialNumber, requestId: `request-${list.length}`, orderType: "tempTask", cmdStatus: 5 } };
   }
