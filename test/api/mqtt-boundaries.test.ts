@@ -279,7 +279,7 @@ describe("mqtt at its edges: the command a vacuum command becomes", () => {
     );
     assert.deepEqual(planVacuumCommand("return_to_base", view({ taskState: "IDLE" })), {
       problem: "command",
-      reason: "the robot's map is not known, so neither is its charging point",
+      reason: "the robot is on no map known, so its charger is not known",
     });
   });
 

@@ -296,5 +296,34 @@ describe("api: navigation from real statuses", function () {
         assert.equal(navigations.destinationOf("GS-S-000101", status, RADIUS, SENT_AT + 1000), expected, label);
       }
     });
+
+    it("a return begun by stopping the task: to the charger while the task still runs or is paused, until the robot charges or the return is forgotten", function () {
+      const away = { position: { x: 300, y: 300 } };
+      const begun = () => {
+        const navigations = new SentNavigations();
+        navigations.noteReturnBegun("GS-S-000101", SENT_AT);
+        return navigations;
+      };
+      const cases: [string, ReturnType<typeof readStatus>, string | undefined][] = [
+        ["its task still running", lean({ ...away, taskState: "RUNNING" }), "charging"],
+        ["its task still paused", lean({ ...away, taskState: "PAUSED" }), "charging"],
+        ["its task stopped", lean({ ...away, taskState: "IDLE" }), "charging"],
+        ["charging", lean({ ...away, charging: true }), undefined],
+        ["offline", { ...lean(away), online: false }, undefined],
+      ];
+      for (const [label, reading, expected] of cases) {
+        assert.equal(begun().destinationOf("GS-S-000101", reading, RADIUS, SENT_AT + 1000), expected, label);
+      }
+      const forgotten = begun();
+      forgotten.forgetReturn("GS-S-000101");
+      assert.equal(forgotten.destinationOf("GS-S-000101", lean(away), RADIUS, SENT_AT + 1000), undefined, "forgotten");
+      const sentSince = sentTo("Kitchen door");
+      sentSince.forgetReturn("GS-S-000101");
+      assert.equal(
+        sentSince.destinationOf("GS-S-000101", lean(away), RADIUS, SENT_AT + 1000),
+        "Kitchen door",
+        "a navigation sent is not a return to forget",
+      );
+    });
   });
 });

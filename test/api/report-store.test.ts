@@ -7,7 +7,7 @@ import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { readReport } from "../../src/api/reports/reading";
 import type { RobotClient } from "../../src/api/client";
 import { AccountReports, CLOCK_SKEW_MS, REPORTS_KEPT_PER_ROBOT, reportsOfAccount } from "../../src/api/reports/report-store";
-import { taskReportSince } from "../../src/api/reports/sweep";
+import { listedReportOfStart } from "../../src/api/jobs/task-report";
 
 const START_MS = Date.parse("2026-11-20T08:00:00Z");
 const report = (serialNumber: string, id: string, startMs = START_MS, extra: Record<string, unknown> = {}) =>
@@ -71,7 +71,7 @@ describe("the account's task reports", () => {
   });
 });
 
-describe("a job's task report: kept, else listed (taskReportSince)", () => {
+describe("a start's task report: kept, else listed (listedReportOfStart)", () => {
   const NOW = Date.now();
   function listing(answer: Record<string, unknown>[]) {
     const calls: Record<string, unknown>[] = [];
@@ -93,7 +93,7 @@ describe("a job's task report: kept, else listed (taskReportSince)", () => {
     const kept = new AccountReports();
     const known = kept.keep(report("R1", "pushed", NOW));
     const { client, calls } = listing([]);
-    assert.equal(await taskReportSince(client, kept, "R1", NOW, undefined, {}), known);
+    assert.equal(await listedReportOfStart(client, kept, { serialNumber: "R1", sinceMs: NOW }, {}), known);
     assert.equal(calls.length, 0);
   });
 
@@ -101,7 +101,7 @@ describe("a job's task report: kept, else listed (taskReportSince)", () => {
     const kept = new AccountReports();
     const { client, calls } = listing([listed("new", NOW + 500), listed("older", NOW - CLOCK_SKEW_MS - 1)]);
     const before = Date.now();
-    const found = await taskReportSince(client, kept, "R1", NOW, undefined, {});
+    const found = await listedReportOfStart(client, kept, { serialNumber: "R1", sinceMs: NOW }, {});
     assert.equal(found?.id, "new");
     assert.ok(kept.get("R1/new", "R1"), "kept for the account");
     assert.equal(kept.get("R1/older", "R1"), undefined, "before the window: not this task's");
@@ -117,6 +117,9 @@ describe("a job's task report: kept, else listed (taskReportSince)", () => {
     const kept = new AccountReports();
     kept.keep(report("R1", "earlier", NOW));
     const { client } = listing([listed("earlier", NOW)]);
-    assert.equal(await taskReportSince(client, kept, "R1", NOW, kept.keysOf("R1"), {}), undefined);
+    assert.equal(
+      await listedReportOfStart(client, kept, { serialNumber: "R1", sinceMs: NOW, keptBefore: kept.keysOf("R1") }, {}),
+      undefined,
+    );
   });
 });

@@ -1,6 +1,14 @@
 /** Which actions a robot's state allows, and the words for those it does not: the console's buttons and NOT_CONFIRMED's reason. */
 import assert from "node:assert/strict";
-import { allowedActions, commandOf, commandRefusal, refusalOf, refusalText, type RobotAction } from "../../src/api/watching/robot-actions";
+import {
+  allowedActions,
+  commandOf,
+  commandRefusal,
+  refusalOf,
+  refusalText,
+  toChargerStopsTaskFirst,
+  type RobotAction,
+} from "../../src/api/watching/robot-actions";
 import type { StatusReading } from "../../src/api/watching/status-reader";
 
 const robot = (state: Partial<StatusReading>): StatusReading => ({
@@ -16,8 +24,9 @@ describe("robot actions", () => {
   const table: Array<[string, Partial<StatusReading>, RobotAction[]]> = [
     ["idle", {}, ["startTask", "goTo", "toCharger"]],
     ["idle on its charger", { charging: true }, ["startTask", "goTo"]],
-    ["cleaning", { taskState: "RUNNING", taskName: "Lobby clean" }, ["pause", "stop"]],
-    ["task paused", { taskState: "PAUSED", taskName: "Lobby clean" }, ["resume", "stop"]],
+    // To its charger from a task: the task is stopped first (toChargerStopsTaskFirst).
+    ["cleaning", { taskState: "RUNNING", taskName: "Lobby clean" }, ["toCharger", "pause", "stop"]],
+    ["task paused", { taskState: "PAUSED", taskName: "Lobby clean" }, ["toCharger", "resume", "stop"]],
     // No status tells a paused navigation from a driving one: both pause and resume are offered.
     ["navigating (navStatus not NAVI_IDLE)", { navStatus: "NAVI_RUNNING" }, ["pause", "resume", "stop"]],
     ["navStatus NAVI_IDLE", { navStatus: "NAVI_IDLE" }, ["startTask", "goTo", "toCharger"]],
@@ -32,7 +41,8 @@ describe("robot actions", () => {
 
   it("says why, in words that name what the robot is busy with and what to do", () => {
     const words = (action: RobotAction, state: Partial<StatusReading>) => refusalText(refusalOf(action, robot(state))!);
-    assert.equal(words("toCharger", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
+    assert.equal(words("goTo", { taskState: "RUNNING", taskName: "Lobby clean" }), "is cleaning Lobby clean: pause or stop it first");
+    assert.equal(words("toCharger", { navStatus: "NAVI_RUNNING" }), "is driving: pause or stop it first");
     assert.equal(words("startTask", { taskState: "PAUSED", taskName: "Lobby clean" }), "has Lobby clean paused: resume or stop it first");
     assert.equal(words("goTo", { navStatus: "NAVI_RUNNING" }), "is driving: pause or stop it first");
     assert.equal(words("pause", {}), "is not cleaning or driving: nothing to pause");
@@ -46,6 +56,17 @@ describe("robot actions", () => {
       "has its emergency stop pressed: release it on the robot first",
     );
     assert.equal(words("startTask", { localizationState: "LOST" }), "is lost (not localized): relocalize it first");
+  });
+
+  it("stops a task first on the way to the charger: running or paused, not idle, driving or offline", () => {
+    const cases: Array<[Partial<StatusReading>, boolean]> = [
+      [{ taskState: "RUNNING" }, true],
+      [{ taskState: "PAUSED" }, true],
+      [{ taskState: "IDLE" }, false],
+      [{ taskState: "OTHER" }, false],
+      [{ navStatus: "NAVI_RUNNING" }, false],
+    ];
+    for (const [state, stops] of cases) assert.equal(toChargerStopsTaskFirst(robot(state)), stops, JSON.stringify(state));
   });
 
   it("turns pause, resume and stop into the task's or the navigation's command, as the robot is doing", () => {

@@ -382,7 +382,11 @@ describe("demo: the operator console on Node-RED Dashboard 2 (headless Chromium)
       },
     });
     await page.waitForSelector(`${row(serial)} [data-action="pause"]`, { timeout: 60_000 });
-    assert.equal(await page.locator(`${row(serial)} [data-action="toCharger"]`).count(), 0, "no 'to charger' while it cleans");
+    assert.equal(
+      await page.locator(`${row(serial)} [data-action="toCharger"]`).count(),
+      1,
+      "'to charger' while it cleans: its task is stopped first",
+    );
     const clicked = Date.now();
     await page.click(`${row(serial)} [data-action="pause"]`);
     await page.waitForFunction(

@@ -141,8 +141,8 @@ describe("fleetView's model", () => {
     const offered = Object.fromEntries(view.robots.map((robot) => [robot.name, robot.actions.map((each) => each.action)]));
     assert.deepEqual(offered, {
       Alpha: ["startTask", "goTo", "toCharger"],
-      Bravo: ["pause", "stop", "cancelJob"],
-      Charlie: ["resume", "stop"],
+      Bravo: ["toCharger", "pause", "stop", "cancelJob"],
+      Charlie: ["toCharger", "resume", "stop"],
       Delta: [],
       Echo: [],
     });

@@ -89,7 +89,7 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.match(lobby.task.text, /^\d+ % · (\d+ min left|under a minute left)$/);
     assert.deepEqual(
       lobby.actions.map((action) => action.action),
-      ["pause", "stop"],
+      ["toCharger", "pause", "stop"],
     );
     const warehouse = model.robots.find((robot) => robot.serialNumber === WAREHOUSE)!;
     assert.deepEqual(

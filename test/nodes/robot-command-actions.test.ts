@@ -44,6 +44,7 @@ const EVERY_REFUSAL: ActionRefusal[] = [
   { code: "lost" },
   { code: "remoteControl" },
   { code: "alreadyCharging" },
+  { code: "noChargerKnown" },
   { code: "nothingToPause" },
   { code: "alreadyPaused" },
   { code: "nothingToResume" },
@@ -124,6 +125,60 @@ describe("robot-command: actions", function () {
       assert.match(messages[0]!, /^RobotApiError: Kitchen scrubber is cleaning\b.*: pause or stop it first$/);
       assert.equal(messages[1], "RobotApiError: Lobby scrubber is already charging");
       assert.equal(commandsTo(CHARGING_ROBOT) + commandsTo(IDLE_ROBOT), 0);
+    });
+
+    describe("toCharger: a task the robot runs or has paused is stopped, and the stop confirmed, before it drives to its charger", () => {
+      const sentTypes = (serialNumber: string) => simulator.state.commands(serialNumber).map((command) => command.rawCommandType);
+      const ask = async (payload: Msg, ended: number) => {
+        helper.getNode("cmd").receive({ serialNumber: IDLE_ROBOT, payload });
+        await waitFor(() => seen.outputs.length + seen.caught.length >= ended, 30_000, `${String(payload.action)}'s end`);
+        assert.equal(seen.caught.length, 0, JSON.stringify(seen.caught[0]?.error));
+      };
+      const atCharger = () => {
+        assert.match((seen.outputs.at(-1)!.confirmation as { state: string }).state, /^(ARRIVED at charging|charging)$/);
+        assert.equal(simulator.state.robot(IDLE_ROBOT)!.battery.charging, true);
+      };
+
+      it("cleaning: STOP_TASK, then CROSS_NAVIGATE to charging, arrived", async () => {
+        await load({ sendWhen: "shown", confirmTimeout: "20" });
+        await ask({ action: "startTask", task: "Lobby", map: "Floor 1" }, 1);
+        await ask({ action: "toCharger" }, 2);
+        assert.deepEqual(sentTypes(IDLE_ROBOT), ["start_task", "stop_task", "cross_navigate"]);
+        atCharger();
+      });
+
+      it("its task paused: the same two steps", async () => {
+        await load({ sendWhen: "shown", confirmTimeout: "20" });
+        await ask({ action: "startTask", task: "Lobby", map: "Floor 1" }, 1);
+        await ask({ action: "pause" }, 2);
+        await ask({ action: "toCharger" }, 3);
+        assert.deepEqual(sentTypes(IDLE_ROBOT), ["start_task", "pause_task", "stop_task", "cross_navigate"]);
+        atCharger();
+      });
+
+      it("idle: no stop, straight to its charger", async () => {
+        await load({ sendWhen: "shown", confirmTimeout: "20" });
+        await ask({ action: "toCharger" }, 1);
+        assert.deepEqual(sentTypes(IDLE_ROBOT), ["cross_navigate"]);
+        atCharger();
+      });
+
+      it("a task that does not stop: NOT_CONFIRMED for the stop, and the robot is not sent to its charger", async () => {
+        await load({ sendWhen: "shown", confirmTimeout: "5" });
+        await ask({ action: "startTask", task: "Lobby", map: "Floor 1" }, 1);
+        simulator.setFaults({ ignoreRate: 1 });
+        try {
+          helper.getNode("cmd").receive({ serialNumber: IDLE_ROBOT, payload: { action: "toCharger" } });
+          await waitFor(() => seen.caught.length > 0, 30_000, "the stop not confirmed");
+        } finally {
+          simulator.setFaults({ ignoreRate: 0 });
+        }
+        const error = seen.caught[0]!.error as { code: string; message: string };
+        assert.equal(error.code, "NOT_CONFIRMED");
+        assert.match(error.message, /task state IDLE/);
+        assert.deepEqual(sentTypes(IDLE_ROBOT), ["start_task", "stop_task"]);
+        assert.equal(seen.outputs.length, 1, "the start's output alone");
+      });
     });
 
     it("sends an allowed action: output 2 says sent before output 1 ends it, once each", async () => {

@@ -383,14 +383,13 @@ describe("robot-job: every wait has a bound, every job ends once", function () {
       stub.refusing.add(R1);
       send({ task: "Kitchen", map: "Floor 1" });
       await waitFor(() => caught.length === 1, 10_000, "NO_ROBOT after the refusal");
-      stub.refusing.delete(R1);
       stub.placesDelayMs = 1500;
       send({ area: "Kitchen", map: "Floor 1", jobId: "area" });
       await sleep(700);
       const flow = flowWith(stub.url, [jobNode({ name: "again", tries: 1 }), ...outputsAndCatch("job"), { id: "progress", type: "helper" }]);
       await helper.setFlows(flow, "full", { config: { token: TEST_TOKEN } });
       const after = collectMessages("caught") as unknown as Caught[];
-      // The stub has no temporary tasks: the new node's try is refused, and the job ends once.
+      // The robot still refuses (a temporary task too): the new node's try is refused, and the job ends once.
       await waitFor(() => after.length === 1, 15_000, "the area job's end");
       assert.equal(after[0]!.error.code, "NO_ROBOT");
     });

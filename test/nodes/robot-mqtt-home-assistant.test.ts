@@ -117,6 +117,28 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     assert.ok(clearedBefore <= 2, `cleared at the deploy (and once more when the bridge first heard the broker): ${clearedBefore}`);
   });
 
+  it("return_to_base on a cleaning robot stops its task, confirmed, then sends it to its charger, confirmed: cleaning, returning, docked", async () => {
+    const client = await deploy();
+    const serial = "GS-S-000102"; // idle at Kitchen door, not charging
+    const started = await resultOf(client, serial, "command", "start");
+    assert.deepEqual([started.command, started.ok], ["START_TASK", true], String(started.reason));
+    await waitFor(() => client.json(`${BASE}/${serial}/state`).state === "cleaning", 10_000, "cleaning");
+    const from = client.received.length;
+    const returned = await resultOf(client, serial, "command", "return_to_base");
+    assert.deepEqual([returned.command, returned.ok], ["CROSS_NAVIGATE", true], String(returned.reason));
+    assert.match(String(returned.reason), /^task stopped \(IDLE after \d+ s\), then (ARRIVED at charging|charging) after \d+ s$/);
+    assert.deepEqual(
+      rig.simulator.state.commands(serial).map((command) => command.rawCommandType),
+      ["start_task", "stop_task", "cross_navigate"],
+    );
+    await waitFor(() => client.json(`${BASE}/${serial}/state`).state === "docked", 15_000, "docked");
+    const states = client.on(`${BASE}/${serial}/state`, from).map((message) => (JSON.parse(message.payload) as { state: string }).state);
+    // From cleaning (published again while the stop was under way) to returning and docked, no idle between.
+    const changes = states.filter((state, index) => state !== states[index - 1]);
+    while (changes[0] === "cleaning") changes.shift();
+    assert.deepEqual(changes, ["returning", "docked"], states.join(", "));
+  });
+
   it("offers the map's areas as segments, and clean_segments starts an area job on the chosen one that is answered at its end", async () => {
     const client = await deploy();
     await waitFor(() => client.json(`${BASE}/GS-S-000101/state`).segments !== undefined, 20_000, "segments in the state");

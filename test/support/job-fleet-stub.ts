@@ -98,7 +98,9 @@ export class JobFleetStub extends FleetStub {
   }
 
   startCommands(serialNumber: string): ReceivedCommand[] {
-    return (this.commands.get(serialNumber) ?? []).filter((command) => command.type === "START_TASK" || command.type === "CROSS_NAVIGATE");
+    return (this.commands.get(serialNumber) ?? []).filter((command) =>
+      ["START_TASK", "CROSS_NAVIGATE", "TEMP_TASK"].includes(command.type),
+    );
   }
 
   protected override answer(request: RecordedRequest): ScriptedReply {
@@ -106,6 +108,8 @@ export class JobFleetStub extends FleetStub {
     const url = new URL(request.path, "http://stub");
     const command = /^\/v1alpha1\/robots\/([^/]+)\/commands$/.exec(url.pathname);
     if (request.method === "POST" && command) return this.command(decodeURIComponent(command[1]!), request.body as Record<string, unknown>);
+    if (request.method === "POST" && url.pathname.endsWith("/robotCommand/tempTask:send"))
+      return this.tempTask(request.body as Record<string, unknown>);
     if (request.method === "POST" && url.pathname === "/openapi/v1/map/robotMap/list") {
       const robotSn = String((request.body as { robotSn?: unknown }).robotSn);
       const maps = this.maps.get(robotSn) ?? [{ mapId: STUB_MAP.id, mapName: STUB_MAP.name }];
@@ -120,6 +124,31 @@ export class JobFleetStub extends FleetStub {
     const reply = super.answer(request);
     if (url.pathname.includes("status:batchGet")) this.afterRead(reply);
     return reply;
+  }
+
+  /**
+   * A temporary task (B4) starts as START_TASK does; the answer is B4's accepted one (cmdStatus 5), or for a
+   * refusing robot its refusal as busy (cmdStatus 7, cmdResultCode 2010100012: field notes).
+   */
+  private tempTask(body: Record<string, unknown>): ScriptedReply {
+    const serialNumber = String(body.productId);
+    if (!this.statuses.has(serialNumber)) return { status: 404, body: { code: 5, message: "Robot not found." } };
+    const list = this.commands.get(serialNumber) ?? [];
+    list.push({ type: "TEMP_TASK", whileBusy: this.statuses.get(serialNumber)!.taskState === "RUNNING" });
+    this.commands.set(serialNumber, list);
+    if (this.refusing.has(serialNumber)) return { body: { productId: serialNumber, cmdStatus: 7, cmdResultCode: "2010100012" } };
+    if (!this.ignoring.has(serialNumber)) this.startTask(serialNumber, String((body.tempTaskCommand as { taskName?: unknown }).taskName));
+    return { body: { productId: serialNumber, requestId: `request-${list.length}`, orderType: "tempTask", cmdStatus: 5 } };
+  }
+
+  private startTask(serialNumber: string, name: string): void {
+    const status = this.statuses.get(serialNumber) as JobStatus;
+    status.taskState = "RUNNING";
+    status.currentTask = { name };
+    status.executingTask = { name, progress: 0.5 };
+    const endStatus = this.endingAtStart.get(serialNumber);
+    if (endStatus !== undefined) this.finish(serialNumber, endStatus);
+    else if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
   }
 
   /** A running task counts down its reads and ends. */
@@ -158,15 +187,7 @@ export class JobFleetStub extends FleetStub {
       startTaskParameter?: { task: { name: string } };
       startNavigationParameter?: { position: string };
     };
-    if (type === "START_TASK") {
-      const name = parameter.startTaskParameter!.task.name;
-      status.taskState = "RUNNING";
-      status.currentTask = { name };
-      status.executingTask = { name, progress: 0.5 };
-      const endStatus = this.endingAtStart.get(serialNumber);
-      if (endStatus !== undefined) this.finish(serialNumber, endStatus);
-      else if (this.runReads !== undefined) this.readsLeft.set(serialNumber, this.runReads);
-    }
+    if (type === "START_TASK") this.startTask(serialNumber, parameter.startTaskParameter!.task.name);
     if (type === "CROSS_NAVIGATE") {
       const point = parameter.startNavigationParameter!.position;
       const cell = point === KITCHEN_DOOR.name ? KITCHEN_DOOR : undefined;

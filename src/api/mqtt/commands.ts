@@ -9,6 +9,7 @@ import { RUN_ONCE } from "../cloud/command-bodies";
 import { COMMAND_TYPES, isCommandType, MOTION_STOPPING_COMMANDS, type CommandType } from "../cloud/commands";
 import type { RobotView } from "./robot-view";
 import { isNavigating } from "../watching/navigation";
+import { NO_CHARGER_KNOWN, refusalText } from "../watching/robot-actions";
 import type { ExecutableTask } from "../watching/status-reader";
 
 /** A payload larger than this (its text, or the JSON of what mqtt in parsed) is refused unread. */
@@ -206,8 +207,8 @@ export function planVacuumCommand(
       if (navigating) return { command: "STOP_NAVIGATE", parameters: navigationParameters };
       return { command: "STOP_TASK", parameters: {} };
     case "return_to_base":
-      if (view.mapName === undefined)
-        return { problem: "command", reason: "the robot's map is not known, so neither is its charging point" };
+      // A task it runs is stopped first (to-charger.ts), after this plan.
+      if (view.mapName === undefined) return { problem: "command", reason: `the robot ${refusalText(NO_CHARGER_KNOWN)}` };
       return { command: "CROSS_NAVIGATE", parameters: { map: view.mapName, position: CHARGING_POINT } };
   }
 }

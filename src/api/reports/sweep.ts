@@ -11,7 +11,6 @@ import { RobotApiError } from "../errors";
 import { DAY_MS } from "./book";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { readReport, type ReadReport } from "./reading";
-import { CLOCK_SKEW_MS, type AccountReports } from "./report-store";
 
 /** A later window reaches back this far before the last sweep: the longest task it catches after the fact. */
 export const RUNNING_TASK_REACH_MS = DAY_MS;
@@ -84,34 +83,6 @@ export async function sweepRobot(
     operation: "listTaskReports",
     message: `listTaskReports: robot ${serialNumber} still had full pages after ${MAX_SWEEP_PAGES} pages of ${SWEEP_PAGE_SIZE}; the rest is read at the next sweep`,
   });
-}
-
-/**
- * The robot's report of a task started at or after `sinceMs` (none of
- * `keptBefore`): one the account keeps (pushed to robot-events, swept by
- * robot-reports), else one listed now, in a window from `sinceMs` with the
- * clock skew allowed, and kept there too. robot-job's report of its task.
- */
-export async function taskReportSince(
-  client: RobotClient,
-  kept: AccountReports,
-  serialNumber: string,
-  sinceMs: number,
-  keptBefore: ReadonlySet<string> | undefined,
-  options: CallOptions,
-): Promise<ReadReport | undefined> {
-  const known = kept.newestSince(serialNumber, sinceMs, keptBefore);
-  if (known) return known;
-  const window = { floorMs: sinceMs - CLOCK_SKEW_MS, upperMs: Date.now() + CLOCK_SKEW_MS };
-  const listed = await sweepRobot(
-    client,
-    serialNumber,
-    window,
-    (report) => kept.get(report.reportKey, serialNumber) !== undefined,
-    options,
-  );
-  for (const report of listed) kept.keep(report);
-  return kept.newestSince(serialNumber, sinceMs, keptBefore);
 }
 
 export interface SweepRequest {

@@ -128,10 +128,7 @@ export class ConfirmationPoller {
       if (signal) this.aborts.add(signal, waiter);
       const deadline = this.clock.setTimeout(() => {
         const state = waiter.lastStatus && readStatus(waiter.lastStatus);
-        // What the last status says kept the robot from it: the command's own reason, else offline or stopped.
-        const refusal =
-          state &&
-          (rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" as const } : undefined));
+        const refusal = refusalIn(rule, state);
         const waited = `${timeoutMs / 1000} s`;
         waiter.reject(
           new RobotApiError({
@@ -262,6 +259,12 @@ export class ConfirmationPoller {
       this.schedule();
     }
   }
+}
+
+/** What a status says kept the robot from a command: the command's own reason, else offline, stopped or lost. */
+export function refusalIn(rule: ConfirmationRule, state: StatusReading | undefined): ActionRefusal | undefined {
+  if (!state) return undefined;
+  return rule.refusal?.(state) ?? stateRefusal(state) ?? (state.localizationState === "LOST" ? { code: "lost" } : undefined);
 }
 
 const pollers = new WeakMap<RobotClient, ConfirmationPoller>();

@@ -142,8 +142,12 @@ const SENT_NAVIGATIONS_KEPT = 5000;
  */
 export class SentNavigations {
   private readonly points = new Map<string, { map?: string; position: string }>();
-  /** Navigations sent and not yet seen to end, with when they were sent: what a console shows as "to <point>". */
-  private readonly underWay = new Map<string, { position: string; sentAt: number }>();
+  /**
+   * Navigations sent and not yet seen to end, with when they were sent: what a
+   * console shows as "to <point>". `stoppingTask`: a return to the charger
+   * whose first step, stopping the robot's task, is under way (to-charger.ts).
+   */
+  private readonly underWay = new Map<string, { position: string; sentAt: number; stoppingTask?: boolean }>();
 
   /**
    * Keeps the point of an accepted command body, when it is a CROSS_NAVIGATE
@@ -168,6 +172,22 @@ export class SentNavigations {
     for (const kept of [this.points, this.underWay]) while (kept.size > SENT_NAVIGATIONS_KEPT) kept.delete(kept.keys().next().value!);
   }
 
+  /**
+   * A return to the charger begun by stopping the robot's task: shown on its
+   * way to the charger from now (its task's end is no end of it), so Home
+   * Assistant's state goes from cleaning to returning without an idle between.
+   */
+  noteReturnBegun(serialNumber: string, now: number = Date.now()): void {
+    this.underWay.delete(serialNumber);
+    this.underWay.set(serialNumber, { position: CHARGING_POINT, sentAt: now, stoppingTask: true });
+    while (this.underWay.size > SENT_NAVIGATIONS_KEPT) this.underWay.delete(this.underWay.keys().next().value!);
+  }
+
+  /** A return begun by noteReturnBegun that ends before its navigation is sent (the stop not carried out). */
+  forgetReturn(serialNumber: string): void {
+    if (this.underWay.get(serialNumber)?.stoppingTask) this.underWay.delete(serialNumber);
+  }
+
   /** Where the robot was last sent, if this process sent it somewhere. */
   lastSent(serialNumber: string): { map?: string; position: string } | undefined {
     return this.points.get(serialNumber);
@@ -188,8 +208,7 @@ export class SentNavigations {
     const ended =
       now - sent.sentAt >= NAVIGATION_SHOWN_MS ||
       reading.online === false ||
-      reading.taskState === "RUNNING" ||
-      reading.taskState === "PAUSED" ||
+      (!sent.stoppingTask && (reading.taskState === "RUNNING" || reading.taskState === "PAUSED")) ||
       (sent.position === CHARGING_POINT && reading.charging === true) ||
       (cells !== undefined && cells <= arrivalRadius);
     if (!ended) return sent.position;

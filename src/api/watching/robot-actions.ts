@@ -23,7 +23,8 @@ export type ActionRefusal =
         | "nothingToResume"
         | "nothingToStop"
         | "remoteControl"
-        | "alreadyCharging";
+        | "alreadyCharging"
+        | "noChargerKnown";
     }
   | { code: "busyWithTask" | "taskPaused"; task?: string }
   | { code: "busyNavigating"; point?: string };
@@ -65,10 +66,14 @@ export function refusalOf(action: RobotAction, state: StatusReading): ActionRefu
   switch (action) {
     case "startTask":
     case "goTo":
-    case "toCharger":
       if (activity !== "idle") return busy();
       if (state.localizationState === "LOST") return { code: "lost" };
-      if (action === "toCharger" && state.charging === true) return { code: "alreadyCharging" };
+      return undefined;
+    case "toCharger":
+      // A task is stopped first (toChargerStopsTaskFirst); a navigation is the person's to end, as for goTo.
+      if (activity === "navigating") return busy();
+      if (state.localizationState === "LOST") return { code: "lost" };
+      if (state.charging === true) return { code: "alreadyCharging" };
       return undefined;
     case "pause":
       return activity === "task" || activity === "navigating"
@@ -85,6 +90,22 @@ export function refusalOf(action: RobotAction, state: StatusReading): ActionRefu
       return activity === "idle" ? { code: "nothingToStop" } : undefined;
   }
 }
+
+/**
+ * Whether taking the robot to its charger begins by stopping its task: one
+ * that runs or is paused ignores CROSS_NAVIGATE (it keeps cleaning, and the
+ * cloud still answers WAITING), and the cloud has no command that ends a
+ * task at the charger (docs/cloud-api.md). The one rule robot-command's
+ * toCharger (the console's "to charger") and Home Assistant's return_to_base
+ * follow (to-charger.ts carries it out).
+ */
+export function toChargerStopsTaskFirst(state: StatusReading): boolean {
+  const activity = activityOf(state);
+  return activity === "task" || activity === "taskPaused";
+}
+
+/** The charger is its map's point `charging`: with no map known there is none to drive to, and nothing is sent (nor stopped). */
+export const NO_CHARGER_KNOWN: ActionRefusal = { code: "noChargerKnown" };
 
 /** The actions `state` allows, in ROBOT_ACTIONS order. */
 export function allowedActions(state: StatusReading): RobotAction[] {
@@ -143,6 +164,8 @@ export function refusalText(refusal: ActionRefusal): string {
       return "is under remote control: end it first";
     case "alreadyCharging":
       return "is already charging";
+    case "noChargerKnown":
+      return "is on no map known, so its charger is not known";
     case "nothingToPause":
       return "is not cleaning or driving: nothing to pause";
     case "alreadyPaused":

@@ -8,9 +8,9 @@ import { robotDirectoryOf, robotNameOf } from "../../api/account/robot-directory
 import { CHARGING_POINT, type CommandType } from "../../api/cloud/commands";
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
-import { ROBOT_ACTIONS, commandOf, refusalOf, type RobotAction } from "../../api/watching/robot-actions";
+import { NO_CHARGER_KNOWN, ROBOT_ACTIONS, commandOf, refusalOf, type RobotAction } from "../../api/watching/robot-actions";
 import { sentNavigationsOf } from "../../api/watching/navigation";
-import { cleaningModesOf, mapNameOf, readStatus } from "../../api/watching/status-reader";
+import { cleaningModesOf, mapNameOf, readStatus, type StatusReading } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
 import { refusalWords } from "../shared/refusal-words";
 import type { RobotCall } from "../shared/robot-input";
@@ -27,6 +27,8 @@ export interface ActionCommand {
   action: RobotAction;
   command: CommandType;
   values: ParameterValues;
+  /** The robot's state the action was decided on (toCharger stops a task first: to-charger.ts). */
+  state: StatusReading;
 }
 
 function textField(payload: Record<string, unknown>, field: string): string | undefined {
@@ -74,7 +76,8 @@ export async function commandForAction(
 
   const status = await lastStatusOf(call, serialNumber);
   const state = readStatus(status);
-  const refusal = refusalOf(action, state);
+  const noCharger = action === "toCharger" && (map ?? mapNameOf(status)) === undefined;
+  const refusal = refusalOf(action, state) ?? (noCharger ? NO_CHARGER_KNOWN : undefined);
   if (refusal) {
     // A refusal just after a deploy names the robot as the list does, once the list's first read is in.
     await robotDirectoryOf(call.client.accountKey).settled();
@@ -88,7 +91,7 @@ export async function commandForAction(
   }
   const command = commandOf(action, state);
   const sentTo = sentNavigationsOf(call.client.accountKey).lastSent(serialNumber)?.position;
-  return { action, command, values: await valuesFor(action, command, status, { point, task, map, sentTo }, cleaningModeSetting) };
+  return { action, command, state, values: await valuesFor(action, command, status, { point, task, map, sentTo }, cleaningModeSetting) };
 }
 
 async function valuesFor(

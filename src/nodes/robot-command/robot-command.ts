@@ -11,7 +11,7 @@ import { clientModule } from "../shared/api";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
 import { invalidInput } from "../../api/errors";
 import type { CommandResource } from "../../api/cloud/schemas";
-import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, startFactsOf, type Confirmation } from "../shared/confirm";
 import { isPlainObject } from "../shared/plain-data";
 import { REPLACED, SKIPPED, NoOutput } from "../shared/no-output";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
@@ -23,6 +23,8 @@ import { cloudWord } from "../shared/status-text";
 import type { Translate } from "../shared/i18n";
 import { commandForAction, isActionPayload } from "./action";
 import type { RobotAction } from "../../api/watching/robot-actions";
+import { stopTaskBeforeCharger } from "../../api/watching/to-charger";
+import type { StatusReading } from "../../api/watching/status-reader";
 import { inputProblem, notOneOf } from "../../api/settings/input-problems";
 
 
@@ -244,10 +246,13 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
   }
 
   /** Form 4: an action ({action, point?, task?, map?}), allowed or refused by the robot's last status. */
-  async function fromAction(call: RobotCall, payload: Record<string, unknown>): Promise<{ prepared: PreparedCommand; action: RobotAction }> {
+  async function fromAction(
+    call: RobotCall,
+    payload: Record<string, unknown>,
+  ): Promise<{ prepared: PreparedCommand; action: RobotAction; state: StatusReading }> {
     const serial = await serialNumberFor(call, payload.serialNumber);
     if (typeof serial.value !== "string" || serial.value.trim() === "") throw invalidInput(serial.name, inputProblem("actionSerialNumberNotSet"));
-    const { action, command, values } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
+    const { action, command, values, state } = await commandForAction(call, payload, serial.value, () => setting(call, "cleaningMode"));
     const nameOf = (path: readonly PropertyKey[]) => {
       const field = fieldAtPath(path);
       if (field === "serialNumber") return serial.name;
@@ -256,7 +261,7 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
       if (field === "map") return payload.map !== undefined ? "payload.map" : "payload.map (the robot's status names no map)";
       return field === undefined ? path.join(".") : settingName(field);
     };
-    return { prepared: checkRequest(buildCommandRequest(serial.value, command, values), nameOf, action), action };
+    return { prepared: checkRequest(buildCommandRequest(serial.value, command, values), nameOf, action), action, state };
   }
 
   /** Form 3: any other payload triggers the node's command (or msg.command when the node has none). */
@@ -313,10 +318,18 @@ function setUpRobotCommand(RED: NodeAPI, node: Node, config: RobotCommandPropert
     const payload = call.input.payload;
     const asAction = isActionPayload(payload) ? await fromAction(call, payload) : undefined;
     const prepared = asAction?.prepared ?? (await requestFor(call));
+    const body = JSON.parse(prepared.body!) as CommandBody;
+    // A task start's report settles it too: the reports kept before it is sent are not its task's.
+    const start = sendWhen === "shown" && commandTypeOf(body) === "START_TASK" ? startFactsOf(call.client, prepared.serialNumber!) : undefined;
+    if (asAction?.action === "toCharger") {
+      // A cleaning robot ignores the way to its charger: its task is stopped, and the stop confirmed, first.
+      const stopping = { timeoutMs: confirmTimeout(), signal: call.options.signal, operation: "toCharger" };
+      await call.waitForRobot(stopTaskBeforeCharger(call.client, prepared.serialNumber!, asAction.state, stopping));
+    }
     return submit(call, prepared, asAction?.action, async (resource) => {
       if (sendWhen === "accepted") return { resource };
-      const rule = commandConfirmationRule(JSON.parse(prepared.body!) as CommandBody, call.client.arrivalRadius);
-      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand") };
+      const rule = commandConfirmationRule(body, call.client.arrivalRadius);
+      return { resource, confirmation: await confirmOnRobot(call, prepared.serialNumber!, rule, timeoutMs, "submitCommand", undefined, start) };
     });
   }
 

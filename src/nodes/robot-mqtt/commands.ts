@@ -8,6 +8,7 @@ import type { RobotClient } from "../../api/client";
 import { confirmationPollerOf } from "../../api/watching/confirmation-poller";
 import { commandConfirmationRule, type CommandBody } from "../../api/watching/confirmation";
 import { isNavigating, sentNavigationsOf } from "../../api/watching/navigation";
+import { stopTaskBeforeCharger } from "../../api/watching/to-charger";
 import { executableTasksOf } from "../../api/watching/status-reader";
 import { RobotApiError } from "../../api/errors";
 import {
@@ -84,7 +85,8 @@ export async function carryOut(input: Exclude<InputKind, "cleanSegments">, text:
         start = { task, cleaningMode: startCleaningMode(view, context.chosenMode) };
       }
       const planned = planVacuumCommand(read.command, view, start, sentNavigationsOf(context.client.accountKey).lastSent(view.serialNumber)?.position);
-      return isProblem(planned) ? refused(asked, planned) : send(planned, view, context);
+      if (isProblem(planned)) return refused(asked, planned);
+      return read.command === "return_to_base" ? toCharger(planned, view, context) : send(planned, view, context);
     }
     case "sendCommand": {
       const read = readSendCommand(text);
@@ -99,6 +101,29 @@ export async function carryOut(input: Exclude<InputKind, "cleanSegments">, text:
       return send(withRobotDefaults({ command: read.command, parameters: read.parameters }, view, context.chosenMode ?? view.cleaningModes[0]), view, context);
     }
   }
+}
+
+/**
+ * return_to_base: a task the robot runs or has paused is stopped, and the stop
+ * confirmed, before it is sent to the charger (to-charger.ts, as robot-command's
+ * toCharger does); one result, naming the step that failed.
+ */
+async function toCharger(planned: PlannedCommand, view: RobotView, context: CommandContext): Promise<Outcome> {
+  let stopped;
+  try {
+    const options = { timeoutMs: context.confirmTimeoutMs ?? CONFIRM_TIMEOUT.default * 1000, signal: context.signal, operation: "return_to_base" };
+    stopped = await stopTaskBeforeCharger(context.client, view.serialNumber, view.state, options);
+  } catch (error) {
+    return { result: { command: "STOP_TASK", ok: false, reason: failureReason(error) } };
+  }
+  if (!stopped) return send(planned, view, context);
+  const outcome = await send(planned, context.seen(stopped.status), context);
+  outcome.result.reason = `task stopped (${stopped.state} after ${Math.round(stopped.seconds)} s), then ${outcome.result.reason}`;
+  return outcome;
+}
+
+function failureReason(error: unknown): string {
+  return error instanceof RobotApiError ? `${error.code}: ${error.message}` : String(error);
 }
 
 /** Sends the command and waits for the robot to show it; a refusal or failure is the result's reason. */
@@ -121,7 +146,6 @@ async function send(planned: PlannedCommand, view: RobotView, context: CommandCo
     context.seen(confirmed.status);
     return { result: { command: planned.command, ok: true, reason: `${confirmed.state} after ${Math.round(confirmed.seconds)} s` } };
   } catch (error) {
-    const reason = error instanceof RobotApiError ? `${error.code}: ${error.message}` : String(error);
-    return { result: { command: planned.command, ok: false, reason } };
+    return { result: { command: planned.command, ok: false, reason: failureReason(error) } };
   }
 }

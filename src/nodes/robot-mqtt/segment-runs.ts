@@ -12,7 +12,7 @@ import { problemsOf, type RobotView } from "../../api/mqtt/robot-view";
 import { outcomeOfReport } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
-import { taskReportSince } from "../../api/reports/sweep";
+import { listedReportOfStart } from "../../api/jobs/task-report";
 import { isTaskUnderWay } from "../../api/watching/status-reader";
 import { startJob, type BridgeResult } from "./jobs";
 
@@ -107,7 +107,9 @@ export class SegmentRuns {
 
   /** The report of the area's task (pushed, swept or listed now, as robot-job's); undefined when none can be read. */
   private reportOf(serialNumber: string, run: Run): Promise<Record<string, unknown> | undefined> {
-    return taskReportSince(this.client, reportsOfAccount(this.client.accountKey), serialNumber, run.sentAt, undefined, { signal: this.signal }).catch(() => undefined);
+    return listedReportOfStart(this.client, reportsOfAccount(this.client.accountKey), { serialNumber, sinceMs: run.sentAt }, { signal: this.signal }).catch(
+      () => undefined,
+    );
   }
 
   /** The view that shows the run's area ended, or nothing once the run is cancelled or the node closes; no listener outlives the wait. */

@@ -10,7 +10,7 @@ import { RobotApiError, invalidInput, tempTaskRefusalOf } from "../../api/errors
 import { deliveredNotStarted } from "../../api/cloud/command-status";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { translator, type Translate } from "../shared/i18n";
-import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, type Confirmation } from "../shared/confirm";
+import { configuredConfirmTimeout, confirmOnRobot, messageWithConfirmation, startFactsOf, type Confirmation } from "../shared/confirm";
 import { isPlainObject } from "../shared/plain-data";
 import type { RobotStatus, SiteInfo, TempSiteTaskRequest, TempSiteTaskResult, TempTaskCommandRequest, TempTaskCommandResult } from "../../api/cloud/schemas";
 import { handleRobotInput, type RobotCall } from "../shared/robot-input";
@@ -198,6 +198,8 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
   ): Promise<SiteTaskOutcome> {
     const shown = chooseSetting(call.input, "sendWhen", config.sendWhen || "accepted", SEND_WHEN) === "shown";
     const timeoutMs = shown ? confirmTimeout() : 0;
+    // The task's report settles its start too: the reports kept before it is sent are not its task's.
+    const start = shown ? startFactsOf(call.client, String(robotOf(request))) : undefined;
     const answer = await send(request).catch((error: unknown) => {
       throw rejectionInRuntimeLanguage(error, t);
     });
@@ -207,7 +209,7 @@ function setUpSiteTask(RED: NodeAPI, node: Node, config: RobotSiteTaskProperties
     const rule = tempTaskConfirmationRule(typeof taskName === "string" ? taskName : undefined);
     // cmdStatus 6: the robot has the task and has not started it; the wait says so under the node.
     const how = { delivered: deliveredNotStarted(answer) };
-    return { answer, confirmation: await confirmOnRobot(call, String(robotOf(request)), rule, timeoutMs, "temporary task", how) };
+    return { answer, confirmation: await confirmOnRobot(call, String(robotOf(request)), rule, timeoutMs, "temporary task", how, start) };
   }
 
   handleRobotInput<SiteTaskOutcome>(RED, node, config.robot, {

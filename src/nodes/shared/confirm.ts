@@ -6,14 +6,28 @@
 import type { RobotApiError } from "../../api/errors";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
+import { confirmStart, factsBeforeStart, type StartConfirmed, type StartFacts } from "../../api/jobs/task-report";
+import { reportsOfAccount } from "../../api/reports/report-store";
+import type { ReadReport } from "../../api/reports/reading";
+import type { RobotClient } from "../../api/client";
 import type { RobotCall, WaitingHow } from "./robot-input";
 import { CONFIRM_TIMEOUT } from "./confirm-table";
 import { rewordNotConfirmed } from "./refusal-words";
 
-/** msg.confirmation: what the status showed and how long after the answer; "not watched" for a command with no visible effect. */
+/**
+ * msg.confirmation: what the status showed and how long after the answer;
+ * "not watched" for a command with no visible effect; "ENDED" with the task's
+ * report for a task that ran and ended between two status reads.
+ */
 export interface Confirmation {
   state: string;
   seconds: number;
+  report?: ReadReport;
+}
+
+/** The facts a task start's report is chosen by, taken before the start is sent (api/jobs/task-report.ts). */
+export function startFactsOf(client: RobotClient, serialNumber: string): StartFacts {
+  return factsBeforeStart(reportsOfAccount(client.accountKey), serialNumber);
 }
 
 /** A timeout from the dialog (seconds); an empty field takes the default, anything else out of range is an error. */
@@ -26,7 +40,9 @@ export function confirmTimeoutMs(raw: string | number | undefined, field = "conf
  * confirmation poller (batched status reads, at most one per robot per
  * interval); `Confirmed` becomes msg.confirmation, NOT_CONFIRMED an error.
  * `how` says what the answer told of the command (delivered, not started):
- * the status under the node shows it while it waits.
+ * the status under the node shows it while it waits. `start`, for a task
+ * start: its task's report confirms it too (a task over between two reads),
+ * or, one of a task that failed to start, ends the wait NOT_CONFIRMED.
  */
 export async function confirmOnRobot(
   call: RobotCall,
@@ -35,14 +51,15 @@ export async function confirmOnRobot(
   timeoutMs: number,
   operation: string,
   how?: WaitingHow,
+  start?: StartFacts,
 ): Promise<Confirmation> {
   if (!rule) return { state: "not watched", seconds: 0 };
-  const poller = confirmationPollerOf(call.client);
   const onMissedLook = (failure: RobotApiError) => {
     if (failure.kind === "internal") call.log.error(failure);
     else call.log.warn(`${operation} on ${serialNumber}: a status read failed (${failure.code}: ${failure.message}); still waiting for the robot to show it`);
   };
-  const waiting = poller.waitFor(serialNumber, rule, { timeoutMs, signal: call.options.signal, operation, onMissedLook });
+  const options = { timeoutMs, signal: call.options.signal, operation, onMissedLook };
+  const waiting: Promise<StartConfirmed> = start ? confirmStart(call.client, start, rule, options) : confirmationPollerOf(call.client).waitFor(serialNumber, rule, options);
   let confirmed;
   try {
     confirmed = await call.waitForRobot(waiting, how);
@@ -51,7 +68,7 @@ export async function confirmOnRobot(
     rewordNotConfirmed(call.t, error, serialNumber, timeoutMs, rule.expects);
     throw error;
   }
-  return { state: confirmed.state, seconds: confirmed.seconds };
+  return { state: confirmed.state, seconds: confirmed.seconds, ...(confirmed.report ? { report: confirmed.report } : {}) };
 }
 
 /**

@@ -28,7 +28,7 @@ import { claimRobot, renewClaimWhenDue } from "../../../api/jobs/robot-claims";
 import { severityOf, type AccountAlarms } from "../../../api/pushes/open-alarms";
 import type { AccountReports } from "../../../api/reports/report-store";
 import type { ReadReport } from "../../../api/reports/reading";
-import { taskReportSince } from "../../../api/reports/sweep";
+import { factsBeforeStart, listedReportOfStart, reportOfStart, type StartFacts } from "../../../api/jobs/task-report";
 import type { RobotOperationName } from "../../../api/cloud/endpoints";
 import { clientModule } from "../api";
 import { jobEndOf, jobReasonWords, noRobot, robotReasonWords, type JobFinish, type JobSink } from "./job-end";
@@ -47,8 +47,8 @@ interface LiveJob {
   moves?: MoveWatch;
   /** The wait for the robot to show the start: aborted when the task's report settles the start first. */
   confirming?: AbortController;
-  /** The robot's reports kept when the start was sent: none of them is the job's task's. */
-  reportsAtSend?: ReadonlySet<string>;
+  /** What its task's report is chosen by, kept as the start was sent. */
+  start?: StartFacts;
 }
 
 export class JobRunner {
@@ -211,7 +211,7 @@ export class JobRunner {
         if (job.phase === "waiting") this.dispatch(job, now, readNow);
         else if (job.phase === "starting" && job.work.kind !== "goto" && job.sentAt !== undefined) {
           // A report of the task kept since its start was sent (pushed, or swept) settles the start.
-          const report = this.reports.newestSince(job.serialNumber!, job.sentAt, this.liveOf(job).reportsAtSend);
+          const report = reportOfStart(this.reports, this.startFactsOf(job));
           if (report) this.settleStartByReport(job, report);
         }
         else if (job.phase === "running") this.follow(job, readAt, now);
@@ -330,8 +330,8 @@ export class JobRunner {
       if (!this.current(job, "starting")) return;
       this.sink.progress(job, { event: "assigned", serialNumber, robotName: job.robotName });
       job.taskName = taskName;
-      this.liveOf(job).reportsAtSend = this.reports.keysOf(serialNumber);
-      job.sentAt = Date.now();
+      const start = (this.liveOf(job).start = factsBeforeStart(this.reports, serialNumber));
+      job.sentAt = start.sinceMs;
       this.sink.changed();
       // Settles once the answer is handled (a refusal set aside): a cancel waits for that, not for the bare answer.
       this.liveOf(job).startSend = new Promise<boolean>((resolve) => (answered = resolve));
@@ -364,7 +364,7 @@ export class JobRunner {
     } catch (error) {
       if (!this.current(job, "starting") || (error instanceof RobotApiError && error.kind === "aborted")) return;
       // No status showed the task: it may have run and ended between two reads, which its report (listed now) tells.
-      const report = job.work.kind === "goto" ? undefined : await this.reportOf(job, job.sentAt, this.liveOf(job).reportsAtSend);
+      const report = job.work.kind === "goto" ? undefined : await this.reportOf(this.startFactsOf(job));
       if (!this.current(job, "starting")) return;
       if (report) this.settleStartByReport(job, report);
       else this.setAside(job, JOB_REASONS.notConfirmed);
@@ -477,13 +477,18 @@ export class JobRunner {
   }
 
   private async endWithReport(job: JobRecord): Promise<void> {
-    const report = await this.reportOf(job);
+    const report = await this.reportOf({ serialNumber: job.serialNumber!, sinceMs: Date.parse(job.startedAt!) });
     if (this.current(job, "ending")) this.finish(job, { outcome: outcomeOfReport(report), ...(report ? { report } : {}) });
   }
 
-  /** The task's report (of a task started since `sinceMs`, none of `keptBefore`): kept for the account, else listed now; undefined when listing fails. */
-  private reportOf(job: JobRecord, sinceMs = Date.parse(job.startedAt!), keptBefore?: ReadonlySet<string>): Promise<ReadReport | undefined> {
-    return taskReportSince(this.client, this.reports, job.serialNumber!, sinceMs, keptBefore, { signal: this.lifetime.signal }).catch(() => undefined);
+  /** The task's report: kept for the account, else listed now; undefined when listing fails. */
+  private reportOf(facts: StartFacts): Promise<ReadReport | undefined> {
+    return listedReportOfStart(this.client, this.reports, facts, { signal: this.lifetime.signal }).catch(() => undefined);
+  }
+
+  /** The facts of the job's start (after a redeploy, its sent time alone: the reports kept before it are this process's). */
+  private startFactsOf(job: JobRecord): StartFacts {
+    return this.liveOf(job).start ?? { serialNumber: job.serialNumber!, sinceMs: job.sentAt! };
   }
 
   /** Whether the job is still this runner's to act on (not ended, node not closed), in `phase` when given. */
