@@ -80,7 +80,7 @@ describe("robot-maps: fleetView in Chinese", function () {
     assert.match(lobby.task!.text, /^\d+% · 剩余(不到 1 分钟| \d+ 分钟)$/);
     assert.deepEqual(
       lobby.actions.map((action) => action.label),
-      ["暂停", "停止"],
+      ["回充电桩", "暂停", "停止"],
     );
     for (const floor of model.floors) {
       // The legend only: "charging" is also the cloud's name of the charger's navigation point.

@@ -97,6 +97,9 @@ export class JobFleetStub extends FleetStub {
     this.reports.set(serialNumber, list);
   }
 
+  /** When a status read was last answered (ms): the newest status the package can have read. */
+  lastStatusReadAt = 0;
+
   startCommands(serialNumber: string): ReceivedCommand[] {
     return (this.commands.get(serialNumber) ?? []).filter((command) =>
       ["START_TASK", "CROSS_NAVIGATE", "TEMP_TASK"].includes(command.type),
@@ -122,7 +125,10 @@ export class JobFleetStub extends FleetStub {
     const reports = /^\/openapi\/v2alpha1\/robots\/([^/]+)\/taskReports$/.exec(url.pathname);
     if (reports) return { body: { robotTaskReports: [...(this.reports.get(decodeURIComponent(reports[1]!)) ?? [])].reverse() } };
     const reply = super.answer(request);
-    if (url.pathname.includes("status:batchGet")) this.afterRead(reply);
+    if (url.pathname.includes("status:batchGet")) {
+      this.lastStatusReadAt = Date.now();
+      this.afterRead(reply);
+    }
     return reply;
   }
 
