@@ -17,7 +17,12 @@ const MOCHA_HELPERS_HOOK = fileURLToPath(new URL("scripts/stryker-mocha-helpers.
 const FOLDERS = {
   "src/api/pushes": {
     mutate: ["src/api/pushes/**/*.ts"],
-    spec: ["test/api/pushes.test.ts", "test/api/open-alarms.test.ts", "test/api/pushes-boundaries.test.ts"],
+    spec: [
+      "test/api/pushes.test.ts",
+      "test/api/open-alarms.test.ts",
+      "test/api/pushes-boundaries.test.ts",
+      "test/api/incident-figures.test.ts",
+    ],
   },
   "src/api/reports": {
     mutate: ["src/api/reports/**/*.ts"],
@@ -48,6 +53,7 @@ const FOLDERS = {
       "test/api/status-reader.test.ts",
       "test/api/jobs-boundaries.test.ts",
       "test/api/robot-claims.test.ts",
+      "test/api/sightings.test.ts",
       // task-report.ts's listing of a start's report.
       "test/api/report-store.test.ts",
     ],

@@ -25,6 +25,7 @@ import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
 import { stopBody } from "../../../api/jobs/start-requests";
 import { missingTarget } from "../../../api/jobs/work-targets";
 import { claimRobot, renewClaimWhenDue } from "../../../api/jobs/robot-claims";
+import { boundPassed, noteSighting } from "../../../api/jobs/sightings";
 import { severityOf, type AccountAlarms } from "../../../api/pushes/open-alarms";
 import type { AccountReports } from "../../../api/reports/report-store";
 import type { ReadReport } from "../../../api/reports/reading";
@@ -430,24 +431,18 @@ export class JobRunner {
   /**
    * A poll while the job runs: its progress, its end, or, when no status has
    * shown its robot online (a goto job: its navigation under way) for the
-   * offline limit, its end as unknown. `readAt`: when the statuses this poll
-   * gave were read, by robot; only one read after the last sighting is another.
+   * offline limit, its end as unknown (sightings.ts). `readTimes`: when the
+   * statuses this poll gave were read, by robot.
    */
-  private follow(job: JobRecord, readAt: ReadonlyMap<string, number>, now: number): void {
+  private follow(job: JobRecord, readTimes: ReadonlyMap<string, number>, now: number): void {
     const serialNumber = job.serialNumber!;
     const facts = this.book.facts.get(serialNumber);
     const limitMs = job.settings.offlineLimitMs ?? JOB_OFFLINE_LIMIT.default * 60_000;
     const minutes = limitMs / 60_000;
-    // A job kept from before these fields existed starts its count now.
-    job.onlineSeenAt ??= now;
-    if (job.work.kind === "goto") job.navigationSeenAt ??= now;
-    const seenAt = readAt.get(serialNumber);
-    if (facts && seenAt !== undefined) {
-      if (facts.online === true && seenAt > job.onlineSeenAt) job.onlineSeenAt = seenAt;
-      if (job.work.kind === "goto" && seenAt > job.navigationSeenAt! && (isNavigating(facts) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts) === "moving"))
-        job.navigationSeenAt = seenAt;
-    }
-    if (now - job.onlineSeenAt >= limitMs) {
+    const readAt = readTimes.get(serialNumber);
+    const navigating = () => isNavigating(facts!) === true || (this.liveOf(job).moves ??= new MoveWatch()).see(facts!) === "moving";
+    noteSighting(job, facts && readAt !== undefined ? { facts, readAt, navigating } : undefined, now);
+    if (boundPassed(job, now, limitMs) === "offline") {
       this.endUnknown(job, "robot offline", "ends.offlineFor", minutes);
       return;
     }
@@ -468,7 +463,7 @@ export class JobRunner {
       }
     }
     // A stop by hand shows only as navStatus back to NAVI_IDLE, which the statuses read here may not carry: the robot standing still is all there is.
-    if (job.work.kind === "goto" && now - job.navigationSeenAt! >= limitMs) this.endUnknown(job, "no status showed the navigation", "ends.navigationNotShown", minutes);
+    if (boundPassed(job, now, limitMs) === "navigation") this.endUnknown(job, "no status showed the navigation", "ends.navigationNotShown", minutes);
   }
 
   /** A running job no status showed ending for the offline limit: outcome unknown, `reason` in English for flows, `text` in words. */
