@@ -58,9 +58,12 @@ const RUNTIME_DEPENDENCIES = ["axios", "cors", "hpagent", "ioredis", "luxon", "p
 // table and bounds, the one time, value and report readers, with their help, 447 kB packed and 1566 kB
 // unpacked; robot-plan with its proof-of-service report and example, the console's notices, alarms,
 // areas and plan timeline, Home Assistant's segments and command setting, and the words in Chinese,
-// 524 kB packed and 1833 kB unpacked. A bound a stray image or fixture would break.
-const MAX_PACKED_BYTES = 550 * 1024;
-const MAX_UNPACKED_BYTES = 1900 * 1024;
+// 524 kB packed and 1833 kB unpacked; a robot the cloud refuses found in its batch, a robot not of the
+// account refused where named, a start confirmed by its report, to the charger from a task, the incident
+// log and its figures, the proof of service's parties, totals, sign-off, incidents and reasons, and the
+// demo's command line, 556 kB packed and 1935 kB unpacked. A bound a stray image or fixture would break.
+const MAX_PACKED_BYTES = 600 * 1024;
+const MAX_UNPACKED_BYTES = 2100 * 1024;
 
 describe("install", function () {
   this.timeout(300_000);

@@ -3,6 +3,7 @@
  * topic and Home Assistant's birth topic, the bridge, mqtt out), its topics,
  * and a command published as Home Assistant does, answered on the result topic.
  */
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { startSimulator, type RunningSimulator } from "../../src/simulator";
 import type { SimulatorOptions } from "../../src/simulator/server/options";
 import type { HomeAssistantClient } from "./home-assistant";
@@ -107,6 +108,8 @@ export function useBridgeRig(simulatorOptions: Partial<SimulatorOptions> = {}, s
     await rig.ha?.end();
     rig.ha = undefined;
     await rig.broker.stop();
+    // The simulator is reset for each test; so is what the package keeps of the account (a robot it rests as unreachable).
+    forgetAccountMemory();
   });
   useNodeRed();
   return rig;

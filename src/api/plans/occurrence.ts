@@ -7,6 +7,9 @@
 import type { JobWork, NearSpec } from "../jobs/dispatch";
 import type { JobResult } from "../jobs/job-book";
 
+/** A plan's time of day, `HH:MM` or `HH:MM:SS` (the dialog checks typed times with it too: this module loads no library). */
+export const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
+
 export const WEEK_DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type WeekDay = (typeof WEEK_DAYS)[number];
 

@@ -9,12 +9,10 @@ import { z } from "zod";
 import { IANAZone } from "luxon";
 import { invalidInput } from "../errors";
 import { isCalendarDate } from "../cloud/cloud-time";
-import { WEEK_DAYS, type PlanItem } from "./occurrence";
+import { TIME_OF_DAY, WEEK_DAYS, type PlanItem } from "./occurrence";
 
 /** A job waits this long for a robot when its item has neither waitUpTo nor an interval. */
 export const DEFAULT_ITEM_WAIT_SECONDS = 1_800;
-/** A plan's time of day, `HH:MM` or `HH:MM:SS` (the dialog checks typed times with it too). */
-export const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
 
 const text = z.string({ error: "must be a text" }).trim().min(1, "must not be empty");
 const timeOfDay = z

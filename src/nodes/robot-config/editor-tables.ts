@@ -14,8 +14,7 @@ import { DEFAULT_EVENTS_PATH, EVENTS_PATH_PATTERN, MIN_LEVELS } from "../robot-e
 import { JOB_MIN_BATTERY, JOB_OFFLINE_LIMIT, JOB_TRIES, JOB_WAIT_UP_TO, WORK_KINDS } from "../robot-job/table";
 import { MAP_OPERATIONS } from "../robot-maps/table";
 import { PLAN_LATE_BY } from "../robot-plan/table";
-import { WEEK_DAYS } from "../../api/plans/occurrence";
-import { TIME_OF_DAY } from "../../api/plans/plan";
+import { TIME_OF_DAY, WEEK_DAYS } from "../../api/plans/occurrence";
 import { REPORTS_LIMITS } from "../robot-reports/table";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "../robot-site-task/table";
 import { MQTT_ACCEPT_MODES, MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
