@@ -54,8 +54,9 @@ const FOLDERS = {
       "test/api/jobs-boundaries.test.ts",
       "test/api/robot-claims.test.ts",
       "test/api/sightings.test.ts",
-      // task-report.ts's listing of a start's report.
+      // task-report.ts's listing of a start's report, and its choice at its boundaries (clock offset, names, job record).
       "test/api/report-store.test.ts",
+      "test/api/start-report.test.ts",
     ],
   },
   // robot-plan's plan reading, calendar, occurrences, plan book and proof-of-service report (the node's Redis and

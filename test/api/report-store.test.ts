@@ -7,7 +7,7 @@ import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import { readReport } from "../../src/api/reports/reading";
 import type { RobotClient } from "../../src/api/client";
 import { AccountReports, CLOCK_SKEW_MS, REPORTS_KEPT_PER_ROBOT, reportsOfAccount } from "../../src/api/reports/report-store";
-import { listedReportOfStart } from "../../src/api/jobs/task-report";
+import { listedReportOfStart, reportOfStart } from "../../src/api/jobs/task-report";
 
 const START_MS = Date.parse("2026-11-20T08:00:00Z");
 const report = (serialNumber: string, id: string, startMs = START_MS, extra: Record<string, unknown> = {}) =>
@@ -15,6 +15,11 @@ const report = (serialNumber: string, id: string, startMs = START_MS, extra: Rec
     { id, startTime: new Date(startMs).toISOString(), endTime: new Date(startMs + 600_000).toISOString(), ...extra },
     serialNumber,
   )!;
+
+/** The start's report as reportOfStart chooses it with no clock offset known (the blind window). */
+function reportSince(kept: AccountReports, serialNumber: string, sinceMs: number, keptBefore?: ReadonlySet<string>) {
+  return reportOfStart(kept, { serialNumber, sinceMs, ...(keptBefore ? { keptBefore } : {}) });
+}
 
 describe("the account's task reports", () => {
   afterEach(forgetAccountMemory);
@@ -25,7 +30,7 @@ describe("the account's task reports", () => {
     assert.equal(reports.keep(pushed), pushed);
     const swept = readReport({ id: 5, startTime: new Date(START_MS).toISOString(), taskEndStatus: 2 }, "R1")!;
     assert.equal(reports.keep(swept), pushed, "the swept reading of the same report");
-    assert.equal(reports.newestSince("R1", START_MS), pushed);
+    assert.equal(reportSince(reports, "R1", START_MS), pushed);
   });
 
   it("keeps two robots' reports with one id apart", () => {
@@ -33,20 +38,20 @@ describe("the account's task reports", () => {
     const first = reports.keep(report("R1", "7"));
     const second = reports.keep(report("R2", "7"));
     assert.notEqual(first, second);
-    assert.equal(reports.newestSince("R1", START_MS), first);
-    assert.equal(reports.newestSince("R2", START_MS), second);
+    assert.equal(reportSince(reports, "R1", START_MS), first);
+    assert.equal(reportSince(reports, "R2", START_MS), second);
     assert.equal(reports.get(second.reportKey, "R2"), second);
   });
 
   it("finds the report of a task started at or after a time (a minute of clock skew allowed), the one that ended last", () => {
     const reports = new AccountReports();
     reports.keep(report("R1", "old", START_MS - 61_000));
-    assert.equal(reports.newestSince("R1", START_MS), undefined, "started 61 s before");
+    assert.equal(reportSince(reports, "R1", START_MS), undefined, "started 61 s before");
     const skewed = reports.keep(report("R1", "skewed", START_MS - 60_000));
-    assert.equal(reports.newestSince("R1", START_MS), skewed, "started 60 s before");
+    assert.equal(reportSince(reports, "R1", START_MS), skewed, "started 60 s before");
     const later = reports.keep(report("R1", "later", START_MS + 1000));
-    assert.equal(reports.newestSince("R1", START_MS), later);
-    assert.equal(reports.newestSince("R2", START_MS), undefined);
+    assert.equal(reportSince(reports, "R1", START_MS), later);
+    assert.equal(reportSince(reports, "R2", START_MS), undefined);
   });
 
   it("keeps the newest few per robot, and is the same object for every node of an account", () => {
@@ -64,10 +69,10 @@ describe("the account's task reports", () => {
     const before = reports.keysOf("R1");
     assert.deepEqual([...before], ["R1/earlier"]);
     assert.deepEqual([...reports.keysOf("R2")], []);
-    assert.equal(reports.newestSince("R1", START_MS, before), undefined);
+    assert.equal(reportSince(reports, "R1", START_MS, before), undefined);
     const after = reports.keep(report("R1", "after", START_MS));
-    assert.equal(reports.newestSince("R1", START_MS, before), after);
-    assert.equal(reports.newestSince("R1", START_MS, new Set(["R1/after"])), reports.get("R1/earlier", "R1"));
+    assert.equal(reportSince(reports, "R1", START_MS, before), after);
+    assert.equal(reportSince(reports, "R1", START_MS, new Set(["R1/after"])), reports.get("R1/earlier", "R1"));
   });
 });
 

@@ -17,12 +17,12 @@
  *   refuses a day with anything after it once "T00:00:00Z" follows.
  * - reading.ts readReport(): `planned !== undefined` and `seconds !== undefined` replaced by true: the comparison
  *   `> 0` that follows is false of undefined.
- * - report-store.ts newestSince(): +Infinity for the end of a report with neither start nor end: it is skipped first.
+ * - task-report.ts reportOfStart(): +Infinity for the end of a report with neither start nor end: it is skipped first.
  * - reading.ts identifyingPartOf() and figureOf(): `typeof id === "number"` replaced by true (Number.isFinite is
  *   true only of numbers); mapsOf(): `typeof subTask !== "object"` replaced by false (a number or string has no mapId
  *   or mapName, so it is skipped as one with neither); an array for a subTasks that is none replaced by a list holding
  *   a string (that is no map either).
- * - report-store.ts newestSince(): `started !== undefined` replaced by true (`undefined >= x` is false) and the empty
+ * - task-report.ts reportOfStart(): `started !== undefined` replaced by true (`undefined >= x` is false) and the empty
  *   list of a robot with no reports replaced by one holding a string (it has no start, so it is skipped).
  * - report-store.ts reportsOfAccount(): the name the account's memory keeps the store under ("task reports") replaced
  *   by "": nothing else is kept under "".
@@ -38,6 +38,7 @@ import { taskReportImage, taskReportImageUrls } from "../../src/api/reports/imag
 import { dayFormatter, keptReportOf, kpiRows, readKpiRequest, type KeptReport, type KpiRow } from "../../src/api/reports/kpi";
 import { figureOf, isIdentifiable, readReport, reportIdentity, type ReadReport } from "../../src/api/reports/reading";
 import { AccountReports, REPORTS_KEPT_PER_ROBOT, ROBOTS_WITH_REPORTS } from "../../src/api/reports/report-store";
+import { reportOfStart } from "../../src/api/jobs/task-report";
 import {
   MAX_SWEEP_PAGES,
   SWEEP_PAGE_SIZE,
@@ -483,13 +484,18 @@ describe("task reports at their edges: the book", () => {
   });
 });
 
+/** The start's report as reportOfStart chooses it with no clock offset known (the blind window). */
+function reportSince(kept: AccountReports, serialNumber: string, sinceMs: number, keptBefore?: ReadonlySet<string>) {
+  return reportOfStart(kept, { serialNumber, sinceMs, ...(keptBefore ? { keptBefore } : {}) });
+}
+
 describe("task reports at their edges: the account's store", () => {
   const report = (serialNumber: string, id: string, fields: Record<string, unknown> = {}) => read({ id, ...fields }, serialNumber);
 
   it("gives nothing for a robot it has no reports of", () => {
     const store = new AccountReports();
     assert.equal(store.get("R1/r", "R1"), undefined);
-    assert.equal(store.newestSince("R1", 0), undefined);
+    assert.equal(reportSince(store, "R1", 0), undefined);
   });
 
   it(`keeps the reports of ${ROBOTS_WITH_REPORTS} robots, and past that forgets the robot heard of longest ago`, () => {
@@ -515,7 +521,7 @@ describe("task reports at their edges: the account's store", () => {
     store.keep(report("R1", "long", { startTime: iso(NOW), endTime: iso(NOW + 3 * 3600_000) }));
     store.keep(report("R1", "short", { startTime: iso(NOW + 3600_000), endTime: iso(NOW + 2 * 3600_000) }));
     store.keep(report("R1", "before", { startTime: iso(NOW - 3600_000), endTime: iso(NOW + 4 * 3600_000) }));
-    assert.equal(store.newestSince("R1", NOW)?.id, "long");
+    assert.equal(reportSince(store, "R1", NOW)?.id, "long");
   });
 
   it("takes of two tasks that ended at once the one kept last", () => {
@@ -523,7 +529,7 @@ describe("task reports at their edges: the account's store", () => {
     const iso = (ms: number) => new Date(ms).toISOString();
     store.keep(report("R1", "first", { startTime: iso(NOW), endTime: iso(NOW + 3600_000) }));
     store.keep(report("R1", "second", { startTime: iso(NOW + 60_000), endTime: iso(NOW + 3600_000) }));
-    assert.equal(store.newestSince("R1", NOW)?.id, "second");
+    assert.equal(reportSince(store, "R1", NOW)?.id, "second");
   });
 });
 

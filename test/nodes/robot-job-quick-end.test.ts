@@ -4,7 +4,8 @@
  * between two reads). Its report settles the start: the job ends with it, and
  * the robot is never sent the task again; a report of a task that failed to
  * start sets the robot aside at once. A report kept before the start was sent
- * is never taken for the job's.
+ * is never taken for the job's, nor one of a task that ended before the send
+ * (by the robot's clock, its offset read from its statuses), a redeploy or not.
  */
 import assert from "node:assert/strict";
 import robotEvents from "../../src/nodes/robot-events/robot-events";
@@ -38,8 +39,9 @@ describe("robot-job: a task over before any status showed it running", function 
     return { ends: collectMessages("out") as Msg[], caught: collectMessages("caught"), progress: collectMessages("progress") as Msg[] };
   }
   const send = (payload: unknown) => helper.getNode("job").receive({ payload });
-  async function push(id: string, taskEndStatus: number): Promise<void> {
-    const report = { id, displayName: "Kitchen", taskEndStatus, cleaningMode: "洗地", startTime: Date.now() - 500, endTime: Date.now() };
+  /** Pushes a report of R1 to robot-events; its times are epoch ms on the robot's clock, `fields` over the defaults. */
+  async function push(id: string, taskEndStatus: number, fields: Record<string, unknown> = {}): Promise<void> {
+    const report = { id, displayName: "Kitchen", taskEndStatus, cleaningMode: "洗地", startTime: Date.now() - 500, endTime: Date.now(), ...fields };
     const answer = await rawRequest(http.url, "POST", "/quick-reports", { body: { appId: "app-1", payload: { serialNumber: R1, taskReport: report } } });
     assert.equal(answer.status, 200);
   }
@@ -105,5 +107,43 @@ describe("robot-job: a task over before any status showed it running", function 
       { serialNumber: R2, result: "started" },
     ]);
     assert.notEqual((end.report as { id: string }).id, "earlier-task");
+  });
+
+  /**
+   * The case of issue 45: R1 ended a "Quick clean" about 50 s before the job's start was sent, and its report reaches the
+   * account only after the send (pushed late, or swept by robot-reports); the job's own task then ends stopped by hand.
+   * Within the blind 60 s window the earlier report was taken; with the robot's clock known from its statuses it is not.
+   */
+  async function endedWithOwnReport(robotClockOffsetMs: number, meanwhile: () => Promise<Msg[]> | Msg[]): Promise<void> {
+    stub.robotClockOffsetMs = robotClockOffsetMs;
+    stub.ignoring.add(R1); // accepts the start and never shows it: only the reports tell
+    send({ task: "Kitchen", map: "Floor 1", near: "Kitchen door" });
+    await waitFor(() => stub.startCommands(R1).length === 1, 10_000, "the start sent");
+    const robotNow = () => Date.now() + robotClockOffsetMs;
+    const ends = await meanwhile();
+    await push("quick-clean", 0, { displayName: "Quick clean", startTime: robotNow() - 55_000, endTime: robotNow() - 50_000 });
+    const pushedAt = Date.now();
+    await waitFor(() => ends.length > 0 || stub.lastStatusReadAt > pushedAt + 300, 10_000, "status reads after the earlier report came");
+    assert.deepEqual(ends.map((msg) => msg.payload), [], "the earlier task's report did not end the job");
+    await push("own-stopped", 1, { startTime: robotNow() - 500, endTime: robotNow() });
+    await waitFor(() => ends.length === 1, 10_000, "the job's end");
+    const end = ends[0]!.payload;
+    assert.deepEqual([end.serialNumber, end.outcome, (end.report as { id: string }).id], [R1, "stoppedByHand", "own-stopped"]);
+    assert.equal(stub.startCommands(R1).length, 1, "the task is not sent again");
+  }
+
+  it("a robot that ended another task 50 s before the send: the job ends with its own report, the other's ignored", async () => {
+    const { ends } = await start(30);
+    await endedWithOwnReport(0, () => ends);
+  });
+
+  it("the same after a full redeploy during the start, the robot's clock 20 s ahead: the earlier report is still ignored", async () => {
+    await start(30);
+    await endedWithOwnReport(20_000, async () => {
+      const events = { id: "events", type: "robot-events", robot: "config", path: "/quick-reports", minLevel: "", wires: [[], []] };
+      const flow = flowWith(stub.url, [jobNode({ confirmTimeout: 30 }), ...outputsAndCatch("job"), { id: "progress", type: "helper" }, events]);
+      await helper.setFlows(flow, "full", { config: { token: TEST_TOKEN }, events: { appId: "app-1" } });
+      return collectMessages("out") as Msg[];
+    });
   });
 });

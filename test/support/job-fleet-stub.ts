@@ -99,6 +99,11 @@ export class JobFleetStub extends FleetStub {
 
   /** When a status read was last answered (ms): the newest status the package can have read. */
   lastStatusReadAt = 0;
+  /**
+   * The robots' clock less the true time (ms). Set, every status read carries the robot's time (latestReportTime, epoch
+   * ms as a string, as both recorded status shapes do: test/fixtures/recorded-shapes.json); unset, none.
+   */
+  robotClockOffsetMs: number | undefined;
 
   startCommands(serialNumber: string): ReceivedCommand[] {
     return (this.commands.get(serialNumber) ?? []).filter((command) =>
@@ -127,6 +132,10 @@ export class JobFleetStub extends FleetStub {
     const reply = super.answer(request);
     if (url.pathname.includes("status:batchGet")) {
       this.lastStatusReadAt = Date.now();
+      const body = reply.body as { robotStatuses?: Record<string, unknown>[]; robotStatus?: Record<string, unknown>[] };
+      if (this.robotClockOffsetMs !== undefined)
+        for (const read of [...(body.robotStatuses ?? []), ...(body.robotStatus ?? [])])
+          read.latestReportTime = String(Date.now() + this.robotClockOffsetMs);
       this.afterRead(reply);
     }
     return reply;

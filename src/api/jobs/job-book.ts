@@ -10,6 +10,7 @@ import type { RobotClaims } from "../account/shared-account";
 import type { NavigationFollower } from "../watching/navigation";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
 import { JOB_PHASES, type JobPhase } from "./job-states";
+import type { StartFacts } from "./task-report";
 
 export type { JobPhase } from "./job-states";
 export type JobOutcome = "completed" | "stoppedByHand" | "error" | "failedToStart" | "cancelled" | "unknown";
@@ -49,6 +50,8 @@ export interface JobRecord {
   sentAt?: number;
   /** The name the robot shows the task under, for the confirmation and the report. */
   taskName?: string;
+  /** What its task's report is chosen by, beside sentAt (task-report.ts StartFacts), kept as the start was sent: a redeploy or restart chooses alike. */
+  start?: { reportsKeptBefore: string[]; clockOffsetMs?: number };
   startedAt?: string;
   attempts: JobAttempt[];
   /** Robots this job will not try again, with why. */
@@ -126,6 +129,27 @@ export function runningJobEnd(
   }
   // The outcome of a task comes from its report.
   return isBusy(facts) ? { ended: false } : { ended: true };
+}
+
+/** Keeps in the job the facts of its start, about to be sent (factsBeforeStart). */
+export function keepStartFacts(job: JobRecord, facts: StartFacts): void {
+  job.sentAt = facts.sinceMs;
+  job.start = {
+    reportsKeptBefore: [...(facts.keptBefore ?? [])],
+    ...(facts.clockOffsetMs !== undefined ? { clockOffsetMs: facts.clockOffsetMs } : {}),
+  };
+}
+
+/** The facts the job's start was sent with, and what its work names, for its task's report (reportOfStart). */
+export function startFactsOfJob(job: JobRecord): StartFacts {
+  const { work, start } = job;
+  return {
+    serialNumber: job.serialNumber!,
+    sinceMs: job.sentAt!,
+    ...(start ? { keptBefore: new Set(start.reportsKeptBefore) } : {}),
+    ...(start?.clockOffsetMs !== undefined ? { clockOffsetMs: start.clockOffsetMs } : {}),
+    names: { task: job.taskName, map: work.map, ...(work.kind === "area" ? { area: work.area } : {}) },
+  };
 }
 
 /** The message payload of a job's end. */

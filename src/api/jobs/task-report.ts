@@ -10,6 +10,8 @@ import { RobotApiError } from "../errors";
 import { reportsOfAccount, CLOCK_SKEW_MS, type AccountReports } from "../reports/report-store";
 import type { ReadReport } from "../reports/reading";
 import { sweepRobot } from "../reports/sweep";
+import { cloudTimeMs } from "../cloud/cloud-time";
+import type { FleetStatuses } from "../watching/fleet-statuses";
 import {
   confirmationPollerOf,
   refusalIn,
@@ -20,27 +22,84 @@ import {
 import { refusalText } from "../watching/robot-actions";
 import { readStatus } from "../watching/status-reader";
 
+/** What a start names of its work, as a report may name it too (displayName, its maps, areaNameList). */
+export interface StartNames {
+  task?: string;
+  map?: string;
+  area?: string;
+}
+
 /** What is known of a start when it was sent: its report is chosen from these. */
 export interface StartFacts {
   serialNumber: string;
-  /** Its task started at or after this (ms; the report's clock may differ by CLOCK_SKEW_MS). */
+  /** When the start was sent (ms, this process's clock). */
   sinceMs: number;
   /** The robot's reports kept when the start was sent: none of them is its task's. */
   keptBefore?: ReadonlySet<string>;
+  /** The robot's clock minus this process's when the start was sent (ms), if known: see factsBeforeStart. */
+  clockOffsetMs?: number;
+  /** What the start names: a report that names otherwise is taken only where none agrees. */
+  names?: StartNames;
 }
 
-/** The facts of a start about to be sent to the robot (take them before sending: a report filed meanwhile is the task's). */
-export function factsBeforeStart(kept: AccountReports, serialNumber: string): StartFacts {
-  return { serialNumber, sinceMs: Date.now(), keptBefore: kept.keysOf(serialNumber) };
+/**
+ * The facts of a start about to be sent to the robot (take them before
+ * sending: a report filed meanwhile is the task's). The robot's clock offset
+ * is its freshest status's (fleet-statuses.ts); one past CLOCK_SKEW_MS either
+ * way is not believed (a stale status of a robot offline a while, or a clock
+ * set wrong), and the blind window applies as where none is known.
+ */
+export function factsBeforeStart(kept: AccountReports, statuses: FleetStatuses, serialNumber: string): StartFacts {
+  const offset = statuses.clockOffsetOf(serialNumber);
+  return {
+    serialNumber,
+    sinceMs: Date.now(),
+    keptBefore: kept.keysOf(serialNumber),
+    ...(offset !== undefined && Math.abs(offset) <= CLOCK_SKEW_MS ? { clockOffsetMs: offset } : {}),
+  };
+}
+
+/** Whether what a report names of its work (its task's name, maps, areas) agrees with the start's, where both name it. */
+function namesAgree(report: ReadReport, names: StartNames | undefined): boolean {
+  if (!names) return true;
+  const areas = typeof report.areaNameList === "string" ? report.areaNameList.split(/[,，;；]/).map((area) => area.trim()) : [];
+  return (
+    (names.task === undefined ||
+      typeof report.displayName !== "string" ||
+      report.displayName === "" ||
+      report.displayName === names.task) &&
+    (names.map === undefined ||
+      report.maps.length === 0 ||
+      report.maps.some((map) => map.mapName === names.map || map.mapId === names.map)) &&
+    (names.area === undefined || areas.every((area) => area === "") || areas.includes(names.area))
+  );
 }
 
 /**
  * The report of the start's task among those the account keeps (pushed to
- * robot-events, swept by robot-reports, listed for a job): the newest of a
- * task started since the start, none kept before it. No call.
+ * robot-events, swept by robot-reports, listed for a job), none kept before
+ * the start. One fits when its task started at most CLOCK_SKEW_MS before the
+ * start was sent and, where the robot's clock offset is known, ended at or
+ * after it (its end on the robot's clock, less the offset): a task that ended
+ * before the send is another's. Where none is known, the blind window alone.
+ * Of those that fit, one whose names agree with the start's before one that
+ * names other work; then the one that ended last. No call.
  */
 export function reportOfStart(kept: AccountReports, facts: StartFacts): ReadReport | undefined {
-  return kept.newestSince(facts.serialNumber, facts.sinceMs, facts.keptBefore);
+  let chosen: ReadReport | undefined;
+  let chosenAgrees = false;
+  let chosenEnd = -Infinity;
+  for (const report of kept.reportsOf(facts.serialNumber)) {
+    if (facts.keptBefore?.has(report.reportKey)) continue;
+    const started = cloudTimeMs(report.startTimeIso) ?? cloudTimeMs(report.endTimeIso);
+    const ended = cloudTimeMs(report.endTimeIso) ?? started ?? -Infinity;
+    if (started === undefined || started < facts.sinceMs - CLOCK_SKEW_MS) continue;
+    if (facts.clockOffsetMs !== undefined && ended - facts.clockOffsetMs < facts.sinceMs) continue;
+    const agrees = namesAgree(report, facts.names);
+    if (chosenAgrees && !agrees) continue;
+    if ((agrees && !chosenAgrees) || ended >= chosenEnd) [chosen, chosenAgrees, chosenEnd] = [report, agrees, ended];
+  }
+  return chosen;
 }
 
 /**

@@ -9,13 +9,12 @@
  * context) is its view of these reports, under the same identity.
  */
 import { keptForAccount } from "../account/account-memory";
-import { cloudTimeMs } from "../cloud/cloud-time";
 import type { ReadReport } from "./reading";
 
 export const REPORTS_KEPT_PER_ROBOT = 10;
 export const ROBOTS_WITH_REPORTS = 10_000;
 
-/** A report's clock and the package's may differ by this much. */
+/** A report's clock and the package's may differ by this much, where the robot's clock offset is not known (task-report.ts). */
 export const CLOCK_SKEW_MS = 60_000;
 
 export class AccountReports {
@@ -46,21 +45,9 @@ export class AccountReports {
     return new Set(this.byRobot.get(serialNumber)?.keys());
   }
 
-  /**
-   * Of the robot's reports, the one that ended last among those of a task
-   * started at or after `sinceMs` (clock skew allowed), leaving out those
-   * whose identity is in `keptBefore` (reports already kept at `sinceMs`).
-   */
-  newestSince(serialNumber: string, sinceMs: number, keptBefore?: ReadonlySet<string>): ReadReport | undefined {
-    let newest: ReadReport | undefined;
-    let newestEnd = -Infinity;
-    for (const report of this.byRobot.get(serialNumber)?.values() ?? []) {
-      if (keptBefore?.has(report.reportKey)) continue;
-      const started = cloudTimeMs(report.startTimeIso) ?? cloudTimeMs(report.endTimeIso);
-      const ended = cloudTimeMs(report.endTimeIso) ?? started ?? -Infinity;
-      if (started !== undefined && started >= sinceMs - CLOCK_SKEW_MS && ended >= newestEnd) [newest, newestEnd] = [report, ended];
-    }
-    return newest;
+  /** The robot's reports kept now, the oldest kept first (api/jobs/task-report.ts chooses a start's among them). */
+  reportsOf(serialNumber: string): ReadReport[] {
+    return [...(this.byRobot.get(serialNumber)?.values() ?? [])];
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { keptForAccount } from "../account/account-memory";
 import { robotDirectoryOf } from "../account/robot-directory";
+import { cloudTimeMs } from "../cloud/cloud-time";
 import { isTaskUnderWay, readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
@@ -110,6 +111,22 @@ export class FleetStatuses {
   /** When the robot's status of one shape was last read (ms since the epoch), if ever. */
   readAt(serialNumber: string, shape: "v1" | "lean"): number | undefined {
     return this.robots.get(serialNumber)?.[shape]?.at;
+  }
+
+  /**
+   * The robot's clock minus this process's (ms), from the freshest read of
+   * either shape whose status carries the robot's time (latestReportTime):
+   * that time less the time it was read. Undefined when no read carries one.
+   */
+  clockOffsetOf(serialNumber: string): number | undefined {
+    const reads = this.robots.get(serialNumber);
+    let offset: number | undefined;
+    let freshest = -Infinity;
+    for (const read of [reads?.v1, reads?.lean]) {
+      const robotTime = read && cloudTimeMs(read.status.latestReportTime);
+      if (robotTime !== undefined && read!.at > freshest) [offset, freshest] = [robotTime - read!.at, read!.at];
+    }
+    return offset;
   }
 
   /** When this very status (the object kept) was read; undefined for one not kept here (another process's read, or one replaced since). */

@@ -8,6 +8,7 @@ import { readNumberSetting } from "../../api/settings/input-rules";
 import { confirmationPollerOf, type ConfirmationRule } from "../../api/watching/confirmation-poller";
 import { confirmStart, factsBeforeStart, type StartConfirmed, type StartFacts } from "../../api/jobs/task-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
+import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
 import type { ReadReport } from "../../api/reports/reading";
 import type { RobotClient } from "../../api/client";
 import type { RobotCall, WaitingHow } from "./robot-input";
@@ -27,7 +28,7 @@ export interface Confirmation {
 
 /** The facts a task start's report is chosen by, taken before the start is sent (api/jobs/task-report.ts). */
 export function startFactsOf(client: RobotClient, serialNumber: string): StartFacts {
-  return factsBeforeStart(reportsOfAccount(client.accountKey), serialNumber);
+  return factsBeforeStart(reportsOfAccount(client.accountKey), fleetStatusesOf(client.accountKey), serialNumber);
 }
 
 /** A timeout from the dialog (seconds); an empty field takes the default, anything else out of range is an error. */

@@ -19,7 +19,7 @@ import { fleetStatusesOf } from "../../../api/watching/fleet-statuses";
 import { MoveWatch, NavigationFollower, isNavigating } from "../../../api/watching/navigation";
 import { RobotApiError, invalidInput } from "../../../api/errors";
 import { JOB_REASONS, chooseRobot, claimRefusedReason, refusedReason, robotFactsOf, type RobotFacts } from "../../../api/jobs/dispatch";
-import { outcomeOfReport, runningJobEnd, type AccountJobs, type JobRecord } from "../../../api/jobs/job-book";
+import { keepStartFacts, outcomeOfReport, runningJobEnd, startFactsOfJob, type AccountJobs, type JobRecord } from "../../../api/jobs/job-book";
 import { ENDED, announceTransition, nextPhase, type JobEvent, type JobState } from "../../../api/jobs/job-states";
 import { startRequestFor, startedRule } from "../../../api/jobs/job-start";
 import { stopBody } from "../../../api/jobs/start-requests";
@@ -48,8 +48,6 @@ interface LiveJob {
   moves?: MoveWatch;
   /** The wait for the robot to show the start: aborted when the task's report settles the start first. */
   confirming?: AbortController;
-  /** What its task's report is chosen by, kept as the start was sent. */
-  start?: StartFacts;
 }
 
 export class JobRunner {
@@ -169,7 +167,7 @@ export class JobRunner {
       this.book.release(job.serialNumber, job.jobId);
       this.client.sharing?.robotClaims?.release(job.serialNumber, job.jobId);
     }
-    for (const key of ["serialNumber", "robotName", "sentAt", "taskName", "claimRenewedAt", "onlineSeenAt", "navigationSeenAt"] as const) delete job[key];
+    for (const key of ["serialNumber", "robotName", "sentAt", "start", "taskName", "claimRenewedAt", "onlineSeenAt", "navigationSeenAt"] as const) delete job[key];
     this.live.delete(job.jobId);
   }
 
@@ -212,7 +210,7 @@ export class JobRunner {
         if (job.phase === "waiting") this.dispatch(job, now, readNow);
         else if (job.phase === "starting" && job.work.kind !== "goto" && job.sentAt !== undefined) {
           // A report of the task kept since its start was sent (pushed, or swept) settles the start.
-          const report = reportOfStart(this.reports, this.startFactsOf(job));
+          const report = reportOfStart(this.reports, startFactsOfJob(job));
           if (report) this.settleStartByReport(job, report);
         }
         else if (job.phase === "running") this.follow(job, readAt, now);
@@ -331,8 +329,7 @@ export class JobRunner {
       if (!this.current(job, "starting")) return;
       this.sink.progress(job, { event: "assigned", serialNumber, robotName: job.robotName });
       job.taskName = taskName;
-      const start = (this.liveOf(job).start = factsBeforeStart(this.reports, serialNumber));
-      job.sentAt = start.sinceMs;
+      keepStartFacts(job, factsBeforeStart(this.reports, fleetStatusesOf(this.client.accountKey), serialNumber));
       this.sink.changed();
       // Settles once the answer is handled (a refusal set aside): a cancel waits for that, not for the bare answer.
       this.liveOf(job).startSend = new Promise<boolean>((resolve) => (answered = resolve));
@@ -365,7 +362,7 @@ export class JobRunner {
     } catch (error) {
       if (!this.current(job, "starting") || (error instanceof RobotApiError && error.kind === "aborted")) return;
       // No status showed the task: it may have run and ended between two reads, which its report (listed now) tells.
-      const report = job.work.kind === "goto" ? undefined : await this.reportOf(this.startFactsOf(job));
+      const report = job.work.kind === "goto" ? undefined : await this.reportOf(startFactsOfJob(job));
       if (!this.current(job, "starting")) return;
       if (report) this.settleStartByReport(job, report);
       else this.setAside(job, JOB_REASONS.notConfirmed);
@@ -472,18 +469,13 @@ export class JobRunner {
   }
 
   private async endWithReport(job: JobRecord): Promise<void> {
-    const report = await this.reportOf({ serialNumber: job.serialNumber!, sinceMs: Date.parse(job.startedAt!) });
+    const report = await this.reportOf(startFactsOfJob(job));
     if (this.current(job, "ending")) this.finish(job, { outcome: outcomeOfReport(report), ...(report ? { report } : {}) });
   }
 
   /** The task's report: kept for the account, else listed now; undefined when listing fails. */
   private reportOf(facts: StartFacts): Promise<ReadReport | undefined> {
     return listedReportOfStart(this.client, this.reports, facts, { signal: this.lifetime.signal }).catch(() => undefined);
-  }
-
-  /** The facts of the job's start (after a redeploy, its sent time alone: the reports kept before it are this process's). */
-  private startFactsOf(job: JobRecord): StartFacts {
-    return this.liveOf(job).start ?? { serialNumber: job.serialNumber!, sinceMs: job.sentAt! };
   }
 
   /** Whether the job is still this runner's to act on (not ended, node not closed), in `phase` when given. */
