@@ -12,6 +12,7 @@ import robotReports from "../../src/nodes/robot-reports";
 import type { PlanReportRows } from "../../src/api/plans/plan-report";
 import { CSV_COLUMNS } from "../../src/api/plans/plan-report";
 import { dayFormatter, type KpiRow } from "../../src/api/reports/kpi";
+import { reportsOfAccount } from "../../src/api/reports/report-store";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FakeClock } from "../support/fake-clock";
 import { useJobFleet } from "../support/job-flow";
@@ -116,5 +117,77 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", customer: 7 } } });
     await waitFor(() => caught.length > 1, 5000, "a customer that is no text refused");
     assert.match(JSON.stringify(caught[1]), /payload\.report\.customer: must be the customer's name as text/);
+  });
+
+  /**
+   * One occurrence at 06:00 on one robot, run to its end with the simulator's
+   * report; answers the report's HTML page when asked, and the report as the
+   * account keeps it.
+   */
+  async function oneOccurrenceRun() {
+    const clock = new FakeClock(berlin("05:59:30"));
+    helper.settings({ robotPlanClock: clock } as never);
+    const plan = [{ name: "Lobby", days: "daily", at: "06:00", map: "Floor 1", area: "Lobby", robots: ["GS-S-000101"] }];
+    const nodes: FlowNode[] = [
+      { id: "plan", type: "robot-plan", robot: "config", timezone: BERLIN, lateBy: 15, skipDates: [], plan, wires: [["out"], [], ["answers"]] },
+      { id: "answers", type: "helper" },
+    ];
+    await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(simulator!.url, [...nodes, ...outputsAndCatch("plan")]), { config: { token: DEMO_TOKEN } });
+    const settled = collectMessages("out") as Msg[];
+    const answers = collectMessages("answers") as Msg[];
+    const caught = collectMessages("caught");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await clock.advanceTo(berlin("06:00:00"));
+    await waitFor(() => settled.length === 1 || caught.length > 0, 40_000, "06:00's occurrence settled");
+    assert.equal(caught.length, 0, JSON.stringify(caught[0]));
+    const accountKey = (helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey;
+    const reports = reportsOfAccount(accountKey);
+    const rows = async () => {
+      helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "rows" } } });
+      await waitFor(() => answers.length > 0 || caught.length > 0, 20_000, "the rows");
+      return (answers.pop()!.payload as unknown as PlanReportRows).occurrences[0]!;
+    };
+    const row = await rows();
+    assert.match(row.image ?? "", /^http:\/\/.*expires=/, "the report names its pre-signed coverage image");
+    const kept = () => reports.imageOf(`${row.serialNumber!}/${row.reportId!}`, row.serialNumber!);
+    const page = async () => {
+      helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "html" } } });
+      await waitFor(() => answers.length > 0 || caught.length > 0, 20_000, "the page");
+      assert.equal(caught.length, 0, JSON.stringify(caught[0]));
+      return answers.pop()!.payload as unknown as string;
+    };
+    return { link: row.image!, kept, page };
+  }
+
+  it("embeds the coverage image kept with the report an hour later, when the report's own link has expired", async () => {
+    let hoursAhead = 0;
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, now: () => Date.now() + hoursAhead * 3600_000 });
+    const { link, kept, page } = await oneOccurrenceRun();
+    await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
+    hoursAhead = 1;
+    const expired = await fetch(link);
+    assert.equal(expired.status, 403, "an hour on, the report's own link answers 403");
+    assert.match(await expired.text(), /Request has expired/);
+    const html = await page();
+    const embedded = [...html.matchAll(/src="data:image\/png;base64,([A-Za-z0-9+/=]+)"/g)];
+    assert.equal(embedded.length, 1, "the kept image embedded");
+    const png = Buffer.from(embedded[0]![1]!, "base64");
+    assert.deepEqual(png, (kept() as { data: Buffer }).data);
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG bytes");
+    assert.doesNotMatch(html, /<img src="http/, "no link to the expired image");
+  });
+
+  it("says in words why a report's coverage image is missing when its link was refused as it was kept", async () => {
+    // Links that expire a millisecond after they are signed: the fetch when the report is kept is refused (403).
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, downloadUrlLifetimeMs: 1 });
+    const { kept, page } = await oneOccurrenceRun();
+    await waitFor(() => kept() !== undefined, 20_000, "the refusal kept");
+    assert.deepEqual(kept(), { why: "refused", status: 403 });
+    const html = await page();
+    assert.ok(
+      html.includes(`<p class="no-image">Coverage image no longer available: its link answered HTTP 403 when it was fetched (the cloud&#39;s links expire about 15 minutes after the task).</p>`),
+      html.slice(html.indexOf("Coverage images")),
+    );
+    assert.doesNotMatch(html, /<img /, "no empty box");
   });
 });
