@@ -150,24 +150,34 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     const row = await rows();
     assert.match(row.image ?? "", /^http:\/\/.*expires=/, "the report names its pre-signed coverage image");
     const kept = () => reports.imageOf(`${row.serialNumber!}/${row.reportId!}`, row.serialNumber!);
+    // Collected afresh each time: a redeploy makes new nodes.
     const page = async () => {
+      const [pages, refused] = [collectMessages("answers") as Msg[], collectMessages("caught")];
       helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "html" } } });
-      await waitFor(() => answers.length > 0 || caught.length > 0, 20_000, "the page");
-      assert.equal(caught.length, 0, JSON.stringify(caught[0]));
-      return answers.pop()!.payload as unknown as string;
+      await waitFor(() => pages.length > 0 || refused.length > 0, 20_000, "the page");
+      assert.equal(refused.length, 0, JSON.stringify(refused[0]));
+      return pages[0]!.payload as unknown as string;
     };
-    return { link: row.image!, kept, page };
+    /** Every node closed and created again, robot-config too (a changed name): the process and its account memory stay. */
+    const redeploy = () =>
+      helper.setFlows(
+        flowWith(simulator!.url, [...nodes, ...outputsAndCatch("plan")]).map((node) => ({ ...node, name: "redeployed" })),
+        "nodes",
+      );
+    return { link: row.image!, kept, page, redeploy };
   }
 
-  it("embeds the coverage image kept with the report an hour later, when the report's own link has expired", async () => {
+  it("embeds the coverage image kept with the report an hour later and after a deploy, when the report's own link has expired", async () => {
     let hoursAhead = 0;
     simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, now: () => Date.now() + hoursAhead * 3600_000 });
-    const { link, kept, page } = await oneOccurrenceRun();
+    const { link, kept, page, redeploy } = await oneOccurrenceRun();
     await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
     hoursAhead = 1;
     const expired = await fetch(link);
     assert.equal(expired.status, 403, "an hour on, the report's own link answers 403");
     assert.match(await expired.text(), /Request has expired/);
+    // Kept with the account's reports, in the process: a deploy keeps it (docs/nodes/robot-reports.md).
+    await redeploy();
     const html = await page();
     const embedded = [...html.matchAll(/src="data:image\/png;base64,([A-Za-z0-9+/=]+)"/g)];
     assert.equal(embedded.length, 1, "the kept image embedded");
