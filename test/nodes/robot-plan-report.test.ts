@@ -12,10 +12,11 @@ import robotReports from "../../src/nodes/robot-reports";
 import type { PlanReportRows } from "../../src/api/plans/plan-report";
 import { CSV_COLUMNS } from "../../src/api/plans/plan-report";
 import { dayFormatter, type KpiRow } from "../../src/api/reports/kpi";
-import { reportsOfAccount } from "../../src/api/reports/report-store";
+import { MAX_KEPT_IMAGE_BYTES } from "../../src/api/reports/report-store";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FakeClock } from "../support/fake-clock";
 import { useJobFleet } from "../support/job-flow";
+import { oneOccurrenceRun } from "../support/plan-report-run";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
 
 const BERLIN = "Europe/Berlin";
@@ -119,58 +120,10 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     assert.match(JSON.stringify(caught[1]), /payload\.report\.customer: must be the customer's name as text/);
   });
 
-  /**
-   * One occurrence at 06:00 on one robot, run to its end with the simulator's
-   * report; answers the report's HTML page when asked, and the report as the
-   * account keeps it.
-   */
-  async function oneOccurrenceRun() {
-    const clock = new FakeClock(berlin("05:59:30"));
-    helper.settings({ robotPlanClock: clock } as never);
-    const plan = [{ name: "Lobby", days: "daily", at: "06:00", map: "Floor 1", area: "Lobby", robots: ["GS-S-000101"] }];
-    const nodes: FlowNode[] = [
-      { id: "plan", type: "robot-plan", robot: "config", timezone: BERLIN, lateBy: 15, skipDates: [], plan, wires: [["out"], [], ["answers"]] },
-      { id: "answers", type: "helper" },
-    ];
-    await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(simulator!.url, [...nodes, ...outputsAndCatch("plan")]), { config: { token: DEMO_TOKEN } });
-    const settled = collectMessages("out") as Msg[];
-    const answers = collectMessages("answers") as Msg[];
-    const caught = collectMessages("caught");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await clock.advanceTo(berlin("06:00:00"));
-    await waitFor(() => settled.length === 1 || caught.length > 0, 40_000, "06:00's occurrence settled");
-    assert.equal(caught.length, 0, JSON.stringify(caught[0]));
-    const accountKey = (helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey;
-    const reports = reportsOfAccount(accountKey);
-    const rows = async () => {
-      helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "rows" } } });
-      await waitFor(() => answers.length > 0 || caught.length > 0, 20_000, "the rows");
-      return (answers.pop()!.payload as unknown as PlanReportRows).occurrences[0]!;
-    };
-    const row = await rows();
-    assert.match(row.image ?? "", /^http:\/\/.*expires=/, "the report names its pre-signed coverage image");
-    const kept = () => reports.imageOf(`${row.serialNumber!}/${row.reportId!}`, row.serialNumber!);
-    // Collected afresh each time: a redeploy makes new nodes.
-    const page = async () => {
-      const [pages, refused] = [collectMessages("answers") as Msg[], collectMessages("caught")];
-      helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", format: "html" } } });
-      await waitFor(() => pages.length > 0 || refused.length > 0, 20_000, "the page");
-      assert.equal(refused.length, 0, JSON.stringify(refused[0]));
-      return pages[0]!.payload as unknown as string;
-    };
-    /** Every node closed and created again, robot-config too (a changed name): the process and its account memory stay. */
-    const redeploy = () =>
-      helper.setFlows(
-        flowWith(simulator!.url, [...nodes, ...outputsAndCatch("plan")]).map((node) => ({ ...node, name: "redeployed" })),
-        "nodes",
-      );
-    return { link: row.image!, kept, page, redeploy };
-  }
-
   it("embeds the coverage image kept with the report an hour later and after a deploy, when the report's own link has expired", async () => {
     let hoursAhead = 0;
     simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, now: () => Date.now() + hoursAhead * 3600_000 });
-    const { link, kept, page, redeploy } = await oneOccurrenceRun();
+    const { link, kept, page, redeploy } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
     await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
     hoursAhead = 1;
     const expired = await fetch(link);
@@ -190,7 +143,7 @@ describe("robot-plan: the proof-of-service report through the node", function ()
   it("says in words why a report's coverage image is missing when its link was refused as it was kept", async () => {
     // Links that expire a millisecond after they are signed: the fetch when the report is kept is refused (403).
     simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, downloadUrlLifetimeMs: 1 });
-    const { kept, page } = await oneOccurrenceRun();
+    const { kept, page } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
     await waitFor(() => kept() !== undefined, 20_000, "the refusal kept");
     assert.deepEqual(kept(), { why: "refused", status: 403 });
     const html = await page();
@@ -199,5 +152,16 @@ describe("robot-plan: the proof-of-service report through the node", function ()
       html.slice(html.indexOf("Coverage images")),
     );
     assert.doesNotMatch(html, /<img /, "no empty box");
+  });
+
+  it("says the image was too large, or dropped for the account's total, where the store kept that instead of its bytes", async () => {
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 } });
+    const { kept, keepImage, page } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
+    await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
+    keepImage({ data: Buffer.alloc(MAX_KEPT_IMAGE_BYTES + 1), contentType: "image/png" });
+    assert.deepEqual(kept(), { why: "tooLarge" }, "a byte over the bound");
+    assert.ok((await page()).includes(`<p class="no-image">Coverage image not kept: larger than 2 MiB.</p>`));
+    keepImage({ why: "dropped" });
+    assert.ok((await page()).includes(`<p class="no-image">Coverage image not kept: dropped to keep the account&#39;s images within 32 MiB (the oldest go first).</p>`));
   });
 });
