@@ -184,7 +184,7 @@ export class RobotClient {
     if (operation !== "submitCommand") return answered;
     // Where a robot was sent: a status never says, and pausing, resuming or stopping the navigation names it.
     return answered.then((answer) => {
-      sentNavigationsOf(this.accountKey).noteSent(JSON.parse(prepared.body ?? "{}"));
+      sentNavigationsOf(this.accountKey).noteSent(prepared.request);
       return answer;
     });
   }

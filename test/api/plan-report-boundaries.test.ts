@@ -186,7 +186,7 @@ describe("plan report page: the occurrences of each day", () => {
     assert.deepEqual(tableRows(html(), "2026-12-01", "occurrences"), [
       `<tr>${head}</tr>`,
       `<tr><td>06:00</td><td>Lobby</td>${state("#1b7f3b", "done")}<td>06:00</td><td>06:31</td><td>Scrubber from the job</td>${numbers("31 min", "33.3", "100", "33.3%")}<td></td></tr>`,
-      `<tr><td>13:00</td><td>Kitchen</td>${state("#c0281b", "failed")}<td></td><td></td><td></td>${numbers("", "", "", "")}<td>GS-S-000101: busy</td></tr>`,
+      `<tr><td>13:00</td><td>Kitchen</td>${state("#c0281b", "failed")}<td></td><td></td><td></td>${numbers("", "", "", "")}<td>reason.noRobot {&quot;robots&quot;:&quot;GS-S-000101: busy&quot;}</td></tr>`,
       `<tr><td>22:00</td><td>Lobby</td>${state("#2166ac", "upcoming")}<td></td><td></td><td></td>${numbers("", "", "", "")}<td></td></tr>`,
     ]);
   });
@@ -298,7 +298,7 @@ describe("plan report: the incidents raised during each occurrence", () => {
     const failed = planReportRows(input({ incidents })).occurrences.find((each) => each.occurrenceId === KITCHEN_1300.occurrenceId)!;
     assert.equal(failed.incidents, undefined, "an occurrence that never started has none");
     const csv = (planReport(input({ incidents, request: { from: "2026-12-01", to: "2026-12-01", format: "csv" } })) as string).split("\n");
-    assert.ok(csv.find((line) => line.includes(LOBBY_0600.occurrenceId))!.endsWith(",r1,2,"), "the count in the CSV");
+    assert.ok(csv.find((line) => line.includes(LOBBY_0600.occurrenceId))!.endsWith(",r1,2,,"), "the count in the CSV");
   });
 
   it("lists them on the day's page with how soon each was acknowledged and recovered, and the day's figures above", () => {
@@ -323,6 +323,45 @@ describe("plan report: the incidents raised during each occurrence", () => {
       !html({ request: { from: "2026-12-01", to: "2026-12-01", format: "html" } }).includes('class="incidents"'),
       "no table without incidents",
     );
+  });
+});
+
+describe("plan report: why an occurrence is not done, in words", () => {
+  const words = (key: string, params?: Record<string, string | number>) =>
+    params
+      ? `${key}(${Object.entries(params)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(",")})`
+      : key;
+  const textOf = (occurrence: SettledOccurrence, extra: Partial<PlanReportInput> = {}) =>
+    planReportRows(input({ listing: { timezone: ZONE, planned: [], settled: [occurrence] }, words, ...extra })).occurrences[0]!.reasonText;
+
+  it("names each robot's reason in the job's words for NO_ROBOT, and the problem without its field otherwise", () => {
+    assert.equal(textOf(FAILED_KITCHEN, { reasonWords: (reason) => `<${reason}>` }), `reason.noRobot(robots=${ROBOT}: <busy>)`);
+    assert.equal(textOf(FAILED_KITCHEN), `reason.noRobot(robots=${ROBOT}: busy)`, "the code where no words are given");
+    const invalid = {
+      ...FAILED_KITCHEN,
+      job: { code: "INVALID_INPUT", message: 'payload.area: no robot of the account has an area "Kitchn"', robots: {} },
+    };
+    assert.equal(textOf(invalid), 'reason.notPossible(detail=no robot of the account has an area "Kitchn")');
+  });
+
+  it("says how late a late one started, in whole minutes, and why missed, skipped, cancelled and unknown ones are so", () => {
+    const late = (seconds: number) => ({
+      ...done(LOBBY_0600, R1),
+      status: "late" as const,
+      startedAt: new Date(Date.parse(LOBBY_0600.plannedAt) + seconds * 1000).toISOString(),
+    });
+    assert.equal(textOf(late(9 * 60 + 29)), "reason.late(minutes=9)");
+    assert.equal(textOf(late(9 * 60 + 30)), "reason.late(minutes=10)");
+    for (const status of ["missed", "skipped", "cancelled"] as const) assert.equal(textOf({ ...KITCHEN_1300, status }), `reason.${status}`);
+    assert.equal(
+      textOf(done(LOBBY_0600, R1, { outcome: "unknown", reason: "robot offline for 30 min" })),
+      "reason.unknown(detail=robot offline for 30 min)",
+    );
+    assert.equal(textOf(done(LOBBY_0600, R1)), undefined, "a done one needs no reason");
+    const notRun = planReportRows(input({ listing: { timezone: ZONE, planned: [LOBBY_0600], settled: [] }, words })).occurrences[0]!;
+    assert.deepEqual([notRun.status, notRun.reasonText], ["notRun", "reason.notRun"]);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * The benchmark's loopback answer server. It runs in a child process (fork) so
  * that its CPU time is not charged to the client side being measured, answers
- * every command submission with a command resource, and counts requests and
- * sockets, which the parent asks for over IPC between rows.
+ * every command submission with a command resource (and robot-config's read of
+ * the robot list with the one robot, so a serial the directory checks is known),
+ * and counts requests and sockets, which the parent asks for over IPC between rows.
  */
 import { fork } from "node:child_process";
 import http from "node:http";
@@ -15,9 +16,12 @@ export const COMMAND_REQUEST = { serialNumber: SERIAL, remoteTaskCommandType: "P
 export const BENCH_TOKEN = "bench";
 
 const COMMANDS_PATTERN = /^\/v1alpha1\/robots\/([^/?]+)\/commands$/;
+/** The robot list (robot-config reads it at deploy and every interval): the one robot every path commands. */
+const ROBOT_LIST_PATTERN = /^\/v1alpha1\/robots(\?|$)/;
+const ROBOT_LIST = JSON.stringify({ robots: [{ serialNumber: SERIAL, displayName: "Bench robot" }], total: 1 });
 
 export interface ServerStats {
-  /** Requests since the last reset. */
+  /** Requests since the last reset, the robot list's reads apart (a robot-config's directory, no row's message). */
   requests: number;
   /** Requests answered with anything but 200 since the last reset. */
   refused: number;
@@ -59,6 +63,12 @@ function serve(): void {
   let connections = 0;
 
   const server = http.createServer((req, res) => {
+    if (req.method === "GET" && ROBOT_LIST_PATTERN.test(req.url ?? "") && req.headers.authorization === `Bearer ${BENCH_TOKEN}`) {
+      req.resume();
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(ROBOT_LIST) });
+      res.end(ROBOT_LIST);
+      return;
+    }
     requests++;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

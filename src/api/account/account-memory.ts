@@ -7,7 +7,8 @@
  */
 import { createHash } from "node:crypto";
 
-const kept = new Map<string, unknown>();
+/** By account, then by kind: looked up on every command sent, so no key is built per call. */
+const kept = new Map<string, Map<string, unknown>>();
 
 /** The account as a key: a hash of the base URL and the identity (client id, or the token), never either in clear. */
 export function accountKeyOf(baseUrl: string, identity: string): string {
@@ -16,9 +17,10 @@ export function accountKeyOf(baseUrl: string, identity: string): string {
 
 /** The account's `kind` of state, made by `create` the first time it is asked for in this process. */
 export function keptForAccount<T>(accountKey: string, kind: string, create: () => T): T {
-  const key = `${accountKey}\n${kind}`;
-  if (!kept.has(key)) kept.set(key, create());
-  return kept.get(key) as T;
+  let account = kept.get(accountKey);
+  if (!account) kept.set(accountKey, (account = new Map<string, unknown>()));
+  if (!account.has(kind)) account.set(kind, create());
+  return account.get(kind) as T;
 }
 
 /** Forgets every account's state: a process that reuses accounts between tests starts clean. */

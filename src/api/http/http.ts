@@ -11,7 +11,7 @@ import http from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
 import type tls from "node:tls";
-import axios, { type AxiosInstance, type AxiosProxyConfig, type AxiosRequestConfig } from "axios";
+import axios, { type AxiosAdapter, type AxiosProxyConfig, type AxiosRequestConfig, type InternalAxiosRequestConfig } from "axios";
 import { HttpsProxyAgent } from "hpagent";
 import { getProxyForUrl } from "proxy-from-env";
 import { invalidInput } from "../errors";
@@ -188,13 +188,25 @@ function namesAnyProxy(secure: boolean): boolean {
 }
 
 /**
- * One way to a kind of target (a scheme, and a proxy or none): an axios
- * instance over one keep-alive pool. Answers of every status resolve (the
+ * One way to a kind of target (a scheme, and a proxy or none): axios's http
+ * adapter over one keep-alive pool. Answers of every status resolve (the
  * client reads them); redirects are not followed.
+ *
+ * The route's whole axios config is built once, and each call hands the
+ * adapter that config with its own method, URL, body, signal and headers:
+ * `instance.request` would merge the instance's defaults into every call
+ * (mergeConfig, the header buckets, a safe flat copy, AxiosHeaders twice, the
+ * transforms), which took more CPU per call than the rest of the client and
+ * robot-command together (docs/performance.md). What that path adds is
+ * nothing a route uses: no interceptors, no transforms, no defaults beyond
+ * these, and the adapter reads the same config either way.
  */
 export class HttpRoute {
   private readonly agent: http.Agent;
-  private readonly instance: AxiosInstance;
+  private readonly exchange: AxiosAdapter;
+  /** Every call's config but what varies per call. */
+  private readonly config: AxiosRequestConfig;
+  private readonly headers: Record<string, string>;
 
   constructor(secure: boolean, proxy: URL | undefined, options: RouteOptions) {
     const pool = { keepAlive: true, maxSockets: options.sockets, maxFreeSockets: options.sockets };
@@ -215,29 +227,42 @@ export class HttpRoute {
               : {}),
           }
         : false;
-    this.instance = axios.create({
-      adapter: "http",
-      [secure ? "httpsAgent" : "httpAgent"]: this.agent,
-      ...(proxy || namesAnyProxy(secure) ? { proxy: forward } : {}),
+    this.exchange = axios.getAdapter("http");
+    this.headers = options.headers;
+    // Every key always present (undefined where unset), so each call's copy is a plain copy of one shape.
+    this.config = {
+      httpAgent: secure ? undefined : this.agent,
+      httpsAgent: secure ? this.agent : undefined,
+      proxy: proxy || namesAnyProxy(secure) ? forward : undefined,
       maxRedirects: 0,
+      // No limit of axios's own on what is sent, and no timer: the engine times each attempt (its signal), the agent the connect.
+      maxBodyLength: -1,
+      timeout: 0,
       validateStatus: null,
       responseType: "arraybuffer",
-      transformRequest: [],
-      transformResponse: [],
       maxContentLength: options.maxBytes,
-      headers: options.headers,
-    });
+    };
   }
 
   /** Sends one request and reads its whole answer. Network errors keep Node's `code` (ECONNREFUSED, ...). */
   async send(request: WireRequest): Promise<WireAnswer> {
     const { method, url, headers, body, signal, maxBytes } = request;
     try {
-      // Only what varies per call: axios merges every field given here with the route's on each call.
-      const config: AxiosRequestConfig = { method, url, data: body, signal };
-      if (headers !== undefined) config.headers = headers;
+      // The adapter would still send for a signal aborted before it is called (axios's request checks before
+      // calling it): a call withdrawn while it waited for its token must never reach the cloud.
+      if (signal.aborted) throw codedError("canceled", "ERR_CANCELED");
+      const config = {
+        ...this.config,
+        method,
+        url,
+        data: body,
+        signal,
+        // The adapter reads plain headers as well as AxiosHeaders (it makes its own from them).
+        headers: (headers === undefined ? this.headers : { ...this.headers, ...headers }) as InternalAxiosRequestConfig["headers"],
+      };
       if (maxBytes !== undefined) config.maxContentLength = maxBytes;
-      const response = await this.instance.request<Buffer>(config);
+      // responseType "arraybuffer": the adapter answers the body as one Buffer.
+      const response = await this.exchange(config);
       const answerHeaders = response.headers as Record<string, unknown>;
       return {
         status: response.status,
@@ -246,7 +271,7 @@ export class HttpRoute {
           const value = answerHeaders[name];
           return typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : undefined;
         },
-        body: response.data,
+        body: response.data as Buffer,
       };
     } catch (error) {
       throw wireError(error);

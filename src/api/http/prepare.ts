@@ -11,6 +11,8 @@ import { BASE_URL_RULES, brokenUrlRule, parseUrl } from "../settings/input-rules
 export interface PreparedCall<Op extends RobotOperationName = RobotOperationName> {
   readonly operation: Op;
   readonly endpoint: Endpoint;
+  /** The request as checked, what the path, query and body were made from (read by the client without parsing the body again). */
+  readonly request: unknown;
   /** The robot the request is for (undefined for the token grant). */
   readonly serialNumber: string | undefined;
   /** Path with its parameters encoded, and the query string ("" or "?..."): the request target. */
@@ -63,6 +65,7 @@ function preparedFrom<Op extends RobotOperationName>(operation: Op, endpoint: En
   return {
     operation,
     endpoint,
+    request,
     serialNumber,
     path: pathFor(endpoint, params),
     query: query === "" ? "" : `?${query}`,

@@ -61,8 +61,10 @@ export interface OccurrenceRow {
   areaCleaned: number | null;
   areaPlanned: number | null;
   coverage: number | null;
-  /** Why it failed (each robot's reason for NO_ROBOT), or why its outcome is unknown. */
+  /** Why it failed (each robot's reason for NO_ROBOT), or why its outcome is unknown, as flows read it. */
   reason?: string;
+  /** Why it is not done, in the runtime's language for a person (failed, late, missed, skipped, not run, cancelled, unknown). */
+  reasonText?: string;
   /** The coverage image of its report, where the report has one. */
   image?: string;
   /** Why the page shows no coverage image of its report (in words), where the node could not keep it. */
@@ -148,6 +150,14 @@ export const REPORT_WORD_KEYS = [
   "meanLongest",
   "after",
   "afterBy",
+  "reason.noRobot",
+  "reason.notPossible",
+  "reason.late",
+  "reason.missed",
+  "reason.skipped",
+  "reason.notRun",
+  "reason.cancelled",
+  "reason.unknown",
 ] as const;
 export const REPORT_OUTCOMES: readonly JobOutcome[] = ["completed", "stoppedByHand", "error", "failedToStart", "cancelled", "unknown"];
 
@@ -171,6 +181,8 @@ export interface PlanReportInput {
   underWay?: (occurrenceId: string) => UnderWay | undefined;
   /** The account's incident log: the alarms raised at or after `fromMs` and before `toMs` (AccountAlarms.incidents). */
   incidents?: (fromMs: number, toMs: number) => AlarmLogEntry[];
+  /** A robot's reason a job's dispatch gave (`busy`, `battery 12 %`, `offline`) in words: robot-job's catalogue. */
+  reasonWords?: (reason: string) => string;
   /** A robot's name (the account's robot directory). */
   robotName?: (serialNumber: string) => string;
   /** Coverage images by report key (data: URLs the node downloaded, as a report's own URL expires), instead of the report's URL. */
@@ -299,6 +311,37 @@ function joinOccurrence(
   };
 }
 
+/** The field a message names first ("payload.area: no robot ..."): a person reads the rest. */
+const FIELD_PREFIX = /^[\w.[\]]+: /;
+
+/** Why an occurrence is not (or not quite) done, in words a customer reads; undefined where nothing needs saying. */
+function plainReasonOf(row: OccurrenceRow, job: SettledOccurrence["job"], input: PlanReportInput): string | undefined {
+  const { words } = input;
+  switch (row.status) {
+    case "failed": {
+      if (!isFailedJob(job)) return undefined;
+      const robots = Object.entries(job.robots).map(
+        ([serialNumber, why]) => `${input.robotName?.(serialNumber) ?? serialNumber}: ${input.reasonWords?.(why) ?? why}`,
+      );
+      return robots.length > 0
+        ? words("reason.noRobot", { robots: robots.join("; ") })
+        : words("reason.notPossible", { detail: job.message.replace(FIELD_PREFIX, "") });
+    }
+    case "late": {
+      const lateBy = secondsFrom(row.plannedAt, row.startedAt);
+      return lateBy === undefined ? undefined : words("reason.late", { minutes: Math.round(lateBy / 60) });
+    }
+    case "missed":
+    case "skipped":
+    case "notRun":
+      return words(`reason.${row.status}`);
+    case "cancelled":
+      return words("reason.cancelled");
+    default:
+      return row.outcome === "unknown" ? words("reason.unknown", { detail: row.reason ?? "" }) : undefined;
+  }
+}
+
 /** An occurrence that ran with the alarms its robot raised meanwhile, from the account's log. */
 function withIncidents(joined: Joined, input: PlanReportInput): Joined {
   const { serialNumber, startedAt, endedAt } = joined.row;
@@ -321,9 +364,12 @@ export function planReportRows(input: PlanReportInput): PlanReportRows {
   const all = new Map<string, { occurrenceId: string; item: string; plannedAt: string }>();
   for (const each of input.listing.planned) if (inSpan(each.occurrenceId)) all.set(each.occurrenceId, each);
   for (const each of settledById.values()) if (!all.has(each.occurrenceId)) all.set(each.occurrenceId, each);
-  const joined = [...all.values()].map((planned) =>
-    withIncidents(joinOccurrence(settledById.get(planned.occurrenceId), planned, input), input),
-  );
+  const joined = [...all.values()].map((planned) => {
+    const settled = settledById.get(planned.occurrenceId);
+    const each = withIncidents(joinOccurrence(settled, planned, input), input);
+    const reasonText = plainReasonOf(each.row, settled?.job, input);
+    return reasonText === undefined ? each : { ...each, row: { ...each.row, reasonText } };
+  });
   joined.sort((a, b) => compare(a.row.plannedAt, b.row.plannedAt) || compare(a.row.item, b.row.item));
 
   const groups = new Map<string, { day: string; item: string; joined: Joined[] }>();
@@ -401,6 +447,7 @@ export const CSV_COLUMNS = [
   "report_id",
   "incidents",
   "reason",
+  "reason_text",
 ] as const;
 
 /** A field as robot-reports' CSV example writes one: quoted when it holds a comma, a quote or a line break, quotes doubled. */
@@ -437,6 +484,7 @@ export function planReportCsv(rows: PlanReportRows, words: ReportWords): string 
       row.reportId,
       row.incidents?.length ?? (row.startedAt !== undefined ? 0 : undefined),
       row.reason,
+      row.reasonText,
     ]
       .map(csvField)
       .join(","),
@@ -581,7 +629,7 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
           figure(row.areaPlanned),
           share(row.coverage),
         ];
-        return `<tr>${cells(values, 6)}<td>${text(row.reason ?? "")}</td></tr>`;
+        return `<tr>${cells(values, 6)}<td>${text(row.reasonText ?? row.reason ?? "")}</td></tr>`;
       })
       .join("");
     return `<table class="occurrences"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;

@@ -31,7 +31,7 @@ import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-inp
 import { rewordInvalidInput } from "../shared/refusal-words";
 import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { readJobRequest, readNodeDefaults, type NodeDefaults } from "../shared/jobs/job-input";
-import { JobError, type JobEnd, type JobSink } from "../shared/jobs/job-end";
+import { JobError, jobReasonWords, type JobEnd, type JobSink } from "../shared/jobs/job-end";
 import { JobRunner } from "../shared/jobs/runner";
 import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
 import { settledWithin } from "../../api/engine/clock";
@@ -161,6 +161,7 @@ function runPlan(
   settings: PlanSettings,
 ): void {
   const t = translator(RED, "robot-plan");
+  const jobWords = translator(RED, "robot-job");
   const { timezone, lateByMinutes } = settings;
   const plans = plansOfAccount(client.accountKey);
   const jobs = jobsOfAccount(client.accountKey);
@@ -400,7 +401,7 @@ function runPlan(
         answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
         break;
       case "report":
-        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, parties: settings.parties }) }];
+        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, parties: settings.parties, reasonWords: (reason) => jobReasonWords(jobWords, reason) }) }];
         break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";
@@ -443,7 +444,7 @@ function runPlan(
     await checkRobotsOfAccount(items, field);
     if (closed) return;
     plans.setPlan(node.id, { items, timezone }, clock.now());
-    runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, translator(RED, "robot-job"));
+    runner = new JobRunner(node.id, client, jobs, alarmsOfAccount(client.accountKey), reportsOfAccount(client.accountKey), sink, jobWords);
     runner.start();
     // Claimed before a restart and never made a job (or its job's end was not kept): made now, as late as it is.
     for (const claimed of plans.claimedBy(node.id)) if (!jobs.jobs.has(claimed.occurrence.occurrenceId)) startJob(claimed.occurrence, claimed.late);

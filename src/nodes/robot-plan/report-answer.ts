@@ -46,6 +46,8 @@ export interface ReportSources {
   t: Translate;
   /** Who the report is between where the request names nobody: the node's settings (the site: else its name). */
   parties: ReportParties;
+  /** A robot's reason a job's dispatch gave, in words (robot-job's catalogue). */
+  reasonWords: (reason: string) => string;
   signal?: AbortSignal;
 }
 
@@ -68,6 +70,7 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
     nowMs,
     keptReport: (reportKey: string, serialNumber: string) => reports.get(reportKey, serialNumber),
     underWay: underWayOf(client.accountKey),
+    reasonWords: sources.reasonWords,
     incidents: (fromMs: number, toMs: number) => alarms.incidents(fromMs, toMs),
     robotName: (serialNumber: string) => robotNameOf(client.accountKey, serialNumber),
   };
