@@ -17,6 +17,7 @@ import { reportsOfAccount } from "../../api/reports/report-store";
 import { underWayOf } from "../../api/plans/under-way";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { invalidInput } from "../../api/errors";
+import { reportIdentity } from "../../api/reports/reading";
 import { keptImageOf } from "../../api/reports/report-images";
 import type { ImageBounds, KeptImage } from "../../api/reports/report-store";
 import type { Translate } from "../shared/i18n";
@@ -92,12 +93,12 @@ async function embeddedImages(
   const images = new Map<string, string>();
   const imageNotes = new Map<string, string>();
   const wanted = rows.occurrences.filter((row) => row.image !== undefined && row.serialNumber !== undefined && row.reportId !== undefined).slice(0, MAX_EMBEDDED_IMAGES);
+  const { imageBounds } = reportsOfAccount(client.accountKey);
   for (const row of wanted) {
-    // A report's key is its robot and id (reportIdentity), as the rows name them.
-    const reportKey = `${row.serialNumber!}/${row.reportId!}`;
+    const reportKey = reportIdentity(row.serialNumber!, { id: row.reportId! });
     const image = await keptImageOf(client, { serialNumber: row.serialNumber!, reportKey, taskReportPngUri: row.image! }, signal ? { signal } : {});
     if (image && "data" in image) images.set(reportKey, `data:${image.contentType};base64,${image.data.toString("base64")}`);
-    else imageNotes.set(reportKey, missingImageWords(image, reportsOfAccount(client.accountKey).imageBounds, t));
+    else imageNotes.set(reportKey, missingImageWords(image, imageBounds, t));
   }
   return { images, imageNotes };
 }
