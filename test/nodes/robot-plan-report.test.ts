@@ -12,9 +12,11 @@ import robotReports from "../../src/nodes/robot-reports";
 import type { PlanReportRows } from "../../src/api/plans/plan-report";
 import { CSV_COLUMNS } from "../../src/api/plans/plan-report";
 import { dayFormatter, type KpiRow } from "../../src/api/reports/kpi";
+import { MAX_KEPT_IMAGE_BYTES } from "../../src/api/reports/report-store";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FakeClock } from "../support/fake-clock";
 import { useJobFleet } from "../support/job-flow";
+import { oneOccurrenceRun } from "../support/plan-report-run";
 import { collectMessages, flowWith, helper, loadFlow, outputsAndCatch, waitFor, type FlowNode } from "../support/node-red";
 
 const BERLIN = "Europe/Berlin";
@@ -116,5 +118,50 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     helper.getNode("plan").receive({ payload: { report: { from: "2026-06-10", customer: 7 } } });
     await waitFor(() => caught.length > 1, 5000, "a customer that is no text refused");
     assert.match(JSON.stringify(caught[1]), /payload\.report\.customer: must be the customer's name as text/);
+  });
+
+  it("embeds the coverage image kept with the report an hour later and after a deploy, when the report's own link has expired", async () => {
+    let hoursAhead = 0;
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, now: () => Date.now() + hoursAhead * 3600_000 });
+    const { link, kept, page, redeploy } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
+    await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
+    hoursAhead = 1;
+    const expired = await fetch(link);
+    assert.equal(expired.status, 403, "an hour on, the report's own link answers 403");
+    assert.match(await expired.text(), /Request has expired/);
+    // Kept with the account's reports, in the process: a deploy keeps it (docs/nodes/robot-reports.md).
+    await redeploy();
+    const html = await page();
+    const embedded = [...html.matchAll(/src="data:image\/png;base64,([A-Za-z0-9+/=]+)"/g)];
+    assert.equal(embedded.length, 1, "the kept image embedded");
+    const png = Buffer.from(embedded[0]![1]!, "base64");
+    assert.deepEqual(png, (kept() as { data: Buffer }).data);
+    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG bytes");
+    assert.doesNotMatch(html, /<img src="http/, "no link to the expired image");
+  });
+
+  it("says in words why a report's coverage image is missing when its link was refused as it was kept", async () => {
+    // Links that expire a millisecond after they are signed: the fetch when the report is kept is refused (403).
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 }, downloadUrlLifetimeMs: 1 });
+    const { kept, page } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
+    await waitFor(() => kept() !== undefined, 20_000, "the refusal kept");
+    assert.deepEqual(kept(), { why: "refused", status: 403 });
+    const html = await page();
+    assert.ok(
+      html.includes(`<p class="no-image">Coverage image no longer available: its link answered HTTP 403 when it was fetched (the cloud&#39;s links expire about 15 minutes after the task).</p>`),
+      html.slice(html.indexOf("Coverage images")),
+    );
+    assert.doesNotMatch(html, /<img /, "no empty box");
+  });
+
+  it("says the image was too large, or dropped for the account's total, where the store kept that instead of its bytes", async () => {
+    simulator = await startSimulator({ quiet: true, rateLimit: false, timing: { taskDurationMs: 1500 } });
+    const { kept, keepImage, page } = await oneOccurrenceRun(simulator.url, [fleet.http.serving(robotJob), robotPlan]);
+    await waitFor(() => kept() !== undefined, 20_000, "the image fetched when the report was kept");
+    keepImage({ data: Buffer.alloc(MAX_KEPT_IMAGE_BYTES + 1), contentType: "image/png" });
+    assert.deepEqual(kept(), { why: "tooLarge" }, "a byte over the bound");
+    assert.ok((await page()).includes(`<p class="no-image">Coverage image not kept: larger than 2 MiB.</p>`));
+    keepImage({ why: "dropped" });
+    assert.ok((await page()).includes(`<p class="no-image">Coverage image not kept: dropped to keep the account&#39;s images within 32 MiB (the oldest go first).</p>`));
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { CallOptions, RobotClient } from "../client";
 import { RobotApiError } from "../errors";
+import { keepReport } from "../reports/report-images";
 import { reportsOfAccount, CLOCK_SKEW_MS, type AccountReports } from "../reports/report-store";
 import type { ReadReport } from "../reports/reading";
 import { sweepRobot } from "../reports/sweep";
@@ -117,7 +118,7 @@ export async function listedReportOfStart(
   if (known) return known;
   const window = { floorMs: facts.sinceMs - CLOCK_SKEW_MS, upperMs: Date.now() + CLOCK_SKEW_MS };
   const isKept = (report: ReadReport) => kept.get(report.reportKey, facts.serialNumber) !== undefined;
-  for (const report of await sweepRobot(client, facts.serialNumber, window, isKept, options)) kept.keep(report);
+  for (const report of await sweepRobot(client, facts.serialNumber, window, isKept, options)) keepReport(client, report);
   return reportOfStart(kept, facts);
 }
 

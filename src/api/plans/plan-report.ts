@@ -67,6 +67,8 @@ export interface OccurrenceRow {
   reasonText?: string;
   /** The coverage image of its report, where the report has one. */
   image?: string;
+  /** Why the page shows no coverage image of its report (in words), where the node could not keep it. */
+  imageNote?: string;
   /** The alarms its robot raised while it ran (from its start to its end, or now), where there were any. */
   incidents?: AlarmLogEntry[];
 }
@@ -185,6 +187,8 @@ export interface PlanReportInput {
   robotName?: (serialNumber: string) => string;
   /** Coverage images by report key (data: URLs the node downloaded, as a report's own URL expires), instead of the report's URL. */
   images?: ReadonlyMap<string, string>;
+  /** Why a report's coverage image is not on the page (in words), by report key: shown instead of the image's expired link. */
+  imageNotes?: ReadonlyMap<string, string>;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -286,7 +290,8 @@ function joinOccurrence(
   }
   const report = keptReportOfJob(job, occurrence.endedAt, input);
   const figures = report ? kpiFiguresOf([report]) : undefined;
-  const image = report ? (input.images?.get(report.key) ?? report.pngUri) : undefined;
+  const imageNote = report ? input.imageNotes?.get(report.key) : undefined;
+  const image = report ? (input.images?.get(report.key) ?? (imageNote ? undefined : report.pngUri)) : undefined;
   const serialNumber = job.serialNumber ?? report?.serialNumber;
   return {
     row: {
@@ -300,6 +305,7 @@ function joinOccurrence(
       coverage: figures?.coverage ?? null,
       ...(job.reason ? { reason: job.reason } : {}),
       ...(image ? { image } : {}),
+      ...(imageNote ? { imageNote } : {}),
     },
     ...(report ? { report } : {}),
   };
@@ -528,6 +534,7 @@ tr { break-inside: avoid; }
 .images { display: flex; flex-wrap: wrap; gap: 4mm; }
 figure { margin: 0; width: 55mm; break-inside: avoid; }
 figure img { width: 100%; border: 1px solid #ccc; }
+figure .no-image { margin: 0; padding: 4mm; border: 1px dashed #999; font-size: 9pt; color: #555; }
 figcaption { font-size: 9pt; }
 /* Chinese and Japanese headers break between words (at spaces), never one character per line. */
 th { word-break: keep-all; overflow-wrap: normal; }
@@ -629,15 +636,15 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
   };
 
   const images = (dayOccurrences: readonly OccurrenceRow[]) => {
-    const shown = dayOccurrences.filter((row) => row.image !== undefined && showableImage(row.image));
+    const shown = dayOccurrences.filter((row) => (row.image !== undefined && showableImage(row.image)) || row.imageNote !== undefined);
     if (shown.length === 0) return "";
     const figures = shown
-      .map(
-        (row) =>
-          `<figure><img src="${text(row.image!)}" alt="${text(`${row.item} ${at(row.plannedAt)}`)}"><figcaption>${text(
-            `${row.item} · ${at(row.plannedAt)} · ${row.robotName ?? ""}`,
-          )}</figcaption></figure>`,
-      )
+      .map((row) => {
+        const caption = `<figcaption>${text(`${row.item} · ${at(row.plannedAt)} · ${row.robotName ?? ""}`)}</figcaption>`;
+        if (row.image === undefined || !showableImage(row.image))
+          return `<figure><p class="no-image">${text(row.imageNote!)}</p>${caption}</figure>`;
+        return `<figure><img src="${text(row.image)}" alt="${text(`${row.item} ${at(row.plannedAt)}`)}">${caption}</figure>`;
+      })
       .join("");
     return `<h2>${text(words("images"))}</h2><div class="images">${figures}</div>`;
   };

@@ -19,7 +19,7 @@ import { incidentFiguresByDay, incidentsOfDays } from "../../api/pushes/incident
 import { dayFormatter } from "../../api/reports/kpi";
 import type { IncidentDays } from "./alarm-requests";
 import { settledWithin } from "../../api/engine/clock";
-import { reportsOfAccount } from "../../api/reports/report-store";
+import { keepReport } from "../../api/reports/report-images";
 import { pushReceiverModule } from "../shared/api";
 import { lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
@@ -232,7 +232,6 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined,
   const { client } = lookUpConfig(RED, configNodeId);
   if (!client) return undefined;
   const alarms = alarmsOfAccount(client.accountKey);
-  const reports = reportsOfAccount(client.accountKey);
   const mirror = new ContextMirror(node, "robot-events.alarms", () => alarms.toPlain());
   // Read back whenever the store answers; a store that has not answered by the bound is said once, and the node answers without it.
   const read = mirror.read().then((stored) => alarms.restore(stored));
@@ -244,7 +243,7 @@ function linkAccount(RED: NodeAPI, node: Node, configNodeId: string | undefined,
     record: (push) => {
       // A robot the robot list does not name yet is looked up (its name for the alarm and the console).
       robotDirectoryOf(client.accountKey).notice([push.event.serialNumber]);
-      if (push.kind === "taskReport") reports.keep(push.event);
+      if (push.kind === "taskReport") keepReport(client, push.event);
     },
     alarms,
     restored,

@@ -3,8 +3,10 @@
  * proof-of-service report joins (the account's occurrences over the days, in
  * the plans' zone; the account's kept task reports; the robot directory's
  * names; the words in the runtime's language) and hands it to planReport
- * (src/api/plans/plan-report.ts). For the HTML page each coverage image is
- * fetched and embedded, as a report's own URL is pre-signed and expires.
+ * (src/api/plans/plan-report.ts). The HTML page embeds each coverage image
+ * the account kept with its report (report-images.ts: fetched when the report
+ * was kept, as its own URL is pre-signed and expires), and says in words why
+ * one it could not keep is missing.
  */
 import { DateTime } from "luxon";
 import type { RobotClient } from "../../api/client";
@@ -15,7 +17,9 @@ import { reportsOfAccount } from "../../api/reports/report-store";
 import { underWayOf } from "../../api/plans/under-way";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { invalidInput } from "../../api/errors";
-import { reportImagesModule } from "../shared/api";
+import { reportIdentity } from "../../api/reports/reading";
+import { keptImageOf } from "../../api/reports/report-images";
+import type { ImageBounds, KeptImage } from "../../api/reports/report-store";
 import type { Translate } from "../shared/i18n";
 
 /** The site, customer and contractor the request names (each a text, else the node's), named by field when not. */
@@ -72,27 +76,39 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
     robotName: (serialNumber: string) => robotNameOf(client.accountKey, serialNumber),
   };
   if (request.format !== "html") return planReport(input);
-  return planReport({ ...input, images: await embeddedImages(planReportRows(input), client, sources.signal) });
+  return planReport({ ...input, ...(await embeddedImages(planReportRows(input), client, t, sources.signal)) });
 }
 
-/** The rows' coverage images as data: URLs, by report key; one that cannot be fetched stays a link. */
-async function embeddedImages(rows: PlanReportRows, client: RobotClient, signal: AbortSignal | undefined): Promise<Map<string, string>> {
+/**
+ * The rows' coverage images as data: URLs by report key, as the account kept
+ * them (one never fetched is fetched now), and for those it has not, why not
+ * in words.
+ */
+async function embeddedImages(
+  rows: PlanReportRows,
+  client: RobotClient,
+  t: Translate,
+  signal: AbortSignal | undefined,
+): Promise<{ images: Map<string, string>; imageNotes: Map<string, string> }> {
   const images = new Map<string, string>();
+  const imageNotes = new Map<string, string>();
   const wanted = rows.occurrences.filter((row) => row.image !== undefined && row.serialNumber !== undefined && row.reportId !== undefined).slice(0, MAX_EMBEDDED_IMAGES);
-  const { taskReportImage } = reportImagesModule();
+  const { imageBounds } = reportsOfAccount(client.accountKey);
   for (const row of wanted) {
-    try {
-      const image = await taskReportImage(client, { serialNumber: row.serialNumber!, reportId: row.reportId!, pngUri: row.image! }, signal ? { signal } : {});
-      const type = isPng(image.data) ? "image/png" : image.contentType.split(";")[0]!.trim();
-      if (type === "image/png" || type === "image/jpeg") images.set(`${row.serialNumber!}/${row.reportId!}`, `data:${type};base64,${image.data.toString("base64")}`);
-    } catch {
-      // Its link stays on the page: it works while the cloud's signature does.
-    }
+    const reportKey = reportIdentity(row.serialNumber!, { id: row.reportId! });
+    const image = await keptImageOf(client, { serialNumber: row.serialNumber!, reportKey, taskReportPngUri: row.image! }, signal ? { signal } : {});
+    if (image && "data" in image) images.set(reportKey, `data:${image.contentType};base64,${image.data.toString("base64")}`);
+    else imageNotes.set(reportKey, missingImageWords(image, imageBounds, t));
   }
-  return images;
+  return { images, imageNotes };
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-function isPng(data: Buffer): boolean {
-  return data.subarray(0, 8).equals(PNG_SIGNATURE);
+/** Why a report's coverage image is not on the page, in the runtime's language. */
+function missingImageWords(image: Exclude<KeptImage, { data: Buffer }> | undefined, bounds: ImageBounds, t: Translate): string {
+  const mib = (bytes: number) => String(Math.round((bytes / 1024 / 1024) * 100) / 100);
+  if (!image) return t("planReport.image.notFetched");
+  if (image.why === "refused") return t("planReport.image.refused", { status: image.status });
+  if (image.why === "tooLarge") return t("planReport.image.tooLarge", { mib: mib(bounds.perImage) });
+  if (image.why === "dropped") return t("planReport.image.dropped", { mib: mib(bounds.total) });
+  return t("planReport.image.notImage");
 }

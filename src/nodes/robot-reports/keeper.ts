@@ -10,7 +10,7 @@ import type { Node } from "node-red";
 import { keptForAccount } from "../../api/account/account-memory";
 import type { RobotClient } from "../../api/client";
 import { ReportBook, DAY_MS } from "../../api/reports/book";
-import { reportsOfAccount, type AccountReports } from "../../api/reports/report-store";
+import { keepReport } from "../../api/reports/report-images";
 import { dayFormatter, kpiRows, type KeptReport, type KpiRequest, type KpiRow } from "../../api/reports/kpi";
 import type { ReadReport } from "../../api/reports/reading";
 import { sweepFleet, type SweepSummary } from "../../api/reports/sweep";
@@ -37,8 +37,6 @@ export const CONTEXT_KEY = "robotReports";
 
 export class ReportsKeeper {
   readonly book: ReportBook;
-  /** The account's reports: what this node takes in joins them, for robot-job (a task's report) and the account's other nodes. */
-  private readonly reports: AccountReports;
   readonly dayOf: (ms: number) => string;
   private readonly mirror: ContextMirror;
   private readonly byDay = new Map<string, Set<KeptReport>>();
@@ -59,7 +57,6 @@ export class ReportsKeeper {
     this.dayOf = dayFormatter(settings.timeZone);
     // Per account and node: a second robot-reports node of the account sends every report too.
     this.book = keptForAccount(client.accountKey, `robot-reports/${node.id}`, () => new ReportBook());
-    this.reports = reportsOfAccount(client.accountKey);
     this.mirror = new ContextMirror(node, CONTEXT_KEY, () => this.book.snapshot());
     this.ready = (this.book.restored ? Promise.resolve() : this.mirror.read().then((stored) => this.book.restore(stored))).then(() => {
       this.book.restored = true;
@@ -70,7 +67,7 @@ export class ReportsKeeper {
 
   /** Takes a report in: true when it is new to this node (then it is remembered and written to context). */
   admit(report: ReadReport): { fresh: boolean; kept?: KeptReport } {
-    this.reports.keep(report);
+    keepReport(this.client, report);
     const admission = this.book.admit(report, Date.now(), this.settings.keepMs);
     if (!admission.fresh) return { fresh: false };
     if (admission.kept) this.addToDay(admission.kept);
