@@ -118,7 +118,7 @@ export async function listedReportOfStart(
   if (known) return known;
   const window = { floorMs: facts.sinceMs - CLOCK_SKEW_MS, upperMs: Date.now() + CLOCK_SKEW_MS };
   const isKept = (report: ReadReport) => kept.get(report.reportKey, facts.serialNumber) !== undefined;
-  for (const report of await sweepRobot(client, facts.serialNumber, window, isKept, options)) keepReport(client, report);
+  for (const report of await sweepRobot(client, facts.serialNumber, window, isKept, options)) keepReport(client, report, {}, kept);
   return reportOfStart(kept, facts);
 }
 

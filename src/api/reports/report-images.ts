@@ -14,9 +14,18 @@ import { reportsOfAccount, type KeptImage } from "./report-store";
 /** The report's coverage image being fetched now, by account, robot and identity: asked twice, fetched once. */
 const fetching = new Map<string, Promise<KeptImage | undefined>>();
 
-/** Keeps a report for the account (AccountReports.keep) and starts fetching its coverage image, once. Returns the report kept. */
-export function keepReport(client: RobotClient, report: ReadReport, options: DownloadOptions = {}): ReadReport {
-  const kept = reportsOfAccount(client.accountKey).keep(report);
+/**
+ * Keeps a report for the account (AccountReports.keep: the account's store, or
+ * `store` where a caller holds it) and starts fetching its coverage image,
+ * once. Returns the report kept.
+ */
+export function keepReport(
+  client: RobotClient,
+  report: ReadReport,
+  options: DownloadOptions = {},
+  store = reportsOfAccount(client.accountKey),
+): ReadReport {
+  const kept = store.keep(report);
   // Never rejects: what went wrong is kept as the image's reason, or asked again by the page.
   void keptImageOf(client, kept, options);
   return kept;
