@@ -35,6 +35,8 @@ describe("editor: robot node dialogs on the demo's flows (headless Chromium)", f
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(`${demo.urls.editor}/`);
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="robot-command"]', { timeout: 60_000 });
+    // The palette comes before the flows: a node is edited once the editor holds the demo's flows.
+    await page.waitForFunction(() => RED.nodes.node("command-charger") !== undefined, undefined, { timeout: 60_000 });
   });
 
   after(async () => {
