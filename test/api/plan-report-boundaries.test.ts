@@ -121,6 +121,13 @@ function input(overrides: Partial<PlanReportInput> = {}): PlanReportInput {
   };
 }
 const html = (overrides: Partial<PlanReportInput> = {}) => planReport(input(overrides)) as string;
+/** Words that show their parameters plainly, `key(name=value,...)`, so a test reads what the page was given. */
+const wordsWithParams = (key: string, params?: Record<string, string | number>) =>
+  params
+    ? `${key}(${Object.entries(params)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(",")})`
+    : key;
 
 /** The rows (`<tr>`) of a day's table of the page, each as the client gets it; nothing else is in the table. */
 function tableRows(page: string, day: string, table: "summary" | "occurrences" | "incidents"): string[] {
@@ -302,13 +309,7 @@ describe("plan report: the incidents raised during each occurrence", () => {
   });
 
   it("lists them on the day's page with how soon each was acknowledged and recovered, and the day's figures above", () => {
-    const words = (key: string, params?: Record<string, string | number>) =>
-      params
-        ? `${key}(${Object.entries(params)
-            .map(([name, value]) => `${name}=${value}`)
-            .join(",")})`
-        : key;
-    const page = html({ incidents, words, request: { from: "2026-12-01", to: "2026-12-01", format: "html" } });
+    const page = html({ incidents, words: wordsWithParams, request: { from: "2026-12-01", to: "2026-12-01", format: "html" } });
     assert.deepEqual(tableRows(page, "2026-12-01", "incidents").slice(1), [
       "<tr><td>06:00</td><td>Lobby</td><td>Scrubber from the job</td><td>H5</td><td>2010 Brush motor stalled</td><td>afterBy(time=2 min,by=Ana)</td><td>after(time=10 min)</td></tr>",
       "<tr><td>06:31</td><td>Lobby</td><td>Scrubber from the job</td><td>H5</td><td>2010 Brush motor stalled</td><td></td><td></td></tr>",
@@ -327,12 +328,7 @@ describe("plan report: the incidents raised during each occurrence", () => {
 });
 
 describe("plan report: why an occurrence is not done, in words", () => {
-  const words = (key: string, params?: Record<string, string | number>) =>
-    params
-      ? `${key}(${Object.entries(params)
-          .map(([name, value]) => `${name}=${value}`)
-          .join(",")})`
-      : key;
+  const words = wordsWithParams;
   const textOf = (occurrence: SettledOccurrence, extra: Partial<PlanReportInput> = {}) =>
     planReportRows(input({ listing: { timezone: ZONE, planned: [], settled: [occurrence] }, words, ...extra })).occurrences[0]!.reasonText;
 
