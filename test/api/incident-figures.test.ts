@@ -36,6 +36,17 @@ describe("incident figures per day", () => {
     );
   });
 
+  it("lists the days in order whatever order the alarms came in", () => {
+    const days = incidentFiguresByDay(
+      [entry("c", "2026-12-03T10:00:00Z"), entry("a", "2026-12-01T10:00:00Z"), entry("b", "2026-12-02T10:00:00Z")],
+      "UTC",
+    );
+    assert.deepEqual(
+      days.map((day) => day.day),
+      ["2026-12-01", "2026-12-02", "2026-12-03"],
+    );
+  });
+
   it("gives the mean (rounded) and the longest time to acknowledge and to recover of those that were, null where none was", () => {
     const [day] = incidentFiguresByDay(
       [
@@ -75,6 +86,27 @@ describe("incident figures per day", () => {
     assert.deepEqual(
       incidentsOfDays(alarms, "2026-12-02", "2026-12-02", "Pacific/Kiritimati").map((each) => each.incidentId),
       ["kiribati-first", "kiribati-last"],
+    );
+  });
+
+  it("takes the last second of a day at UTC-12, and leaves out the day before that the window around the UTC date reaches", () => {
+    const alarms = new AccountAlarms();
+    const now = new Date("2026-12-04T00:00:00Z");
+    for (const [id, at] of [
+      ["day-before", "2026-12-01T23:00:00Z"], // the 1st in UTC, inside the widened window of the 2nd
+      ["first", "2026-12-02T00:00:00Z"],
+      ["west-last", "2026-12-03T11:59:59Z"], // 23:59:59 on the 2nd at UTC-12
+      ["west-next", "2026-12-03T12:00:00Z"],
+    ] as const)
+      alarms.record({ serialNumber: "R1", incidentId: id, incidentState: "raised", raised: true, startTimeIso: at } as never, now);
+    assert.deepEqual(
+      incidentsOfDays(alarms, "2026-12-02", "2026-12-02", "UTC").map((each) => each.incidentId),
+      ["first"],
+    );
+    assert.deepEqual(
+      incidentsOfDays(alarms, "2026-12-02", "2026-12-02", "Etc/GMT+12").map((each) => each.incidentId),
+      ["west-last"],
+      "00:00 UTC on the 2nd is noon of the 1st at UTC-12",
     );
   });
 });
