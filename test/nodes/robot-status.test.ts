@@ -14,26 +14,11 @@ import type { RobotConfigNode } from "../../src/nodes/shared/types";
 
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
+import { robotStatusNode } from "../support/fixtures";
 import { collectMessages, flowWith, helper, loadFlow, nextMessage, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed, waitFor, type FlowNode, COMPLETE_NODE } from "../support/node-red";
 
 function statusNode(settings: Record<string, unknown> = {}): FlowNode {
-  return {
-    id: "fleet-node",
-    type: "robot-status",
-    robot: "config",
-    operation: "status",
-    serialNumber: "GS-S-000101",
-    serialNumberType: "str",
-    serialNumbers: "",
-    fleetOutput: "each",
-    line: "v1",
-    watch: false,
-    interval: 30,
-    batteryStep: 10,
-    batteryLow: 20,
-    wires: [["out"], ["offline"]],
-    ...settings,
-  };
+  return robotStatusNode("fleet-node", settings);
 }
 
 describe("robot-status", function () {

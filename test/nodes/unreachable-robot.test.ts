@@ -8,6 +8,7 @@
  * several polls, not at each; and a robot-job on another robot starts once
  * and ends with its own report.
  */
+import { robotStatusNode } from "../support/fixtures";
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
@@ -32,22 +33,7 @@ describe("one robot that cannot be reached, through Node-RED", function () {
     POLL_SETTINGS.intervalMs = 2000;
   });
 
-  const fleetNode: FlowNode = {
-    id: "fleet",
-    type: "robot-status",
-    robot: "config",
-    operation: "fleetStatus",
-    serialNumber: "",
-    serialNumberType: "str",
-    serialNumbers: "",
-    fleetOutput: "all",
-    line: "v1",
-    watch: false,
-    interval: 30,
-    batteryStep: 10,
-    batteryLow: 20,
-    wires: [["out"], ["offline"]],
-  };
+  const fleetNode: FlowNode = robotStatusNode("fleet", { operation: "fleetStatus", serialNumber: "", fleetOutput: "all" });
   const jobNode: FlowNode = {
     id: "job",
     type: "robot-job",

@@ -119,6 +119,27 @@ export function robotMapsNode(id: string, settings: Record<string, unknown> = {}
   };
 }
 
+/** A robot-status on the config "config", wired to "out" and "offline", reading one robot's v1 status (no watch). */
+export function robotStatusNode(id: string, settings: Record<string, unknown> = {}): FlowNode {
+  return {
+    id,
+    type: "robot-status",
+    robot: "config",
+    operation: "status",
+    serialNumber: SERIAL,
+    serialNumberType: "str",
+    serialNumbers: "",
+    fleetOutput: "each",
+    line: "v1",
+    watch: false,
+    interval: 30,
+    batteryStep: 10,
+    batteryLow: 20,
+    wires: [["out"], ["offline"]],
+    ...settings,
+  };
+}
+
 export const TEMP_SITE_TASK_BODY: RequestOf<"createTempSiteTask"> = {
   cleaningMode: "清扫",
   loopCount: 1,

@@ -252,7 +252,6 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
       rows.customer,
     )}</div></div>`;
   };
-  const spell = (seconds: number | undefined) => (seconds === undefined ? "" : duration(seconds));
   // The alarms raised during the day's occurrences, each with how soon a person acknowledged it and its robot recovered.
   const incidentTable = (dayOccurrences: readonly OccurrenceRow[]) => {
     const raised = dayOccurrences.flatMap((row) => (row.incidents ?? []).map((incident) => ({ row, incident })));
@@ -265,9 +264,11 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     const body = raised
       .map(({ row, incident }) => {
         const acknowledged = incident.acknowledged
-          ? words("afterBy", { time: spell(secondsFrom(incident.raisedAt, incident.acknowledged.at)), by: incident.acknowledged.by })
+          ? words("afterBy", { time: duration(secondsFrom(incident.raisedAt, incident.acknowledged.at)), by: incident.acknowledged.by })
           : "";
-        const recovered = incident.recoveredAt ? words("after", { time: spell(secondsFrom(incident.raisedAt, incident.recoveredAt)) }) : "";
+        const recovered = incident.recoveredAt
+          ? words("after", { time: duration(secondsFrom(incident.raisedAt, incident.recoveredAt)) })
+          : "";
         const what = [incident.code, incident.name].filter((part) => part !== undefined && part !== "").join(" ");
         return `<tr>${cells(
           [

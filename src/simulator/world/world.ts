@@ -361,10 +361,7 @@ export class World {
         `The caller has no permission on robot${refused.length > 1 ? "s" : ""} ${[...new Set(refused)].join(", ")} (or no such robot exists).`,
       );
     }
-    const robots = names.map((name) => this.robots.get(name)!);
-    const cut = robots.find((robot) => robot.reachable === false);
-    if (cut) throw unreachable(cut.serialNumber);
-    return robots;
+    return names.map((name) => this.reachableRobot(this.robots.get(name)!));
   }
 
   /** The robot of a single status read: 230003 while the cloud cannot reach it, as in a batch. */
