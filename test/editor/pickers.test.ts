@@ -73,7 +73,8 @@ function injectInto(id: string, node: { type: string } & Record<string, unknown>
       name: `${id} out`,
       active: true,
       tosidebar: true,
-      console: false,
+      // Also in the demo's log: a failed wait then tells a message never sent from one the sidebar did not show.
+      console: true,
       complete: shown,
       targetType: "msg",
       wires: [],
@@ -175,8 +176,14 @@ describe("editor: live pickers on the demo (headless Chromium)", function () {
     // robot list, the reports' sweep and their images at once, paced at the account's 20 calls/s): in the whole
     // suite on two cores that once took over 15 s, and once over 30 s (alone: 1 s). What the demo printed comes
     // with a timeout.
-    await message.waitFor({ state: "visible", timeout: 60_000 }).catch((error: unknown) => {
-      throw new Error(`no "${id} out" debug message within 60 s; the demo's last output:\n${demo.output().slice(-3000)}`, { cause: error });
+    await message.waitFor({ state: "visible", timeout: 60_000 }).catch(async (error: unknown) => {
+      const sidebar = await page.evaluate(() =>
+        [...document.querySelectorAll<HTMLElement>(".red-ui-debug-msg")].slice(-5).map((shown) => shown.innerText.replace(/\s+/g, " ")),
+      );
+      throw new Error(
+        `no "${id} out" debug message within 60 s; the sidebar's last messages:\n${sidebar.join("\n")}\nthe demo's last output:\n${demo.output().slice(-3000)}`,
+        { cause: error },
+      );
     });
     const text = (await message.innerText()).replace(/\s+/g, " ");
     assert.match(text, expected);
