@@ -148,6 +148,7 @@ describe("plan report: joins", () => {
   it("joins a done occurrence with its job's report: times, robot by its directory name, outcome, areas, coverage, image", () => {
     assert.deepEqual(occurrence(rows(), LOBBY_0600.occurrenceId), {
       day: "2026-12-01",
+      timezone: ZONE,
       occurrenceId: "Lobby@2026-12-01T06:00",
       item: "Lobby",
       plannedAt: "2026-12-01T05:00:00.000Z",

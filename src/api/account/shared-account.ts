@@ -9,6 +9,7 @@ import type { SharedTokenStore } from "./auth";
 import type { WatchedState } from "../watching/watcher-state";
 import type { KeptStatus } from "../watching/fleet-statuses";
 import type { DirectoryShare } from "./robot-directory";
+import type { SettledOccurrence } from "../plans/occurrence";
 
 /** One call's place in the shared rate, held until the call has reached the server. */
 export interface Permit {
@@ -77,6 +78,12 @@ export interface RobotClaims {
 export interface OccurrenceClaims {
   /** True when this process has the occurrence (nobody had it, or its own earlier claim did); false when another process claimed it first. Kept for `forMs`. */
   claim(occurrenceId: string, forMs: number): Promise<boolean>;
+  /** Of these occurrences, those some process claimed (their claim has not lapsed). */
+  claimed(occurrenceIds: readonly string[]): Promise<Set<string>>;
+  /** Keeps a settled occurrence for every process's report; those planned before `keptBefore` (epoch ms) are forgotten. */
+  settle(occurrence: SettledOccurrence, keptBefore: number): Promise<void>;
+  /** The occurrences any process settled, planned at or after `fromMs` and before `toMs`. */
+  settledBetween(fromMs: number, toMs: number): Promise<SettledOccurrence[]>;
 }
 
 export interface AccountSharing {
