@@ -5,7 +5,7 @@
  * jobs, and a claim of an instance that died lapses by itself. The job's id,
  * not the instance's, is the owner: a redeploy keeps the job and its claim.
  */
-import type { OccurrenceClaims, RobotClaims } from "../account/shared-account";
+import type { OccurrenceClaims, ReportClaims, RobotClaims } from "../account/shared-account";
 import type { SettledOccurrence } from "../plans/occurrence";
 import type { RedisLink } from "./redis-link";
 
@@ -99,5 +99,19 @@ export class RedisOccurrenceClaims implements OccurrenceClaims {
         return [];
       }
     });
+  }
+}
+
+/**
+ * Task reports a robot-reports node sent on, claimed by the first of its
+ * copies to take each in (SET NX PX, for the node's Keep period): a report
+ * swept by one instance and pushed to another is sent once.
+ */
+export class RedisReportClaims implements ReportClaims {
+  constructor(private readonly link: RedisLink) {}
+
+  async claim(nodeId: string, reportKey: string, forMs: number): Promise<boolean> {
+    await this.link.joined;
+    return claimKey(this.link, this.link.key("report-sent", nodeId, reportKey), this.link.instanceId, forMs);
   }
 }
