@@ -204,6 +204,16 @@ describe("robot-plan: the proof-of-service report through the node", function ()
       assert.deepEqual(listed((await ask(node, { from: "2026-06-10" })) as PlanReportRows), both("2026-06-10"), `${node}: 10 June`);
       assert.deepEqual(listed((await ask(node, { from: "2026-06-12" })) as PlanReportRows), both("2026-06-12"), `${node}: 12 June`);
     }
+    const csv = String(await ask("auckland", { from: "2026-06-11", format: "csv" }));
+    assert.deepEqual(
+      csv
+        .trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split(",").slice(0, 3).join(",")),
+      ["2026-06-11,Pacific/Auckland,Office@2026-06-11T09:00", "2026-06-11,America/Los_Angeles,Warehouse@2026-06-11T09:00"],
+      "each CSV line names the zone its day is in",
+    );
     const html = String(await ask("angeles", { from: "2026-06-11", format: "html" }));
     assert.ok(html.includes("Days and times in each plan&#39;s zone: America/Los_Angeles (Warehouse); Pacific/Auckland (Office)"), "the page names each plan's zone");
     assert.equal(html.match(/<td>09:00<\/td>/g)?.length, 2, "each occurrence's time in its own plan's zone");
