@@ -148,6 +148,7 @@ describe("plan report: joins", () => {
   it("joins a done occurrence with its job's report: times, robot by its directory name, outcome, areas, coverage, image", () => {
     assert.deepEqual(occurrence(rows(), LOBBY_0600.occurrenceId), {
       day: "2026-12-01",
+      timezone: ZONE,
       occurrenceId: "Lobby@2026-12-01T06:00",
       item: "Lobby",
       plannedAt: "2026-12-01T05:00:00.000Z",
@@ -374,11 +375,11 @@ describe("plan report: CSV", () => {
     assert.equal(lines.length, 1 + 8);
     assert.equal(
       lines[1],
-      "2026-12-01,Lobby@2026-12-01T06:00,Lobby,2026-12-01T05:00:00.000Z,2026-12-01T05:00:00.000Z,2026-12-01T05:31:00.000Z,1860,done,status.done,GS-S-000101,Lobby scrubber,completed,outcome.completed,90,100,90,r1,0,,",
+      `2026-12-01,${ZONE},Lobby@2026-12-01T06:00,Lobby,2026-12-01T05:00:00.000Z,2026-12-01T05:00:00.000Z,2026-12-01T05:31:00.000Z,1860,done,status.done,GS-S-000101,Lobby scrubber,completed,outcome.completed,90,100,90,r1,0,,`,
     );
     assert.ok(
       lines.includes(
-        '2026-12-01,Lobby@2026-12-01T10:00,Lobby,2026-12-01T09:00:00.000Z,,,,failed,status.failed,,,,,,,,,,Lobby scrubber: busy; Kitchen sweeper: battery 12 %,"reason.noRobot {""robots"":""Lobby scrubber: busy; Kitchen sweeper: battery 12 %""}"',
+        `2026-12-01,${ZONE},Lobby@2026-12-01T10:00,Lobby,2026-12-01T09:00:00.000Z,,,,failed,status.failed,,,,,,,,,,Lobby scrubber: busy; Kitchen sweeper: battery 12 %,"reason.noRobot {""robots"":""Lobby scrubber: busy; Kitchen sweeper: battery 12 %""}"`,
       ),
     );
   });

@@ -5,6 +5,8 @@
  * each occurrence together; the Redis claim gives it to one. That one starts
  * its job and settles it; the other sends nothing of it, neither `due` nor
  * an end. Without the shared claim each process would start every occurrence.
+ * Either process's report then lists every occurrence once as it ended,
+ * from what the other settled and kept in Redis.
  */
 import assert from "node:assert/strict";
 import { startCluster, type Instance, type SentMessage } from "../support/node-red-cluster";
@@ -125,5 +127,28 @@ describe("robot-plan on an account shared by two Node-RED processes", function (
     let starts = 0;
     for (let index = 1; index <= ROOMS; index++) starts += stub.startCommands(stubSerial(index)).length;
     assert.equal(starts, ROOMS, "one start per occurrence");
+
+    // Each process's report is the account's: every occurrence once, as it ended in whichever process ran it.
+    const reports: string[][] = [];
+    for (const instance of cluster) {
+      const answers = () => instance.sent.filter((sent) => sent.node === "plan" && sent.port === 2);
+      const before = answers().length;
+      await instance.inject("plan", { payload: { report: { from: "2026-06-10" } } });
+      const rows = (await instance.waitFor(() => answers()[before]?.payload, 20_000, `${instance.name}'s report`)) as {
+        occurrences: Record<string, unknown>[];
+      };
+      reports.push(
+        rows.occurrences.map((row) =>
+          [row.occurrenceId, row.status, row.serialNumber, row.startedAt, row.endedAt, row.timezone].map(String).join(" | "),
+        ),
+      );
+    }
+    for (const [index, report] of reports.entries())
+      assert.deepEqual(
+        report.map((row) => row.split(" | ").slice(0, 2).join(" | ")).sort(),
+        expected.map((id) => `${id} | done`),
+        `${cluster[index]!.name}'s report lists every occurrence once, done`,
+      );
+    assert.deepEqual(reports[1], reports[0], "B's report is A's: same occurrences, states, robots and times");
   });
 });

@@ -4,7 +4,8 @@
  * started, when the occurrence's claim is another instance's or Redis does
  * not answer; an occurrence whose claim Redis did not answer is asked again
  * after a redeploy, and runs late once Redis is back; a hung Redis (stopped
- * with SIGSTOP) holds no occurrence past the claim's answer bound.
+ * with SIGSTOP) holds no occurrence past the claim's answer bound; a report
+ * Redis cannot answer is refused, not answered without the other instances'.
  */
 import assert from "node:assert/strict";
 import robotJob from "../../src/nodes/robot-job";
@@ -80,6 +81,14 @@ describe("robot-plan on an account shared through a real redis-server", function
     assert.match(caught[0]!.error.message, /payload\.runNow: "Kitchen@2026-06-10T05:00" could not be claimed: the account's Redis did not answer/);
     assert.equal(progress.length, 0, "no due");
     assert.equal(stub.startCommands(R1).length, 0);
+  });
+
+  it("a report while Redis is stopped ends with an error saying it would lack the other instances' occurrences", async () => {
+    const { caught } = await start(berlin("05:00:10"));
+    await redis.stop();
+    send({ report: { from: "2026-06-10" } });
+    await waitFor(() => caught.length === 1, 20_000, "the report refused");
+    assert.match(caught[0]!.error.message, /planReport: the account's Redis .*: the report would lack what other Node-RED instances settled/);
   });
 
   it("an occurrence whose claim Redis did not answer is asked again after a redeploy, and runs late once Redis is back", async () => {

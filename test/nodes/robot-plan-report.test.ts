@@ -164,4 +164,58 @@ describe("robot-plan: the proof-of-service report through the node", function ()
     keepImage({ why: "dropped" });
     assert.ok((await page()).includes(`<p class="no-image">Coverage image not kept: dropped to keep the account&#39;s images within 32 MiB (the oldest go first).</p>`));
   });
+  it("takes each plan's day in its own zone: nodes in Auckland and Los Angeles each list both plans' occurrences of a day, with their zones", async () => {
+    simulator = await startSimulator({ quiet: true, rateLimit: false });
+    // 2026-06-09 12:00 UTC: before every occurrence asked about, so each is upcoming (a plan lists nothing from before it was set).
+    const clock = new FakeClock(Date.parse("2026-06-09T12:00:00Z"));
+    helper.settings({ robotPlanClock: clock } as never);
+    const planNode = (id: string, timezone: string, name: string): FlowNode => ({
+      id,
+      type: "robot-plan",
+      robot: "config",
+      timezone,
+      lateBy: 15,
+      skipDates: [],
+      plan: [{ name, days: "daily", at: "09:00", map: "Floor 1", area: name }],
+      wires: [[], [], ["answers"]],
+    });
+    const nodes: FlowNode[] = [planNode("auckland", "Pacific/Auckland", "Office"), planNode("angeles", "America/Los_Angeles", "Warehouse"), { id: "answers", type: "helper" }];
+    await loadFlow([fleet.http.serving(robotJob), robotPlan], flowWith(simulator.url, [...nodes, ...outputsAndCatch("auckland", "angeles")]), { config: { token: DEMO_TOKEN } });
+    const answers = collectMessages("answers") as Msg[];
+    const caught = collectMessages("caught");
+    const ask = async (node: string, report: Record<string, unknown>) => {
+      const before = answers.length;
+      helper.getNode(node).receive({ payload: { report } });
+      await waitFor(() => answers.length > before || caught.length > 0, 20_000, `${node}'s report`);
+      assert.equal(caught.length ? JSON.stringify(caught[0]) : "", "");
+      return answers.at(-1)!.payload as unknown;
+    };
+    const listed = (rows: PlanReportRows) => rows.occurrences.map((row) => `${row.occurrenceId} ${row.timezone} ${row.status}`);
+    const both = (day: string) => [`Office@${day}T09:00 Pacific/Auckland upcoming`, `Warehouse@${day}T09:00 America/Los_Angeles upcoming`];
+    for (const node of ["auckland", "angeles"]) {
+      // Auckland's 11 June 09:00 is 10 June 21:00 UTC, Los Angeles' is 11 June 16:00 UTC: one local day, two UTC days.
+      const day = (await ask(node, { from: "2026-06-11" })) as PlanReportRows;
+      assert.deepEqual(listed(day), both("2026-06-11"), `${node} lists each plan's 11 June`);
+      assert.deepEqual(day.zones, [
+        { timezone: "America/Los_Angeles", items: ["Warehouse"] },
+        { timezone: "Pacific/Auckland", items: ["Office"] },
+      ]);
+      // The days either side, as that node asks them: each plan's own day before and after, nothing of the 11th.
+      assert.deepEqual(listed((await ask(node, { from: "2026-06-10" })) as PlanReportRows), both("2026-06-10"), `${node}: 10 June`);
+      assert.deepEqual(listed((await ask(node, { from: "2026-06-12" })) as PlanReportRows), both("2026-06-12"), `${node}: 12 June`);
+    }
+    const csv = String(await ask("auckland", { from: "2026-06-11", format: "csv" }));
+    assert.deepEqual(
+      csv
+        .trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((line) => line.split(",").slice(0, 3).join(",")),
+      ["2026-06-11,Pacific/Auckland,Office@2026-06-11T09:00", "2026-06-11,America/Los_Angeles,Warehouse@2026-06-11T09:00"],
+      "each CSV line names the zone its day is in",
+    );
+    const html = String(await ask("angeles", { from: "2026-06-11", format: "html" }));
+    assert.ok(html.includes("Days and times in each plan&#39;s zone: America/Los_Angeles (Warehouse); Pacific/Auckland (Office)"), "the page names each plan's zone");
+    assert.equal(html.match(/<td>09:00<\/td>/g)?.length, 2, "each occurrence's time in its own plan's zone");
+  });
 });

@@ -85,7 +85,7 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     send({ pause: true });
     await clock.advanceTo(berlin("06:00:00"));
     await waitFor(() => settled.length === 1, 5000, "the paused occurrence");
-    assert.deepEqual(settled[0]!.payload, { occurrenceId: "Kitchen@2026-06-10T06:00", item: "Kitchen", plannedAt: "2026-06-10T04:00:00.000Z", status: "skipped" });
+    assert.deepEqual(settled[0]!.payload, { occurrenceId: "Kitchen@2026-06-10T06:00", item: "Kitchen", plannedAt: "2026-06-10T04:00:00.000Z", timezone: BERLIN, status: "skipped" });
     send({ pause: false });
     send({ upcoming: { hours: 0.05 } });
     await waitFor(() => answers.length === 1, 5000, "the upcoming answer");
@@ -127,7 +127,7 @@ describe("robot-plan: occurrences become robot-job jobs, each settled once", fun
     await settle();
     await clock.advanceTo(berlin("00:30:00", "2026-06-11"));
     await waitFor(() => settled.length === 1, 5000, "the 11th's occurrence");
-    assert.deepEqual(settled[0]!.payload, { occurrenceId: "Kitchen@2026-06-11T00:30", item: "Kitchen", plannedAt: "2026-06-10T22:30:00.000Z", status: "skipped" });
+    assert.deepEqual(settled[0]!.payload, { occurrenceId: "Kitchen@2026-06-11T00:30", item: "Kitchen", plannedAt: "2026-06-10T22:30:00.000Z", timezone: BERLIN, status: "skipped" });
     await clock.advanceTo(berlin("00:30:00", "2026-06-12"));
     await waitFor(() => events(progress).includes("due Kitchen@2026-06-12T00:30"), 5000, "the 12th's occurrence runs");
     assert.equal(settled.filter((msg) => msg.payload.status === "skipped").length, 1, "only the 11th was skipped");

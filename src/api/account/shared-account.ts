@@ -9,6 +9,7 @@ import type { SharedTokenStore } from "./auth";
 import type { WatchedState } from "../watching/watcher-state";
 import type { KeptStatus } from "../watching/fleet-statuses";
 import type { DirectoryShare } from "./robot-directory";
+import type { SettledOccurrence } from "../plans/occurrence";
 
 /** One call's place in the shared rate, held until the call has reached the server. */
 export interface Permit {
@@ -31,16 +32,20 @@ export interface AccountGate {
   pause(ms: number): void;
 }
 
-/** Which process polls for one watching node (the same node id in every copy of the flows). */
-export interface WatchLease {
+/**
+ * Which process polls for one watching node (the same node id in every copy of
+ * the flows), and the state the holder leaves for the others (a watcher's last
+ * states; robot-reports' book of reports).
+ */
+export interface WatchLease<State = WatchedState[]> {
   /** How often a process standing by asks again. */
   readonly checkEveryMs: number;
   /** Whether this process watches now; it takes the watch when the last holder has been gone long enough. */
   claim(): Promise<boolean>;
-  /** The states the last watcher left, to diff the next poll from (undefined when there are none). */
-  loadStates(): Promise<WatchedState[] | undefined>;
+  /** The states the last holder saved (as JSON: the reader checks them), undefined when there are none. */
+  loadStates(): Promise<State | undefined>;
   /** Saved after each poll and before its messages go out: a process taking over sends none of them again. */
-  saveStates(states: WatchedState[]): Promise<void>;
+  saveStates(states: State): Promise<void>;
   /** This process stops watching (its node closed): another may take over at once. */
   release(): void;
   /** The statuses a poll of this process read, `at` (ms), for the instances standing by (the account's last statuses). */
@@ -77,6 +82,18 @@ export interface RobotClaims {
 export interface OccurrenceClaims {
   /** True when this process has the occurrence (nobody had it, or its own earlier claim did); false when another process claimed it first. Kept for `forMs`. */
   claim(occurrenceId: string, forMs: number): Promise<boolean>;
+  /** Of these occurrences, those some process claimed (their claim has not lapsed). */
+  claimed(occurrenceIds: readonly string[]): Promise<Set<string>>;
+  /** Keeps a settled occurrence for every process's report; those planned before `keptBefore` (epoch ms) are forgotten. */
+  settle(occurrence: SettledOccurrence, keptBefore: number): Promise<void>;
+  /** The occurrences any process settled, planned at or after `fromMs` and before `toMs`. */
+  settledBetween(fromMs: number, toMs: number): Promise<SettledOccurrence[]>;
+}
+
+/** Task reports sent on by the copies of one robot-reports node across the processes. */
+export interface ReportClaims {
+  /** True when this process is the first to claim the node's report (kept `forMs`); false when another sent it. */
+  claim(nodeId: string, reportKey: string, forMs: number): Promise<boolean>;
 }
 
 export interface AccountSharing {
@@ -84,7 +101,9 @@ export interface AccountSharing {
   statuses: StatusShare;
   /** Only with client credentials: a fixed token has nothing to share. */
   token?: SharedTokenStore;
-  watchLease(nodeId: string, intervalMs: number): WatchLease;
+  watchLease<State = WatchedState[]>(nodeId: string, intervalMs: number): WatchLease<State>;
+  /** Task reports a robot-reports node sent, for every process: each report is sent on by one. */
+  reportClaims?: ReportClaims;
   robotClaims?: RobotClaims;
   occurrenceClaims?: OccurrenceClaims;
   /** The robot list, read by one instance per interval for all (robot-directory.ts). */

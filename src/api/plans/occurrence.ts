@@ -62,14 +62,18 @@ export interface SettledOccurrence {
   startedAt?: string;
   endedAt?: string;
   status: SettledStatus;
+  /** The plan's zone, whose local day and minute the id names (absent in what was settled before it was kept). */
+  timezone?: string;
   /** robot-job's end payload (robot, outcome, report); for `failed` the NO_ROBOT error's code, message and reasons. */
   job?: JobResult | FailedJob;
 }
 
 /** An account's occurrences between two instants (the plan book's `between`): the report's input. */
 export interface OccurrenceListing {
-  /** The zone the plans of the account are in (the first plan's, when nodes differ). */
+  /** The zone the plans of the account are in (the first plan's, when nodes differ): an item `zones` does not name is in it. */
   timezone: string;
+  /** Each item's plan's zone by item name (an item's name is the account's one item: nodes cannot give it two zones). */
+  zones?: Record<string, string>;
   /** Every occurrence the plans in force have in the span, settled or not, and those claimed (one run now), by plannedAt. */
   planned: PlannedOccurrence[];
   /** Every occurrence settled in the span (also of items no plan has any more), by plannedAt. */

@@ -9,8 +9,8 @@
  * start it twice. No Node-RED, no calls.
  */
 import { keptForAccount } from "../account/account-memory";
-import { occurrencesBetween } from "./calendar";
-import type { OccurrenceListing, PlanItem, PlannedOccurrence, SettledOccurrence } from "./occurrence";
+import { occurrencesBetween, startOfLocalDate } from "./calendar";
+import { dayOfOccurrence, type OccurrenceListing, type PlanItem, type PlannedOccurrence, type SettledOccurrence } from "./occurrence";
 
 /** Settled occurrences are kept this long after their planned time (a month's report), then forgotten. */
 export const SETTLED_KEPT_DAYS = 35;
@@ -146,27 +146,51 @@ export class AccountPlans {
    * those claimed (one run now included) and what was settled, by planned time.
    */
   between(from: Date | number, to: Date | number): OccurrenceListing {
+    const inSpan = (occurrence: { plannedAt: string }) =>
+      Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to;
+    return this.listing(() => [from, to], inSpan);
+  }
+
+  /**
+   * The account's occurrences on the local days `fromDay` to `toDay` (both
+   * included), each day taken in its own plan's zone: a plan in Auckland and
+   * one in Los Angeles each list their occurrence of a day, whichever node asks.
+   */
+  onDays(fromDay: string, toDay: string): OccurrenceListing {
+    const nextDay = new Date(Date.parse(`${toDay}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+    // The occurrence's id holds its local day in its plan's zone: a claimed or settled one is placed by it, whatever plan it came from.
+    const inSpan = (occurrence: { occurrenceId: string }) => {
+      const day = dayOfOccurrence(occurrence.occurrenceId);
+      return day >= fromDay && day <= toDay;
+    };
+    return this.listing((zone) => [startOfLocalDate(fromDay, zone), startOfLocalDate(nextDay, zone)], inSpan);
+  }
+
+  private listing(
+    spanIn: (zone: string) => [Date | number, Date | number],
+    inSpan: (occurrence: PlannedOccurrence | SettledOccurrence) => boolean,
+  ): OccurrenceListing {
     const planned = new Map<string, PlannedOccurrence>();
+    const zones: Record<string, string> = {};
     for (const [nodeId, plan] of this.inForce) {
       const since = this.states.get(nodeId)?.itemsSince ?? {};
-      for (const occurrence of occurrencesBetween(plan.items, plan.timezone, from, to))
+      for (const item of plan.items) zones[item.name] = plan.timezone;
+      for (const occurrence of occurrencesBetween(plan.items, plan.timezone, ...spanIn(plan.timezone)))
         if (Date.parse(occurrence.plannedAt) >= (since[planItemKey(occurrence.itemSpec, plan.timezone)] ?? -Infinity))
           planned.set(occurrence.occurrenceId, occurrence);
     }
     // An occurrence run now (runNow) is no calendar's: under way, it is listed from its claim.
     for (const { occurrence } of this.claimed.values())
-      if (!planned.has(occurrence.occurrenceId) && Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to)
-        planned.set(occurrence.occurrenceId, occurrence);
-    const settled = [...this.settled.values()]
-      .map((entry) => entry.occurrence)
-      .filter((occurrence) => Date.parse(occurrence.plannedAt) >= +from && Date.parse(occurrence.plannedAt) < +to);
-    const byTime = (a: { plannedAt: string; occurrenceId: string }, b: { plannedAt: string; occurrenceId: string }) =>
-      Date.parse(a.plannedAt) - Date.parse(b.plannedAt) || (a.occurrenceId < b.occurrenceId ? -1 : a.occurrenceId > b.occurrenceId ? 1 : 0);
+      if (!planned.has(occurrence.occurrenceId) && inSpan(occurrence)) planned.set(occurrence.occurrenceId, occurrence);
+    const settled = [...this.settled.values()].map((entry) => entry.occurrence).filter(inSpan);
+    // An item no plan has any more keeps the zone it was settled in.
+    for (const occurrence of settled) if (occurrence.timezone !== undefined) zones[occurrence.item] ??= occurrence.timezone;
     const timezone = this.inForce.values().next().value?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     return {
       timezone,
-      planned: [...planned.values()].sort(byTime),
-      settled: settled.map((occurrence) => structuredClone(occurrence)).sort(byTime),
+      zones,
+      planned: [...planned.values()].sort(byPlannedTime),
+      settled: settled.map((occurrence) => structuredClone(occurrence)).sort(byPlannedTime),
     };
   }
 
@@ -222,6 +246,26 @@ export class AccountPlans {
 /** An item as planned: the same name with another time, days or work is another item, in force from its own change. */
 export function planItemKey(item: PlanItem, timezone: string): string {
   return JSON.stringify([timezone, item]);
+}
+
+/**
+ * A listing with the occurrences other processes sharing the account settled
+ * (Redis, robot-claims.ts) that this one does not know, each once; their zones
+ * name their items where no plan of this process does.
+ */
+export function withSettledElsewhere(listing: OccurrenceListing, elsewhere: readonly SettledOccurrence[]): OccurrenceListing {
+  const known = new Set(listing.settled.map((occurrence) => occurrence.occurrenceId));
+  const added = elsewhere.filter((occurrence) => !known.has(occurrence.occurrenceId));
+  if (added.length === 0) return listing;
+  const zones = { ...listing.zones };
+  for (const occurrence of added) if (occurrence.timezone !== undefined) zones[occurrence.item] ??= occurrence.timezone;
+  return { ...listing, zones, settled: [...listing.settled, ...added].sort(byPlannedTime) };
+}
+
+function byPlannedTime(a: { plannedAt: string; occurrenceId: string }, b: { plannedAt: string; occurrenceId: string }): number {
+  return (
+    Date.parse(a.plannedAt) - Date.parse(b.plannedAt) || (a.occurrenceId < b.occurrenceId ? -1 : a.occurrenceId > b.occurrenceId ? 1 : 0)
+  );
 }
 
 /** The plans of the account `accountKey` in this process. */

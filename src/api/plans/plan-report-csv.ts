@@ -5,9 +5,10 @@
  */
 import type { PlanReportRows, ReportWords } from "./plan-report-rows";
 
-/** The CSV's columns, units in their names (times ISO 8601 in UTC, areas m², coverage per cent), one line per occurrence. */
+/** The CSV's columns, units in their names (times ISO 8601 in UTC, areas m², coverage per cent; `day` in its plan's `timezone`), one line per occurrence. */
 export const CSV_COLUMNS = [
   "day",
+  "timezone",
   "occurrence_id",
   "item",
   "planned_at",
@@ -45,6 +46,7 @@ export function planReportCsv(rows: PlanReportRows, words: ReportWords): string 
   const lines = rows.occurrences.map((row) =>
     [
       row.day,
+      row.timezone,
       row.occurrenceId,
       row.item,
       row.plannedAt,

@@ -25,6 +25,7 @@ export const REPORT_WORD_KEYS = [
   "title",
   "period",
   "zone",
+  "zones",
   "byItem",
   "occurrences",
   "images",
@@ -133,12 +134,22 @@ function showableImage(url: string): boolean {
 export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput, "language" | "words">): string {
   const { language, words } = input;
   const text = (value: string) => escapeMarkup(value);
-  const time = new Intl.DateTimeFormat(language, { timeZone: rows.timezone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  // Each occurrence's times in its own plan's zone, as its day is.
+  const timeIn = new Map<string, Intl.DateTimeFormat>();
+  const time = (zone: string) => {
+    let format = timeIn.get(zone);
+    if (!format)
+      timeIn.set(
+        zone,
+        (format = new Intl.DateTimeFormat(language, { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })),
+      );
+    return format;
+  };
   const date = new Intl.DateTimeFormat(language, { timeZone: "UTC", dateStyle: "full" });
   const number = new Intl.NumberFormat(language, { maximumFractionDigits: 1 });
   const percentage = new Intl.NumberFormat(language, { style: "percent", maximumFractionDigits: 1 });
   const dayName = (day: string) => date.format(Date.parse(`${day}T12:00:00Z`));
-  const at = (iso: string | undefined) => (iso ? time.format(Date.parse(iso)) : "");
+  const at = (iso: string | undefined, row: Pick<OccurrenceRow, "timezone">) => (iso ? time(row.timezone).format(Date.parse(iso)) : "");
   const figure = (value: number | null) => (value === null ? "" : number.format(value));
   const share = (value: number | null) => (value === null ? "" : percentage.format(value));
   const state = (value: OccurrenceState) =>
@@ -198,11 +209,11 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     const body = dayOccurrences
       .map((row) => {
         const values = [
-          text(at(row.plannedAt)),
+          text(at(row.plannedAt, row)),
           text(row.item),
           stateWithOutcome(row),
-          text(at(row.startedAt)),
-          text(at(row.endedAt)),
+          text(at(row.startedAt, row)),
+          text(at(row.endedAt, row)),
           text(row.robotName ?? ""),
           text(duration(row.durationSeconds)),
           figure(row.areaCleaned),
@@ -220,10 +231,10 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     if (shown.length === 0) return "";
     const figures = shown
       .map((row) => {
-        const caption = `<figcaption>${text(`${row.item} · ${at(row.plannedAt)} · ${row.robotName ?? ""}`)}</figcaption>`;
+        const caption = `<figcaption>${text(`${row.item} · ${at(row.plannedAt, row)} · ${row.robotName ?? ""}`)}</figcaption>`;
         if (row.image === undefined || !showableImage(row.image))
           return `<figure><p class="no-image">${text(row.imageNote!)}</p>${caption}</figure>`;
-        return `<figure><img src="${text(row.image)}" alt="${text(`${row.item} ${at(row.plannedAt)}`)}">${caption}</figure>`;
+        return `<figure><img src="${text(row.image)}" alt="${text(`${row.item} ${at(row.plannedAt, row)}`)}">${caption}</figure>`;
       })
       .join("");
     return `<h2>${text(words("images"))}</h2><div class="images">${figures}</div>`;
@@ -233,10 +244,15 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
     rows.customer ? words("customer", { name: rows.customer }) : "",
     rows.contractor ? words("contractor", { name: rows.contractor }) : "",
   ].filter((party) => party !== "");
+  // Where plans are in several zones, each is named with its items: a day is a day of that plan's zone.
+  const zoneWords =
+    rows.zones.length === 1
+      ? words("zone", { zone: rows.zones[0]!.timezone })
+      : words("zones", { zones: rows.zones.map((zone) => `${zone.timezone} (${zone.items.join(", ")})`).join("; ") });
   const header = (when: string) =>
     `<header><h1>${text(rows.site)}</h1><p class="date">${text(words("title"))} · ${text(when)}</p>${
       parties.length ? `<p>${text(parties.join(" · "))}</p>` : ""
-    }<p class="muted">${text(words("zone", { zone: rows.timezone }))}</p></header>`;
+    }<p class="muted">${text(zoneWords)}</p></header>`;
   // Both parties sign the last page: a name, a signature and a date each, filled in by hand on the print.
   const signOff = () => {
     const party = (heading: string, name: string | undefined) =>
@@ -272,7 +288,7 @@ export function planReportHtml(rows: PlanReportRows, input: Pick<PlanReportInput
         const what = [incident.code, incident.name].filter((part) => part !== undefined && part !== "").join(" ");
         return `<tr>${cells(
           [
-            at(incident.raisedAt),
+            at(incident.raisedAt, row),
             row.item,
             row.robotName ?? incident.serialNumber,
             incident.level?.code ?? "",

@@ -45,6 +45,8 @@ export const OCCURRENCE_STATES: readonly OccurrenceState[] = ["upcoming", "runni
 export interface OccurrenceRow {
   /** The occurrence's local day in the plan's zone. */
   day: string;
+  /** Its plan's zone: its day and times are taken in it. */
+  timezone: string;
   occurrenceId: string;
   item: string;
   plannedAt: string;
@@ -86,7 +88,10 @@ export interface ReportParties {
 }
 
 export interface PlanReportRows extends ReportParties {
+  /** The zone of the account's plans (the first plan's, when they differ: each row names its own). */
   timezone: string;
+  /** Each zone the occurrences' days are taken in, with its items (one entry where every plan has one zone). */
+  zones: { timezone: string; items: string[] }[];
   from: string;
   to: string;
   occurrences: OccurrenceRow[];
@@ -198,6 +203,7 @@ function joinOccurrence(
   const nameOf = (serialNumber: string) => input.robotName?.(serialNumber) ?? serialNumber;
   const base = {
     day: dayOfOccurrence(planned.occurrenceId),
+    timezone: input.listing.zones?.[planned.item] ?? input.listing.timezone,
     occurrenceId: planned.occurrenceId,
     item: planned.item,
     plannedAt: planned.plannedAt,
@@ -338,6 +344,10 @@ export function planReportRows(input: PlanReportInput): PlanReportRows {
     ...(input.customer ? { customer: input.customer } : {}),
     ...(input.contractor ? { contractor: input.contractor } : {}),
     timezone: input.listing.timezone,
+    zones: zonesOf(
+      joined.map((each) => each.row),
+      input.listing.timezone,
+    ),
     from,
     to,
     occurrences: joined.map((each) => each.row),
@@ -346,6 +356,14 @@ export function planReportRows(input: PlanReportInput): PlanReportRows {
     itemTotals,
     total: countsOf(joined),
   };
+}
+
+/** The zones of the rows with their items, by zone; the plans' zone alone where there are no rows. */
+function zonesOf(rows: readonly OccurrenceRow[], timezone: string): PlanReportRows["zones"] {
+  const items = new Map<string, Set<string>>();
+  for (const row of rows) items.set(row.timezone, (items.get(row.timezone) ?? new Set()).add(row.item));
+  if (items.size === 0) return [{ timezone, items: [] }];
+  return [...items].sort(([a], [b]) => compare(a, b)).map(([zone, names]) => ({ timezone: zone, items: [...names].sort(compare) }));
 }
 
 /** How many occurrences there were and how each ended, and the KPI figures of their reports taken together. */

@@ -9,7 +9,7 @@ import { SharedRate } from "./shared-rate";
 import { SharedStatuses } from "./shared-statuses";
 import { SharedDirectory } from "./shared-directory";
 import { SharedToken } from "./shared-token";
-import { RedisOccurrenceClaims, RedisRobotClaims } from "./robot-claims";
+import { RedisOccurrenceClaims, RedisReportClaims, RedisRobotClaims } from "./robot-claims";
 import { RedisWatchLease } from "./watch-lease";
 
 export interface ShareAccountOptions extends RedisLinkOptions {
@@ -26,9 +26,10 @@ export function shareAccount(options: ShareAccountOptions): AccountSharing {
     gate: new SharedRate(link, { rateLimit: options.rateLimit, callTimeoutMs: options.callTimeoutMs }),
     statuses: new SharedStatuses(link),
     ...(options.clientSecret ? { token: new SharedToken(link, options.clientSecret) } : {}),
-    watchLease: (nodeId, intervalMs) => new RedisWatchLease(link, nodeId, intervalMs),
+    watchLease: <State>(nodeId: string, intervalMs: number) => new RedisWatchLease<State>(link, nodeId, intervalMs),
     robotClaims: new RedisRobotClaims(link),
     occurrenceClaims: new RedisOccurrenceClaims(link),
+    reportClaims: new RedisReportClaims(link),
     directory: new SharedDirectory(link),
     close: () => link.close(),
   };

@@ -5,7 +5,8 @@
  * jobs, and a claim of an instance that died lapses by itself. The job's id,
  * not the instance's, is the owner: a redeploy keeps the job and its claim.
  */
-import type { OccurrenceClaims, RobotClaims } from "../account/shared-account";
+import type { OccurrenceClaims, ReportClaims, RobotClaims } from "../account/shared-account";
+import type { SettledOccurrence } from "../plans/occurrence";
 import type { RedisLink } from "./redis-link";
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -43,13 +44,74 @@ export class RedisRobotClaims implements RobotClaims {
  * Occurrences of cleaning plans, claimed by the first process to ask (SET NX
  * PX): the other processes running the same plan neither start nor record
  * it. A claim is never released: it lapses after the occurrence's time.
+ *
+ * What a process settles is kept for the account too (a hash by occurrence
+ * id, and its planned times in a sorted set to read a span and prune by), so
+ * every process's plan report lists it with its true state.
  */
 export class RedisOccurrenceClaims implements OccurrenceClaims {
-  constructor(private readonly link: RedisLink) {}
+  private readonly settledKey: string;
+  private readonly plannedAtKey: string;
+
+  constructor(private readonly link: RedisLink) {
+    this.settledKey = link.key("occurrences", "settled");
+    this.plannedAtKey = link.key("occurrences", "settled", "planned-at");
+  }
+
+  private claimKeyOf(occurrenceId: string): string {
+    return this.link.key("occurrence", occurrenceId);
+  }
 
   async claim(occurrenceId: string, forMs: number): Promise<boolean> {
     await this.link.joined;
     // Asked again after an answer that came too late: the claim that answer made is this instance's.
-    return claimKey(this.link, this.link.key("occurrence", occurrenceId), this.link.instanceId, forMs);
+    return claimKey(this.link, this.claimKeyOf(occurrenceId), this.link.instanceId, forMs);
+  }
+
+  async claimed(occurrenceIds: readonly string[]): Promise<Set<string>> {
+    if (occurrenceIds.length === 0) return new Set();
+    const holders = await this.link.client.mget(occurrenceIds.map((id) => this.claimKeyOf(id)));
+    return new Set(occurrenceIds.filter((_, index) => holders[index] !== null));
+  }
+
+  async settle(occurrence: SettledOccurrence, keptBefore: number): Promise<void> {
+    const old = await this.link.client.zrangebyscore(this.plannedAtKey, "-inf", `(${keptBefore}`);
+    const write = this.link.client
+      .multi()
+      .hset(this.settledKey, occurrence.occurrenceId, JSON.stringify(occurrence))
+      .zadd(this.plannedAtKey, Date.parse(occurrence.plannedAt), occurrence.occurrenceId);
+    if (old.length > 0) write.hdel(this.settledKey, ...old).zremrangebyscore(this.plannedAtKey, "-inf", `(${keptBefore}`);
+    await write.exec();
+  }
+
+  async settledBetween(fromMs: number, toMs: number): Promise<SettledOccurrence[]> {
+    const ids = await this.link.client.zrangebyscore(this.plannedAtKey, fromMs, `(${toMs}`);
+    if (ids.length === 0) return [];
+    const values = await this.link.client.hmget(this.settledKey, ...ids);
+    return values.flatMap((value) => {
+      try {
+        const occurrence = value === null ? undefined : (JSON.parse(value) as Partial<SettledOccurrence>);
+        return typeof occurrence?.occurrenceId === "string" && typeof occurrence.plannedAt === "string"
+          ? [occurrence as SettledOccurrence]
+          : [];
+      } catch {
+        // Not an occurrence this package wrote: left out.
+        return [];
+      }
+    });
+  }
+}
+
+/**
+ * Task reports a robot-reports node sent on, claimed by the first of its
+ * copies to take each in (SET NX PX, for the node's Keep period): a report
+ * swept by one instance and pushed to another is sent once.
+ */
+export class RedisReportClaims implements ReportClaims {
+  constructor(private readonly link: RedisLink) {}
+
+  async claim(nodeId: string, reportKey: string, forMs: number): Promise<boolean> {
+    await this.link.joined;
+    return claimKey(this.link, this.link.key("report-sent", nodeId, reportKey), this.link.instanceId, forMs);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Who watches for one watching node when its flows run in several instances:
  * a lease in Redis (the holder's id with an expiry), renewed by the holder
- * every quarter interval, and the states its last poll knew. An instance
+ * every quarter interval, and the states its last poll knew (as JSON: a
+ * watcher's last states, robot-reports' book). An instance
  * standing by takes the lease once it has found it free twice in a row, a
  * third of an interval apart: a holder that died frees it within 0.6
  * interval, so another polls within two; a live holder whose lease vanished
@@ -28,7 +29,7 @@ return 0`;
 /** The last states are kept this long after the last poll (a flow stopped for a day starts afresh). */
 const STATES_KEEP_MS = 24 * 3600_000;
 
-export class RedisWatchLease implements WatchLease {
+export class RedisWatchLease<State = WatchedState[]> implements WatchLease<State> {
   readonly checkEveryMs: number;
   private readonly ttlMs: number;
   private readonly leaseKey: string;
@@ -77,17 +78,16 @@ export class RedisWatchLease implements WatchLease {
     }
   }
 
-  async loadStates(): Promise<WatchedState[] | undefined> {
+  async loadStates(): Promise<State | undefined> {
     try {
       const text = await this.link.client.get(this.statesKey);
-      const states: unknown = text ? JSON.parse(text) : undefined;
-      return Array.isArray(states) ? (states as WatchedState[]) : undefined;
+      return text ? (JSON.parse(text) as State) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  async saveStates(states: WatchedState[]): Promise<void> {
+  async saveStates(states: State): Promise<void> {
     if (!this.link.ready) return;
     await this.link.client.set(this.statesKey, JSON.stringify(states), "PX", STATES_KEEP_MS);
   }

@@ -187,7 +187,7 @@ export class WatchLoop {
     if (this.stopped || holds === this.holding) return holds && !this.stopped;
     if (holds) {
       const states = await lease.loadStates();
-      if (states) this.watcher.restore(states);
+      if (Array.isArray(states)) this.watcher.restore(states);
     }
     this.holding = holds;
     this.handlers.watching?.(holds);

@@ -20,7 +20,7 @@ import { localMinuteOf, occurrencesBetween } from "../../api/plans/calendar";
 import { dayOfOccurrence, occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
 import { readPlan, readSkipDates, readTimezone } from "../../api/plans/plan";
 import { isCalendarDate } from "../../api/cloud/cloud-time";
-import { plansOfAccount, type NodePlanState } from "../../api/plans/plan-book";
+import { plansOfAccount, SETTLED_KEPT_DAYS, type NodePlanState } from "../../api/plans/plan-book";
 import { DateTime } from "luxon";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { ContextMirror } from "../shared/context-mirror";
@@ -201,10 +201,25 @@ function runPlan(
   }
 
   function settle(occurrence: Pick<PlannedOccurrence, "occurrenceId" | "item" | "plannedAt">, status: SettledStatus, ended: Partial<SettledOccurrence> = {}): void {
-    const settled: SettledOccurrence = { occurrenceId: occurrence.occurrenceId, item: occurrence.item, plannedAt: occurrence.plannedAt, ...ended, status };
+    const settled: SettledOccurrence = { occurrenceId: occurrence.occurrenceId, item: occurrence.item, plannedAt: occurrence.plannedAt, timezone, ...ended, status };
     plans.settle(node.id, settled);
+    share(settled);
     planMirror.changed();
     node.send([{ topic: settled.item, payload: structuredClone(settled) }, null, null]);
+  }
+
+  /** Settled here and not yet in the account's Redis (it did not answer): written again at each look. */
+  const unshared = new Map<string, SettledOccurrence>();
+
+  /** Keeps a settled occurrence where every instance sharing the account reads it for its report. */
+  function share(settled: SettledOccurrence): void {
+    const shared = client.sharing?.occurrenceClaims;
+    if (!shared) return;
+    unshared.set(settled.occurrenceId, settled);
+    void shared.settle(settled, clock.now() - SETTLED_KEPT_DAYS * 86_400_000).then(
+      () => unshared.delete(settled.occurrenceId),
+      () => undefined,
+    );
   }
 
   function settleJob(job: JobRecord, end: JobEnd): void {
@@ -298,6 +313,7 @@ function runPlan(
     const found = [...(state.unanswered ?? []), ...(unrecorded > 0 ? passed.slice(unrecorded) : passed)];
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
     for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
+    for (const settled of unshared.values()) share(settled);
     plans.prune(now);
     planMirror.changed();
     status.changed();
@@ -401,7 +417,7 @@ function runPlan(
         answered = [null, null, { ...msg, payload: { upcoming: upcoming(value) } }];
         break;
       case "report":
-        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, between: (from, to) => plans.between(from, to), timezone, nowMs: clock.now(), t, parties: settings.parties, reasonWords: (reason) => jobReasonWords(jobWords, reason) }) }];
+        answered = [null, null, { ...msg, payload: await planReportAnswer(value, { client, plans, timezone, nowMs: clock.now(), t, parties: settings.parties, reasonWords: (reason) => jobReasonWords(jobWords, reason) }) }];
         break;
       case "cancel": {
         const occurrenceId = typeof value === "string" ? value : "";

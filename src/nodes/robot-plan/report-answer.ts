@@ -9,10 +9,14 @@
  * one it could not keep is missing.
  */
 import { DateTime } from "luxon";
+import { RobotApiError } from "../../api/errors";
+import { settledWithin } from "../../api/engine/clock";
+import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
+import { withSettledElsewhere, type AccountPlans } from "../../api/plans/plan-book";
 import type { RobotClient } from "../../api/client";
 import { robotNameOf } from "../../api/account/robot-directory";
 import type { OccurrenceListing } from "../../api/plans/occurrence";
-import { planReport, planReportRows, readPlanReportRequest, type PlanReportRows, type ReportParties } from "../../api/plans/plan-report";
+import { planReport, planReportRows, readPlanReportRequest, type PlanReportRequest, type PlanReportRows, type ReportParties } from "../../api/plans/plan-report";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { underWayOf } from "../../api/plans/under-way";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
@@ -39,8 +43,9 @@ const MAX_EMBEDDED_IMAGES = 200;
 
 export interface ReportSources {
   client: RobotClient;
-  /** The account's occurrences planned in [from, to) (the plan book's between). */
-  between: (fromMs: number, toMs: number) => OccurrenceListing;
+  /** The account's plan book in this process. */
+  plans: AccountPlans;
+  /** The asking node's zone: the day "today" stands for. */
   timezone: string;
   nowMs: number;
   /** robot-plan's translator: the report's words are the shared catalogue's planReport. */
@@ -57,12 +62,12 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
   const today = DateTime.fromMillis(nowMs, { zone: timezone }).toISODate()!;
   const request = readPlanReportRequest(value, today);
   const parties = partiesOf(value as Record<string, unknown>, sources.parties);
-  const fromMs = DateTime.fromISO(request.from, { zone: timezone }).startOf("day").toMillis();
-  const toMs = DateTime.fromISO(request.to, { zone: timezone }).plus({ days: 1 }).startOf("day").toMillis();
+  const { listing, claimedElsewhere } = await accountListing(sources.plans, client, request, nowMs);
   const reports = reportsOfAccount(client.accountKey);
   const alarms = alarmsOfAccount(client.accountKey);
+  const underWay = underWayOf(client.accountKey);
   const input = {
-    listing: sources.between(fromMs, toMs),
+    listing,
     request,
     ...parties,
     // The catalogue Node-RED chose names its language: dates and numbers follow the words.
@@ -70,13 +75,56 @@ export async function planReportAnswer(value: unknown, sources: ReportSources): 
     words: (key: string, params?: Record<string, string | number>) => t(`planReport.${key}`, params),
     nowMs,
     keptReport: (reportKey: string, serialNumber: string) => reports.get(reportKey, serialNumber),
-    underWay: underWayOf(client.accountKey),
+    // Under way in another instance: running, its robot and start shown once it settles there.
+    underWay: (occurrenceId: string) => underWay(occurrenceId) ?? (claimedElsewhere.has(occurrenceId) ? {} : undefined),
     reasonWords: sources.reasonWords,
     incidents: (fromMs: number, toMs: number) => alarms.incidents(fromMs, toMs),
     robotName: (serialNumber: string) => robotNameOf(client.accountKey, serialNumber),
   };
   if (request.format !== "html") return planReport(input);
   return planReport({ ...input, ...(await embeddedImages(planReportRows(input), client, t, sources.signal)) });
+}
+
+/** A day either side of the span in UTC holds every plan's local days of it (zones are UTC−12 to UTC+14). */
+const ZONE_REACH_MS = 86_400_000;
+
+/**
+ * The account's occurrences on the report's days: this process's plan book
+ * and, where the account is shared, what every instance settled, and which
+ * of those past their time no instance settled are claimed (under way) in another.
+ */
+async function accountListing(
+  plans: AccountPlans,
+  client: RobotClient,
+  request: PlanReportRequest,
+  nowMs: number,
+): Promise<{ listing: OccurrenceListing; claimedElsewhere: Set<string> }> {
+  const own = plans.onDays(request.from, request.to);
+  const shared = client.sharing?.occurrenceClaims;
+  if (!shared) return { listing: own, claimedElsewhere: new Set() };
+  const unanswered = (why: string) =>
+    new RobotApiError({
+      kind: "network",
+      operation: "planReport",
+      message: `planReport: the account's Redis ${why}: the report would lack what other Node-RED instances settled; nothing was sent, ask again`,
+    });
+  const reading = async () => {
+    const settled = await shared.settledBetween(Date.parse(`${request.from}T00:00:00Z`) - ZONE_REACH_MS, Date.parse(`${request.to}T00:00:00Z`) + 2 * ZONE_REACH_MS);
+    const listing = withSettledElsewhere(own, settled);
+    const settledIds = new Set(listing.settled.map((occurrence) => occurrence.occurrenceId));
+    const open = listing.planned.filter(
+      (occurrence) => !settledIds.has(occurrence.occurrenceId) && !plans.claimedOf(occurrence.occurrenceId) && Date.parse(occurrence.plannedAt) <= nowMs,
+    );
+    return { listing, claimedElsewhere: await shared.claimed(open.map((occurrence) => occurrence.occurrenceId)) };
+  };
+  let answer;
+  try {
+    answer = await settledWithin(CLAIM_ANSWER_MS, reading());
+  } catch (error) {
+    throw unanswered(`failed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (answer === "timeout") throw unanswered(`did not answer within ${CLAIM_ANSWER_MS / 1000} s`);
+  return answer;
 }
 
 /**

@@ -91,8 +91,8 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
   const status = new ReportsStatus(node, t);
 
   /** Sends a report on once: output 1 the report, output 2 its day's figures when it counts in the history. */
-  const take = (report: ReadReport, send: Send, msg?: NodeMessageInFlow): boolean => {
-    const { fresh, kept } = keeper.admit(report);
+  const take = async (report: ReadReport, send: Send, msg?: NodeMessageInFlow): Promise<boolean> => {
+    const { fresh, kept } = await keeper.admit(report);
     if (!fresh) return false;
     const out: NodeMessage = msg ?? {};
     out.topic = report.serialNumber;
@@ -157,8 +157,10 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
     });
   };
 
-  keeper.onTimer = () => {
-    sweep((msg) => node.send(msg)).then(
+  /** The timer's sweep, where this instance sweeps (a shared account: one at a time); else it stands by. */
+  const sweepAtTimer = async () => {
+    if (!(await keeper.sweepsHere())) return status.standingBy(keeper.book.size.history);
+    await sweep((msg) => node.send(msg)).then(
       (summary) => {
         const failure = failureOf(summary);
         if (failure) node.error(failure, { topic: "sweep", payload: { failedRobots: summary.failures.map((each) => each.serialNumber) } });
@@ -168,6 +170,7 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
       },
     );
   };
+  keeper.onTimer = () => void sweepAtTimer().catch((error: unknown) => node.error(error));
   status.reading();
   void keeper.ready.then(() => keeper.onTimer?.());
 
@@ -183,6 +186,8 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
     await keeper.ready;
     if (isPlainObject(payload) && payload.kpi !== undefined) {
       const request = readKpiRequest(payload.kpi, keeper.today());
+      // Standing by: the figures of what the sweeping instance shared, as fresh as its last sweep.
+      if (keeper.standingBy) await keeper.takeShared();
       const out = msg as NodeMessageInFlow & { kpi: unknown };
       out.kpi = request;
       const rows = keeper.table(request);
@@ -196,7 +201,7 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
     }
     const pushed = pushedReportOf(payload);
     if (pushed) {
-      take(pushed, send, msg);
+      await take(pushed, send, msg);
       status.draw();
       return;
     }

@@ -15,6 +15,9 @@ import { dayFormatter, kpiRows, type KeptReport, type KpiRequest, type KpiRow } 
 import type { ReadReport } from "../../api/reports/reading";
 import { sweepFleet, type SweepSummary } from "../../api/reports/sweep";
 import { ContextMirror } from "../shared/context-mirror";
+import type { WatchLease } from "../../api/account/shared-account";
+import { settledWithin } from "../../api/engine/clock";
+import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
 
 export interface ReportsSettings {
   serialNumbers: string[];
@@ -48,6 +51,11 @@ export class ReportsKeeper {
   private readonly lifetime = new AbortController();
   /** A robot's name in the rows: the robot list's (the account's robot directory). */
   private readonly nameOf = (serialNumber: string): string => robotNameOf(this.client.accountKey, serialNumber);
+  /** A shared account: the same node in every copy of the flows sweeps in one instance at a time. */
+  private readonly lease: WatchLease<unknown> | undefined;
+  /** This instance sweeps at its timer (always where the account is not shared). */
+  private holding: boolean;
+  private readonly nodeId: string;
 
   constructor(
     node: Node,
@@ -55,6 +63,9 @@ export class ReportsKeeper {
     private readonly settings: ReportsSettings,
   ) {
     this.dayOf = dayFormatter(settings.timeZone);
+    this.nodeId = node.id;
+    this.lease = client.sharing?.watchLease<unknown>(node.id, settings.everyMs);
+    this.holding = this.lease === undefined;
     // Per account and node: a second robot-reports node of the account sends every report too.
     this.book = keptForAccount(client.accountKey, `robot-reports/${node.id}`, () => new ReportBook());
     this.mirror = new ContextMirror(node, CONTEXT_KEY, () => this.book.snapshot());
@@ -65,14 +76,63 @@ export class ReportsKeeper {
     });
   }
 
-  /** Takes a report in: true when it is new to this node (then it is remembered and written to context). */
-  admit(report: ReadReport): { fresh: boolean; kept?: KeptReport } {
+  /**
+   * Takes a report in: fresh when it is new to this node (then it is remembered
+   * and written to context) and, on a shared account, no copy of the node in
+   * another instance sent it (its claim in Redis; unanswered, it is this one's).
+   */
+  async admit(report: ReadReport): Promise<{ fresh: boolean; kept?: KeptReport }> {
     keepReport(this.client, report);
     const admission = this.book.admit(report, Date.now(), this.settings.keepMs);
     if (!admission.fresh) return { fresh: false };
     if (admission.kept) this.addToDay(admission.kept);
     this.mirror.changed();
+    // A sweep shares the book once at its end, not once per report.
+    if (!this.sweeping) this.share();
+    const claims = this.client.sharing?.reportClaims;
+    const claimed = claims ? await settledWithin(CLAIM_ANSWER_MS, claims.claim(this.nodeId, report.reportKey, this.settings.keepMs)).catch(() => true) : true;
+    // Kept either way: another instance sent it, and its figures count here too.
+    if (claimed === false) return { fresh: false };
     return { fresh: true, ...(admission.kept ? { kept: admission.kept } : {}) };
+  }
+
+  /**
+   * Whether this instance sweeps at its timer: always, unless the account is
+   * shared and a copy of the node in another instance holds the lease; then
+   * this one takes in the book that one shared, and asks again a third of an
+   * interval later.
+   */
+  async sweepsHere(): Promise<boolean> {
+    if (!this.lease) return true;
+    const holds = await this.lease.claim();
+    // Taking over, the book the last holder shared first: its sweep goes on from where that one's ended.
+    if (!holds || !this.holding) await this.takeShared();
+    this.holding = holds;
+    if (!holds && !this.closed) {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.onTimer?.(), this.lease.checkEveryMs);
+    }
+    return holds;
+  }
+
+  /** Whether another instance sweeps for this node (the account is shared and this one stands by). */
+  get standingBy(): boolean {
+    return !this.holding;
+  }
+
+  /** Standing by: the reports and sweep ends the sweeping instance shared join this instance's book (for its KPIs). */
+  async takeShared(): Promise<void> {
+    const shared = await this.lease?.loadStates().catch(() => undefined);
+    if (shared === undefined || this.closed) return;
+    this.book.restore(shared);
+    this.book.prune(Date.now(), this.settings.keepMs);
+    this.indexDays();
+    this.mirror.changed();
+  }
+
+  /** Sweeping on a shared account: the book for the instances standing by, and for the one that takes over. */
+  private share(): void {
+    if (this.lease && this.holding) void this.lease.saveStates(this.book.snapshot()).catch(() => undefined);
   }
 
   /** The figures of a kept report's day, for its robot and each of its maps. */
@@ -98,10 +158,12 @@ export class ReportsKeeper {
    * Sweeps now, or joins the sweep under way. `found` gets each report the
    * sweep lists (new or not: the caller admits it).
    */
-  sweep(found: (report: ReadReport) => void): Promise<SweepSummary> {
+  sweep(found: (report: ReadReport) => Promise<unknown>): Promise<SweepSummary> {
     if (this.sweeping) return this.sweeping;
     clearTimeout(this.timer);
     const now = Date.now();
+    // Each report taken in after the one before (its claim answered): they go out in the order the cloud listed them.
+    let taking: Promise<unknown> = Promise.resolve();
     this.sweeping = this.ready
       .then(() =>
         sweepFleet(this.client, {
@@ -113,18 +175,23 @@ export class ReportsKeeper {
           seen: (report) => this.book.has(report.reportKey),
           // Nothing of a closed node reaches the flows that replace it.
           found: (report) => {
-            if (!this.closed) found(report);
+            taking = taking.then(() => (this.closed ? undefined : found(report)));
           },
           options: { signal: this.lifetime.signal },
         }),
       )
+      .then(async (summary) => {
+        await taking;
+        return summary;
+      })
       .finally(() => {
         this.sweeping = undefined;
         // A sweep cut short by the close changed nothing worth writing after it.
         if (this.closed) return;
         if (this.book.prune(Date.now(), this.settings.keepMs)) this.indexDays();
-        // Where each robot's sweep ended is state too: a restart goes on from there.
+        // Where each robot's sweep ended is state too: a restart, or the instance taking over, goes on from there.
         this.mirror.changed();
+        this.share();
         this.timer = setTimeout(() => this.onTimer?.(), this.settings.everyMs);
       });
     return this.sweeping;
@@ -142,6 +209,7 @@ export class ReportsKeeper {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.lease?.release();
     this.lifetime.abort();
     await this.mirror.flush();
   }

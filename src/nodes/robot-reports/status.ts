@@ -19,6 +19,8 @@ export class ReportsStatus {
   notBound = 0;
   private last: { text: string; fill: "green" | "yellow" | "red" } | undefined;
   private doing: "reading" | "sweeping" | undefined;
+  /** Another Node-RED instance sweeps for this node: the reports its shared book holds. */
+  private standing: number | undefined;
   private readonly drawer: StatusDrawer;
 
   constructor(
@@ -33,7 +35,15 @@ export class ReportsStatus {
     this.drawer.draw();
   }
 
+  /** Another instance sweeps for this node (a shared account); `reports` its shared book holds. */
+  standingBy(reports: number): void {
+    this.standing = reports;
+    this.doing = undefined;
+    this.drawer.draw();
+  }
+
   sweeping(): void {
+    this.standing = undefined;
     this.doing = "sweeping";
     this.drawer.draw();
   }
@@ -67,6 +77,7 @@ export class ReportsStatus {
   private current(): NodeStatus {
     if (this.doing === "reading") return { fill: "blue", shape: "ring", text: this.t("status.reading") };
     if (this.doing === "sweeping") return { fill: "blue", shape: "dot", text: this.t("status.sweeping", { sent: this.sent }) };
+    if (this.standing !== undefined) return { fill: "grey", shape: "ring", text: shorten(this.t("status.standingBy", { reports: this.standing }), 64) };
     const sent = this.t("status.sent", { count: this.sent });
     const unbound = this.notBound > 0 ? `, ${this.t("status.notBound", { count: this.notBound })}` : "";
     const text = `${sent}${unbound}${this.last ? `, ${this.last.text}` : ""}`;
