@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
-import { WEAR_PARTS, type WearPart } from "../../api/upkeep/facts";
+import { WEAR_PARTS, shareLeft, type WearPart } from "../../api/upkeep/facts";
 import type { WearChanges, WearQuery } from "../server/control-requests";
 import { invalid } from "../server/sim-errors";
 import { milliTimestamp, round } from "./values";
@@ -168,21 +168,21 @@ export function batteryHealthBlockOf(battery: BatteryWear): Record<string, unkno
   };
 }
 
-const partLeft = (counter: PartCounter | undefined): number =>
-  counter ? Math.round(100 * Math.min(1, Math.max(0, 1 - counter.usedLife / counter.lifeSpan))) : 100;
-
 /**
  * A report's consumablesResidualPercentage (percent left, whole numbers as
  * recorded), from the parts now: brush the scrubber brush (else the rolling
  * brush), filter the filter, suctionBlade the squeegee. The recorded shape
  * always has all three; for a part the model lacks it is 100 (nothing of it worn).
  */
+const percentLeft = (counter: PartCounter | undefined): number =>
+  counter ? Math.round(100 * shareLeft(counter.usedLife, counter.lifeSpan)) : 100;
+
 export function residualPercentagesOf(wear: RobotWear): { brush: number; filter: number; suctionBlade: number } {
   const { parts } = wear;
   return {
-    brush: partLeft(parts.scrubberBrush ?? parts.rollingBrush),
-    filter: partLeft(parts.filter),
-    suctionBlade: partLeft(parts.softSqueegee ?? parts.rollingSqueegee),
+    brush: percentLeft(parts.scrubberBrush ?? parts.rollingBrush),
+    filter: percentLeft(parts.filter),
+    suctionBlade: percentLeft(parts.softSqueegee ?? parts.rollingSqueegee),
   };
 }
 
@@ -223,7 +223,7 @@ export function wearTruthOf(serialNumber: string, wear: RobotWear, query: WearQu
         part,
         lifeSpan: counter.lifeSpan,
         usedLife: round(counter.usedLife),
-        remaining: round(Math.min(1, Math.max(0, 1 - counter.usedLife / counter.lifeSpan))),
+        remaining: round(shareLeft(counter.usedLife, counter.lifeSpan)),
         cleaningHoursToShare: round(cleaningHoursToShare),
         ...(hoursPerDay !== undefined ? { reachesShareAt: milliTimestamp(now + (cleaningHoursToShare / hoursPerDay) * DAY_MS) } : {}),
         ...(replaced !== undefined ? { replacedAt: milliTimestamp(replaced) } : {}),
