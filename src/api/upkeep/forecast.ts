@@ -13,6 +13,7 @@
  * hours, and a reset counter or a replacement only ends a segment.
  */
 import { DateTime } from "luxon";
+import { round } from "../reports/reading";
 import { cleaningHoursBetween, DAY_MS, sameSegment, type PartTrack, type WorkTrack } from "./history";
 
 /** Under this many cleaning hours between readings of one segment (in all segments), the rate is "too little history". */
@@ -32,27 +33,29 @@ export interface LearnedWear {
   historyDays: number;
 }
 
-/** What the history says of a part's wear per cleaning hour. Readings before the robot's first known report are not used: there are no hours to set their wear against. */
+/** What the history says of a part's wear per cleaning hour. Wear before the robot's first known report is not used: there are no hours to set it against. */
 export function learnedWearOf(track: PartTrack, work: WorkTrack): LearnedWear {
   const since = work.start.reduce((earliest, start) => Math.min(earliest, start), Infinity);
-  let [wear, hours, first, last] = [0, 0, Infinity, -Infinity];
+  let [wear, hours, earliest, latest] = [0, 0, Infinity, -Infinity];
   let segmentStart = -1;
   const closeSegment = (end: number) => {
     if (segmentStart < 0 || end <= segmentStart) return;
     const [from, to] = [track.at[segmentStart]!, track.at[end]!];
     wear += (track.used[end]! - track.used[segmentStart]!) / track.life[end]!;
     hours += cleaningHoursBetween(work, from, to);
-    [first, last] = [Math.min(first, from), Math.max(last, to)];
+    [earliest, latest] = [Math.min(earliest, from), Math.max(latest, to)];
   };
-  for (let index = 0; index < track.at.length; index++) {
-    if (track.at[index]! < since) continue;
+  // The counter when the first known report began: the last reading at or before it (else the first after).
+  let first = 0;
+  while (first + 1 < track.at.length && track.at[first + 1]! <= since) first++;
+  for (let index = first; index < track.at.length; index++) {
     if (segmentStart >= 0 && !sameSegment(track, index)) {
       closeSegment(index - 1);
       segmentStart = index;
     } else if (segmentStart < 0) segmentStart = index;
   }
   closeSegment(track.at.length - 1);
-  const historyDays = last > first ? Math.round(((last - first) / DAY_MS) * 10) / 10 : 0;
+  const historyDays = latest > earliest ? round((latest - earliest) / DAY_MS, 1) : 0;
   return { ...(hours >= MIN_CLEANING_HOURS ? { perCleaningHour: wear / hours } : {}), cleaningHours: hours, historyDays };
 }
 
