@@ -232,7 +232,8 @@ export class UpkeepHistory {
     const { work } = robot;
     let drop = 0;
     while (drop < work.end.length && work.end[drop]! < oldest) drop++;
-    if (drop > 0) for (const list of [work.start, work.end, work.seconds]) list.splice(0, drop);
+    if (drop === 0) return;
+    for (const list of [work.start, work.end, work.seconds]) list.splice(0, drop);
     for (const [key, end] of robot.reportKeys) if (end < oldest) robot.reportKeys.delete(key);
   }
 
