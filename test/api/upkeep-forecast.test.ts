@@ -69,7 +69,7 @@ describe("upkeep forecast: the wear learned", () => {
     const row = filterRow(history, { now: START + RECENT_DAYS * DAY_MS, zone: "UTC" });
     assert.equal(row.wearPerCleaningHour, 1 / 1000);
     assert.equal(row.forecast.basis, "recent");
-    assert.equal(row.forecast.hoursPerDay, round((9 * 4) / (RECENT_DAYS - 7 / 24), 2), "since the first reading, 07:00 of the first day");
+    assert.equal(row.forecast.hoursPerDay, round((9 * 4) / RECENT_DAYS, 2), "over the 14 days, the first from its midnight");
   });
 
   it("gives no due day at 0 hours a day: a robot that stopped working keeps its rate, but gets no nearer", () => {
@@ -92,7 +92,7 @@ describe("upkeep forecast: the due day", () => {
     assert.equal(over.remaining, 0.101);
     assert.equal(over.forecast.dueDay, "2026-11-23", "1 h of wear left at about 5 h a day: past midnight");
     const later = dueOf(880);
-    assert.equal(later.forecast.dueDay, "2026-11-27", "20 h of wear left at 100 h over 19.7 days: 4.06 days on from 22:00");
+    assert.equal(later.forecast.dueDay, "2026-11-27", "20 h of wear left at 100 h over 20.9 days: 4.2 days on from 22:00");
   });
 
   it("falls on the day that begins at a local midnight reached exactly, and on the day before one ms earlier", () => {

@@ -74,9 +74,14 @@ export type DailyHours =
     }
   | { basis: "recent"; hoursPerDay: number };
 
-/** The robot's recent cleaning hours a day: over RECENT_DAYS before `now`, or since `knownSince` where that is later (a day at least). */
-export function recentHoursPerDay(work: WorkTrack, knownSince: number, now: number): number {
-  const from = Math.max(now - RECENT_DAYS * DAY_MS, Math.min(knownSince, now - DAY_MS));
+/**
+ * The robot's recent cleaning hours a day: over RECENT_DAYS before now, or,
+ * where the history is younger, since the start of the local day it begins
+ * on (a first reading at 06:00 is not a day with six hours fewer; a day at least).
+ */
+export function recentHoursPerDay(work: WorkTrack, knownSince: number, days: LocalDays): number {
+  const { now } = days;
+  const from = Math.max(now - RECENT_DAYS * DAY_MS, Math.min(days.startOf(days.indexOf(knownSince)), now - DAY_MS));
   return cleaningHoursBetween(work, from, now) / ((now - from) / DAY_MS);
 }
 
@@ -97,7 +102,7 @@ export class LocalDays {
     this.today = DateTime.fromMillis(now, { zone }).startOf("day");
   }
 
-  /** Day `index`'s date, YYYY-MM-DD. */
+  /** Day `index`'s date, YYYY-MM-DD (0 today, -1 yesterday). */
   dateOf(index: number): string {
     let date = this.dates.get(index);
     if (date === undefined) this.dates.set(index, (date = this.today.plus({ days: index }).toISODate()!));
@@ -111,10 +116,10 @@ export class LocalDays {
     return start;
   }
 
-  /** The day an instant at or after the start of day 0 falls on. */
+  /** The day an instant falls on (before today: below 0). */
   indexOf(instant: number): number {
-    let index = Math.max(0, Math.floor((instant - this.startOf(0)) / DAY_MS));
-    while (index > 0 && this.startOf(index) > instant) index--;
+    let index = Math.floor((instant - this.startOf(0)) / DAY_MS);
+    while (this.startOf(index) > instant) index--;
     while (this.startOf(index + 1) <= instant) index++;
     return index;
   }

@@ -104,7 +104,7 @@ function robotRow(serialNumber: string, robot: RobotHistory, context: RowContext
   );
   const hours: DailyHours = context.planDays?.some((day) => day > 0)
     ? { basis: "plan", days: context.planDays, hoursPerDay: context.planDays.slice(-7).reduce((sum, day) => sum + day, 0) / 7 }
-    : { basis: "recent", hoursPerDay: recentHoursPerDay(robot.work, knownSince, context.days.now) };
+    : { basis: "recent", hoursPerDay: recentHoursPerDay(robot.work, knownSince, context.days) };
   const statusParts = robot.latest?.facts.parts ?? [];
   // A task report's shares stand in only for a robot whose status gives no wear parts (facts.ts).
   const parts: UpkeepPart[] =
