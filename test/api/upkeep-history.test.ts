@@ -79,14 +79,16 @@ describe("upkeep history: readings", () => {
     assert.deepEqual(filterOf(at).at, [START, START + 30 * 60_000, START + READING_SPACING_MS]);
   });
 
-  it("adds nothing for a counter standing still or a reading older than the last", () => {
+  it("keeps a standing counter's first and last reading, the last moving on; a reading older than the last is nothing", () => {
     const history = new UpkeepHistory();
     read(history, 100, START);
     read(history, 100, START + 5 * HOUR_MS);
-    read(history, 101, START + 6 * HOUR_MS);
+    read(history, 100, START + 9 * HOUR_MS);
+    assert.deepEqual(filterOf(history).at, [START, START + 9 * HOUR_MS]);
+    read(history, 101, START + 10 * HOUR_MS);
     read(history, 105, START + 2 * HOUR_MS);
-    assert.deepEqual(filterOf(history).used, [100, 101]);
-    assert.equal(history.of(ROBOT)!.latest!.at, START + 6 * HOUR_MS);
+    assert.deepEqual(filterOf(history).used, [100, 100, 101]);
+    assert.equal(history.of(ROBOT)!.latest!.at, START + 10 * HOUR_MS);
   });
 
   it("reads a counter the cloud reset as a new segment: no negative wear, the wear on both sides counted", () => {

@@ -14,7 +14,7 @@
  *
  * Bounds: readings of the last 90 days (HISTORY_DAYS), one a part per hour
  * while its counter moves (a reading within the hour of the one before
- * replaces it), none while it stands still; 5,000 robots, the one heard of
+ * replaces it), a run's first and last while it stands still; 5,000 robots, the one heard of
  * longest ago forgotten first. A counter that falls (the cloud reset it) or
  * changes its life span starts a new segment: wear is only ever read within
  * a segment, never as negative. Pure: no calls, no Node-RED.
@@ -83,18 +83,22 @@ export function sameSegment(track: PartTrack, index: number): boolean {
   return !track.replacements.some((at) => at >= track.at[index - 1]! && at < track.at[index]!);
 }
 
-/** Adds a reading, thinned: a standing counter adds nothing, one within the spacing of the reading before the last replaces the last. */
+/**
+ * Adds a reading, thinned: of three readings of one segment, the middle one
+ * goes when the three are within READING_SPACING_MS or the counter stood
+ * still across them (a part not used, or days without work, keeps a run's
+ * first and last reading only, and its last one moves on, so its cleaning
+ * hours still count against no wear).
+ */
 function addReading(track: PartTrack, at: number, used: number, life: number): void {
   const last = track.at.length - 1;
-  if (last >= 0) {
-    if (at <= track.at[last]!) return;
-    if (used === track.used[last] && life === track.life[last] && !track.replacements.some((when) => when >= track.at[last]!)) return;
-  }
+  if (last >= 0 && at <= track.at[last]!) return;
   track.at.push(at);
   track.used.push(used);
   track.life.push(life);
   const added = last + 1;
-  if (added >= 2 && at - track.at[added - 2]! < READING_SPACING_MS && sameSegment(track, added - 1) && sameSegment(track, added)) {
+  if (added < 2 || !sameSegment(track, added - 1) || !sameSegment(track, added)) return;
+  if (at - track.at[added - 2]! < READING_SPACING_MS || used === track.used[added - 2]) {
     track.at.splice(added - 1, 1);
     track.used.splice(added - 1, 1);
     track.life.splice(added - 1, 1);
