@@ -15,8 +15,8 @@
  * Bounds: readings of the last 90 days (HISTORY_DAYS), one a part per hour
  * while its counter moves (a reading within the hour of the one before
  * replaces it), a run's first and last while it stands still; 5,000 robots, the one heard of
- * longest ago forgotten first. A counter that falls (the cloud reset it) or
- * changes its life span starts a new segment: wear is only ever read within
+ * longest ago forgotten first. A counter that falls by 1 % of its life or
+ * more (the cloud reset it) or changes its life span starts a new segment: wear is only ever read within
  * a segment, never as negative. Pure: no calls, no Node-RED.
  */
 import { keptForAccount, keptIfAsked } from "../account/account-memory";
@@ -31,6 +31,8 @@ const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** A part's readings closer than this are thinned to the later one (the one before it stays). */
 export const READING_SPACING_MS = HOUR_MS;
+/** A counter that falls by less than this share of its life span is a stale reading, skipped; by this or more, the cloud reset it. */
+export const STALE_FALL_SHARE = 0.01;
 /** What toPlain writes to a context: one reading a part per day within a segment (its first and last kept), which keeps every segment's wear and hours. */
 export const PLAIN_READING_SPACING_MS = DAY_MS;
 
@@ -93,6 +95,8 @@ export function sameSegment(track: PartTrack, index: number): boolean {
 function addReading(track: PartTrack, at: number, used: number, life: number): void {
   const last = track.at.length - 1;
   if (last >= 0 && at <= track.at[last]!) return;
+  // A counter a little under the last (another status shape read a moment behind) is a stale reading, not a reset.
+  if (last >= 0 && life === track.life[last] && used < track.used[last]! && track.used[last]! - used < STALE_FALL_SHARE * life) return;
   track.at.push(at);
   track.used.push(used);
   track.life.push(life);
