@@ -125,7 +125,7 @@ function pruneTrack(track: PartTrack, oldest: number): void {
  * counter (it falls), the new part's use is the counter less its value when
  * the part was replaced. 0 when no replacement is recorded or the cloud reset the counter since.
  */
-export function counterOffsetOf(track: PartTrack): number {
+function counterOffsetOf(track: PartTrack): number {
   const replacedAt = track.replacements.at(-1);
   if (replacedAt === undefined) return 0;
   let before = -1;
