@@ -4,14 +4,16 @@
  * tasks that end after 15 s): fan_speed always in the state, no deprecated
  * feature, a running task's progress, vacuum.send_command with params, a
  * removed robot's config cleared once across Home Assistant's births, and the
- * map's areas as segments that clean_area starts an area job for; and, with
+ * map's areas as segments that clean_area starts an area job for, the wear
+ * parts and tanks as sensors with each part's due day; and, with
  * one robot the cloud cannot reach, a start on another confirmed.
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN } from "../../src/simulator";
-import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
+import { latestUpkeepOf } from "../../src/api/upkeep/latest-table";
+import { deviceConfigProblems, HomeAssistantClient, sensorValueProblems } from "../support/home-assistant";
 import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
 import { bridgeFlow, bridgeLifetimeOf, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
@@ -51,6 +53,48 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
       assert.equal(vacuum.clean_segments_command_topic, `${BASE}/${serial}/clean_segments`);
       assert.equal(vacuum.unique_id, `robot_fleet_${serial}_vacuum`);
     }
+  });
+
+  it("offers each wear part and tank the status has as a sensor (%), each part's due day as a timestamp, known once robot-upkeep forecast it", async () => {
+    const client = await deploy();
+    const serial = "GS-S-000101";
+    const config = () => client.json(configTopic(serial));
+    const attributes = () => client.json(`${BASE}/${serial}/attributes`);
+    // The simulator's status has a rolling brush, scrubber brush, soft squeegee, filter and both tanks (views.ts deviceOf); no rolling squeegee or dust mops.
+    const upkeepKeys = Object.keys(config().components as object).slice(6);
+    assert.deepEqual(upkeepKeys, [
+      "rolling_brush",
+      "rolling_brush_due",
+      "scrubber_brush",
+      "scrubber_brush_due",
+      "soft_squeegee",
+      "soft_squeegee_due",
+      "filter",
+      "filter_due",
+      "clean_water",
+      "recovery_water",
+    ]);
+    assert.deepEqual(deviceConfigProblems(config(), (topic) => client.last.has(topic)), []);
+    assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
+    // usedLife of lifeSpan: 130 of 300, 22.5 of 250, 60 of 201.
+    assert.deepEqual(attributes().parts, { rollingBrush: 57, scrubberBrush: 57, softSqueegee: 91, filter: 70 });
+    assert.deepEqual(Object.values(attributes().parts_due as object), [null, null, null, null], "no forecast yet: unknown");
+    assert.equal(attributes().clean_water, 60);
+
+    const accountKey = (helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey;
+    const dueAt = "2026-12-20T00:00:00+01:00";
+    latestUpkeepOf(accountKey).keep([
+      {
+        serialNumber: serial,
+        readAt: new Date().toISOString(),
+        parts: [{ part: "filter", remaining: 0.7, threshold: 0.1, forecast: { basis: "plan", historyDays: 20, hoursPerDay: 5.5, dueDay: "2026-12-20", dueAt } }],
+        tanks: {},
+        battery: {},
+      },
+    ]);
+    await waitFor(() => (attributes().parts_due as Record<string, unknown>).filter === dueAt, 20_000, "the filter's due day at the next poll");
+    assert.equal((attributes().parts_due as Record<string, unknown>).rollingBrush, null);
+    assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
   });
 
   it("shows a running task's name and progress from the v1 status (the bridge reads it only while a task runs)", async () => {

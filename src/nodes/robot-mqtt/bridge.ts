@@ -21,6 +21,7 @@ import { acceptsCommandsFor, refusalOfAcceptance, type CommandAcceptance } from 
 import { chosenAreas, readSegmentIds, segmentIdOf, segmentsOf, type Segments } from "../../api/mqtt/segments";
 import { areasOfMap } from "../../api/jobs/work-targets";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
+import { latestUpkeepOf } from "../../api/upkeep/latest-table";
 import { WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
 import { ContextMirror } from "../shared/context-mirror";
 import type { Translate } from "../shared/i18n";
@@ -313,11 +314,16 @@ export class MqttBridge {
 
   /**
    * The robot a status is of, with what the robot list says of it (its device's name, model and
-   * software version) and where the package sent it, while it has not arrived (the vacuum's returning).
+   * software version), its parts' due days (the account's last upkeep table, where a robot-upkeep made one)
+   * and where the package sent it, while it has not arrived (the vacuum's returning).
    */
   private viewOf(status: Record<string, unknown>): RobotView {
     const serialNumber = serialNumberOf(status);
-    const view = robotViewOf(status, serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber));
+    const { accountKey } = this.client;
+    const view =
+      serialNumber === undefined
+        ? robotViewOf(status)
+        : robotViewOf(status, robotDirectoryOf(accountKey).entryOf(serialNumber), latestUpkeepOf(accountKey).robot(serialNumber));
     const destination = sentNavigationsOf(this.client.accountKey).destinationOf(view.serialNumber, view.state, this.client.arrivalRadius);
     return destination === undefined ? view : { ...view, destination };
   }
