@@ -200,7 +200,8 @@ const PLAIN_TEMPLATE = /^\{\{ value_json\.([\w.]+) \}\}$/;
 export function sensorValueProblems(config: Record<string, unknown>, json: (topic: string) => Record<string, unknown>): string[] {
   const problems: string[] = [];
   for (const [key, component] of Object.entries(config.components as Record<string, Record<string, unknown>>)) {
-    const path = PLAIN_TEMPLATE.exec(String(component.value_template ?? ""))?.[1];
+    const template = component.value_template;
+    const path = typeof template === "string" ? PLAIN_TEMPLATE.exec(template)?.[1] : undefined;
     if (component.platform !== "sensor" || path === undefined) continue;
     let value: unknown = json(String(component.state_topic));
     for (const part of path.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
