@@ -3,7 +3,8 @@
  * nothing kept it reads every robot's v1 status once (tasks, progress) and
  * one S-line status per floor for its navigation points; with the account's
  * last statuses kept it asks for no status at all; msg.statuses wins; the
- * account's open alarms and held jobs show; a bad msg.statuses is an error
+ * account's open alarms and held jobs show, and the upkeep the statuses and
+ * the account's last upkeep table give; a bad msg.statuses is an error
  * naming it with nothing sent. The Chinese model: test/nodes/fleet-view-zh.test.ts.
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { latestUpkeepOf } from "../../src/api/upkeep/latest-table";
 import { readStatus } from "../../src/api/watching/status-reader";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
@@ -130,6 +132,28 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.deepEqual(
       given.floors.map((floor) => floor.mapName),
       ["Warehouse"],
+    );
+  });
+
+  it("shows the upkeep of the simulator's robots from their statuses, and a part's forecast from the account's last upkeep table", async () => {
+    await load();
+    const before = await view();
+    // The simulator's tanks (clean 60 %, recovery 0-10 %) and parts (57-91 % left) need no one, and no forecast is made yet.
+    assert.deepEqual([before.upkeep.parts, before.upkeep.tanks, before.upkeep.count], [[], [], 0]);
+    const dueDay = before.upkeep.dueBy;
+    latestUpkeepOf(accountKey()).keep([
+      {
+        serialNumber: WAREHOUSE,
+        readAt: before.at,
+        parts: [{ part: "filter", remaining: 0.3, threshold: 0.1, forecast: { basis: "recent", historyDays: 9, hoursPerDay: 2, dueDay } }],
+        tanks: {},
+        battery: {},
+      },
+    ]);
+    const after = await view();
+    assert.deepEqual(
+      after.upkeep.parts.map((part) => [part.serialNumber, part.part, part.dueDay, part.basisText]),
+      [[WAREHOUSE, "filter", dueDay, "at its recent 2 h a day · 9 days of history"]],
     );
   });
 
