@@ -3,8 +3,8 @@
  * nothing kept it reads every robot's v1 status once (tasks, progress) and
  * one S-line status per floor for its navigation points; with the account's
  * last statuses kept it asks for no status at all; msg.statuses wins; the
- * account's open alarms and held jobs show, and the upkeep the statuses and
- * the account's last upkeep table give; a bad msg.statuses is an error
+ * account's open alarms and held jobs show, and a part's forecast from the
+ * account's upkeep history; a bad msg.statuses is an error
  * naming it with nothing sent. The Chinese model: test/nodes/fleet-view-zh.test.ts.
  */
 import assert from "node:assert/strict";
@@ -13,7 +13,8 @@ import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
-import { latestUpkeepOf } from "../../src/api/upkeep/latest-table";
+import { upkeepHistoryOf } from "../../src/api/upkeep/history";
+import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
 import { readStatus } from "../../src/api/watching/status-reader";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
@@ -21,6 +22,7 @@ import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { runTaskOn, useClientOnSimulator } from "../support/client-on-server";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
+import { DAY_MS, workDays } from "../support/upkeep-days";
 import { shapeProblems } from "../support/recorded-shapes";
 
 const LOBBY = "GS-S-000101";
@@ -135,25 +137,19 @@ describe("robot-maps: fleetView against the simulator", function () {
     );
   });
 
-  it("shows the upkeep of the simulator's robots from their statuses, and a part's forecast from the account's last upkeep table", async () => {
+  it("shows a part's forecast from the account's upkeep history: a filter worn 5 h a day for 10 days, due within the 14 days", async () => {
     await load();
-    const before = await view();
-    // The simulator's tanks (clean 60 %, recovery 0-10 %) and parts (57-91 % left) need no one, and no forecast is made yet.
-    assert.deepEqual([before.upkeep.parts, before.upkeep.tanks, before.upkeep.count], [[], [], 0]);
-    const dueDay = before.upkeep.dueBy;
-    latestUpkeepOf(accountKey()).keep([
-      {
-        serialNumber: WAREHOUSE,
-        readAt: before.at,
-        parts: [{ part: "filter", remaining: 0.3, threshold: 0.1, forecast: { basis: "recent", historyDays: 9, hoursPerDay: 2, dueDay } }],
-        tanks: {},
-        battery: {},
-      },
-    ]);
-    const after = await view();
+    const history = upkeepHistoryOf(accountKey());
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    // 10 days of 5 h at 1 h of the filter's 201 an hour: from 100 to 150 used (25 % left), 2.5 % a day from 10 %.
+    const used = workDays(history, { serialNumber: WAREHOUSE, lifeSpan: 201, usedLife: 100, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 5 });
+    const [read] = (await cloud.client.batchGetStatuses([WAREHOUSE], { line: "v1" })) as Record<string, unknown>[];
+    const model = await view({ statuses: [{ ...read, device: { filter: { lifeSpan: 201, usedLife: used } } }], topic: "console" });
+    const forecast = upkeepTableOfAccount(accountKey(), [WAREHOUSE])[0]!.parts.find((part) => part.part === "filter")!.forecast;
+    assert.ok(forecast.dueDay! <= model.upkeep.dueBy, `${forecast.dueDay} by ${model.upkeep.dueBy}`);
     assert.deepEqual(
-      after.upkeep.parts.map((part) => [part.serialNumber, part.part, part.dueDay, part.basisText]),
-      [[WAREHOUSE, "filter", dueDay, "at its recent 2 h a day · 9 days of history"]],
+      model.upkeep.parts.map((part) => [part.serialNumber, part.part, part.remaining, part.dueDay, part.basisText]),
+      [[WAREHOUSE, "filter", 25, forecast.dueDay, `at its recent 5 h a day · ${forecast.historyDays} days of history`]],
     );
   });
 

@@ -12,7 +12,13 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN } from "../../src/simulator";
-import { latestUpkeepOf } from "../../src/api/upkeep/latest-table";
+import { accountKeyOf } from "../../src/api/account/account-memory";
+import { partEntityKey } from "../../src/api/mqtt/discovery";
+import { upkeepFactsOf } from "../../src/api/upkeep/facts";
+import { upkeepHistoryOf } from "../../src/api/upkeep/history";
+import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
+import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { DAY_MS, workDays } from "../support/upkeep-days";
 import { deviceConfigProblems, HomeAssistantClient, sensorValueProblems } from "../support/home-assistant";
 import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
 import { bridgeFlow, bridgeLifetimeOf, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
@@ -55,45 +61,38 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     }
   });
 
-  it("offers each wear part and tank the status has as a sensor (%), each part's due day as a timestamp, known once robot-upkeep forecast it", async () => {
-    const client = await deploy();
+  it("offers each wear part and tank the status has as a sensor (%), each part's due day as a timestamp where the history forecasts one", async () => {
     const serial = "GS-S-000101";
+    // Ten days of the filter's work before the deploy, 4 h a day, ending at the counter the robot then shows (150 of 201 h).
+    const changed = await fetch(`${rig.simulator.url}/_sim/robots/${serial}/wear`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ parts: { filter: { usedLife: 150, lifeSpan: 201 } } }),
+    });
+    assert.equal(changed.status, 200, await changed.text());
+    const accountKey = accountKeyOf(rig.simulator.url, DEMO_TOKEN);
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    workDays(upkeepHistoryOf(accountKey), { serialNumber: serial, lifeSpan: 201, usedLife: 110, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 4 });
+
+    const client = await deploy();
+    assert.equal((helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey, accountKey);
     const config = () => client.json(configTopic(serial));
     const attributes = () => client.json(`${BASE}/${serial}/attributes`);
-    // The simulator's status has a rolling brush, scrubber brush, soft squeegee, filter and both tanks (views.ts deviceOf); no rolling squeegee or dust mops.
-    const upkeepKeys = Object.keys(config().components as object).slice(6);
-    assert.deepEqual(upkeepKeys, [
-      "rolling_brush",
-      "rolling_brush_due",
-      "scrubber_brush",
-      "scrubber_brush_due",
-      "soft_squeegee",
-      "soft_squeegee_due",
-      "filter",
-      "filter_due",
-      "clean_water",
-      "recovery_water",
-    ]);
+    const facts = upkeepFactsOf(fleetStatusesOf(accountKey).get(serial)!.status)!;
+    // Only the parts and tanks the robot's status has.
+    const keys = Object.keys(config().components as object).slice(6);
+    assert.deepEqual(keys, [...facts.parts.flatMap(({ part }) => [partEntityKey(part), `${partEntityKey(part)}_due`]), "clean_water", "recovery_water"]);
+    assert.ok(keys.includes("filter_due") && !keys.includes("ordinary_dust_push"), keys.join(", "));
     assert.deepEqual(deviceConfigProblems(config(), (topic) => client.last.has(topic)), []);
     assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
-    // usedLife of lifeSpan: 130 of 300, 22.5 of 250, 60 of 201.
-    assert.deepEqual(attributes().parts, { rollingBrush: 57, scrubberBrush: 57, softSqueegee: 91, filter: 70 });
-    assert.deepEqual(Object.values(attributes().parts_due as object), [null, null, null, null], "no forecast yet: unknown");
-    assert.equal(attributes().clean_water, 60);
+    assert.deepEqual(attributes().parts, Object.fromEntries(facts.parts.map(({ part, remaining }) => [part, Math.round(remaining * 100)])));
+    assert.equal(attributes().clean_water, facts.tanks.cleanWater);
 
-    const accountKey = (helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey;
-    const dueAt = "2026-12-20T00:00:00+01:00";
-    latestUpkeepOf(accountKey).keep([
-      {
-        serialNumber: serial,
-        readAt: new Date().toISOString(),
-        parts: [{ part: "filter", remaining: 0.7, threshold: 0.1, forecast: { basis: "plan", historyDays: 20, hoursPerDay: 5.5, dueDay: "2026-12-20", dueAt } }],
-        tanks: {},
-        battery: {},
-      },
-    ]);
-    await waitFor(() => (attributes().parts_due as Record<string, unknown>).filter === dueAt, 20_000, "the filter's due day at the next poll");
-    assert.equal((attributes().parts_due as Record<string, unknown>).rollingBrush, null);
+    const dueAt = upkeepTableOfAccount(accountKey, [serial])[0]!.parts.find((part) => part.part === "filter")!.forecast.dueAt;
+    assert.ok(dueAt, "a forecast from 10 days of history");
+    await waitFor(() => (attributes().parts_due as Record<string, unknown>).filter === dueAt, 20_000, "the filter's due day");
+    const others = Object.entries(attributes().parts_due as Record<string, unknown>).filter(([part]) => part !== "filter");
+    assert.ok(others.length > 0 && others.every(([, due]) => due === null), `one reading, no forecast: unknown (${JSON.stringify(others)})`);
     assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
   });
 

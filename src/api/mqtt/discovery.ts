@@ -155,7 +155,7 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
 
 /**
  * The upkeep sensors, for what the robot's status has only: a part's share
- * left and its due day (unknown until robot-upkeep forecasts one: the
+ * left and its due day (unknown while the history is too short to forecast one: the
  * attribute is null, which Home Assistant's template renders as None), the tanks' levels.
  */
 function upkeepComponents(

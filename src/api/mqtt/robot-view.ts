@@ -44,14 +44,14 @@ export interface RobotView {
   task?: TaskOfRobot;
   /** Its wear parts, tanks and battery health as its status gives them (upkeepFactsOf): only what the status has. */
   upkeep?: UpkeepFacts;
-  /** Each part's forecast due time (ISO), where robot-upkeep made a forecast for it (latestUpkeepOf). */
+  /** Each part's forecast due time (ISO), where the account's upkeep table gives one (upkeepTableOfAccount). */
   dueAt?: Record<string, string>;
 }
 
 /**
  * The view of a robot from its status, what the robot list says of it
- * (`listed`: robotDirectoryOf(account).entryOf) and its last upkeep row
- * (`upkeep`: latestUpkeepOf(account).robot), whose forecasts give the due days.
+ * (`listed`: robotDirectoryOf(account).entryOf) and its row of the account's
+ * upkeep table (`upkeep`: upkeepTableOfAccount), whose forecasts give the due days.
  */
 export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry, upkeep?: UpkeepRobot): RobotView {
   const state = watchedStateOf(status);
@@ -143,7 +143,7 @@ export interface Attributes {
   alarm: string;
   /** Share left of each wear part the status has, whole per cent, by the cloud's part name. */
   parts: Record<string, number>;
-  /** Each of those parts' forecast due time (ISO), null where robot-upkeep made none: Home Assistant's timestamp sensor shows unknown. */
+  /** Each of those parts' forecast due time (ISO), null where there is none (too little history): Home Assistant's timestamp sensor shows unknown. */
   parts_due: Record<string, string | null>;
   clean_water: number | null;
   recovery_water: number | null;

@@ -9,8 +9,6 @@ import type { UpkeepRobot, ForecastBasis } from "./table";
 import type { ReportedPart, WearPart } from "./facts";
 
 export interface UpkeepLimits {
-  /** Share left at which a part is due where the table gives no threshold of its own (robot-upkeep's setting: 10 %). */
-  partThreshold: number;
   /** A part whose forecast day is at most this many days after today is due (today + 14 is, today + 15 is not). */
   dueWithinDays: number;
   /** A clean-water level under this (per cent) needs filling. */
@@ -21,9 +19,8 @@ export interface UpkeepLimits {
   batteryHotAbove: number;
 }
 
-/** The defaults (robot-upkeep's settings start from them): a part due at 10 % left, 14 days ahead, clean water under 15 %, recovery over 85 %. */
+/** The defaults (robot-upkeep's settings start from them): 14 days ahead, clean water under 15 %, recovery over 85 %. */
 export const DEFAULT_UPKEEP_LIMITS: Readonly<UpkeepLimits> = {
-  partThreshold: 0.1,
   dueWithinDays: 14,
   cleanWaterBelow: 15,
   recoveryWaterAbove: 85,

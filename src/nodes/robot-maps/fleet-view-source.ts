@@ -7,7 +7,7 @@
  * map list for a version no status gives, the floors no robot is on (the
  * map lists of one robot per floor), each floor's areas (C1), the open alarms,
  * the jobs holding robots, today's plan (the account's robot-plan books) and
- * the parts' forecasts (the account's last upkeep table). Map lists and areas are the account's kept
+ * the parts' forecasts (the account's upkeep table). Map lists and areas are the account's kept
  * reads (work-targets.ts, asked again after 10 minutes); one that fails
  * leaves its floors or areas out of this picture, never the picture itself.
  */
@@ -17,7 +17,7 @@ import { invalidInput } from "../../api/errors";
 import { jobsOfAccount } from "../../api/jobs/job-book";
 import { areasOfMap, mapsOfRobot } from "../../api/jobs/work-targets";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
-import { latestUpkeepOf } from "../../api/upkeep/latest-table";
+import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
 import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
@@ -131,7 +131,8 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   await robotDirectoryOf(client.accountKey).settled();
   const labels = robotLabelsOf(client);
   const plan = todaysPlanOf(client.accountKey, now, labels.nameOf);
-  const upkeep = latestUpkeepOf(client.accountKey);
+  const serialNumbers = statuses.flatMap(({ status }) => readStatus(status).serialNumber ?? []);
+  const upkeep = new Map(upkeepTableOfAccount(client.accountKey, serialNumbers, { now: now.getTime() }).map((row) => [row.serialNumber, row]));
   return {
     statuses,
     pictures,
@@ -143,6 +144,6 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
     now,
     ...labels,
     ...(plan ? { plan } : {}),
-    upkeepOf: (serialNumber) => upkeep.robot(serialNumber),
+    upkeepOf: (serialNumber) => upkeep.get(serialNumber),
   };
 }

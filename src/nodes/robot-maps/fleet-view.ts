@@ -61,7 +61,7 @@ export interface FleetViewInput {
   destinationOf?: RobotDestinations;
   /** Today's occurrences of the account's cleaning plans; none where no robot-plan runs on the account. */
   plan?: TodaysPlan;
-  /** A robot's row of the account's last upkeep table (latestUpkeepOf), for its parts' forecasts; none where no robot-upkeep runs. */
+  /** A robot's row of the account's upkeep table (upkeepTableOfAccount), for its parts' forecasts. */
   upkeepOf?: (serialNumber: string) => UpkeepRobot | undefined;
 }
 

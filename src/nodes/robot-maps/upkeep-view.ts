@@ -3,13 +3,13 @@
  * their threshold first), the tanks that need a person now, and the
  * batteries' health (those out of normal listed, the others counted), each
  * line in words in the runtime's language. The parts' forecasts come from the
- * account's last upkeep table (latest-table.ts, where a robot-upkeep runs);
- * the tanks and battery from the robots' statuses, which are newer. What
- * needs a person is attention.ts's reading, the same as the work order's.
+ * account's upkeep table (upkeepTableOfAccount: its history and plans); the
+ * tanks and battery from the statuses shown, which may be newer. What needs a
+ * person is attention.ts's reading, the same as the work order's.
  */
 import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson } from "../../api/upkeep/attention";
 import type { UpkeepFacts } from "../../api/upkeep/facts";
-import { upkeepRobotOfFacts } from "../../api/upkeep/latest-table";
+import { DEFAULT_THRESHOLD } from "../../api/upkeep/table-builder";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 import { basisText, itemName, todoText } from "../../api/upkeep/work-order-words";
 import type { Translate } from "../shared/i18n";
@@ -20,7 +20,7 @@ export interface UpkeepSource {
   /** What its status says (upkeepFactsOf); none for a status with no upkeep fields (the V3 status). */
   facts?: UpkeepFacts;
   readAt: Date;
-  /** Its row of the account's last upkeep table, where a robot-upkeep made one. */
+  /** Its row of the account's upkeep table, where the account's history knows the robot. */
   row?: UpkeepRobot;
 }
 
@@ -72,11 +72,21 @@ export interface UpkeepView {
   count: number;
 }
 
-/** The robot's upkeep row: its forecasts from the table, its tanks and battery from its status (newer). */
+/** The robot's upkeep row: its forecasts from the table, its tanks and battery from the status shown. */
 function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
   const { facts, row } = source;
   if (row) return { ...row, name: source.name, ...(facts ? { tanks: facts.tanks, battery: facts.battery } : {}) };
-  return facts ? upkeepRobotOfFacts(source.serialNumber, facts, source.readAt, source.name) : undefined;
+  if (!facts) return undefined;
+  // A robot the account's history does not know yet (msg.statuses): what its status says, no forecast.
+  const parts = facts.parts.map(({ part, remaining, usedLife, lifeSpan }) => ({
+    part,
+    remaining,
+    usedLife,
+    lifeSpan,
+    threshold: DEFAULT_THRESHOLD,
+    forecast: { basis: "too little history" as const, historyDays: 0 },
+  }));
+  return { serialNumber: source.serialNumber, name: source.name, readAt: source.readAt.toISOString(), parts, tanks: facts.tanks, battery: facts.battery };
 }
 
 export function upkeepView(sources: readonly UpkeepSource[], today: string, language: string, t: Translate): UpkeepView {
