@@ -9,6 +9,24 @@
 import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
 import { type RobotView } from "./robot-view";
+import type { WearPart } from "../upkeep/facts";
+
+/**
+ * The wear parts' entity names. Home Assistant shows an MQTT entity by the
+ * name its config gives, in one language, as it does Battery and Online.
+ */
+export const PART_ENTITY_NAMES: Readonly<Record<WearPart, string>> = {
+  rollingBrush: "Rolling brush",
+  scrubberBrush: "Scrubber brush",
+  softSqueegee: "Soft squeegee",
+  rollingSqueegee: "Rolling squeegee",
+  ordinaryDustPush: "Dust mop",
+  rollingDustPush: "Rolling dust mop",
+  filter: "Filter",
+};
+
+/** A component key and unique id suffix from the cloud's part name: rollingBrush -> rolling_brush. */
+export const partEntityKey = (part: string) => part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /** Who publishes the configs (Home Assistant's `origin`, required in a device config). */
 export interface Origin {
@@ -35,7 +53,9 @@ export interface DeviceConfig {
 
 /**
  * The device config of one robot: a vacuum, battery, online, problem, alarm
- * and task. A robot the bridge takes no commands for (accepted-commands.ts)
+ * and task; each wear part its status has as a sensor of the share left (%)
+ * and a timestamp sensor of its due day, each water tank it has as a sensor
+ * of its level (%). A robot the bridge takes no commands for (accepted-commands.ts)
  * gets a vacuum that only shows its state: no feature, no command topic.
  */
 export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origin, takesCommands = true): DeviceConfig {
@@ -128,9 +148,41 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
         ...fromAttributes("{{ value_json.task }}"),
         ...robotAvailable,
       },
+      ...upkeepComponents(view, id, (component) => ({ ...component, ...robotAvailable }), fromAttributes),
     },
   };
 }
+
+/**
+ * The upkeep sensors, for what the robot's status has only: a part's share
+ * left and its due day (unknown while the history is too short to forecast one: the
+ * attribute is null, which Home Assistant's template renders as None), the tanks' levels.
+ */
+function upkeepComponents(
+  view: RobotView,
+  id: string,
+  available: (component: Component) => Component,
+  fromAttributes: (template: string) => Record<string, string>,
+): Record<string, Component> {
+  const components: Record<string, Component> = {};
+  const sensor = (key: string, name: string, shows: Record<string, string>, template: string) =>
+    (components[key] = available({ platform: "sensor", unique_id: `${id}_${key}`, name, ...shows, ...fromAttributes(template) }));
+  const percent = (icon: string) => ({ icon, unit_of_measurement: "%", state_class: "measurement" });
+  for (const { part } of view.upkeep?.parts ?? []) {
+    const key = partEntityKey(part);
+    sensor(key, PART_ENTITY_NAMES[part], percent("mdi:wrench-clock"), `{{ value_json.parts.${part} }}`);
+    sensor(`${key}_due`, `${PART_ENTITY_NAMES[part]} due`, { device_class: "timestamp" }, `{{ value_json.parts_due.${part} }}`);
+  }
+  for (const { tank, key, name, icon } of TANK_ENTITIES)
+    if (view.upkeep?.tanks[tank] !== undefined) sensor(key, name, percent(icon), `{{ value_json.${key} }}`);
+  return components;
+}
+
+/** The tanks' sensors: each reads the attribute of its key (attributesOf). */
+const TANK_ENTITIES = [
+  { tank: "cleanWater", key: "clean_water", name: "Clean water", icon: "mdi:water" },
+  { tank: "recoveryWater", key: "recovery_water", name: "Recovery water", icon: "mdi:water-opacity" },
+] as const;
 
 /** The unique ids a robot's entities get: for tests and the help's table. */
 export function uniqueIdsOf(serialNumber: string): string[] {
