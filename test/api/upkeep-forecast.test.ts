@@ -14,7 +14,8 @@ import { readReport, round } from "../../src/api/reports/reading";
 import { upkeepFactsOf } from "../../src/api/upkeep/facts";
 import { dueDayOf, learnedWearOf, LocalDays, MIN_CLEANING_HOURS, RECENT_DAYS } from "../../src/api/upkeep/forecast";
 import { UpkeepHistory } from "../../src/api/upkeep/history";
-import { DEFAULT_THRESHOLD, upkeepTable } from "../../src/api/upkeep/table-builder";
+import { DEFAULT_THRESHOLD } from "../../src/api/upkeep/table";
+import { upkeepTable } from "../../src/api/upkeep/table-builder";
 import { DAY_MS, HOUR_MS, wearStatus, workDays } from "../support/upkeep-days";
 
 const ROBOT = "GS-S-000101";

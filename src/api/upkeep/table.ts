@@ -6,6 +6,9 @@
 
 import type { BatteryHealth, ReportedPart, TankLevels, WearPart } from "./facts";
 
+/** Share left at which a part is due unless a robot-upkeep node is set otherwise. */
+export const DEFAULT_THRESHOLD = 0.1;
+
 /** Where a forecast's hours a day come from. */
 export type ForecastBasis =
   /** robot-plan's upcoming occurrences for the robot. */

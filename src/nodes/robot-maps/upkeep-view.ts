@@ -9,8 +9,7 @@
  */
 import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson } from "../../api/upkeep/attention";
 import type { UpkeepFacts } from "../../api/upkeep/facts";
-import { DEFAULT_THRESHOLD } from "../../api/upkeep/table-builder";
-import type { UpkeepRobot } from "../../api/upkeep/table";
+import { DEFAULT_THRESHOLD, type UpkeepRobot } from "../../api/upkeep/table";
 import { basisText, itemName, todoText } from "../../api/upkeep/work-order-words";
 import type { Translate } from "../shared/i18n";
 

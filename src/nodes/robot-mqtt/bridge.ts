@@ -21,7 +21,7 @@ import { acceptsCommandsFor, refusalOfAcceptance, type CommandAcceptance } from 
 import { chosenAreas, readSegmentIds, segmentIdOf, segmentsOf, type Segments } from "../../api/mqtt/segments";
 import { areasOfMap } from "../../api/jobs/work-targets";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
-import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
+import { upkeepTableOfAccount } from "../shared/upkeep-table";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 import { WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
 import { ContextMirror } from "../shared/context-mirror";
