@@ -46,7 +46,7 @@ import {
 } from "../../src/api/mqtt/robot-view";
 import { checkTopicRoot, readIncomingTopic, topicLevelProblem } from "../../src/api/mqtt/topics";
 import { areaEndResult, areaJobOf } from "../../src/api/mqtt/segments";
-import type { JobOutcome } from "../../src/api/jobs/job-book";
+import type { JobOutcome } from "../../src/api/jobs/job-result";
 import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { ExecutableTask } from "../../src/api/watching/status-reader";
 import type { WatchedState } from "../../src/api/watching/watcher-state";

@@ -30,7 +30,7 @@
  *   skip dates' separator without `+` (the empty pieces are filtered out).
  */
 import assert from "node:assert/strict";
-import type { JobResult } from "../../src/api/jobs/job-book";
+import type { JobResult } from "../../src/api/jobs/job-result";
 import type { OccurrenceListing, PlannedOccurrence, SettledOccurrence } from "../../src/api/plans/occurrence";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,6 +1,6 @@
 /** The proof-of-service report apart from Node-RED: the joins, the counts, the request's limits, the CSV and the HTML's escaping. */
 import assert from "node:assert/strict";
-import type { JobResult } from "../../src/api/jobs/job-book";
+import type { JobResult } from "../../src/api/jobs/job-result";
 import { dayOfOccurrence, type OccurrenceListing, type PlannedOccurrence, type SettledOccurrence } from "../../src/api/plans/occurrence";
 import {
   CSV_COLUMNS,

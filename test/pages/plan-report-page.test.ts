@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
-import type { JobResult } from "../../src/api/jobs/job-book";
+import type { JobResult } from "../../src/api/jobs/job-result";
 import type { OccurrenceListing, PlannedOccurrence, SettledOccurrence } from "../../src/api/plans/occurrence";
 import { planReport, type ReportWords } from "../../src/api/plans/plan-report";
 import { readReport } from "../../src/api/reports/reading";

@@ -10,10 +10,10 @@ import type { RobotClaims } from "../account/shared-account";
 import type { NavigationFollower } from "../watching/navigation";
 import { isBusy, type JobWork, type NearSpec, type RobotFacts } from "./dispatch";
 import { JOB_PHASES, type JobPhase } from "./job-states";
+import type { JobAttempt, JobOutcome, JobResult } from "./job-result";
 import type { StartFacts } from "./task-report";
 
 export type { JobPhase } from "./job-states";
-export type JobOutcome = "completed" | "stoppedByHand" | "error" | "failedToStart" | "cancelled" | "unknown";
 
 export interface JobSettings {
   near?: NearSpec;
@@ -27,11 +27,6 @@ export interface JobSettings {
   confirmTimeoutMs: number;
   /** A running job whose robot shows no status online (or a goto job no navigation) this long ends as unknown; absent: the default (jobs kept from before the setting). */
   offlineLimitMs?: number;
-}
-
-export interface JobAttempt {
-  serialNumber: string;
-  result: string;
 }
 
 /** One job, as plain JSON (it is written to node context as it is). */
@@ -79,21 +74,6 @@ export interface JobRecord {
   navigationSeenAt?: number;
   /** ending: what the end waits for, the task's report or the stop of a cancel. */
   ending?: "report" | "cancel";
-}
-
-export interface JobResult {
-  jobId: string;
-  serialNumber?: string;
-  robotName?: string;
-  work: JobWork & { name?: string };
-  outcome: JobOutcome;
-  startedAt?: string;
-  endedAt: string;
-  durationSeconds?: number;
-  attempts: JobAttempt[];
-  report?: Record<string, unknown>;
-  /** Why the outcome is unknown, where the job ended without the robot saying (its robot offline too long). */
-  reason?: string;
 }
 
 /** Whatever the cloud reported at the end of a task, read for the job's outcome. */

@@ -9,7 +9,7 @@
  * floor can never clean an area of another floor it stands on later.
  */
 import type { Problem } from "./commands";
-import type { JobOutcome } from "../jobs/job-book";
+import type { JobOutcome } from "../jobs/job-result";
 
 /** Segment id -> the area's name, as the vacuum's state offers them. */
 export type Segments = Record<string, string>;

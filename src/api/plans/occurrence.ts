@@ -5,7 +5,7 @@
  * joins with the kept task reports. Plain JSON (kept in context as it is).
  */
 import type { JobWork, NearSpec } from "../jobs/dispatch";
-import type { JobResult } from "../jobs/job-book";
+import type { JobResult } from "../jobs/job-result";
 
 /** A plan's time of day, `HH:MM` or `HH:MM:SS` (the dialog checks typed times with it too: this module loads no library). */
 export const TIME_OF_DAY = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;

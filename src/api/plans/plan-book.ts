@@ -10,7 +10,7 @@
  */
 import { keptForAccount } from "../account/account-memory";
 import { occurrencesBetween, startOfLocalDate } from "./calendar";
-import type { JobResult } from "../jobs/job-book";
+import type { JobResult } from "../jobs/job-result";
 import { dayOfOccurrence, type OccurrenceListing, type PlanItem, type PlannedOccurrence, type SettledOccurrence } from "./occurrence";
 
 /** Settled occurrences are kept this long after their planned time (a month's report), then forgotten. */

@@ -5,7 +5,7 @@
  * escaped, an image shown only from http(s) or embedded.
  */
 import { escapeMarkup } from "../markup";
-import type { JobOutcome } from "../jobs/job-book";
+import type { JobOutcome } from "../jobs/job-result";
 import { secondsFrom } from "../cloud/cloud-time";
 import { handlingOf } from "../pushes/incident-figures";
 import {

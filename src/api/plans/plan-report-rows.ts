@@ -9,7 +9,7 @@
  * occurrences, the reports, the names and the words.
  */
 import { invalidInput } from "../errors";
-import type { JobOutcome, JobResult } from "../jobs/job-book";
+import type { JobOutcome, JobResult } from "../jobs/job-result";
 import { keptReportOf, kpiFiguresOf, type KeptReport, type KpiFigures } from "../reports/kpi";
 import type { ReadReport } from "../reports/reading";
 import type { FailedJob, OccurrenceListing, SettledOccurrence, SettledStatus } from "./occurrence";

@@ -1,6 +1,7 @@
 /** How a job's runtime tells its node what happened: progress, an end (one per job), a change of its jobs. */
 import type { RobotApiError } from "../../../api/errors";
-import { jobResult, type JobOutcome, type JobRecord, type JobResult } from "../../../api/jobs/job-book";
+import { jobResult, type JobRecord } from "../../../api/jobs/job-book";
+import type { JobOutcome, JobResult } from "../../../api/jobs/job-result";
 import { readJobReason } from "../../../api/jobs/dispatch";
 import type { Translate } from "../i18n";
 
