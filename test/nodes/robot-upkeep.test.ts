@@ -1,0 +1,241 @@
+/**
+ * robot-upkeep in real Node-RED against a fleet on loopback whose statuses the
+ * test sets (test/support/fleet-stub.ts, the recorded v1 device and battery
+ * fields): each notice at its limit and one each side, once per crossing and
+ * cleared once; a counter reset by the cloud read as a part as new, not as
+ * negative wear; the open notices kept through a redeploy; bad messages and
+ * settings refused naming the field, with nothing read.
+ */
+import assert from "node:assert/strict";
+import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import robotUpkeep from "../../src/nodes/robot-upkeep";
+import type { UpkeepRobot } from "../../src/api/upkeep/table";
+import { FleetStub, stubSerial } from "../support/fleet-stub";
+import { TEST_TOKEN, collectMessages, flowWith, helper, loadFlow, recordStatuses, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
+
+const LOBBY = stubSerial(1);
+const HALL = stubSerial(2);
+
+interface Notice {
+  kind: string;
+  state: string;
+  serialNumber: string;
+  part?: string;
+  value: number | string;
+  limit: number | string;
+  name: string;
+  text: string;
+}
+
+describe("robot-upkeep: the upkeep table, and a notice once per crossing", function () {
+  this.timeout(30_000);
+  let stub: FleetStub;
+  beforeEach(async () => {
+    stub = await new FleetStub(2).start();
+    stub.update(LOBBY, (status) => {
+      status.device = { filter: { lifeSpan: 300, usedLife: 100 }, cleanWaterTank: { level: 60 }, recoveryWaterTank: { level: 20 } };
+      Object.assign(status.battery, { soh: "HEALTHY", cycleTimes: 212, temperature1: 30, temperature2: 31 });
+    });
+  });
+  afterEach(async () => {
+    await stub.server.stop();
+    forgetAccountMemory();
+  });
+  useNodeRed();
+
+  function flow(settings: Record<string, unknown> = {}): FlowNode[] {
+    return flowWith(stub.url, [
+      {
+        id: "upkeep",
+        type: "robot-upkeep",
+        robot: "config",
+        serialNumbers: "",
+        every: 0,
+        partDue: 10,
+        cleanWaterLow: 15,
+        recoveryWaterHigh: 85,
+        hottestCell: 45,
+        ...settings,
+        wires: [["table"], ["notices"]],
+      },
+      { id: "table", type: "helper" },
+      { id: "notices", type: "helper" },
+      { id: "catch-errors", type: "catch", scope: ["upkeep"], uncaught: false, wires: [["caught"]] },
+      { id: "caught", type: "helper" },
+    ]);
+  }
+
+  let tables: Record<string, unknown>[];
+  let notices: Record<string, unknown>[];
+  let caught: Record<string, unknown>[];
+  async function deploy(settings: Record<string, unknown> = {}) {
+    await loadFlow([robotUpkeep], flow(settings));
+    listen();
+  }
+  function listen() {
+    tables = collectMessages("table");
+    notices = collectMessages("notices");
+    caught = collectMessages("caught");
+  }
+
+  /**
+   * Asks for a read and waits for its table; a second read after it is the fence that makes "no notice" true:
+   * the first read's notices left in the same send as its table, before the second message came in.
+   */
+  async function read(msg: Record<string, unknown> = { payload: "now" }): Promise<{ table: UpkeepRobot[]; notices: Notice[] }> {
+    const noticesBefore = notices.length;
+    const tablesBefore = tables.length;
+    helper.getNode("upkeep").receive(msg);
+    await waitFor(() => tables.length === tablesBefore + 1, 5000, "the table");
+    const table = tables[tablesBefore]!.payload as UpkeepRobot[];
+    helper.getNode("upkeep").receive({ payload: "fence" });
+    await waitFor(() => tables.length === tablesBefore + 2, 5000, "the fence's table");
+    return { table, notices: notices.slice(noticesBefore).map((msg) => msg.payload as Notice) };
+  }
+
+  const setFilterUsed = (usedLife: number) => stub.update(LOBBY, (status) => (status.device!.filter = { lifeSpan: 300, usedLife }));
+  const brief = (each: Notice) => `${each.kind}/${each.state}/${String(each.value)}`;
+
+  it("reads each robot's parts, tanks and battery from its status into the table, and leaves out a robot whose status has none", async () => {
+    await deploy();
+    const { table, notices: none } = await read();
+    assert.deepEqual(none, []);
+    assert.deepEqual(table.map((robot) => robot.serialNumber), [LOBBY], "the hall robot's status carries no upkeep facts");
+    const [lobby] = table;
+    assert.equal(lobby!.name, "Robot 1");
+    assert.deepEqual(
+      lobby!.parts.map(({ part, usedLife, lifeSpan, threshold }) => ({ part, usedLife, lifeSpan, threshold })),
+      [{ part: "filter", usedLife: 100, lifeSpan: 300, threshold: 0.1 }],
+    );
+    assert.ok(Math.abs(lobby!.parts[0]!.remaining - 2 / 3) < 1e-9);
+    assert.deepEqual(lobby!.tanks, { cleanWater: 60, recoveryWater: 20 });
+    assert.deepEqual(lobby!.battery, { health: "HEALTHY", cycles: 212, hottestCell: 31 });
+    assert.deepEqual(caught, []);
+  });
+
+  it("a part: no notice at 10 % left nor at 10.3 %, one at 9.7 %, none while it stays under, and one clear when the cloud's counter is reset", async () => {
+    await deploy();
+    setFilterUsed(269);
+    assert.deepEqual((await read()).notices, [], "10.3 % left is over the threshold");
+    setFilterUsed(270);
+    assert.deepEqual((await read()).notices, [], "exactly 10 % left is at the threshold, not under it");
+    setFilterUsed(271);
+    const raised = (await read()).notices;
+    assert.deepEqual(raised.map(brief), [`partDue/raised/${1 - 271 / 300}`]);
+    assert.equal(raised[0]!.part, "filter");
+    assert.equal(raised[0]!.limit, 0.1);
+    assert.equal(raised[0]!.text, "Filter of Robot 1: 9.7 % left, under 10 %");
+    setFilterUsed(290);
+    assert.deepEqual((await read()).notices, [], "still under: the same crossing");
+    // A service engineer replaced it and the cloud reset its counter: all of it left, not negative wear.
+    setFilterUsed(0);
+    const { table, notices: cleared } = await read();
+    assert.deepEqual(cleared.map(brief), ["partDue/cleared/1"]);
+    assert.equal(table[0]!.parts[0]!.remaining, 1);
+  });
+
+  it("the part's threshold is the node's setting", async () => {
+    await deploy({ partDue: 40 });
+    setFilterUsed(180);
+    assert.deepEqual((await read()).notices, [], "40 % left");
+    setFilterUsed(181);
+    assert.deepEqual((await read()).notices.map((each) => `${each.kind}/${each.state}/${String(each.limit)}`), ["partDue/raised/0.4"]);
+  });
+
+  it("tanks: clean water under 15 % and recovery water over 85 % each raise once, one either side of the limit, and clear", async () => {
+    await deploy();
+    const tanks = (clean: number, recovery: number) =>
+      stub.update(LOBBY, (status) => Object.assign(status.device!, { cleanWaterTank: { level: clean }, recoveryWaterTank: { level: recovery } }));
+    tanks(16, 84);
+    assert.deepEqual((await read()).notices, []);
+    tanks(15, 85);
+    assert.deepEqual((await read()).notices, [], "at the limits");
+    tanks(14, 86);
+    const raised = (await read()).notices;
+    assert.deepEqual(raised.map(brief), ["cleanWaterLow/raised/14", "recoveryWaterHigh/raised/86"]);
+    assert.equal(raised[0]!.text, "Clean water of Robot 1 at 14 %, under 15 %: fill the tank");
+    tanks(10, 95);
+    assert.deepEqual((await read()).notices, []);
+    tanks(15, 85);
+    assert.deepEqual((await read()).notices.map(brief), ["cleanWaterLow/cleared/15", "recoveryWaterHigh/cleared/85"]);
+  });
+
+  it("battery: a health other than HEALTHY, and a cell over 45 °C (one either side), raise once and clear", async () => {
+    await deploy();
+    const battery = (soh: string, hottest: number) => stub.update(LOBBY, (status) => Object.assign(status.battery, { soh, temperature2: hottest }));
+    battery("HEALTHY", 45);
+    assert.deepEqual((await read()).notices, [], "at the limit");
+    battery("HEALTHY", 46);
+    assert.deepEqual((await read()).notices.map(brief), ["batteryHot/raised/46"]);
+    // No other word is recorded: any other than HEALTHY leaves normal.
+    battery("DEGRADED", 44);
+    const changed = (await read()).notices;
+    assert.deepEqual(changed.map(brief), ["batteryHealth/raised/DEGRADED", "batteryHot/cleared/44"]);
+    assert.equal(changed[0]!.text, "Battery of Robot 1: health DEGRADED, not HEALTHY");
+    battery("HEALTHY", 44);
+    assert.deepEqual((await read()).notices.map(brief), ["batteryHealth/cleared/HEALTHY"]);
+  });
+
+  it("shows under the node what is open after the last read", async () => {
+    await deploy();
+    const statuses = recordStatuses("upkeep");
+    await read();
+    assert.equal(statuses.at(-1)?.fill, "green");
+    assert.match(statuses.at(-1)?.text ?? "", /^1 robots in order \d\d:\d\d$/);
+    setFilterUsed(295);
+    stub.update(LOBBY, (status) => (status.device!.cleanWaterTank = { level: 5 }));
+    await read();
+    assert.equal(statuses.at(-1)?.fill, "yellow");
+    assert.match(statuses.at(-1)?.text ?? "", /^1 parts due, 1 tanks, 0 batteries \d\d:\d\d$/);
+  });
+
+  it("keeps its open notices through a redeploy: a part still under is not raised again, and its clear still comes", async () => {
+    await deploy();
+    setFilterUsed(290);
+    assert.deepEqual((await read()).notices.map(brief), [`partDue/raised/${1 - 290 / 300}`]);
+    await helper.setFlows(flow({ name: "redeployed" }), "full", { config: { token: TEST_TOKEN } });
+    listen();
+    assert.deepEqual((await read()).notices, [], "the same crossing after the redeploy");
+    setFilterUsed(0);
+    assert.deepEqual((await read()).notices.map(brief), ["partDue/cleared/1"]);
+  });
+
+  it("reads the robots a message names, and refuses one the account does not have, naming msg.serialNumbers, with nothing read", async () => {
+    await deploy({ serialNumbers: HALL });
+    assert.deepEqual((await read()).table, [], "the node's robot has no upkeep facts");
+    assert.deepEqual((await read({ payload: "now", serialNumbers: [LOBBY] })).table.map((robot) => robot.serialNumber), [LOBBY]);
+    stub.clearRequests();
+    helper.getNode("upkeep").receive({ payload: "now", serialNumbers: "GS-S-999999" });
+    await waitFor(() => caught.length === 1, 5000, "the refusal");
+    const error = caught[0]!.error as { message: string; code?: string };
+    assert.match(error.message, /msg\.serialNumbers/);
+    assert.match(error.message, /GS-S-999999/);
+    assert.equal(stub.batchRequests().length, 0, "no status read");
+  });
+
+  it("refuses a replacement naming a part no robot has, or no robot, naming the field, with nothing read", async () => {
+    await deploy();
+    stub.clearRequests();
+    const refused = [
+      { payload: { replaced: { serialNumber: LOBBY, part: "wheel" } }, field: /payload\.replaced\.part/ },
+      { payload: { replaced: { part: "filter" } }, field: /payload\.replaced\.serialNumber/ },
+      { payload: { replaced: "filter" }, field: /payload\.replaced\b/ },
+    ];
+    for (const [index, each] of refused.entries()) {
+      helper.getNode("upkeep").receive({ payload: each.payload });
+      await waitFor(() => caught.length === index + 1, 5000, `refusal ${index}`);
+      assert.match((caught[index]!.error as { message: string }).message, each.field);
+    }
+    assert.equal(tables.length, 0);
+    assert.equal(stub.batchRequests().length, 0, "no status read");
+  });
+
+  it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {
+    await loadFlow([robotUpkeep], flow({ cleanWaterLow: 150 }));
+    listen();
+    helper.getNode("upkeep").receive({ payload: "now" });
+    await waitFor(() => caught.length === 1, 5000, "the refusal");
+    assert.match((caught[0]!.error as { message: string }).message, /cleanWaterLow/);
+    assert.equal(stub.batchRequests().length, 0);
+  });
+});
