@@ -10,6 +10,7 @@
  */
 import { keptForAccount } from "../account/account-memory";
 import { occurrencesBetween } from "./calendar";
+import type { JobResult } from "../jobs/job-book";
 import type { OccurrenceListing, PlanItem, PlannedOccurrence, SettledOccurrence } from "./occurrence";
 
 /** Settled occurrences are kept this long after their planned time (a month's report), then forgotten. */
@@ -170,6 +171,37 @@ export class AccountPlans {
     };
   }
 
+  /**
+   * The account's occurrences planned at or after `from` and before `to` and
+   * not settled yet, each with the robot that will run it and the seconds it
+   * will take, as far as the item's settled runs tell (the upkeep forecast's
+   * hours): the robot of its latest run (an item may leave the robot to the
+   * job, so the robot that ran it last is the likeliest), and the median
+   * durationSeconds of its runs kept (35 days). An item not run yet is left
+   * out: nothing says how long it takes.
+   */
+  plannedRuns(from: Date | number, to: Date | number): { timezone: string; runs: PlannedRun[] } {
+    const listing = this.between(from, to);
+    const ranBy = new Map<string, { robot: string; seconds: number[] }>();
+    for (const { occurrence } of [...this.settled.values()].sort(
+      (a, b) => Date.parse(a.occurrence.plannedAt) - Date.parse(b.occurrence.plannedAt),
+    )) {
+      const job = occurrence.job as Partial<JobResult> | undefined;
+      if (typeof job?.durationSeconds !== "number" || typeof job.serialNumber !== "string") continue;
+      const item = ranBy.get(occurrence.item) ?? { robot: job.serialNumber, seconds: [] };
+      item.robot = job.serialNumber;
+      item.seconds.push(job.durationSeconds);
+      ranBy.set(occurrence.item, item);
+    }
+    const runs: PlannedRun[] = [];
+    for (const occurrence of listing.planned) {
+      if (this.settled.has(occurrence.occurrenceId)) continue;
+      const ran = ranBy.get(occurrence.item);
+      if (ran) runs.push({ serialNumber: ran.robot, plannedAt: occurrence.plannedAt, seconds: median(ran.seconds) });
+    }
+    return { timezone: listing.timezone, runs };
+  }
+
   toPlain(nodeId: string): PlainNodePlans {
     return structuredClone({
       state: this.stateOf(nodeId),
@@ -217,6 +249,19 @@ export class AccountPlans {
     this.inForce.delete(nodeId);
     for (const entry of this.claimedBy(nodeId)) this.claimed.delete(entry.occurrence.occurrenceId);
   }
+}
+
+/** An upcoming occurrence as the upkeep forecast counts it: who runs it, when, and for how long. */
+export interface PlannedRun {
+  serialNumber: string;
+  plannedAt: string;
+  seconds: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** An item as planned: the same name with another time, days or work is another item, in force from its own change. */

@@ -11,6 +11,7 @@
  * bounded per image and in all, and forgotten with the report.
  */
 import { keptForAccount } from "../account/account-memory";
+import { upkeepHistoryOf } from "../upkeep/history";
 import type { ReadReport } from "./reading";
 
 export const REPORTS_KEPT_PER_ROBOT = 10;
@@ -50,7 +51,11 @@ export class AccountReports {
   private readonly images = new Map<string, KeptImage>();
   private imageBytes = 0;
 
-  constructor(readonly imageBounds: ImageBounds = { perImage: MAX_KEPT_IMAGE_BYTES, total: MAX_KEPT_IMAGES_BYTES }) {}
+  constructor(
+    readonly imageBounds: ImageBounds = { perImage: MAX_KEPT_IMAGE_BYTES, total: MAX_KEPT_IMAGES_BYTES },
+    /** Told each report kept for the first time: the account's upkeep history counts its cleaning time here. */
+    private readonly keptFirst: (report: ReadReport) => void = () => undefined,
+  ) {}
 
   /** Keeps a report; one already kept under its identity stays as it was. Returns the report kept. */
   keep(report: ReadReport): ReadReport {
@@ -61,6 +66,7 @@ export class AccountReports {
     const known = reports.get(report.reportKey);
     if (known) return known;
     reports.set(report.reportKey, report);
+    this.keptFirst(report);
     if (reports.size > REPORTS_KEPT_PER_ROBOT) {
       const oldest = reports.keys().next().value!;
       reports.delete(oldest);
@@ -129,5 +135,9 @@ function imageKey(serialNumber: string, reportKey: string): string {
 
 /** The task reports of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */
 export function reportsOfAccount(accountKey: string): AccountReports {
-  return keptForAccount(accountKey, "task reports", () => new AccountReports());
+  return keptForAccount(
+    accountKey,
+    "task reports",
+    () => new AccountReports(undefined, (report) => upkeepHistoryOf(accountKey).observeReport(report)),
+  );
 }

@@ -8,6 +8,8 @@
 import { keptForAccount } from "../account/account-memory";
 import { robotDirectoryOf } from "../account/robot-directory";
 import { cloudTimeMs } from "../cloud/cloud-time";
+import { upkeepFactsOf } from "../upkeep/facts";
+import { upkeepHistoryOf } from "../upkeep/history";
 import { isTaskUnderWay, readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
@@ -65,6 +67,8 @@ export class FleetStatuses {
     private readonly capacity = MAX_KEPT_STATUSES,
     /** Told the serial numbers of every record, so that a robot the robot list does not name yet is looked up. */
     private readonly named: (serialNumbers: string[]) => void = () => undefined,
+    /** Told each status kept, as read (not merged), and when: the account's upkeep history is fed here. */
+    private readonly kept: (serialNumber: string, status: Record<string, unknown>, at: number) => void = () => undefined,
   ) {}
 
   /**
@@ -84,6 +88,7 @@ export class FleetStatuses {
       const reads = { v1: known?.v1, lean: known?.lean, [shape]: { status, at } };
       this.robots.delete(serialNumber);
       this.robots.set(serialNumber, { ...reads, merged: merge(reads) });
+      this.kept(serialNumber, status, at);
       changed = true;
     }
     while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
@@ -164,6 +169,11 @@ export function fleetStatusesOf(accountKey: string): FleetStatuses {
   return keptForAccount(
     accountKey,
     "fleet statuses",
-    () => new FleetStatuses(MAX_KEPT_STATUSES, (serialNumbers) => robotDirectoryOf(accountKey).notice(serialNumbers)),
+    () =>
+      new FleetStatuses(
+        MAX_KEPT_STATUSES,
+        (serialNumbers) => robotDirectoryOf(accountKey).notice(serialNumbers),
+        (serialNumber, status, at) => upkeepHistoryOf(accountKey).observe(serialNumber, upkeepFactsOf(status), at),
+      ),
   );
 }

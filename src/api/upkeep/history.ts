@@ -1,0 +1,337 @@
+/**
+ * An account's upkeep history: per robot, its wear parts' counter readings
+ * over time, its cleaning time (from its task reports), the replacements
+ * recorded, and its last upkeep facts. The forecast (forecast.ts) learns a
+ * part's wear per cleaning hour from it.
+ *
+ * Fed in one place each: every status the account reads passes through
+ * FleetStatuses.record (fleet-statuses.ts), which hands it to `observe`;
+ * every task report kept passes through AccountReports.keep
+ * (report-store.ts), which hands it to `observeReport`. robot-upkeep
+ * records replacements (`replaced`) and copies the history to its context
+ * (`toPlain`, `restore`).
+ *
+ * Bounds: readings of the last 90 days (HISTORY_DAYS), one a part per hour
+ * while its counter moves (a reading within the hour of the one before
+ * replaces it), none while it stands still; 5,000 robots, the one heard of
+ * longest ago forgotten first. A counter that falls (the cloud reset it) or
+ * changes its life span starts a new segment: wear is only ever read within
+ * a segment, never as negative. Pure: no calls, no Node-RED.
+ */
+import { keptForAccount } from "../account/account-memory";
+import { cloudTimeMs } from "../cloud/cloud-time";
+import { numberOf } from "../cloud/values";
+import type { ReadReport } from "../reports/reading";
+import { reportedResidualsOf, type ReportedPart, type UpkeepFacts, type WearPart } from "./facts";
+
+export const HISTORY_DAYS = 90;
+export const MAX_UPKEEP_ROBOTS = 5000;
+const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** A part's readings closer than this are thinned to the later one (the one before it stays). */
+export const READING_SPACING_MS = HOUR_MS;
+/** What toPlain writes to a context: one reading a part per day within a segment (its first and last kept), which keeps every segment's wear and hours. */
+export const PLAIN_READING_SPACING_MS = DAY_MS;
+
+/** A part's readings, in parallel lists (a fleet's 90 days are millions of numbers: no object per reading). */
+export interface PartTrack {
+  /** When each reading was taken (ms since the epoch), ascending. */
+  at: number[];
+  /** The counter (usedLife; for a report's share, 1 - the share left). */
+  used: number[];
+  /** The life span at that reading (lifeSpan; 1 for a report's share). */
+  life: number[];
+  /** When replacements were recorded (ms), ascending. */
+  replacements: number[];
+}
+
+/** A robot's cleaning time, one entry a report, in parallel lists ordered by end. */
+export interface WorkTrack {
+  start: number[];
+  end: number[];
+  /** The report's durationSeconds: cleaning time, which a pause makes shorter than end - start. */
+  seconds: number[];
+}
+
+export interface RobotHistory {
+  /** The wear parts a status gives, by part. */
+  parts: Map<WearPart, PartTrack>;
+  /** The shares a task report gives (consumablesResidualPercentage), by part. */
+  reported: Map<ReportedPart, PartTrack>;
+  work: WorkTrack;
+  /** Reports counted, by identity (reportKey), with their end: each counted once. */
+  reportKeys: Map<string, number>;
+  /** The last facts a status gave, and when. */
+  latest?: { facts: UpkeepFacts; at: number };
+}
+
+function newTrack(): PartTrack {
+  return { at: [], used: [], life: [], replacements: [] };
+}
+
+function newRobot(): RobotHistory {
+  return { parts: new Map(), reported: new Map(), work: { start: [], end: [], seconds: [] }, reportKeys: new Map() };
+}
+
+/** Whether readings `index - 1` and `index` of a track are of one segment: no fall, no other life span, no replacement between. */
+export function sameSegment(track: PartTrack, index: number): boolean {
+  if (track.used[index]! < track.used[index - 1]! || track.life[index] !== track.life[index - 1]) return false;
+  // A reading at a replacement's very time is the old part's.
+  return !track.replacements.some((at) => at >= track.at[index - 1]! && at < track.at[index]!);
+}
+
+/** Adds a reading, thinned: a standing counter adds nothing, one within the spacing of the reading before the last replaces the last. */
+function addReading(track: PartTrack, at: number, used: number, life: number): void {
+  const last = track.at.length - 1;
+  if (last >= 0) {
+    if (at <= track.at[last]!) return;
+    if (used === track.used[last] && life === track.life[last] && !track.replacements.some((when) => when >= track.at[last]!)) return;
+  }
+  track.at.push(at);
+  track.used.push(used);
+  track.life.push(life);
+  const added = last + 1;
+  if (added >= 2 && at - track.at[added - 2]! < READING_SPACING_MS && sameSegment(track, added - 1) && sameSegment(track, added)) {
+    track.at.splice(added - 1, 1);
+    track.used.splice(added - 1, 1);
+    track.life.splice(added - 1, 1);
+  }
+}
+
+function pruneTrack(track: PartTrack, oldest: number): void {
+  let drop = 0;
+  while (drop < track.at.length - 1 && track.at[drop]! < oldest) drop++;
+  if (drop > 0) {
+    track.at.splice(0, drop);
+    track.used.splice(0, drop);
+    track.life.splice(0, drop);
+  }
+  while (track.replacements.length > 1 && track.replacements[0]! < oldest) track.replacements.shift();
+}
+
+/**
+ * The counter's value a replacement left standing: until the cloud resets the
+ * counter (it falls), the new part's use is the counter less its value when
+ * the part was replaced. 0 when no replacement is recorded or the cloud reset the counter since.
+ */
+export function counterOffsetOf(track: PartTrack): number {
+  const replacedAt = track.replacements.at(-1);
+  if (replacedAt === undefined) return 0;
+  let before = -1;
+  for (let index = 0; index < track.at.length; index++) {
+    if (track.at[index]! <= replacedAt) before = index;
+    else if (before >= 0 && track.used[index]! < track.used[index - 1]!) return 0;
+  }
+  return before >= 0 ? track.used[before]! : 0;
+}
+
+/** Share left at the track's last reading, 0-1, a replacement's offset taken off; undefined without a reading. */
+export function remainingOf(track: PartTrack): number | undefined {
+  const last = track.at.length - 1;
+  if (last < 0) return undefined;
+  return Math.min(1, Math.max(0, 1 - (track.used[last]! - counterOffsetOf(track)) / track.life[last]!));
+}
+
+/** Cleaning hours of the robot's reports between two instants: each report's seconds, in the share of its span that falls between them. */
+export function cleaningHoursBetween(work: WorkTrack, from: number, to: number): number {
+  let seconds = 0;
+  for (let index = 0; index < work.end.length; index++) {
+    const [start, end] = [work.start[index]!, work.end[index]!];
+    if (end <= start) {
+      // A report with no span (its start unknown): its time counts where it ended.
+      if (end > from && end <= to) seconds += work.seconds[index]!;
+      continue;
+    }
+    const overlap = Math.min(end, to) - Math.max(start, from);
+    if (overlap > 0) seconds += (work.seconds[index]! * overlap) / (end - start);
+  }
+  return seconds / 3600;
+}
+
+export class UpkeepHistory {
+  /** Least recently heard of first. */
+  private readonly robots = new Map<string, RobotHistory>();
+
+  constructor(private readonly capacity = MAX_UPKEEP_ROBOTS) {}
+
+  private robotFor(serialNumber: string): RobotHistory {
+    let robot = this.robots.get(serialNumber);
+    if (robot) this.robots.delete(serialNumber);
+    this.robots.set(serialNumber, (robot ??= newRobot()));
+    while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
+    return robot;
+  }
+
+  /** A status's upkeep facts (upkeepFactsOf), read at `at` (ms): each wear part's counter is a reading. Undefined facts are nothing. */
+  observe(serialNumber: string, facts: UpkeepFacts | undefined, at: number): void {
+    if (!facts) return;
+    const robot = this.robotFor(serialNumber);
+    if (robot.latest && robot.latest.at > at) return;
+    robot.latest = { facts, at };
+    for (const part of facts.parts) {
+      let track = robot.parts.get(part.part);
+      if (!track) robot.parts.set(part.part, (track = newTrack()));
+      addReading(track, at, part.usedLife, part.lifeSpan);
+    }
+    this.prune(serialNumber, at);
+  }
+
+  /** A task report (readReport): its cleaning time once (by its identity), and its residual shares as readings at its end. */
+  observeReport(report: ReadReport): void {
+    const end = cloudTimeMs(report.endTime);
+    const start = cloudTimeMs(report.startTime);
+    const seconds = numberOf(report.durationSeconds);
+    const [from, to] = [start ?? (end !== undefined && seconds !== undefined ? end - seconds * 1000 : undefined), end];
+    if (from === undefined || to === undefined || to < from) return;
+    const robot = this.robotFor(report.serialNumber);
+    if (robot.reportKeys.has(report.reportKey)) return;
+    robot.reportKeys.set(report.reportKey, to);
+    const cleaning = seconds !== undefined && seconds >= 0 ? seconds : (to - from) / 1000;
+    const { work } = robot;
+    let index = work.end.length;
+    while (index > 0 && work.end[index - 1]! > to) index--;
+    work.start.splice(index, 0, from);
+    work.end.splice(index, 0, to);
+    work.seconds.splice(index, 0, cleaning);
+    for (const { part, remaining } of reportedResidualsOf(report)) {
+      let track = robot.reported.get(part);
+      if (!track) robot.reported.set(part, (track = newTrack()));
+      addReading(track, to, 1 - remaining, 1);
+    }
+    this.prune(report.serialNumber, Math.max(to, robot.latest?.at ?? to));
+  }
+
+  /** A person replaced the robot's part at `at` (ms): the part's wear starts again from there, whatever the cloud's counter says until it is reset. */
+  replaced(serialNumber: string, part: WearPart | ReportedPart, at: number): void {
+    const robot = this.robotFor(serialNumber);
+    for (const tracks of [robot.parts, robot.reported] as Map<string, PartTrack>[]) {
+      let track = tracks.get(part);
+      // A replacement of a part no reading named yet is kept for the readings to come (the status's parts first).
+      if (!track && tracks === robot.parts && !robot.reported.has(part as ReportedPart)) tracks.set(part, (track = newTrack()));
+      if (!track) continue;
+      let index = track.replacements.length;
+      while (index > 0 && track.replacements[index - 1]! > at) index--;
+      track.replacements.splice(index, 0, at);
+    }
+  }
+
+  /** What is known of the robot; undefined when nothing is. The lists are the history's own: read them, do not change them. */
+  of(serialNumber: string): RobotHistory | undefined {
+    return this.robots.get(serialNumber);
+  }
+
+  serialNumbers(): string[] {
+    return [...this.robots.keys()];
+  }
+
+  /** Forgets the robot's readings, reports and replacements older than HISTORY_DAYS before `now`. */
+  private prune(serialNumber: string, now: number): void {
+    const robot = this.robots.get(serialNumber)!;
+    const oldest = now - HISTORY_DAYS * DAY_MS;
+    for (const track of [...robot.parts.values(), ...robot.reported.values()]) pruneTrack(track, oldest);
+    const { work } = robot;
+    let drop = 0;
+    while (drop < work.end.length && work.end[drop]! < oldest) drop++;
+    if (drop > 0) for (const list of [work.start, work.end, work.seconds]) list.splice(0, drop);
+    for (const [key, end] of robot.reportKeys) if (end < oldest) robot.reportKeys.delete(key);
+  }
+
+  /** The history as plain JSON for a context, the readings thinned to one a part per day within a segment (PLAIN_READING_SPACING_MS). */
+  toPlain(serialNumbers: Iterable<string> = this.robots.keys()): PlainUpkeepHistory {
+    const robots: PlainUpkeepHistory["robots"] = {};
+    for (const serialNumber of serialNumbers) {
+      const robot = this.robots.get(serialNumber);
+      if (!robot) continue;
+      robots[serialNumber] = {
+        parts: Object.fromEntries([...robot.parts].map(([part, track]) => [part, plainTrack(track)])),
+        reported: Object.fromEntries([...robot.reported].map(([part, track]) => [part, plainTrack(track)])),
+        work: structuredClone(robot.work),
+        reportKeys: Object.fromEntries(robot.reportKeys),
+        ...(robot.latest ? { latest: structuredClone(robot.latest) } : {}),
+      };
+    }
+    return { version: 1, robots };
+  }
+
+  /** Takes back what toPlain gave (a context's copy, after a restart), read field by field; a robot this process knows already keeps what it has. */
+  restore(plain: unknown): void {
+    const robots = (plain as Partial<PlainUpkeepHistory> | undefined)?.robots;
+    if (typeof robots !== "object" || robots === null) return;
+    for (const [serialNumber, entry] of Object.entries(robots)) {
+      if (this.robots.has(serialNumber) || typeof entry !== "object" || entry === null) continue;
+      const robot = newRobot();
+      for (const [part, track] of Object.entries(entry.parts ?? {})) {
+        const read = trackOf(track);
+        if (read) robot.parts.set(part as WearPart, read);
+      }
+      for (const [part, track] of Object.entries(entry.reported ?? {})) {
+        const read = trackOf(track);
+        if (read) robot.reported.set(part as ReportedPart, read);
+      }
+      const work = entry.work;
+      if (
+        numbers(work?.start) &&
+        numbers(work?.end) &&
+        numbers(work?.seconds) &&
+        work.start.length === work.end.length &&
+        work.end.length === work.seconds.length
+      )
+        robot.work = { start: [...work.start], end: [...work.end], seconds: [...work.seconds] };
+      for (const [key, end] of Object.entries(entry.reportKeys ?? {})) if (Number.isFinite(end)) robot.reportKeys.set(key, end);
+      if (typeof entry.latest?.at === "number" && Array.isArray(entry.latest.facts?.parts)) robot.latest = structuredClone(entry.latest);
+      this.robots.set(serialNumber, robot);
+    }
+    while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
+  }
+}
+
+export interface PlainTrack {
+  at: number[];
+  used: number[];
+  life: number[];
+  replacements: number[];
+}
+
+export interface PlainUpkeepHistory {
+  version: 1;
+  robots: Record<
+    string,
+    {
+      parts: Record<string, PlainTrack>;
+      reported: Record<string, PlainTrack>;
+      work: WorkTrack;
+      reportKeys: Record<string, number>;
+      latest?: { facts: UpkeepFacts; at: number };
+    }
+  >;
+}
+
+function numbers(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === "number" && Number.isFinite(entry));
+}
+
+function plainTrack(track: PartTrack): PlainTrack {
+  const plain: PlainTrack = { at: [], used: [], life: [], replacements: [...track.replacements] };
+  const count = track.at.length;
+  for (let index = 0; index < count; index++) {
+    const segmentEdge = index === 0 || index === count - 1 || !sameSegment(track, index) || !sameSegment(track, index + 1);
+    if (!segmentEdge && track.at[index]! - plain.at.at(-1)! < PLAIN_READING_SPACING_MS) continue;
+    plain.at.push(track.at[index]!);
+    plain.used.push(track.used[index]!);
+    plain.life.push(track.life[index]!);
+  }
+  return plain;
+}
+
+function trackOf(value: unknown): PartTrack | undefined {
+  const track = value as Partial<PlainTrack> | undefined;
+  if (!numbers(track?.at) || !numbers(track.used) || !numbers(track.life) || !numbers(track.replacements)) return undefined;
+  if (track.at.length !== track.used.length || track.at.length !== track.life.length || track.life.some((life) => life <= 0))
+    return undefined;
+  return { at: [...track.at], used: [...track.used], life: [...track.life], replacements: [...track.replacements] };
+}
+
+/** The upkeep history of the account `accountKey`, the same object for every node of it in this process. */
+export function upkeepHistoryOf(accountKey: string): UpkeepHistory {
+  return keptForAccount(accountKey, "upkeep", () => new UpkeepHistory());
+}

@@ -1,0 +1,161 @@
+/**
+ * The upkeep table (table.ts's shape) of an account's robots: each robot's
+ * last facts from the upkeep history, each part's share left, its wear
+ * learned from the history and its forecast at the plan's hours (the plan
+ * book's upcoming runs) or the robot's recent ones. Pure: no calls; the plan
+ * book is read once for all robots.
+ */
+import { DateTime } from "luxon";
+import { robotDirectoryOf } from "../account/robot-directory";
+import { invalidInput } from "../errors";
+import { startOfLocalDate } from "../plans/calendar";
+import { plansOfAccount, type AccountPlans } from "../plans/plan-book";
+import { round } from "../reports/reading";
+import { dueDayOf, learnedWearOf, PLAN_HORIZON_DAYS, recentHoursPerDay, type DailyHours } from "./forecast";
+import { DAY_MS, remainingOf, upkeepHistoryOf, type PartTrack, type RobotHistory, type UpkeepHistory } from "./history";
+import type { PartForecast, UpkeepPart, UpkeepRobot } from "./table";
+
+/** A part is due at this share left unless told otherwise (robot-upkeep's default setting). */
+export const DEFAULT_THRESHOLD = 0.1;
+
+export interface UpkeepTableOptions {
+  /** The instant the table is for (ms); Date.now() when absent. */
+  now?: number;
+  /** Share left at which a part is due, 0-1 (DEFAULT_THRESHOLD). */
+  threshold?: number;
+  /** IANA zone of the due days; absent: the plans' zone, else the runtime's. */
+  zone?: string;
+  /** The plan book whose upcoming runs give a robot's hours; absent: every robot at its recent hours. */
+  plans?: AccountPlans;
+  /** A robot's name to show; absent: no names. */
+  nameOf?: (serialNumber: string) => string | undefined;
+}
+
+/**
+ * The table of `serialNumbers` (in that order) from `history`. A robot the
+ * history knows nothing of is left out; one that stopped answering keeps its
+ * last facts, `readAt` saying how old they are. A part already at or under
+ * the threshold is due today.
+ */
+export function upkeepTable(history: UpkeepHistory, serialNumbers: readonly string[], options: UpkeepTableOptions = {}): UpkeepRobot[] {
+  const now = options.now ?? Date.now();
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1))
+    throw invalidInput("threshold", `must be a share from 0 to 1 (got ${JSON.stringify(threshold)})`);
+  const planned = options.plans?.plannedRuns(now, now + PLAN_HORIZON_DAYS * DAY_MS);
+  const zone = options.zone ?? planned?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const planDays = planned ? planHoursByRobot(planned.runs, now, zone) : new Map<string, number[]>();
+  const rows: UpkeepRobot[] = [];
+  for (const serialNumber of serialNumbers) {
+    const robot = history.of(serialNumber);
+    if (!robot) continue;
+    const row = robotRow(serialNumber, robot, { now, threshold, zone, planDays: planDays.get(serialNumber) });
+    if (!row) continue;
+    const name = options.nameOf?.(serialNumber);
+    rows.push(name !== undefined && name !== serialNumber ? { ...row, name } : row);
+  }
+  return rows;
+}
+
+/** The table of the account `accountKey`: its history, its plan book and its robot directory's names. */
+export function upkeepTableOfAccount(
+  accountKey: string,
+  serialNumbers: readonly string[],
+  options: Omit<UpkeepTableOptions, "plans" | "nameOf"> = {},
+): UpkeepRobot[] {
+  const directory = robotDirectoryOf(accountKey);
+  return upkeepTable(upkeepHistoryOf(accountKey), serialNumbers, {
+    ...options,
+    plans: plansOfAccount(accountKey),
+    nameOf: (serialNumber) => directory.nameOf(serialNumber),
+  });
+}
+
+/** Each robot's planned hours of each local day from today (today's from `now` on), PLAN_HORIZON_DAYS of them. */
+function planHoursByRobot(
+  runs: readonly { serialNumber: string; plannedAt: string; seconds: number }[],
+  now: number,
+  zone: string,
+): Map<string, number[]> {
+  const today = DateTime.fromMillis(now, { zone }).startOf("day");
+  const dayEnds = Array.from({ length: PLAN_HORIZON_DAYS }, (_, index) => today.plus({ days: index + 1 }).toMillis());
+  const byRobot = new Map<string, number[]>();
+  for (const run of runs) {
+    const at = Date.parse(run.plannedAt);
+    const day = dayEnds.findIndex((end) => at < end);
+    if (day < 0) continue;
+    let days = byRobot.get(run.serialNumber);
+    if (!days) byRobot.set(run.serialNumber, (days = new Array<number>(PLAN_HORIZON_DAYS).fill(0)));
+    days[day]! += run.seconds / 3600;
+  }
+  return byRobot;
+}
+
+interface RowContext {
+  now: number;
+  threshold: number;
+  zone: string;
+  /** The robot's planned hours by day, where a plan names it. */
+  planDays: number[] | undefined;
+}
+
+function robotRow(serialNumber: string, robot: RobotHistory, context: RowContext): UpkeepRobot | undefined {
+  const lastReport = robot.work.end.at(-1);
+  const readAt = robot.latest?.at ?? lastReport;
+  if (readAt === undefined) return undefined;
+  const knownSince = Math.min(
+    robot.work.start.reduce((earliest, start) => Math.min(earliest, start), Infinity),
+    ...[...robot.parts.values(), ...robot.reported.values()].map((track) => track.at[0] ?? Infinity),
+  );
+  const hours: DailyHours = context.planDays?.some((day) => day > 0)
+    ? { basis: "plan", days: context.planDays, hoursPerDay: context.planDays.reduce((sum, day) => sum + day, 0) / context.planDays.length }
+    : { basis: "recent", hoursPerDay: recentHoursPerDay(robot.work, knownSince, context.now) };
+  const statusParts = robot.latest?.facts.parts ?? [];
+  // A task report's shares stand in only for a robot whose status gives no wear parts (facts.ts).
+  const parts: UpkeepPart[] =
+    statusParts.length > 0
+      ? statusParts.map((part) => {
+          const track = robot.parts.get(part.part);
+          return {
+            ...partRow(part.part, track, robot, hours, context, track ? remainingOf(track)! : part.remaining),
+            usedLife: part.usedLife,
+            lifeSpan: part.lifeSpan,
+          };
+        })
+      : [...robot.reported].map(([part, track]) => partRow(part, track, robot, hours, context, remainingOf(track)!));
+  return {
+    serialNumber,
+    readAt: new Date(readAt).toISOString(),
+    parts,
+    tanks: { ...robot.latest?.facts.tanks },
+    battery: { ...robot.latest?.facts.battery },
+  };
+}
+
+function partRow(
+  part: UpkeepPart["part"],
+  track: PartTrack | undefined,
+  robot: RobotHistory,
+  hours: DailyHours,
+  context: RowContext,
+  remaining: number,
+): UpkeepPart {
+  const learned = track ? learnedWearOf(track, robot.work) : { cleaningHours: 0, historyDays: 0 };
+  const rate = learned.perCleaningHour;
+  const dueDay = dueDayOf(remaining, context.threshold, rate, hours, context.now, context.zone);
+  const forecast: PartForecast = {
+    basis: rate === undefined ? "too little history" : hours.basis,
+    ...(dueDay !== undefined ? { dueDay, dueAt: startOfLocalDate(dueDay, context.zone).toISOString() } : {}),
+    ...(rate !== undefined ? { hoursPerDay: round(hours.hoursPerDay, 2) } : {}),
+    historyDays: learned.historyDays,
+  };
+  const replacedAt = track?.replacements.at(-1);
+  return {
+    part,
+    remaining: round(remaining, 4),
+    ...(rate !== undefined ? { wearPerCleaningHour: rate, wearPerDay: rate * hours.hoursPerDay } : {}),
+    threshold: context.threshold,
+    forecast,
+    ...(replacedAt !== undefined ? { replacedAt: new Date(replacedAt).toISOString() } : {}),
+  };
+}
