@@ -15,6 +15,7 @@ import type { OccurrenceListing, PlannedOccurrence, SettledOccurrence } from "..
 import { planReport, type ReportWords } from "../../src/api/plans/plan-report";
 import { readReport } from "../../src/api/reports/reading";
 import { demoFleet, drawCoverage, type SimMap } from "../../src/simulator";
+import { sharedCatalogue } from "../support/catalogue";
 import { launchChromium, packageRoot } from "../support/editor";
 
 const SHOTS = path.join(os.tmpdir(), "shots-plan-report");
@@ -26,15 +27,8 @@ const screenshots = (name: string) => [
 
 /** The report's words from the shared catalogue, as the node's translator finds them. */
 function catalogueWords(language: string): ReportWords {
-  const catalogue = JSON.parse(fs.readFileSync(path.join(packageRoot, "nodes/locales", language, "robot-fleet.json"), "utf8")) as {
-    "robot-fleet": { planReport: Record<string, unknown> };
-  };
-  return (key, params = {}) => {
-    let value: unknown = catalogue["robot-fleet"].planReport;
-    for (const part of key.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
-    assert.equal(typeof value, "string", `planReport.${key} in ${language}`);
-    return (value as string).replace(/__(\w+)__/g, (_whole, name: string) => String(params[name]));
-  };
+  const words = sharedCatalogue(language);
+  return (key, params) => words(`planReport.${key}`, params);
 }
 
 const [FLOOR_1, FLOOR_2] = demoFleet().robots[0]!.maps as [SimMap, SimMap];

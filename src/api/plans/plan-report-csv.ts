@@ -3,6 +3,7 @@
  * names, each state and outcome as its code beside its words, quoted as
  * robot-reports' CSV example writes a field.
  */
+import { csvText } from "../csv";
 import type { PlanReportRows, ReportWords } from "./plan-report-rows";
 
 /** The CSV's columns, units in their names (times ISO 8601 in UTC, areas m², coverage per cent), one line per occurrence. */
@@ -29,12 +30,6 @@ export const CSV_COLUMNS = [
   "reason_text",
 ] as const;
 
-/** A field as robot-reports' CSV example writes one: quoted when it holds a comma, a quote or a line break, quotes doubled. */
-function csvField(value: string | number | null | undefined): string {
-  const text = value === undefined || value === null ? "" : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /** Coverage as a percentage with the KPI's precision (0-1 to three decimals: per cent to one). */
 function percent(coverage: number | null): number | null {
   return coverage === null ? null : Math.round(coverage * 1000) / 10;
@@ -42,8 +37,9 @@ function percent(coverage: number | null): number | null {
 
 /** One line per occurrence: each state and outcome as its code (for a program) beside its words in the runtime's language (for a person). */
 export function planReportCsv(rows: PlanReportRows, words: ReportWords): string {
-  const lines = rows.occurrences.map((row) =>
-    [
+  return csvText(
+    CSV_COLUMNS,
+    rows.occurrences.map((row) => [
       row.day,
       row.occurrenceId,
       row.item,
@@ -64,9 +60,6 @@ export function planReportCsv(rows: PlanReportRows, words: ReportWords): string 
       row.incidents?.length ?? (row.startedAt !== undefined ? 0 : undefined),
       row.reason,
       row.reasonText,
-    ]
-      .map(csvField)
-      .join(","),
+    ]),
   );
-  return [CSV_COLUMNS.join(","), ...lines].join("\n") + "\n";
 }
