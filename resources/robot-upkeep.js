@@ -11,12 +11,18 @@
       },
       every: { value: limits.every.default, validate: fleet.numberValidator("every", limits.every) },
       partDue: { value: limits.partDue.default, validate: fleet.numberValidator("partDue", limits.partDue) },
-      cleanWaterLow: { value: limits.cleanWaterLow.default, validate: fleet.numberValidator("cleanWaterLow", limits.cleanWaterLow) },
-      recoveryWaterHigh: {
-        value: limits.recoveryWaterHigh.default,
-        validate: fleet.numberValidator("recoveryWaterHigh", limits.recoveryWaterHigh),
+      cleanWaterBelow: {
+        value: limits.cleanWaterBelow.default,
+        validate: fleet.numberValidator("cleanWaterBelow", limits.cleanWaterBelow),
       },
-      hottestCell: { value: limits.hottestCell.default, validate: fleet.numberValidator("hottestCell", limits.hottestCell) },
+      recoveryWaterAbove: {
+        value: limits.recoveryWaterAbove.default,
+        validate: fleet.numberValidator("recoveryWaterAbove", limits.recoveryWaterAbove),
+      },
+      batteryHotAbove: {
+        value: limits.batteryHotAbove.default,
+        validate: fleet.numberValidator("batteryHotAbove", limits.batteryHotAbove),
+      },
     },
     outputs: 2,
     label: function () {

@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { CLEANING_KINDS } from "../src/api/cloud/cleaning-modes";
-import { REPORTED_PARTS, WEAR_PARTS } from "../src/api/upkeep/facts";
 import { editorTables } from "../src/nodes/robot-config/editor-tables";
 import { NOTICE_KINDS } from "../src/nodes/robot-upkeep/notices";
 import { PACKAGE_ROOT as ROOT } from "./support/child-node";
@@ -114,7 +113,6 @@ describe("message catalogues", () => {
     for (const value of tables.job.works) asked.add(`robot-job.work.${value || "fromMessage"}`);
     for (const value of tables.plan.works) asked.add(`robot-plan.work.${value}`);
     for (const level of tables.events.minLevels) if (level !== "") asked.add(`robot-events.levels.${level}`);
-    for (const part of [...WEAR_PARTS, ...REPORTED_PARTS]) asked.add(`robot-upkeep.part.${part}`);
     for (const kind of NOTICE_KINDS) for (const state of ["raised", "cleared"]) asked.add(`robot-upkeep.notice.${kind}.${state}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
     for (const name of Object.keys(tables.accountSettings))

@@ -96,7 +96,7 @@ const TAKERS: Taker[] = [
   },
   {
     type: "robot-upkeep",
-    node: (id, robot) => ({ id, type: "robot-upkeep", robot, serialNumbers: "", every: 0, partDue: 10, cleanWaterLow: 15, recoveryWaterHigh: 85, hottestCell: 45 }),
+    node: (id, robot) => ({ id, type: "robot-upkeep", robot, serialNumbers: "", every: 0, partDue: 10, cleanWaterBelow: 15, recoveryWaterAbove: 85, batteryHotAbove: 55 }),
     eachMessage: true,
     atDeploy: true,
     refused: { payload: { replaced: { serialNumber: SERIAL, part: "wheel" } } },

@@ -52,9 +52,9 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
         serialNumbers: "",
         every: 0,
         partDue: 10,
-        cleanWaterLow: 15,
-        recoveryWaterHigh: 85,
-        hottestCell: 45,
+        cleanWaterBelow: 15,
+        recoveryWaterAbove: 85,
+        batteryHotAbove: 55,
         ...settings,
         wires: [["table"], ["notices"]],
       },
@@ -107,38 +107,56 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
       lobby!.parts.map(({ part, usedLife, lifeSpan, threshold }) => ({ part, usedLife, lifeSpan, threshold })),
       [{ part: "filter", usedLife: 100, lifeSpan: 300, threshold: 0.1 }],
     );
-    assert.ok(Math.abs(lobby!.parts[0]!.remaining - 2 / 3) < 1e-9);
+    assert.equal(lobby!.parts[0]!.remaining, 0.6667);
+    assert.equal(lobby!.parts[0]!.forecast.basis, "too little history", "one reading and no cleaning: no wear to learn from");
     assert.deepEqual(lobby!.tanks, { cleanWater: 60, recoveryWater: 20 });
     assert.deepEqual(lobby!.battery, { health: "HEALTHY", cycles: 212, hottestCell: 31 });
     assert.deepEqual(caught, []);
   });
 
-  it("a part: no notice at 10 % left nor at 10.3 %, one at 9.7 %, none while it stays under, and one clear when the cloud's counter is reset", async () => {
+  it("a part: no notice at 10.3 % left, one at 10 % (its threshold), none again at 9.7 %, and one clear when the cloud resets its counter, read as a new part", async () => {
     await deploy();
     setFilterUsed(269);
     assert.deepEqual((await read()).notices, [], "10.3 % left is over the threshold");
     setFilterUsed(270);
-    assert.deepEqual((await read()).notices, [], "exactly 10 % left is at the threshold, not under it");
-    setFilterUsed(271);
     const raised = (await read()).notices;
-    assert.deepEqual(raised.map(brief), [`partDue/raised/${1 - 271 / 300}`]);
+    assert.deepEqual(raised.map(brief), ["partDue/raised/0.1"], "at the threshold the part is due");
     assert.equal(raised[0]!.part, "filter");
     assert.equal(raised[0]!.limit, 0.1);
-    assert.equal(raised[0]!.text, "Filter of Robot 1: 9.7 % left, under 10 %");
-    setFilterUsed(290);
-    assert.deepEqual((await read()).notices, [], "still under: the same crossing");
+    assert.equal(raised[0]!.text, "Filter of Robot 1: 10 % left, due at 10 %");
+    setFilterUsed(271);
+    assert.deepEqual((await read()).notices, [], "still due: the same crossing");
     // A service engineer replaced it and the cloud reset its counter: all of it left, not negative wear.
     setFilterUsed(0);
     const { table, notices: cleared } = await read();
     assert.deepEqual(cleared.map(brief), ["partDue/cleared/1"]);
     assert.equal(table[0]!.parts[0]!.remaining, 1);
+    assert.equal(table[0]!.parts[0]!.wearPerCleaningHour, undefined, "no wear learned across the reset, and none negative");
+  });
+
+  it("a replacement recorded while the cloud's counter lags: the part is new in the table and its notice clears; the cloud's later reset changes nothing", async () => {
+    await deploy();
+    setFilterUsed(290);
+    assert.deepEqual((await read()).notices.map(brief), ["partDue/raised/0.0333"]);
+    const replaced = await read({ payload: { replaced: { serialNumber: LOBBY, part: "filter" } } });
+    assert.deepEqual(replaced.notices.map(brief), ["partDue/cleared/1"], "the counter still says 290 h used");
+    const [filter] = replaced.table[0]!.parts;
+    assert.equal(filter!.remaining, 1);
+    assert.equal(filter!.usedLife, 290, "the cloud's counter as it stands");
+    assert.ok(Date.parse(filter!.replacedAt!) <= Date.now() && Date.parse(filter!.replacedAt!) > Date.now() - 60_000, filter!.replacedAt);
+    setFilterUsed(296);
+    assert.equal((await read()).table[0]!.parts[0]!.remaining, 0.98, "6 h on the new part");
+    setFilterUsed(3);
+    const reset = await read();
+    assert.deepEqual(reset.notices, []);
+    assert.equal(reset.table[0]!.parts[0]!.remaining, 0.99, "the cloud's reset: the counter is the new part's own");
   });
 
   it("the part's threshold is the node's setting", async () => {
     await deploy({ partDue: 40 });
+    setFilterUsed(179);
+    assert.deepEqual((await read()).notices, [], "40.3 % left");
     setFilterUsed(180);
-    assert.deepEqual((await read()).notices, [], "40 % left");
-    setFilterUsed(181);
     assert.deepEqual((await read()).notices.map((each) => `${each.kind}/${each.state}/${String(each.limit)}`), ["partDue/raised/0.4"]);
   });
 
@@ -160,20 +178,28 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.deepEqual((await read()).notices.map(brief), ["cleanWaterLow/cleared/15", "recoveryWaterHigh/cleared/85"]);
   });
 
-  it("battery: a health other than HEALTHY, and a cell over 45 °C (one either side), raise once and clear", async () => {
+  it("battery: a health other than HEALTHY, and a cell over 55 °C (one either side), raise once and clear", async () => {
     await deploy();
     const battery = (soh: string, hottest: number) => stub.update(LOBBY, (status) => Object.assign(status.battery, { soh, temperature2: hottest }));
-    battery("HEALTHY", 45);
+    battery("HEALTHY", 55);
     assert.deepEqual((await read()).notices, [], "at the limit");
-    battery("HEALTHY", 46);
-    assert.deepEqual((await read()).notices.map(brief), ["batteryHot/raised/46"]);
+    battery("HEALTHY", 56);
+    const hot = (await read()).notices;
+    assert.deepEqual(hot.map(brief), ["batteryHot/raised/56"]);
+    assert.equal(hot[0]!.text, "Battery of Robot 1: hottest cell 56 °C, over 55 °C");
     // No other word is recorded: any other than HEALTHY leaves normal.
-    battery("DEGRADED", 44);
+    battery("DEGRADED", 54);
     const changed = (await read()).notices;
-    assert.deepEqual(changed.map(brief), ["batteryHealth/raised/DEGRADED", "batteryHot/cleared/44"]);
+    assert.deepEqual(changed.map(brief), ["batteryHealth/raised/DEGRADED", "batteryHot/cleared/54"]);
     assert.equal(changed[0]!.text, "Battery of Robot 1: health DEGRADED, not HEALTHY");
-    battery("HEALTHY", 44);
+    battery("HEALTHY", 54);
     assert.deepEqual((await read()).notices.map(brief), ["batteryHealth/cleared/HEALTHY"]);
+  });
+
+  it("a cell's limit is the node's setting", async () => {
+    await deploy({ batteryHotAbove: 40 });
+    stub.update(LOBBY, (status) => Object.assign(status.battery, { temperature2: 41 }));
+    assert.deepEqual((await read()).notices.map((each) => `${each.kind}/${each.state}/${String(each.limit)}`), ["batteryHot/raised/40"]);
   });
 
   it("shows under the node what is open after the last read", async () => {
@@ -192,7 +218,7 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
   it("keeps its open notices through a redeploy: a part still under is not raised again, and its clear still comes", async () => {
     await deploy();
     setFilterUsed(290);
-    assert.deepEqual((await read()).notices.map(brief), [`partDue/raised/${1 - 290 / 300}`]);
+    assert.deepEqual((await read()).notices.map(brief), ["partDue/raised/0.0333"]);
     await helper.setFlows(flow({ name: "redeployed" }), "full", { config: { token: TEST_TOKEN } });
     listen();
     assert.deepEqual((await read()).notices, [], "the same crossing after the redeploy");
@@ -230,12 +256,33 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.equal(stub.batchRequests().length, 0, "no status read");
   });
 
+  it("answers a work order of what needs a person as CSV, in the node's limits, and refuses an unknown format with nothing read", async () => {
+    await deploy({ cleanWaterBelow: 30 });
+    setFilterUsed(280);
+    stub.update(LOBBY, (status) => (status.device!.cleanWaterTank = { level: 25 }));
+    const tablesBefore = tables.length;
+    helper.getNode("upkeep").receive({ payload: { workOrder: { format: "csv" } } });
+    await waitFor(() => tables.length === tablesBefore + 1, 5000, "the work order");
+    const lines = String(tables[tablesBefore]!.payload).trim().split(/\r?\n/);
+    assert.match(lines[0]!, /^kind,serial_number,robot,item,/);
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(",").slice(0, 4).join(",")),
+      [`part,${LOBBY},Robot 1,filter`, `tank,${LOBBY},Robot 1,cleanWater`],
+      "clean water at 25 % is under the node's 30 %",
+    );
+    stub.clearRequests();
+    helper.getNode("upkeep").receive({ payload: { workOrder: { format: "pdf" } } });
+    await waitFor(() => caught.length === 1, 5000, "the refusal");
+    assert.match((caught[0]!.error as { message: string }).message, /payload\.workOrder\.format/);
+    assert.equal(stub.batchRequests().length, 0, "no status read");
+  });
+
   it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {
-    await loadFlow([robotUpkeep], flow({ cleanWaterLow: 150 }));
+    await loadFlow([robotUpkeep], flow({ cleanWaterBelow: 150 }));
     listen();
     helper.getNode("upkeep").receive({ payload: "now" });
     await waitFor(() => caught.length === 1, 5000, "the refusal");
-    assert.match((caught[0]!.error as { message: string }).message, /cleanWaterLow/);
+    assert.match((caught[0]!.error as { message: string }).message, /cleanWaterBelow/);
     assert.equal(stub.batchRequests().length, 0);
   });
 });

@@ -69,8 +69,8 @@ describe("example upkeep: a notice becomes an e-mail message, the table a debug 
     helper.getNode("upkeep-read-now").receive({ payload: Date.now() });
     await waitFor(() => mails.length === 1, 5000, "the e-mail");
     assert.equal(mails[0]!.to, "facility-team@example.com");
-    assert.equal(mails[0]!.topic, "Upkeep needed: Filter of Lobby scrubber: 5 % left, under 10 %");
-    assert.match(String(mails[0]!.payload), new RegExp(`^Filter of Lobby scrubber: 5 % left, under 10 %\\n\\nRobot: Lobby scrubber \\(${LOBBY}\\)\\nRead at: \\d{4}-`));
+    assert.equal(mails[0]!.topic, "Upkeep needed: Filter of Lobby scrubber: 5 % left, due at 10 %");
+    assert.match(String(mails[0]!.payload), new RegExp(`^Filter of Lobby scrubber: 5 % left, due at 10 %\\n\\nRobot: Lobby scrubber \\(${LOBBY}\\)\\nRead at: \\d{4}-`));
     assert.equal(tables.length, 1);
     assert.deepEqual(
       (tables[0]!.payload as Array<{ serialNumber: string; parts: Array<{ part: string }> }>).map((robot) => [robot.serialNumber, robot.parts.map((part) => part.part)]),
@@ -82,7 +82,7 @@ describe("example upkeep: a notice becomes an e-mail message, the table a debug 
     stub.update(LOBBY, (status) => (status.device!.filter = { lifeSpan: 200, usedLife: 0 }));
     helper.getNode("upkeep-replaced").receive({ payload: { replaced: { serialNumber: LOBBY, part: "filter" } } });
     await waitFor(() => mails.length === 2, 5000, "the second e-mail");
-    assert.equal(mails[1]!.topic, "Upkeep done: Filter of Lobby scrubber: 100 % left, no longer under 10 %");
+    assert.equal(mails[1]!.topic, "Upkeep done: Filter of Lobby scrubber: 100 % left, over 10 % again");
     assert.equal(tables.length, 3, "one table per read, and no e-mail for the read that found the filter still under");
   });
 });

@@ -12,14 +12,15 @@ import { refuseRobotsNotOfAccount, robotNameOf } from "../../api/account/robot-d
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { readNumberSetting, SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { notOneOf } from "../../api/settings/input-problems";
-import { REPORTED_PARTS, WEAR_PARTS } from "../../api/upkeep/facts";
+import { DEFAULT_UPKEEP_LIMITS } from "../../api/upkeep/attention";
+import { REPORTED_PARTS, WEAR_PARTS, type ReportedPart, type WearPart } from "../../api/upkeep/facts";
+import { WORK_ORDER_FORMATS, workOrderAnswer, type WorkOrderFormat } from "../../api/upkeep/work-order";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator, type Translate } from "../shared/i18n";
 import { StatusDrawer } from "../shared/node-status-view";
 import { isPlainObject, readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { serialNumberList } from "../shared/settings";
-import { cloudWord } from "../shared/status-text";
 import { UpkeepKeeper, type UpkeepRead, type UpkeepSettings } from "./keeper";
 import type { UpkeepNotice } from "./notices";
 import { upkeepStatus, type UpkeepShown } from "./status";
@@ -31,13 +32,13 @@ export interface RobotUpkeepProperties extends NodeDef {
   serialNumbers?: string;
   every?: string | number;
   partDue?: string | number;
-  cleanWaterLow?: string | number;
-  recoveryWaterHigh?: string | number;
-  hottestCell?: string | number;
+  cleanWaterBelow?: string | number;
+  recoveryWaterAbove?: string | number;
+  batteryHotAbove?: string | number;
 }
 
 /** The parts a replacement may name: a status's wear parts and a task report's. */
-const REPLACEABLE_PARTS = [...new Set<string>([...WEAR_PARTS, ...REPORTED_PARTS])];
+const REPLACEABLE_PARTS: readonly (WearPart | ReportedPart)[] = [...new Set([...WEAR_PARTS, ...REPORTED_PARTS])];
 
 export function upkeepSettingsOf(config: RobotUpkeepProperties): UpkeepSettings {
   return {
@@ -45,9 +46,10 @@ export function upkeepSettingsOf(config: RobotUpkeepProperties): UpkeepSettings 
     everyMs: readNumberSetting(config.every, "every", UPKEEP_LIMITS.every) * 60_000,
     partDue: readNumberSetting(config.partDue, "partDue", UPKEEP_LIMITS.partDue) / 100,
     limits: {
-      cleanWaterLow: readNumberSetting(config.cleanWaterLow, "cleanWaterLow", UPKEEP_LIMITS.cleanWaterLow),
-      recoveryWaterHigh: readNumberSetting(config.recoveryWaterHigh, "recoveryWaterHigh", UPKEEP_LIMITS.recoveryWaterHigh),
-      hottestCell: readNumberSetting(config.hottestCell, "hottestCell", UPKEEP_LIMITS.hottestCell),
+      ...DEFAULT_UPKEEP_LIMITS,
+      cleanWaterBelow: readNumberSetting(config.cleanWaterBelow, "cleanWaterBelow", UPKEEP_LIMITS.cleanWaterBelow),
+      recoveryWaterAbove: readNumberSetting(config.recoveryWaterAbove, "recoveryWaterAbove", UPKEEP_LIMITS.recoveryWaterAbove),
+      batteryHotAbove: readNumberSetting(config.batteryHotAbove, "batteryHotAbove", UPKEEP_LIMITS.batteryHotAbove),
     },
   };
 }
@@ -61,12 +63,21 @@ function serialNumbersOfMessage(given: unknown): string[] | undefined {
 }
 
 /** payload.replaced: the robot and part a person replaced. */
-function replacementOf(replaced: unknown): { serialNumber: string; part: string } {
+function replacementOf(replaced: unknown): { serialNumber: string; part: WearPart | ReportedPart } {
   if (!isPlainObject(replaced)) throw invalidInput("payload.replaced", "must be {serialNumber, part}: the robot and the part replaced");
   const { serialNumber, part } = replaced;
   if (typeof serialNumber !== "string" || !SERIAL_NUMBER_PATTERN.test(serialNumber)) throw invalidInput("payload.replaced.serialNumber", SERIAL_NUMBER_RULE);
-  if (typeof part !== "string" || !REPLACEABLE_PARTS.includes(part)) throw invalidInput("payload.replaced.part", notOneOf(REPLACEABLE_PARTS, part ?? null));
-  return { serialNumber, part };
+  const named = REPLACEABLE_PARTS.find((each) => each === part);
+  if (!named) throw invalidInput("payload.replaced.part", notOneOf(REPLACEABLE_PARTS, part ?? null));
+  return { serialNumber, part: named };
+}
+
+/** payload.workOrder: {format: "csv" | "html"}, the work order of what needs a person (api/upkeep/work-order.ts). */
+function workOrderFormatOf(workOrder: unknown): WorkOrderFormat {
+  const format = isPlainObject(workOrder) ? workOrder.format : undefined;
+  const known = WORK_ORDER_FORMATS.find((each) => each === format);
+  if (!known) throw invalidInput("payload.workOrder.format", notOneOf(WORK_ORDER_FORMATS, format ?? null));
+  return known;
 }
 
 /** A notice in the runtime's language: "Filter of Lobby scrubber: 8 % left, under 10 %". */
@@ -75,7 +86,8 @@ function noticeText(notice: UpkeepNotice, robot: string, t: Translate): string {
   const isPart = notice.kind === "partDue";
   return t(`notice.${notice.kind}.${notice.state}`, {
     robot,
-    part: isPart ? cloudWord(t, "part", notice.part ?? "") : "",
+    // The part's name as the console and the work order say it (the shared catalogue's).
+    part: isPart ? t(`upkeep.parts.${notice.part ?? ""}`) : "",
     value: isPart ? percent(notice.value) : notice.value,
     limit: isPart ? percent(notice.limit) : notice.limit,
   });
@@ -142,13 +154,19 @@ function setUpUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepProperties): v
       const refusing = refuseRobotsNotOfAccount(client.accountKey, "msg.serialNumbers", named);
       if (refusing) await refusing;
     }
-    const replaced = isPlainObject(input.payload) && input.payload.replaced !== undefined ? replacementOf(input.payload.replaced) : undefined;
-    if (replaced) {
-      const refusing = refuseRobotsNotOfAccount(client.accountKey, "payload.replaced.serialNumber", [replaced.serialNumber]);
+    const request = isPlainObject(input.payload) ? input.payload : {};
+    if (request.replaced !== undefined) {
+      const { serialNumber, part } = replacementOf(request.replaced);
+      const refusing = refuseRobotsNotOfAccount(client.accountKey, "payload.replaced.serialNumber", [serialNumber]);
       if (refusing) await refusing;
-      // TODO(upkeep-core): record the replacement in the robot's history.
+      keeper.replaced(serialNumber, part);
     }
-    return outgoing(await read(named), msg);
+    // Checked before the read: a bad format is refused with nothing read.
+    const workOrder = request.workOrder === undefined ? undefined : workOrderFormatOf(request.workOrder);
+    const result = await read(named);
+    const out = outgoing(result, msg);
+    if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits });
+    return out;
   });
 
   node.on("close", (_removed: boolean, done: () => void) => {

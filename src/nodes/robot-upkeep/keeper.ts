@@ -1,28 +1,32 @@
 /**
  * The state behind a robot-upkeep node and what it does with it: the open
- * notices (kept per account and node in the package's memory, copied to the
- * node's context), the reads of the robots' statuses, the upkeep table built
- * from them, and the reads on a timer. The node (index.ts) turns messages
- * into calls of this and its results into messages.
+ * notices (kept per account and node in the package's memory), the account's
+ * upkeep history of its robots (api/upkeep/history.ts), both copied to the
+ * node's context; the reads of the robots' statuses into the account's
+ * statuses (which feed the history), the upkeep table built from it, and the
+ * reads on a timer. The node (index.ts) turns messages into calls of this
+ * and its results into messages.
  */
 import type { Node } from "node-red";
 import { keptForAccount } from "../../api/account/account-memory";
-import { robotNameOf } from "../../api/account/robot-directory";
 import type { RobotClient } from "../../api/client";
-import { upkeepFactsOf } from "../../api/upkeep/facts";
+import type { UpkeepLimits } from "../../api/upkeep/attention";
+import type { ReportedPart, WearPart } from "../../api/upkeep/facts";
+import { upkeepHistoryOf, type UpkeepHistory } from "../../api/upkeep/history";
 import type { UpkeepRobot } from "../../api/upkeep/table";
-import { serialNumberOf } from "../../api/watching/status-reader";
+import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
+import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
 import { ContextMirror } from "../shared/context-mirror";
-import { NoticeBook, type NoticeLimits, type UpkeepNotice } from "./notices";
+import { NoticeBook, type UpkeepNotice } from "./notices";
 
 export interface UpkeepSettings {
   /** The robots read when a message names none; empty: every robot of the account. */
   serialNumbers: string[];
   /** Between timed reads; 0: none. */
   everyMs: number;
-  /** Share of a part's life left under which it is due, 0-1. */
+  /** Share of a part's life left at or under which it is due, 0-1. */
   partDue: number;
-  limits: NoticeLimits;
+  limits: UpkeepLimits;
 }
 
 /** One read: the table and the notices its crossings bring. */
@@ -36,14 +40,15 @@ export const CONTEXT_KEY = "robotUpkeep";
 
 export class UpkeepKeeper {
   readonly notices: NoticeBook;
+  private readonly history: UpkeepHistory;
+  /** The robots of the last read: the history of these is what the context keeps. */
+  private robots: readonly string[] = [];
   private readonly mirror: ContextMirror;
   /** Resolves once the node's context was read into the state: nothing is read or sent before. */
   readonly ready: Promise<void>;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly lifetime = new AbortController();
-  /** Robots in the last read. */
-  robotsRead = 0;
 
   constructor(
     node: Node,
@@ -52,7 +57,8 @@ export class UpkeepKeeper {
   ) {
     // Per account and node: another robot-upkeep node of the account, with other limits, sends its own notices.
     this.notices = keptForAccount(client.accountKey, `robot-upkeep/${node.id}`, () => new NoticeBook());
-    this.mirror = new ContextMirror(node, CONTEXT_KEY, () => ({ notices: this.notices.snapshot() }));
+    this.history = upkeepHistoryOf(client.accountKey);
+    this.mirror = new ContextMirror(node, CONTEXT_KEY, () => ({ notices: this.notices.snapshot(), history: this.history.toPlain(this.robots) }));
     this.ready = (this.notices.restored ? Promise.resolve() : this.mirror.read().then((stored) => this.restore(stored))).then(() => {
       this.notices.restored = true;
     });
@@ -64,15 +70,20 @@ export class UpkeepKeeper {
     const options = { signal: this.lifetime.signal };
     const names = serialNumbers.length > 0 ? serialNumbers : (await this.client.listAllRobots(options)).map((robot) => robot.serialNumber);
     const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...options, line: "v1" });
-    const readAt = new Date().toISOString();
-    const table = statuses.flatMap((status) => {
-      const robot = this.rowOf(status, readAt);
-      return robot ? [robot] : [];
-    });
-    this.robotsRead = table.length;
+    const at = Date.now();
+    // Kept as the account's last statuses, which hand each one's upkeep facts to the history.
+    fleetStatusesOf(this.client.accountKey).record(statuses, at);
+    const table = upkeepTableOfAccount(this.client.accountKey, names, { now: at, threshold: this.settings.partDue });
+    this.robots = names;
     const notices = this.notices.crossings(table, this.settings.limits);
-    if (notices.length > 0) this.mirror.changed();
+    this.mirror.changed();
     return { table, notices };
+  }
+
+  /** A person replaced the robot's part now: its wear starts again from here, whatever the cloud's counter says until it is reset. */
+  replaced(serialNumber: string, part: WearPart | ReportedPart): void {
+    this.history.replaced(serialNumber, part, Date.now());
+    this.mirror.changed();
   }
 
   /** Reads every `everyMs` from now (no timer with 0); `onTimer` says what a timed read does. */
@@ -94,29 +105,8 @@ export class UpkeepKeeper {
 
   private restore(stored: unknown): void {
     if (typeof stored !== "object" || stored === null) return;
-    this.notices.restore((stored as { notices?: unknown }).notices);
-  }
-
-  /** The table's row of one status, or undefined for a robot whose status says nothing of upkeep (unreachable). */
-  private rowOf(status: Record<string, unknown>, readAt: string): UpkeepRobot | undefined {
-    const serialNumber = serialNumberOf(status);
-    const facts = upkeepFactsOf(status);
-    if (serialNumber === undefined || !facts) return undefined;
-    const name = robotNameOf(this.client.accountKey, serialNumber);
-    return {
-      serialNumber,
-      ...(name !== serialNumber ? { name } : {}),
-      readAt,
-      parts: facts.parts.map((wear) => ({
-        part: wear.part,
-        remaining: wear.remaining,
-        usedLife: wear.usedLife,
-        lifeSpan: wear.lifeSpan,
-        threshold: this.settings.partDue,
-        forecast: { basis: "too little history", historyDays: 0 },
-      })),
-      tanks: facts.tanks,
-      battery: facts.battery,
-    };
+    const { notices, history } = stored as { notices?: unknown; history?: unknown };
+    this.notices.restore(notices);
+    this.history.restore(history);
   }
 }

@@ -1,27 +1,19 @@
 /**
- * robot-upkeep's notices: which upkeep conditions are open (a part under its
- * threshold, a tank that needs a person, a battery out of normal) and, after
- * each read of the table, the crossings since the last one: a condition that
- * opened is raised once, one that ended is cleared once. The open set is the
- * state that makes "once per crossing" hold across reads, redeploys and
- * restarts (the node keeps it per account and node, and in its context).
- * A fact a read does not carry (a robot not read, a model without the part)
- * changes nothing: only a reading can open or end a condition.
+ * robot-upkeep's notices: which upkeep conditions are open (a part at or
+ * under its threshold, a tank that needs a person, a battery out of normal:
+ * what needs a person is attention.ts's to say) and, after each read of the
+ * table, the crossings since the last one: a condition that opened is raised
+ * once, one that ended is cleared once. The open set is the state that makes
+ * "once per crossing" hold across reads, redeploys and restarts (the node
+ * keeps it per account and node, and in its context). A fact a read does not
+ * carry (a robot not read, a model without the part) changes nothing: only a
+ * reading can open or end a condition.
  */
+import { batteryNotices, HEALTHY_BATTERY, partsDue, tanksNeedingPerson, type UpkeepLimits } from "../../api/upkeep/attention";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 
 export const NOTICE_KINDS = ["partDue", "cleanWaterLow", "recoveryWaterHigh", "batteryHealth", "batteryHot"] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
-
-/** The battery health word of a battery in normal health (soh in the recorded statuses). */
-export const NORMAL_BATTERY_HEALTH = "HEALTHY";
-
-/** The node's limits, in the units of the facts: tank levels in %, the hottest cell in °C (a part's is its row's threshold). */
-export interface NoticeLimits {
-  cleanWaterLow: number;
-  recoveryWaterHigh: number;
-  hottestCell: number;
-}
 
 export interface UpkeepNotice {
   kind: NoticeKind;
@@ -46,12 +38,6 @@ interface OpenCondition {
   since: string;
 }
 
-/**
- * 1 - usedLife/lifeSpan is not exact in binary (270 of 300 used leaves 0.09999999999999998): a share this close to
- * its threshold is at it, not under it.
- */
-const SHARE_ROUNDING = 1e-9;
-
 /** One condition as one read shows it: open or not, with the reading and limit a notice names. */
 interface Reading {
   kind: NoticeKind;
@@ -61,22 +47,27 @@ interface Reading {
   limit: number | string;
 }
 
-function readingsOf(robot: UpkeepRobot, limits: NoticeLimits): Reading[] {
+/** Every condition the robot's row has a reading of, each open where attention.ts says it needs a person. */
+function readingsOf(robot: UpkeepRobot, limits: UpkeepLimits): Reading[] {
+  // Only the parts due now are notices; the day only picks the parts due soon, which are left out.
+  const overdue = new Set(partsDue([robot], robot.readAt.slice(0, 10), limits).flatMap((due) => (due.overdue ? [due.part] : [])));
+  const tanks = new Set(tanksNeedingPerson([robot], limits).map((need) => need.tank));
+  const battery = new Set(batteryNotices([robot], limits).flatMap((notice) => notice.reasons));
   const readings: Reading[] = robot.parts.map((part) => ({
     kind: "partDue",
     part: part.part,
-    open: part.remaining < part.threshold - SHARE_ROUNDING,
+    open: overdue.has(part.part),
     value: part.remaining,
     limit: part.threshold,
   }));
   const { cleanWater, recoveryWater } = robot.tanks;
-  if (cleanWater !== undefined) readings.push({ kind: "cleanWaterLow", open: cleanWater < limits.cleanWaterLow, value: cleanWater, limit: limits.cleanWaterLow });
+  if (cleanWater !== undefined) readings.push({ kind: "cleanWaterLow", open: tanks.has("cleanWater"), value: cleanWater, limit: limits.cleanWaterBelow });
   if (recoveryWater !== undefined) {
-    readings.push({ kind: "recoveryWaterHigh", open: recoveryWater > limits.recoveryWaterHigh, value: recoveryWater, limit: limits.recoveryWaterHigh });
+    readings.push({ kind: "recoveryWaterHigh", open: tanks.has("recoveryWater"), value: recoveryWater, limit: limits.recoveryWaterAbove });
   }
   const { health, hottestCell } = robot.battery;
-  if (health !== undefined) readings.push({ kind: "batteryHealth", open: health !== NORMAL_BATTERY_HEALTH, value: health, limit: NORMAL_BATTERY_HEALTH });
-  if (hottestCell !== undefined) readings.push({ kind: "batteryHot", open: hottestCell > limits.hottestCell, value: hottestCell, limit: limits.hottestCell });
+  if (health !== undefined) readings.push({ kind: "batteryHealth", open: battery.has("health"), value: health, limit: HEALTHY_BATTERY });
+  if (hottestCell !== undefined) readings.push({ kind: "batteryHot", open: battery.has("temperature"), value: hottestCell, limit: limits.batteryHotAbove });
   return readings;
 }
 
@@ -91,7 +82,7 @@ export class NoticeBook {
   restored = false;
 
   /** The notices one read of the table brings: each condition that opened or ended since the last read. */
-  crossings(robots: readonly UpkeepRobot[], limits: NoticeLimits): UpkeepNotice[] {
+  crossings(robots: readonly UpkeepRobot[], limits: UpkeepLimits): UpkeepNotice[] {
     const notices: UpkeepNotice[] = [];
     for (const robot of robots) {
       for (const reading of readingsOf(robot, limits)) {

@@ -1,19 +1,21 @@
-/** robot-upkeep's settings: their defaults and bounds, in the units the dialog shows. */
+/** robot-upkeep's settings: their defaults (those of the upkeep table and of what needs a person) and bounds, in the units the dialog shows. */
 import type { NumberSetting } from "../../api/settings/input-rules";
+import { DEFAULT_UPKEEP_LIMITS } from "../../api/upkeep/attention";
+import { DEFAULT_THRESHOLD } from "../../api/upkeep/table-builder";
 
 export const UPKEEP_LIMITS = {
   /** Minutes between reads of the robots' upkeep; 0: only when a message asks. */
   every: { default: 60, min: 0, max: 1440, integer: false, unit: "min" },
-  /** Share of a wear part's life left under which it is due (the issue's 10 %). */
-  partDue: { default: 10, min: 0, max: 100, integer: false, unit: "%" },
+  /** Share of a wear part's life left (%) at or under which it is due. */
+  partDue: { default: DEFAULT_THRESHOLD * 100, min: 0, max: 100, integer: false, unit: "%" },
   /** Clean water level under which a person must fill the tank before the robot's next task. */
-  cleanWaterLow: { default: 15, min: 0, max: 100, integer: false, unit: "%" },
+  cleanWaterBelow: { default: DEFAULT_UPKEEP_LIMITS.cleanWaterBelow, min: 0, max: 100, integer: false, unit: "%" },
   /** Recovery (dirty) water level over which a person must empty the tank. */
-  recoveryWaterHigh: { default: 85, min: 0, max: 100, integer: false, unit: "%" },
+  recoveryWaterAbove: { default: DEFAULT_UPKEEP_LIMITS.recoveryWaterAbove, min: 0, max: 100, integer: false, unit: "%" },
   /**
-   * The hottest battery cell over which the battery has left normal: 45 °C is the upper charging limit in the data
-   * sheets of common lithium-ion cells (charging stops and the cells age fast above it), reached well before
-   * the pack's protection cuts out near 60 °C.
+   * The hottest battery cell over which the battery has left normal. The default, 55 °C: common lithium-ion cells
+   * are made to discharge up to 60 °C, where a pack's protection cuts out; a pack that works or charges runs at
+   * 30-45 °C, so 55 °C is out of normal without a notice for every busy robot.
    */
-  hottestCell: { default: 45, min: 0, max: 100, integer: false, unit: "°C" },
+  batteryHotAbove: { default: DEFAULT_UPKEEP_LIMITS.batteryHotAbove, min: 0, max: 100, integer: false, unit: "°C" },
 } as const satisfies Record<string, NumberSetting>;
