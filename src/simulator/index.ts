@@ -58,4 +58,5 @@ export {
 export { MAX_TASK_REPORTS_PER_ROBOT } from "./world/report-book";
 export { LOW_BATTERY_PERCENT } from "./world/readiness";
 export { INSTANT_TIMING, REALISTIC_TIMING, type Timing } from "./world/timing";
-export type { RobotChanges } from "./server/control-requests";
+export type { RobotChanges, WearChanges, WearQuery } from "./server/control-requests";
+export { MODEL_PARTS, type RobotWear, type WearTruth } from "./world/wear";

@@ -186,6 +186,27 @@ describe("simulator: answers in the recorded shapes", function () {
       },
     },
     {
+      name: "worn past a part's life, a part replaced, tanks at their bounds and the battery's health set by hand",
+      arrange: async () => {
+        push.simulator.changeWear(KITCHEN, {
+          parts: { softSqueegee: { usedLife: 260 } },
+          replace: ["filter"],
+          cleanWater: 0,
+          recoveryWater: 100,
+          battery: { soh: "POOR", cycleTimes: 1200, temperatures: [61, 30, 30, 30, 30, 30, 30] },
+        });
+        await command(startTask(KITCHEN, "Kitchen"));
+        push.clock += 3600_000;
+      },
+      shows: (v1, sLine) => {
+        for (const status of [v1, sLine]) {
+          const device = status.device as Record<string, { usedLife?: number; level?: number }>;
+          assert.deepEqual([device.softSqueegee!.usedLife, device.filter!.usedLife, device.cleanWaterTank!.level], [261, 0, 0]);
+          assert.deepEqual([(status.battery as Json).soh, (status.battery as Json).temperature1], ["POOR", 61]);
+        }
+      },
+    },
+    {
       name: "under remote control",
       arrange: async () => void (await command({ serialNumber: KITCHEN, remoteControlCommandType: "REMOTE_CONTROL_START" })),
       shows: (_v1, sLine) => assert.equal((sLine.currentTask as Json).manualControlling, true),

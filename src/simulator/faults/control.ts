@@ -1,7 +1,8 @@
 /**
  * The simulator's own endpoints under /_sim/: faults, the push target, robots
  * changed by hand, incidents raised and scheduling tasks pushed by hand, a robot's task ended
- * with a given taskEndStatus, task reports added in the past, a reset. Never subject to faults.
+ * with a given taskEndStatus, task reports added in the past, a robot's wear read and changed,
+ * a reset. Never subject to faults.
  */
 import type http from "node:http";
 import { describeIssues } from "../../api/errors";
@@ -11,6 +12,7 @@ import type { IncidentContent } from "../pushes/incidents";
 import { CONTROL_PREFIX } from "../server/options";
 import type { PushState } from "../pushes/pushes";
 import { Code, SimError } from "../server/sim-errors";
+import type { WearTruth } from "../world/wear";
 
 /** What the control endpoints change. */
 export interface Controlled {
@@ -32,6 +34,10 @@ export interface Controlled {
   endTask(serialNumber: string, raw: unknown): Record<string, unknown>;
   /** Files a report of a task in the past (task-reports.ts, PastReport); returns it as listed. */
   addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown>;
+  /** The robot's wear as the simulator knows it, for the query's share and hours a day (WearQuery). */
+  wear(serialNumber: string, query: unknown): WearTruth;
+  /** Changes the robot's wear (WearChanges); returns it as wear() does. */
+  changeWear(serialNumber: string, raw: unknown): WearTruth;
 }
 
 /** Each path's methods, for 405 answers. */
@@ -43,6 +49,7 @@ const ALLOWED: [RegExp, string][] = [
   [/^robots\/[^/]+\/scheduling-tasks$/, "POST"],
   [/^robots\/[^/]+\/task\/end$/, "POST"],
   [/^robots\/[^/]+\/taskReports$/, "POST"],
+  [/^robots\/[^/]+\/wear$/, "GET, PATCH"],
   [/^reset$/, "POST"],
 ];
 
@@ -79,14 +86,21 @@ async function withBody(req: http.IncomingMessage, simulator: Controlled, act: (
   }
 }
 
-export async function controlReply(req: http.IncomingMessage, method: string, pathname: string, simulator: Controlled): Promise<Reply> {
+export async function controlReply(
+  req: http.IncomingMessage,
+  method: string,
+  pathname: string,
+  search: URLSearchParams,
+  simulator: Controlled,
+): Promise<Reply> {
   const rest = pathname.slice(CONTROL_PREFIX.length);
   const robotPath = /^robots\/([^/]+)$/.exec(rest);
   const incidentPath = /^robots\/([^/]+)\/incidents$/.exec(rest);
   const schedulingPath = /^robots\/([^/]+)\/scheduling-tasks$/.exec(rest);
   const endPath = /^robots\/([^/]+)\/task\/end$/.exec(rest);
   const reportsPath = /^robots\/([^/]+)\/taskReports$/.exec(rest);
-  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : schedulingPath ? "scheduling-tasks" : endPath ? "task end" : reportsPath ? "reports" : rest}`;
+  const wearPath = /^robots\/([^/]+)\/wear$/.exec(rest);
+  const route = `${method} ${robotPath ? "robot" : incidentPath ? "incidents" : schedulingPath ? "scheduling-tasks" : endPath ? "task end" : reportsPath ? "reports" : wearPath ? "wear" : rest}`;
   switch (route) {
     case "GET faults":
       req.resume();
@@ -118,6 +132,15 @@ export async function controlReply(req: http.IncomingMessage, method: string, pa
         status: 200,
         body: simulator.addTaskReport(safeDecode(reportsPath![1]!), value, req),
       }));
+    case "GET wear":
+      req.resume();
+      try {
+        return { status: 200, body: simulator.wear(safeDecode(wearPath![1]!), Object.fromEntries(search)) };
+      } catch (error) {
+        return refusal(error);
+      }
+    case "PATCH wear":
+      return withBody(req, simulator, (value) => ({ status: 200, body: simulator.changeWear(safeDecode(wearPath![1]!), value) }));
     case "POST reset":
       req.resume();
       return { status: 200, body: { reset: true, robots: simulator.reset() } };

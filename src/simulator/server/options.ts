@@ -5,7 +5,9 @@ import type { CommandResource } from "../../api/cloud/schemas";
 import type { PushState, PushTarget } from "../pushes/pushes";
 import type { PastReport } from "../world/task-reports";
 import type { Timing } from "../world/timing";
-import type { RobotChanges } from "./control-requests";
+import type { z } from "zod";
+import type { RobotChanges, WearChanges, WearQuery } from "./control-requests";
+import type { WearTruth } from "../world/wear";
 
 export interface RateLimit {
   /** Requests allowed per token in each window. */
@@ -89,6 +91,13 @@ export interface RunningSimulator {
   endTask(serialNumber: string, taskEndStatus: number): Record<string, unknown>;
   /** Adds a report of a task in the past (what POST /_sim/robots/<serial>/taskReports takes) and returns it as listed; throws naming a bad field. */
   addTaskReport(serialNumber: string, report: PastReport): Record<string, unknown>;
+  /**
+   * The robot's wear as the simulator knows it (GET /_sim/robots/<serial>/wear): each part's counters, the
+   * cleaning hours until it has `share` left (default 0.1) and, given `hoursPerDay`, when that is.
+   */
+  wear(serialNumber: string, query?: z.input<typeof WearQuery>): WearTruth;
+  /** Replaces parts, sets counters, tanks and battery health (PATCH /_sim/robots/<serial>/wear); throws naming a bad field. */
+  changeWear(serialNumber: string, changes: z.input<typeof WearChanges>): WearTruth;
   close(): Promise<void>;
 }
 

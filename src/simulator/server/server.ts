@@ -14,7 +14,7 @@ import { Accounts, DEFAULT_TOKEN_LIFETIME_MS } from "./accounts";
 import { controlReply } from "../faults/control";
 import { FaultInjector, type FaultRoll, type Faults, type FaultsUpdate } from "../faults/faults";
 import { demoFleet, grownFleet, type FleetSeed, type SimRobot } from "../world/fleet";
-import { envelope, errorBody, isJsonContentType, isZodError, readBody, safeDecode, writeJson, type Reply } from "./http-io";
+import { envelope, errorBody, isJsonContentType, readBody, safeDecode, writeJson, type Reply } from "./http-io";
 import type { IncidentContent } from "../pushes/incidents";
 import { DEFAULT_DOWNLOAD_URL_LIFETIME_MS, OBJECT_PREFIX, ObjectStore } from "./object-store";
 import {
@@ -41,7 +41,8 @@ import {
 import { Code, SimError } from "./sim-errors";
 import { statusOf } from "../world/views";
 import { withImage } from "../world/report-book";
-import { EndTask, RobotChanges } from "./control-requests";
+import { EndTask, RobotChanges, WearChanges, WearQuery, parsedOrRefused } from "./control-requests";
+import { changeWear, wearTruthOf, type WearTruth } from "../world/wear";
 import { World, type Parsed } from "../world/world";
 
 // The simulator's public names that live in the modules it is made of.
@@ -159,23 +160,24 @@ class Simulator {
   /** Ends the robot's task at once with the given taskEndStatus; SimError when it runs none. */
   endTask(serialNumber: string, raw: unknown): Record<string, unknown> {
     const robot = this.robot(serialNumber);
-    const parsed = EndTask.safeParse(raw);
-    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
+    const { taskEndStatus } = parsedOrRefused(EndTask, raw);
     if (!robot.currentTask) throw new SimError(Code.FAILED_PRECONDITION, `Robot ${serialNumber} runs no task.`);
-    this.world.finishTask(robot, parsed.data.taskEndStatus, true);
+    this.world.finishTask(robot, taskEndStatus, true);
     return statusOf(robot, this.world.now());
+  }
+
+  wear(serialNumber: string, query: unknown): WearTruth {
+    return wearTruthOf(serialNumber, this.robot(serialNumber).wear, parsedOrRefused(WearQuery, query), this.world.now());
+  }
+
+  changeWear(serialNumber: string, raw: unknown): WearTruth {
+    changeWear(this.robot(serialNumber).wear, parsedOrRefused(WearChanges, raw), this.world.now());
+    return this.wear(serialNumber, {});
   }
 
   /** Files a report of a task in the past; answers it as the task reports endpoint lists it. */
   addTaskReport(serialNumber: string, raw: unknown, req?: http.IncomingMessage): Record<string, unknown> {
-    const robot = this.robot(serialNumber);
-    let filed;
-    try {
-      filed = this.world.addPastReport(robot, raw);
-    } catch (error) {
-      if (isZodError(error)) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(error).message);
-      throw error;
-    }
+    const filed = this.world.addPastReport(this.robot(serialNumber), raw);
     return withImage(serialNumber, filed, (key) => this.objects.presign(req, key));
   }
 
@@ -205,9 +207,7 @@ class Simulator {
 
   updateRobot(serialNumber: string, raw: unknown): Record<string, unknown> {
     const robot = this.robot(serialNumber);
-    const parsed = RobotChanges.safeParse(raw);
-    if (!parsed.success) throw new SimError(Code.INVALID_ARGUMENT, describeIssues(parsed.error).message);
-    this.world.updateRobot(robot, parsed.data);
+    this.world.updateRobot(robot, parsedOrRefused(RobotChanges, raw));
     return statusOf(robot, this.world.now());
   }
 
@@ -276,7 +276,7 @@ class Simulator {
     this.current();
 
     if (pathname.startsWith(CONTROL_PREFIX)) {
-      const reply = await controlReply(req, method, pathname, this);
+      const reply = await controlReply(req, method, pathname, search, this);
       writeJson(res, reply);
       logLine(String(reply.status));
       return;
@@ -487,6 +487,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setPush: (target) => simulator.setPush(target),
     endTask: (serialNumber, taskEndStatus) => simulator.endTask(serialNumber, { taskEndStatus }),
     addTaskReport: (serialNumber, report) => simulator.addTaskReport(serialNumber, report),
+    wear: (serialNumber, query = {}) => simulator.wear(serialNumber, query),
+    changeWear: (serialNumber, changes) => simulator.changeWear(serialNumber, changes),
     close: () => simulator.close(),
   };
 }

@@ -4,6 +4,8 @@
  */
 import { grow, normalizeAngle, type Pose } from "../maps/geometry";
 import { FLOOR_1_MAP_ID, FLOOR_2_MAP_ID, WAREHOUSE_MAP_ID, officeMaps, warehouseMap, type SimMap } from "../maps/maps";
+import type { WearChanges } from "../server/control-requests";
+import { changeWear, seededWear, type RobotWear } from "./wear";
 
 export type { NavigationPoint, Partition, SimMap } from "../maps/maps";
 
@@ -78,6 +80,8 @@ export interface SimRobot {
   currentTask: CurrentTask | undefined;
   navigation: NavigationState | undefined;
   remoteControl: boolean;
+  /** Its wear parts, tanks and battery health (wear.ts), which cleaning and charging change. */
+  wear: RobotWear;
 }
 
 export interface ClientCredentialSeed {
@@ -150,8 +154,16 @@ function spotFor(index: number): Position {
   };
 }
 
-/** An idle S50 on the office site, on Floor 1 at `position`. */
-function officeRobot(serialNumber: string, displayName: string, battery: SimRobot["battery"], position: Position): SimRobot {
+/** An idle S50 scrubber on the office site, on Floor 1 at `position`, at its seeded wear with `upkeep` changed. */
+function officeRobot(
+  serialNumber: string,
+  displayName: string,
+  battery: SimRobot["battery"],
+  position: Position,
+  upkeep: WearChanges = {},
+): SimRobot {
+  const wear = seededWear("scrubber", serialNumber);
+  changeWear(wear, upkeep, 0);
   return {
     serialNumber,
     displayName,
@@ -168,6 +180,7 @@ function officeRobot(serialNumber: string, displayName: string, battery: SimRobo
     currentTask: undefined,
     navigation: undefined,
     remoteControl: false,
+    wear,
   };
 }
 
@@ -192,8 +205,14 @@ export function demoFleet(): FleetSeed {
     ],
     robots: [
       // On the charger, at Floor 1's charging point.
-      officeRobot("GS-S-000101", "Lobby scrubber", { charging: true, powerPercentage: 96 }, pointOf(officeMaps()[0]!, "charging")),
-      officeRobot("GS-S-000102", "Kitchen scrubber", { charging: false, powerPercentage: 64 }, pointOf(officeMaps()[0]!, "Kitchen door")),
+      // The demo's upkeep from the start (issue 46): the Lobby scrubber's soft squeegee has 11 % left, a few
+      // cleaning hours above the 10 % a part is due at; the Kitchen scrubber's clean water is under the 15 % a person refills at.
+      officeRobot("GS-S-000101", "Lobby scrubber", { charging: true, powerPercentage: 96 }, pointOf(officeMaps()[0]!, "charging"), {
+        parts: { softSqueegee: { usedLife: 222.5 } },
+      }),
+      officeRobot("GS-S-000102", "Kitchen scrubber", { charging: false, powerPercentage: 64 }, pointOf(officeMaps()[0]!, "Kitchen door"), {
+        cleanWater: 12,
+      }),
       {
         serialNumber: OFF_SITE_ROBOT,
         displayName: "Warehouse sweeper",
@@ -210,6 +229,8 @@ export function demoFleet(): FleetSeed {
         currentTask: undefined,
         navigation: undefined,
         remoteControl: false,
+        // A sweeper: no water tanks, no scrubber brush or squeegee.
+        wear: seededWear("sweeper", OFF_SITE_ROBOT),
       },
     ],
     accounts: [

@@ -7,9 +7,11 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { CurrentTask, Partition, SimMap, SimRobot } from "./fleet";
 import type { FiledReport } from "./report-book";
+import { parsedOrRefused } from "../server/control-requests";
 import { invalid } from "../server/sim-errors";
 import { milliTimestamp, round, stableId } from "./values";
 import { currentMap, executableTaskId } from "./views";
+import { residualPercentagesOf } from "./wear";
 
 /**
  * taskEndStatus of a task report (docs/cloud-api.md, Task reports): -1 unknown,
@@ -125,8 +127,8 @@ function filedReport(robot: SimRobot, task: ReportFacts): FiledReport {
     waterConsumptionLiter: round(actualArea * 0.02),
     startBatteryPercentage: task.startBattery,
     endBatteryPercentage: endBattery,
-    // Percent left, 0-100, as recorded.
-    consumablesResidualPercentage: { brush: 74, filter: 81, suctionBlade: 90 },
+    // Percent left, 0-100, as recorded: the robot's parts as they are when the report is filed (wear.ts).
+    consumablesResidualPercentage: residualPercentagesOf(robot.wear),
     taskInstanceId: task.taskInstanceId,
     cleaningMode: task.cleaningMode,
     taskEndStatus: task.endStatus,
@@ -200,7 +202,7 @@ export type PastReport = z.input<typeof PastReport>;
 
 /** A report of a task that ran in the past, as the control API describes it. */
 export function pastReport(robot: SimRobot, raw: unknown): FiledReport {
-  const past = PastReport.parse(raw);
+  const past = parsedOrRefused(PastReport, raw);
   const map = past.mapId === undefined ? currentMap(robot) : robot.maps.find((candidate) => candidate.id === past.mapId);
   if (!map) throw invalid("mapId", `unknown map ${past.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
   const unknown = past.areaIds.find((areaId) => !map.partitions.some((partition) => String(partition.id) === areaId));

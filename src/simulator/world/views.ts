@@ -2,6 +2,7 @@
 import { mayUse, type AccountSeed, type SimMap, type SimRobot, type SimSite } from "./fleet";
 import { Code, SimError, invalid } from "../server/sim-errors";
 import { round, stableId } from "./values";
+import { batteryHealthBlockOf, deviceBlockOf } from "./wear";
 
 /**
  * Where the robot is, as the cloud gives it (docs/cloud-api.md, "Where a
@@ -56,7 +57,8 @@ export function statusOf(robot: SimRobot, now: number): Record<string, unknown> 
     taskState: robot.taskState,
     online: robot.online,
     speedKilometerPerHour: speedOf(robot),
-    battery: { ...robot.battery },
+    // Battery health as the recorded S-line statuses carry it too (recorded-shapes.json's sLineStatus).
+    battery: { ...robot.battery, ...batteryHealthBlockOf(robot.wear.battery) },
     emergencyStop: { enabled: robot.emergencyStop },
     localizationInfo: localizationOf(robot, map, { id: map.id, name: map.name, version: mapVersionName(map) }),
     cleanModes: robot.cleanModes.map((name) => ({ name })),
@@ -100,22 +102,14 @@ function workModeId(robot: SimRobot, mode: string): string {
   return stableId(`${robot.serialNumber}/mode/${mode}`).replaceAll("-", "");
 }
 
-/**
- * The device block of both recorded statuses: water tanks and consumables,
- * each part with lifeSpan and usedLife (hours). The simulator does not wear
- * its parts: the figures are fixed, believable ones.
- */
+/** The mode the robot cleans in while it runs: its task's, else (set running by hand) its first. */
+export function cleaningModeOf(robot: SimRobot): string | undefined {
+  return robot.currentTask?.cleaningMode ?? robot.cleanModes[0];
+}
+
+/** The device block of both recorded statuses: its tanks and parts as they have worn (wear.ts). */
 function deviceOf(robot: SimRobot): Record<string, unknown> {
-  const running = robot.taskState === "RUNNING";
-  return {
-    cleanWaterTank: { level: 60 },
-    recoveryWaterTank: { level: running ? 10 : 0 },
-    rollingBrush: { lifeSpan: 300, usedLife: 130 },
-    scrubberBrush: { enabled: running, ifPutDown: running, lifeSpan: 300, usedLife: 130 },
-    softSqueegee: { ifPutDown: running, lifeSpan: 250, usedLife: 22.5 },
-    filter: { isRunning: running, lifeSpan: 201, usedLife: 60 },
-    spray: { isRunning: false, waterLevel: 0 },
-  };
+  return deviceBlockOf(robot.wear, cleaningModeOf(robot), robot.taskState === "RUNNING");
 }
 
 /** localizationInfo of both statuses: the map the robot is on (named as that status names it), and where on it unless it is lost. */
@@ -202,7 +196,7 @@ export function fleetStatusOf(
     online: robot.online,
     speedKilometerPerHour: speedOf(robot),
     // soh is a word in the recordings ("HEALTHY"), soc the charge in percent.
-    battery: { ...robot.battery, soc: robot.battery.powerPercentage, soh: "HEALTHY", cycleTimes: 212 },
+    battery: { ...robot.battery, soc: robot.battery.powerPercentage, ...batteryHealthBlockOf(robot.wear.battery) },
     emergencyStop: { enabled: robot.emergencyStop },
     // The recorded v1 status names the map without a version.
     localizationInfo: localizationOf(robot, map, { id: map.id, name: map.name }),

@@ -24,16 +24,16 @@ import { poseAt } from "../maps/geometry";
 import { drawMap } from "../maps/map-image";
 import { chargingPoint, cleaningFrom, navigationLeg, onImage, poseOnLeg, type Motion } from "../maps/movement";
 import { METRES_PER_PIXEL } from "../maps/maps";
-import { canAct, notReadyFor } from "./readiness";
+import { LOW_BATTERY_PERCENT, canAct, notReadyFor } from "./readiness";
 import { ReportBook, type FiledReport, type ReportWindow } from "./report-book";
 import type { RobotChanges } from "../server/control-requests";
 import { Code, SimError, invalid, unreachable } from "../server/sim-errors";
 import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seededReports } from "./task-reports";
 import { INSTANT_TIMING, type Timing } from "./timing";
 import type { TaskFault } from "../faults/faults";
-import { LOW_BATTERY_PERCENT } from "./readiness";
 import { milliTimestamp } from "./values";
-import { currentMap, mapVersionName } from "./views";
+import { cleaningModeOf, currentMap, mapVersionName } from "./views";
+import { countCharge, wearWhileCleaning } from "./wear";
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
 export type Parsed<Op extends OperationName> = z.output<Endpoints[Op]["request"]>;
@@ -199,6 +199,7 @@ export class World {
       motion.taskRunMs += span;
       this.travel(robot, motion, span);
       this.drain(robot, motion, span);
+      wearWhileCleaning(robot.wear, cleaningModeOf(robot), span);
       at += span;
       if (span === failsIn) this.batteryFails(robot, motion);
       else if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
@@ -207,8 +208,9 @@ export class World {
     }
     if (robot.battery.charging) {
       this.dock(robot);
-      if (this.timing.batteryChargePerMinute > 0)
-        this.setBattery(robot, motion, motion.battery + ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
+      const gained = Math.min(100 - motion.battery, ((until - at) / 60_000) * this.timing.batteryChargePerMinute);
+      this.setBattery(robot, motion, motion.battery + gained);
+      countCharge(robot.wear.battery, gained);
     }
   }
 
