@@ -18,6 +18,7 @@ import { WORK_ORDER_FORMATS, workOrderAnswer, type WorkOrderFormat } from "../..
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator, type Translate } from "../shared/i18n";
 import { StatusDrawer } from "../shared/node-status-view";
+import { planClockOf } from "../shared/plan-clock";
 import { isPlainObject, readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { serialNumberList } from "../shared/settings";
@@ -40,8 +41,9 @@ export interface RobotUpkeepProperties extends NodeDef {
 /** The parts a replacement may name: a status's wear parts and a task report's. */
 const REPLACEABLE_PARTS: readonly (WearPart | ReportedPart)[] = [...new Set([...WEAR_PARTS, ...REPORTED_PARTS])];
 
-export function upkeepSettingsOf(config: RobotUpkeepProperties): UpkeepSettings {
+function upkeepSettingsOf(config: RobotUpkeepProperties, now: () => number): UpkeepSettings {
   return {
+    now,
     serialNumbers: serialNumberList(config.serialNumbers),
     everyMs: readNumberSetting(config.every, "every", UPKEEP_LIMITS.every) * 60_000,
     partDue: readNumberSetting(config.partDue, "partDue", UPKEEP_LIMITS.partDue) / 100,
@@ -97,7 +99,8 @@ function setUpUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepProperties): v
   const t = translator(RED, "robot-upkeep");
   let settings: UpkeepSettings;
   try {
-    settings = upkeepSettingsOf(config);
+    const clock = planClockOf((RED.settings as unknown as Record<string, unknown>).robotPlanClock);
+    settings = upkeepSettingsOf(config, () => clock.now());
   } catch (error) {
     // A node cannot refuse to deploy: it shows the bad setting and refuses each message with it.
     const problem = error instanceof RobotApiError ? error : invalidInput("", String(error));
@@ -124,7 +127,7 @@ function setUpUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepProperties): v
   const read = async (serialNumbers?: string[]): Promise<UpkeepRead> => {
     try {
       const result = await keeper.read(serialNumbers);
-      shown = { kind: "read", robots: result.table.length, open: keeper.notices.counts(), at: new Date() };
+      shown = { kind: "read", robots: result.table.length, open: keeper.notices.counts(), at: new Date(settings.now()) };
       return result;
     } catch (error) {
       if (!(error instanceof RobotApiError && error.kind === "aborted")) shown = { kind: "failed", error };
@@ -165,7 +168,7 @@ function setUpUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepProperties): v
     const workOrder = request.workOrder === undefined ? undefined : workOrderFormatOf(request.workOrder);
     const result = await read(named);
     const out = outgoing(result, msg);
-    if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits });
+    if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits, now: new Date(settings.now()) });
     return out;
   });
 

@@ -24,6 +24,8 @@ export interface UpkeepSettings {
   serialNumbers: string[];
   /** Between timed reads; 0: none. */
   everyMs: number;
+  /** Now, in epoch ms: the plans' clock (shared/plan-clock.ts), as the forecast reads the plans' hours. */
+  now: () => number;
   /** Share of a part's life left at or under which it is due, 0-1. */
   partDue: number;
   limits: UpkeepLimits;
@@ -70,7 +72,7 @@ export class UpkeepKeeper {
     const options = { signal: this.lifetime.signal };
     const names = serialNumbers.length > 0 ? serialNumbers : (await this.client.listAllRobots(options)).map((robot) => robot.serialNumber);
     const statuses = names.length === 0 ? [] : await this.client.batchGetStatuses(names, { ...options, line: "v1" });
-    const at = Date.now();
+    const at = this.settings.now();
     // Kept as the account's last statuses, which hand each one's upkeep facts to the history.
     fleetStatusesOf(this.client.accountKey).record(statuses, at);
     const table = upkeepTableOfAccount(this.client.accountKey, names, { now: at, threshold: this.settings.partDue });
@@ -82,7 +84,7 @@ export class UpkeepKeeper {
 
   /** A person replaced the robot's part now: its wear starts again from here, whatever the cloud's counter says until it is reset. */
   replaced(serialNumber: string, part: WearPart | ReportedPart): void {
-    this.history.replaced(serialNumber, part, Date.now());
+    this.history.replaced(serialNumber, part, this.settings.now());
     this.mirror.changed();
   }
 
