@@ -29,6 +29,8 @@ describe("upkeep facts: the one reader of wear, water and battery health", funct
       assert.equal(remainingAt(0), 1, "new");
       assert.equal(remainingAt(-1), 1, "a counter below 0: held to 1");
       assert.equal(remainingAt(192), 0.25);
+      const atThreshold = upkeepFactsOf(status({ softSqueegee: { ifPutDown: false, lifeSpan: 250, usedLife: 225 } }))!.parts[0]!.remaining;
+      assert.equal(atThreshold, 0.1, "225 of 250 is exactly the 10 % a threshold compares with, not a hair under");
     });
 
     it("reads no part with a life span of 0 or less (no division by it); one just above 0 is read", function () {

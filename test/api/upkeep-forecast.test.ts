@@ -12,7 +12,7 @@ import { readPlan } from "../../src/api/plans/plan";
 import type { SettledOccurrence } from "../../src/api/plans/occurrence";
 import { readReport, round } from "../../src/api/reports/reading";
 import { upkeepFactsOf } from "../../src/api/upkeep/facts";
-import { dueDayOf, learnedWearOf, MIN_CLEANING_HOURS, RECENT_DAYS } from "../../src/api/upkeep/forecast";
+import { dueDayOf, learnedWearOf, LocalDays, MIN_CLEANING_HOURS, RECENT_DAYS } from "../../src/api/upkeep/forecast";
 import { UpkeepHistory } from "../../src/api/upkeep/history";
 import { DEFAULT_THRESHOLD, upkeepTable } from "../../src/api/upkeep/table-builder";
 import { DAY_MS, HOUR_MS, wearStatus, workDays } from "../support/upkeep-days";
@@ -69,7 +69,7 @@ describe("upkeep forecast: the wear learned", () => {
     const row = filterRow(history, { now: START + RECENT_DAYS * DAY_MS, zone: "UTC" });
     assert.equal(row.wearPerCleaningHour, 1 / 1000);
     assert.equal(row.forecast.basis, "recent");
-    assert.equal(row.forecast.hoursPerDay, round((9 * 4) / (RECENT_DAYS - 7 / 24), 2), "since the first reading, 07:00 of the first day");
+    assert.equal(row.forecast.hoursPerDay, round((9 * 4) / RECENT_DAYS, 2), "over the 14 days, the first from its midnight");
   });
 
   it("gives no due day at 0 hours a day: a robot that stopped working keeps its rate, but gets no nearer", () => {
@@ -92,17 +92,21 @@ describe("upkeep forecast: the due day", () => {
     assert.equal(over.remaining, 0.101);
     assert.equal(over.forecast.dueDay, "2026-11-23", "1 h of wear left at about 5 h a day: past midnight");
     const later = dueOf(880);
-    assert.equal(later.forecast.dueDay, "2026-11-27", "20 h of wear left at 100 h over 19.7 days: 4.06 days on from 22:00");
+    assert.equal(later.forecast.dueDay, "2026-11-27", "20 h of wear left at 100 h over 20.9 days: 4.2 days on from 22:00");
   });
 
   it("falls on the day that begins at a local midnight reached exactly, and on the day before one ms earlier", () => {
     const midnight = Date.parse("2027-01-14T00:00:00+01:00");
     // A quarter of the life to wear at 0.125 a cleaning hour, 1 h a day: 2 days.
     const hours = { basis: "recent", hoursPerDay: 1 } as const;
-    assert.equal(dueDayOf(0.5, 0.25, 0.125, hours, midnight - 2 * DAY_MS, BERLIN), "2027-01-14");
-    assert.equal(dueDayOf(0.5, 0.25, 0.125, hours, midnight - 2 * DAY_MS - 1, BERLIN), "2027-01-13");
-    assert.equal(dueDayOf(0.5, 0.25, 0.125, hours, midnight - 2 * DAY_MS - 1, "UTC"), "2027-01-13");
-    assert.equal(dueDayOf(0.5, 0.25, 0.125, hours, midnight - 2 * DAY_MS, "UTC"), "2027-01-13", "23:00 in UTC");
+    const dueDateOf = (now: number, zone: string) => {
+      const days = new LocalDays(now, zone);
+      return days.dateOf(dueDayOf(0.5, 0.25, 0.125, hours, days)!);
+    };
+    assert.equal(dueDateOf(midnight - 2 * DAY_MS, BERLIN), "2027-01-14");
+    assert.equal(dueDateOf(midnight - 2 * DAY_MS - 1, BERLIN), "2027-01-13");
+    assert.equal(dueDateOf(midnight - 2 * DAY_MS - 1, "UTC"), "2027-01-13");
+    assert.equal(dueDateOf(midnight - 2 * DAY_MS, "UTC"), "2027-01-13", "23:00 in UTC");
   });
 
   it("keeps a robot no longer answering, its facts as old as they are; one never heard of is left out", () => {
@@ -184,7 +188,7 @@ describe("upkeep forecast: at the plan's hours", () => {
     assert.equal(dueAt("00:00"), "2027-01-05");
   });
 
-  it("walks a weekday plan past its 28 days as its last week repeated", () => {
+  it("walks a weekday plan past the days it lists (today and a week) as that week repeated", () => {
     const history = wornHistory(20, 4, 100);
     // 800 h of wear left at 5 h a weekday: the 160th weekday run from today (a Monday, before its run).
     const now = Date.parse("2027-01-04T06:00:00+01:00");
@@ -196,7 +200,7 @@ describe("upkeep forecast: at the plan's hours", () => {
     }
     const row = filterRow(history, { now, plans });
     assert.equal(row.forecast.basis, "plan");
-    assert.equal(row.forecast.hoursPerDay, round((20 * 5) / 28, 2));
+    assert.equal(row.forecast.hoursPerDay, round((5 * 5) / 7, 2));
     assert.equal(row.forecast.dueDay, day.toISODate());
   });
 

@@ -37,11 +37,14 @@ const filterOf = (history: UpkeepHistory) => history.of(ROBOT)!.parts.get("filte
 describe("upkeep history: what feeds it", () => {
   afterEach(() => forgetAccountMemory());
 
-  it("hears every status the account keeps (not the V3 shape, which carries no upkeep) and every report kept, each once", () => {
+  it("hears every status the account keeps (not the V3 shape, which carries no upkeep) and every report kept, each once, once asked for", () => {
     const at = START + 8 * HOUR_MS;
+    fleetStatusesOf(ACCOUNT).record([wearStatus(ROBOT, "filter", 110, 1000)], at - HOUR_MS);
+    reportsOfAccount(ACCOUNT).keep(readReport(reportAt("r-0", ROBOT, at - 2 * HOUR_MS, 3600), ROBOT)!);
+    const history = upkeepHistoryOf(ACCOUNT);
+    assert.equal(history.of(ROBOT), undefined, "nothing is kept for an account no one asked of upkeep");
     fleetStatusesOf(ACCOUNT).record([wearStatus(ROBOT, "filter", 120, 1000)], at);
     fleetStatusesOf(ACCOUNT).record([{ serialNumber: "GS-S-000102", workState: 0 }], at);
-    const history = upkeepHistoryOf(ACCOUNT);
     assert.deepEqual(filterOf(history).used, [120]);
     assert.equal(history.of(ROBOT)!.latest!.at, at);
     assert.equal(history.of("GS-S-000102"), undefined, "a status with no upkeep facts is nothing to the history");
@@ -181,26 +184,52 @@ describe("upkeep history: a context's copy", () => {
     assert.equal(restored.of(ROBOT)!.work.seconds.length, 20, "a report swept again after the restart is counted once");
   });
 
-  it("takes nothing it cannot read, and keeps what this process knows of a robot over the copy", () => {
+  it("puts the copy under what this process heard before reading it: older readings, reports and replacements it lacks, the newer facts", () => {
     const history = new UpkeepHistory();
-    read(history, 7, START);
+    const report = (id: string, start: number) =>
+      readReport(
+        { id, startTime: new Date(start).toISOString(), endTime: new Date(start + HOUR_MS).toISOString(), durationSeconds: 3600 },
+        ROBOT,
+      )!;
+    const earlier = new UpkeepHistory();
+    read(earlier, 5, START);
+    read(earlier, 6, START + 2 * HOUR_MS);
+    earlier.observeReport(report("a", START + HOUR_MS));
+    earlier.observeReport(report("b", START + 3 * HOUR_MS));
+    earlier.replaced(ROBOT, "filter", START + 90 * 60_000);
+    read(earlier, 8, START + 6 * HOUR_MS);
+    // This process heard the robot before the copy was read: a reading at 4 h and report b.
+    read(history, 7, START + 4 * HOUR_MS);
+    history.observeReport(report("b", START + 3 * HOUR_MS));
+    history.restore(JSON.parse(JSON.stringify(earlier.toPlain())));
+    assert.deepEqual(filterOf(history).used, [5, 6, 7], "the copy's reading at 6 h is newer than this process's first");
+    assert.deepEqual(filterOf(history).replacements, [START + 90 * 60_000]);
+    assert.deepEqual(history.of(ROBOT)!.work.key, [`${ROBOT}/a`, `${ROBOT}/b`]);
+    assert.equal(history.of(ROBOT)!.latest!.at, START + 6 * HOUR_MS, "the copy's facts are the newer");
+  });
+
+  it("takes nothing it cannot read", () => {
+    const history = new UpkeepHistory();
     history.restore({
       version: 1,
       robots: {
-        [ROBOT]: { parts: { filter: { at: [1], used: [99], life: [1000], replacements: [] } } },
+        [ROBOT]: { parts: { filter: { at: [2, 1], used: [1, 2], life: [10, 10], replacements: [] } } },
         "GS-S-000102": {
           parts: {
             filter: { at: [1, 2], used: [1], life: [10, 10], replacements: [] },
             scrubberBrush: { at: [1], used: [1], life: [0], replacements: [] },
           },
-          work: { start: [1], end: [2, 3], seconds: [1] },
+          work: { key: ["x"], start: [1], end: "2", seconds: [1] },
+          latest: { at: "now" },
         },
       },
     });
-    assert.deepEqual(filterOf(history).used, [7]);
-    const other = history.of("GS-S-000102")!;
-    assert.equal(other.parts.size, 0, "lists of unequal length and a life of 0 are not taken");
-    assert.equal(other.work.end.length, 0);
+    for (const serialNumber of [ROBOT, "GS-S-000102"]) {
+      const robot = history.of(serialNumber)!;
+      assert.equal(robot.parts.size, 0, "readings out of order, lists of unequal length and a life of 0 are not taken");
+      assert.equal(robot.work.end.length, 0);
+      assert.equal(robot.latest, undefined);
+    }
     history.restore("garbage");
     history.restore(undefined);
     assert.deepEqual(history.serialNumbers(), [ROBOT, "GS-S-000102"]);

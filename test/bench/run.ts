@@ -6,7 +6,7 @@
  * absolute numbers, are what to compare between runs and machines.
  *
  *   npm run bench            (node --expose-gc, so heap figures are after GC)
- *   npm run bench -- status-age pacing    only these parts (rows, pacing, status-age, footprint, fleet-map, reports, shared, console)
+ *   npm run bench -- status-age pacing    only these parts (rows, pacing, status-age, footprint, fleet-map, upkeep, reports, shared, console)
  *
  * BENCH_MESSAGES=10000    messages per row
  * BENCH_BIG=100000        the big robot-command burst
@@ -26,6 +26,7 @@ import { printFleetMapCost } from "./fleet-map";
 import { printFootprint } from "./footprint";
 import { printReportsCost } from "./reports";
 import { printSharedWatch } from "./shared-watch";
+import { printUpkeepCost } from "./upkeep";
 import { StatusReads, measureStatusAge, printStatusAge, type StatusAgeResult } from "./status-age";
 import os from "node:os";
 import { DEMO_TOKEN, startSimulator, type RunningSimulator } from "../../src/simulator";
@@ -189,7 +190,7 @@ async function runPacing(runtime: BenchRuntime, counts: { requests: number; rate
 }
 
 /** The parts `npm run bench -- <part> ...` may name. */
-const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "reports", "shared", "console"] as const;
+const PARTS = ["rows", "pacing", "status-age", "footprint", "fleet-map", "upkeep", "reports", "shared", "console"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsToRun(): (part: Part) => boolean {
@@ -322,6 +323,7 @@ async function main(): Promise<void> {
   printStatusAge(statusAge);
   if (runs("footprint")) printFootprint();
   if (runs("fleet-map")) printFleetMapCost();
+  if (runs("upkeep")) printUpkeepCost();
   if (runs("reports"))
     await printReportsCost().catch((error: unknown) => console.log(`\ntask reports: could not run: ${describeError(error)}`));
   if (!SKIP_SHARED && runs("shared"))

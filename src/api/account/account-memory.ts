@@ -23,6 +23,11 @@ export function keptForAccount<T>(accountKey: string, kind: string, create: () =
   return account.get(kind) as T;
 }
 
+/** The account's `kind` of state if something asked for it in this process, else undefined (nothing is made). */
+export function keptIfAsked<T>(accountKey: string, kind: string): T | undefined {
+  return kept.get(accountKey)?.get(kind) as T | undefined;
+}
+
 /** Forgets every account's state: a process that reuses accounts between tests starts clean. */
 export function forgetAccountMemory(): void {
   kept.clear();

@@ -93,29 +93,31 @@ export function occurrencesBetween(items: readonly PlanItem[], zone: string, fro
   if (toMs <= fromMs || items.length === 0) return found;
   // A day before and after: a skipped time moves forward, and an instant's local date differs from UTC's.
   const last = DateTime.fromMillis(toMs, { zone }).startOf("day").plus({ days: 1 });
-  for (
-    let date = DateTime.fromMillis(fromMs, { zone }).startOf("day").minus({ days: 1 });
-    date <= last;
-    date = date.plus({ days: 1 }).startOf("day")
-  ) {
+  let date = DateTime.fromMillis(fromMs, { zone }).startOf("day").minus({ days: 1 });
+  while (date <= last) {
+    const next = date.plus({ days: 1 }).startOf("day");
+    // A day that begins at 00:00 with the offset the next day begins with has no clock change: its wall times are
+    // that offset from UTC, with no lookup in the zone (the lookups were most of a large plan's cost).
+    const steady = next.offset === date.offset && date.hour === 0 && date.minute === 0;
     const day = { year: date.year, month: date.month, day: date.day };
     const dayStartMs = date.toMillis();
+    const wallMidnightMs = Date.UTC(date.year, date.month - 1, date.day);
     for (const item of items) {
       if (!onDay(item, date.weekday)) continue;
       for (const seconds of timesOfDay(item)) {
         // Only the times near the span are looked up in the zone (a minute-by-minute item has 1,440 a day).
         if (dayStartMs + seconds * 1000 < fromMs - SLACK_MS || dayStartMs + seconds * 1000 >= toMs + SLACK_MS) continue;
-        const instant = instantOfWallTime(day, seconds, zone);
-        if (instant.toMillis() < fromMs || instant.toMillis() >= toMs) continue;
-        const localMinute = localMinuteOf(DateTime.fromObject({ ...day, hour: 0 }, { zone: "utc" }).plus({ seconds }));
+        const instantMs = steady ? dayStartMs + seconds * 1000 : instantOfWallTime(day, seconds, zone).toMillis();
+        if (instantMs < fromMs || instantMs >= toMs) continue;
         found.push({
-          occurrenceId: occurrenceIdOf(item.name, localMinute),
+          occurrenceId: occurrenceIdOf(item.name, new Date(wallMidnightMs + seconds * 1000).toISOString().slice(0, 16)),
           item: item.name,
-          plannedAt: instant.toUTC().toISO()!,
+          plannedAt: new Date(instantMs).toISOString(),
           itemSpec: item,
         });
       }
     }
+    date = next;
   }
   return found.sort((a, b) => Date.parse(a.plannedAt) - Date.parse(b.plannedAt) || (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
 }

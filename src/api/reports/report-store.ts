@@ -11,7 +11,7 @@
  * bounded per image and in all, and forgotten with the report.
  */
 import { keptForAccount } from "../account/account-memory";
-import { upkeepHistoryOf } from "../upkeep/history";
+import { upkeepHistoryIfAsked } from "../upkeep/history";
 import type { ReadReport } from "./reading";
 
 export const REPORTS_KEPT_PER_ROBOT = 10;
@@ -53,7 +53,7 @@ export class AccountReports {
 
   constructor(
     readonly imageBounds: ImageBounds = { perImage: MAX_KEPT_IMAGE_BYTES, total: MAX_KEPT_IMAGES_BYTES },
-    /** Told each report kept for the first time: the account's upkeep history counts its cleaning time here. */
+    /** Told each report kept for the first time: the account's upkeep history counts its cleaning time here, once asked for. */
     private readonly keptFirst: (report: ReadReport) => void = () => undefined,
   ) {}
 
@@ -138,6 +138,6 @@ export function reportsOfAccount(accountKey: string): AccountReports {
   return keptForAccount(
     accountKey,
     "task reports",
-    () => new AccountReports(undefined, (report) => upkeepHistoryOf(accountKey).observeReport(report)),
+    () => new AccountReports(undefined, (report) => upkeepHistoryIfAsked(accountKey)?.observeReport(report)),
   );
 }

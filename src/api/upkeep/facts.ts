@@ -72,8 +72,12 @@ export interface UpkeepFacts {
 
 const BATTERY_TEMPERATURES = [1, 2, 3, 4, 5, 6, 7].map((index) => `temperature${index}`);
 
-function shareLeft(used: number, life: number): number {
-  return Math.min(1, Math.max(0, 1 - used / life));
+/**
+ * A part's share left, 0-1, from its counters (life above 0). (life - used) / life rather than
+ * 1 - used/life: exact at a threshold (225 of 250 is 0.1, not 0.09999999999999998).
+ */
+export function shareLeft(used: number, life: number): number {
+  return Math.min(1, Math.max(0, (life - used) / life));
 }
 
 function partOf(part: WearPart, value: unknown): PartWear | undefined {

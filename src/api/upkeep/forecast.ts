@@ -13,6 +13,7 @@
  * hours, and a reset counter or a replacement only ends a segment.
  */
 import { DateTime } from "luxon";
+import { startOfLocalDate } from "../plans/calendar";
 import { round } from "../reports/reading";
 import { cleaningHoursBetween, DAY_MS, sameSegment, type PartTrack, type WorkTrack } from "./history";
 
@@ -20,8 +21,11 @@ import { cleaningHoursBetween, DAY_MS, sameSegment, type PartTrack, type WorkTra
 export const MIN_CLEANING_HOURS = 2;
 /** A robot no plan names cleans as many hours a day as it did over this many days (or its history, when shorter, a day at least). */
 export const RECENT_DAYS = 14;
-/** Days of the plan looked at; past them its last week is taken to repeat. */
-export const PLAN_HORIZON_DAYS = 28;
+/**
+ * Days of the plan looked at: today from now on, then a whole week, which
+ * repeats (a plan's items are daily or on days of the week).
+ */
+export const PLAN_HORIZON_DAYS = 8;
 /** No due day is given further out than this. */
 export const MAX_FORECAST_DAYS = 730;
 
@@ -63,22 +67,67 @@ export function learnedWearOf(track: PartTrack, work: WorkTrack): LearnedWear {
 export type DailyHours =
   | {
       basis: "plan";
-      /** Hours of each local day from today (today's from now on), PLAN_HORIZON_DAYS of them. */
+      /** Hours of each local day from today (today's from now on), PLAN_HORIZON_DAYS of them; the last 7 repeat. */
       days: number[];
-      /** Their mean: what a person reads ("at the planned 5.5 h a day"). */
+      /** The repeating week's mean: what a person reads ("at the planned 5.5 h a day"). */
       hoursPerDay: number;
     }
   | { basis: "recent"; hoursPerDay: number };
 
-/** The robot's recent cleaning hours a day: over RECENT_DAYS before `now`, or since `knownSince` where that is later (a day at least). */
-export function recentHoursPerDay(work: WorkTrack, knownSince: number, now: number): number {
-  const from = Math.max(now - RECENT_DAYS * DAY_MS, Math.min(knownSince, now - DAY_MS));
+/**
+ * The robot's recent cleaning hours a day: over RECENT_DAYS before now, or,
+ * where the history is younger, since the start of the local day it begins
+ * on (a first reading at 06:00 is not a day with six hours fewer; a day at least).
+ */
+export function recentHoursPerDay(work: WorkTrack, knownSince: number, days: LocalDays): number {
+  const { now } = days;
+  const from = Math.max(now - RECENT_DAYS * DAY_MS, Math.min(days.startOf(days.indexOf(knownSince)), now - DAY_MS));
   return cleaningHoursBetween(work, from, now) / ((now - from) / DAY_MS);
 }
 
 /**
- * The local day (YYYY-MM-DD in `zone`) a part with `remaining` left wears to
- * `threshold` at `perCleaningHour` over `hours`: today when it is there
+ * The local days of a zone from the day of `now` (day 0), each worked out
+ * once: a table's thousands of parts fall on a few hundred days, and a zone's
+ * offset is the costly part of a date.
+ */
+export class LocalDays {
+  private readonly today: DateTime;
+  private readonly dates = new Map<number, string>();
+  private readonly starts = new Map<number, number>();
+
+  constructor(
+    readonly now: number,
+    readonly zone: string,
+  ) {
+    this.today = DateTime.fromMillis(now, { zone }).startOf("day");
+  }
+
+  /** Day `index`'s date, YYYY-MM-DD (0 today, -1 yesterday). */
+  dateOf(index: number): string {
+    let date = this.dates.get(index);
+    if (date === undefined) this.dates.set(index, (date = this.today.plus({ days: index }).toISODate()!));
+    return date;
+  }
+
+  /** When day `index` begins (ms): its first minute that exists. */
+  startOf(index: number): number {
+    let start = this.starts.get(index);
+    if (start === undefined) this.starts.set(index, (start = startOfLocalDate(this.dateOf(index), this.zone).getTime()));
+    return start;
+  }
+
+  /** The day an instant falls on (before today: below 0). */
+  indexOf(instant: number): number {
+    let index = Math.floor((instant - this.startOf(0)) / DAY_MS);
+    while (this.startOf(index) > instant) index--;
+    while (this.startOf(index + 1) <= instant) index++;
+    return index;
+  }
+}
+
+/**
+ * The day (an index of `days`) a part with `remaining` left wears to
+ * `threshold` at `perCleaningHour` over `hours`: today (0) when it is there
  * already; undefined when it gets no nearer (no wear, no hours) or not within
  * MAX_FORECAST_DAYS. A plan is walked day by day (the day its hours cross);
  * recent hours are spread evenly, so the crossing instant's day.
@@ -88,34 +137,31 @@ export function dueDayOf(
   threshold: number,
   perCleaningHour: number | undefined,
   hours: DailyHours,
-  now: number,
-  zone: string,
-): string | undefined {
-  const today = DateTime.fromMillis(now, { zone }).startOf("day");
-  if (remaining <= threshold) return today.toISODate()!;
+  days: LocalDays,
+): number | undefined {
+  if (remaining <= threshold) return 0;
   if (perCleaningHour === undefined || perCleaningHour <= 0) return undefined;
   const toWear = remaining - threshold;
   if (hours.basis === "recent") {
     if (hours.hoursPerDay <= 0) return undefined;
-    const days = toWear / (perCleaningHour * hours.hoursPerDay);
-    return days > MAX_FORECAST_DAYS ? undefined : DateTime.fromMillis(now + days * DAY_MS, { zone }).toISODate()!;
+    const daysToGo = toWear / (perCleaningHour * hours.hoursPerDay);
+    return daysToGo > MAX_FORECAST_DAYS ? undefined : days.indexOf(days.now + daysToGo * DAY_MS);
   }
-  const { days } = hours;
-  const week = days.slice(-7);
+  const planned = hours.days;
+  const week = planned.slice(-7);
   const weekWear = week.reduce((sum, day) => sum + day, 0) * perCleaningHour;
   let worn = 0;
-  for (let index = 0; index < days.length; index++) {
-    worn += days[index]! * perCleaningHour;
-    if (worn >= toWear) return today.plus({ days: index }).toISODate()!;
+  for (let index = 0; index < planned.length; index++) {
+    worn += planned[index]! * perCleaningHour;
+    if (worn >= toWear) return index;
   }
   if (weekWear <= 0) return undefined;
-  // Past the horizon the plan's last week repeats: whole weeks at once, then day by day.
+  // Past the horizon the plan's week repeats: whole weeks at once, then day by day.
   const weeks = Math.max(0, Math.ceil((toWear - worn) / weekWear) - 1);
-  let index = days.length + weeks * 7;
   worn += weeks * weekWear;
-  for (; index <= MAX_FORECAST_DAYS; index++) {
-    worn += week[(index - days.length) % 7]! * perCleaningHour;
-    if (worn >= toWear) return today.plus({ days: index }).toISODate()!;
+  for (let index = planned.length + weeks * 7; index <= MAX_FORECAST_DAYS; index++) {
+    worn += week[(index - planned.length) % 7]! * perCleaningHour;
+    if (worn >= toWear) return index;
   }
   return undefined;
 }

@@ -4,7 +4,8 @@
  * recorded, and its last upkeep facts. The forecast (forecast.ts) learns a
  * part's wear per cleaning hour from it.
  *
- * Fed in one place each: every status the account reads passes through
+ * Fed in one place each, once something asked for the account's history
+ * (upkeepHistoryOf): every status the account reads passes through
  * FleetStatuses.record (fleet-statuses.ts), which hands it to `observe`;
  * every task report kept passes through AccountReports.keep
  * (report-store.ts), which hands it to `observeReport`. robot-upkeep
@@ -18,7 +19,7 @@
  * changes its life span starts a new segment: wear is only ever read within
  * a segment, never as negative. Pure: no calls, no Node-RED.
  */
-import { keptForAccount } from "../account/account-memory";
+import { keptForAccount, keptIfAsked } from "../account/account-memory";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { numberOf } from "../cloud/values";
 import type { ReadReport } from "../reports/reading";
@@ -47,6 +48,8 @@ export interface PartTrack {
 
 /** A robot's cleaning time, one entry a report, in parallel lists ordered by end. */
 export interface WorkTrack {
+  /** The report's identity (reportKey): each report counted once. */
+  key: string[];
   start: number[];
   end: number[];
   /** The report's durationSeconds: cleaning time, which a pause makes shorter than end - start. */
@@ -59,8 +62,8 @@ export interface RobotHistory {
   /** The shares a task report gives (consumablesResidualPercentage), by part. */
   reported: Map<ReportedPart, PartTrack>;
   work: WorkTrack;
-  /** Reports counted, by identity (reportKey), with their end: each counted once. */
-  reportKeys: Map<string, number>;
+  /** The identities in work.key, to look up. */
+  reportKeys: Set<string>;
   /** The last facts a status gave, and when. */
   latest?: { facts: UpkeepFacts; at: number };
 }
@@ -70,7 +73,7 @@ function newTrack(): PartTrack {
 }
 
 function newRobot(): RobotHistory {
-  return { parts: new Map(), reported: new Map(), work: { start: [], end: [], seconds: [] }, reportKeys: new Map() };
+  return { parts: new Map(), reported: new Map(), work: { key: [], start: [], end: [], seconds: [] }, reportKeys: new Set() };
 }
 
 /** Whether readings `index - 1` and `index` of a track are of one segment: no fall, no other life span, no replacement between. */
@@ -185,14 +188,7 @@ export class UpkeepHistory {
     if (from === undefined || to === undefined || to < from) return;
     const robot = this.robotFor(report.serialNumber);
     if (robot.reportKeys.has(report.reportKey)) return;
-    robot.reportKeys.set(report.reportKey, to);
-    const cleaning = seconds !== undefined && seconds >= 0 ? seconds : (to - from) / 1000;
-    const { work } = robot;
-    let index = work.end.length;
-    while (index > 0 && work.end[index - 1]! > to) index--;
-    work.start.splice(index, 0, from);
-    work.end.splice(index, 0, to);
-    work.seconds.splice(index, 0, cleaning);
+    addWork(robot, report.reportKey, from, to, seconds !== undefined && seconds >= 0 ? seconds : (to - from) / 1000);
     for (const { part, remaining } of reportedResidualsOf(report)) {
       let track = robot.reported.get(part);
       if (!track) robot.reported.set(part, (track = newTrack()));
@@ -232,8 +228,9 @@ export class UpkeepHistory {
     const { work } = robot;
     let drop = 0;
     while (drop < work.end.length && work.end[drop]! < oldest) drop++;
-    if (drop > 0) for (const list of [work.start, work.end, work.seconds]) list.splice(0, drop);
-    for (const [key, end] of robot.reportKeys) if (end < oldest) robot.reportKeys.delete(key);
+    if (drop === 0) return;
+    for (const key of work.key.splice(0, drop)) robot.reportKeys.delete(key);
+    for (const list of [work.start, work.end, work.seconds]) list.splice(0, drop);
   }
 
   /** The history as plain JSON for a context, the readings thinned to one a part per day within a segment (PLAIN_READING_SPACING_MS). */
@@ -246,43 +243,71 @@ export class UpkeepHistory {
         parts: Object.fromEntries([...robot.parts].map(([part, track]) => [part, plainTrack(track)])),
         reported: Object.fromEntries([...robot.reported].map(([part, track]) => [part, plainTrack(track)])),
         work: structuredClone(robot.work),
-        reportKeys: Object.fromEntries(robot.reportKeys),
         ...(robot.latest ? { latest: structuredClone(robot.latest) } : {}),
       };
     }
     return { version: 1, robots };
   }
 
-  /** Takes back what toPlain gave (a context's copy, after a restart), read field by field; a robot this process knows already keeps what it has. */
+  /**
+   * Takes back what toPlain gave (a context's copy, after a restart), read
+   * field by field, under what this process heard already (reads that came
+   * before the copy was read): a part's readings older than its first here,
+   * the replacements and reports this process does not have, the newer facts.
+   */
   restore(plain: unknown): void {
     const robots = (plain as Partial<PlainUpkeepHistory> | undefined)?.robots;
     if (typeof robots !== "object" || robots === null) return;
     for (const [serialNumber, entry] of Object.entries(robots)) {
-      if (this.robots.has(serialNumber) || typeof entry !== "object" || entry === null) continue;
-      const robot = newRobot();
-      for (const [part, track] of Object.entries(entry.parts ?? {})) {
-        const read = trackOf(track);
-        if (read) robot.parts.set(part as WearPart, read);
-      }
-      for (const [part, track] of Object.entries(entry.reported ?? {})) {
-        const read = trackOf(track);
-        if (read) robot.reported.set(part as ReportedPart, read);
-      }
+      if (typeof entry !== "object" || entry === null) continue;
+      const known = this.robots.get(serialNumber);
+      const robot = known ?? newRobot();
+      for (const [tracks, copies] of [
+        [robot.parts, entry.parts],
+        [robot.reported, entry.reported],
+      ] as [Map<string, PartTrack>, Record<string, unknown> | undefined][])
+        for (const [part, copy] of Object.entries(copies ?? {})) {
+          const older = trackOf(copy);
+          if (older) tracks.set(part, mergedTrack(older, tracks.get(part)));
+        }
       const work = entry.work;
-      if (
-        numbers(work?.start) &&
-        numbers(work?.end) &&
-        numbers(work?.seconds) &&
-        work.start.length === work.end.length &&
-        work.end.length === work.seconds.length
-      )
-        robot.work = { start: [...work.start], end: [...work.end], seconds: [...work.seconds] };
-      for (const [key, end] of Object.entries(entry.reportKeys ?? {})) if (Number.isFinite(end)) robot.reportKeys.set(key, end);
-      if (typeof entry.latest?.at === "number" && Array.isArray(entry.latest.facts?.parts)) robot.latest = structuredClone(entry.latest);
-      this.robots.set(serialNumber, robot);
+      if (texts(work?.key) && numbers(work.start) && numbers(work.end) && numbers(work.seconds))
+        work.key.forEach((key, index) => {
+          if (!robot.reportKeys.has(key) && index < work.start.length && index < work.end.length && index < work.seconds.length)
+            addWork(robot, key, work.start[index]!, work.end[index]!, work.seconds[index]!);
+        });
+      const latest = entry.latest;
+      if (typeof latest?.at === "number" && Array.isArray(latest.facts?.parts) && !(robot.latest && robot.latest.at >= latest.at))
+        robot.latest = structuredClone(latest);
+      if (!known) this.robots.set(serialNumber, robot);
     }
     while (this.robots.size > this.capacity) this.robots.delete(this.robots.keys().next().value!);
   }
+}
+
+/** Counts a report's cleaning time, in its place by end. */
+function addWork(robot: RobotHistory, key: string, from: number, to: number, seconds: number): void {
+  const { work } = robot;
+  let index = work.end.length;
+  while (index > 0 && work.end[index - 1]! > to) index--;
+  work.key.splice(index, 0, key);
+  work.start.splice(index, 0, from);
+  work.end.splice(index, 0, to);
+  work.seconds.splice(index, 0, seconds);
+  robot.reportKeys.add(key);
+}
+
+/** A context's copy of a part under the readings this process took since: the copy's readings before the first here, every replacement once. */
+function mergedTrack(copy: PartTrack, here: PartTrack | undefined): PartTrack {
+  if (!here) return copy;
+  const before = copy.at.findIndex((at) => at >= (here.at[0] ?? Infinity));
+  const keep = before < 0 ? copy.at.length : before;
+  return {
+    at: [...copy.at.slice(0, keep), ...here.at],
+    used: [...copy.used.slice(0, keep), ...here.used],
+    life: [...copy.life.slice(0, keep), ...here.life],
+    replacements: [...new Set([...copy.replacements, ...here.replacements])].sort((a, b) => a - b),
+  };
 }
 
 export interface PlainTrack {
@@ -300,10 +325,13 @@ export interface PlainUpkeepHistory {
       parts: Record<string, PlainTrack>;
       reported: Record<string, PlainTrack>;
       work: WorkTrack;
-      reportKeys: Record<string, number>;
       latest?: { facts: UpkeepFacts; at: number };
     }
   >;
+}
+
+function texts(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === "string");
 }
 
 function numbers(value: unknown): value is number[] {
@@ -328,10 +356,24 @@ function trackOf(value: unknown): PartTrack | undefined {
   if (!numbers(track?.at) || !numbers(track.used) || !numbers(track.life) || !numbers(track.replacements)) return undefined;
   if (track.at.length !== track.used.length || track.at.length !== track.life.length || track.life.some((life) => life <= 0))
     return undefined;
+  const { at } = track;
+  if (at.some((time, index) => index > 0 && time <= at[index - 1]!)) return undefined;
   return { at: [...track.at], used: [...track.used], life: [...track.life], replacements: [...track.replacements] };
 }
 
-/** The upkeep history of the account `accountKey`, the same object for every node of it in this process. */
+const KIND = "upkeep";
+
+/**
+ * The upkeep history of the account `accountKey`, the same object for every
+ * node of it in this process. The account's reads feed it from the first time
+ * it is asked for (robot-upkeep, the console's upkeep view, the bridge's part
+ * sensors): an account nobody asks of upkeep spends no memory on it.
+ */
 export function upkeepHistoryOf(accountKey: string): UpkeepHistory {
-  return keptForAccount(accountKey, "upkeep", () => new UpkeepHistory());
+  return keptForAccount(accountKey, KIND, () => new UpkeepHistory());
+}
+
+/** The account's upkeep history where something asked for it, else undefined: what the account's reads feed. */
+export function upkeepHistoryIfAsked(accountKey: string): UpkeepHistory | undefined {
+  return keptIfAsked(accountKey, KIND);
 }

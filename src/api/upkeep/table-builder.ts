@@ -5,13 +5,11 @@
  * book's upcoming runs) or the robot's recent ones. Pure: no calls; the plan
  * book is read once for all robots.
  */
-import { DateTime } from "luxon";
 import { robotDirectoryOf } from "../account/robot-directory";
 import { invalidInput } from "../errors";
-import { startOfLocalDate } from "../plans/calendar";
 import { plansOfAccount, type AccountPlans } from "../plans/plan-book";
 import { round } from "../reports/reading";
-import { dueDayOf, learnedWearOf, PLAN_HORIZON_DAYS, recentHoursPerDay, type DailyHours } from "./forecast";
+import { dueDayOf, learnedWearOf, LocalDays, PLAN_HORIZON_DAYS, recentHoursPerDay, type DailyHours } from "./forecast";
 import { DAY_MS, remainingOf, upkeepHistoryOf, type PartTrack, type RobotHistory, type UpkeepHistory } from "./history";
 import type { PartForecast, UpkeepPart, UpkeepRobot } from "./table";
 
@@ -42,14 +40,16 @@ export function upkeepTable(history: UpkeepHistory, serialNumbers: readonly stri
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1))
     throw invalidInput("threshold", `must be a share from 0 to 1 (got ${JSON.stringify(threshold)})`);
-  const planned = options.plans?.plannedRuns(now, now + PLAN_HORIZON_DAYS * DAY_MS);
+  // A day more than the horizon: its last day ends past that in a zone ahead of UTC; what is past it is left out.
+  const planned = options.plans?.plannedRuns(now, now + (PLAN_HORIZON_DAYS + 1) * DAY_MS);
   const zone = options.zone ?? planned?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const planDays = planned ? planHoursByRobot(planned.runs, now, zone) : new Map<string, number[]>();
+  const days = new LocalDays(now, zone);
+  const planDays = planned ? planHoursByRobot(planned.runs, days) : new Map<string, number[]>();
   const rows: UpkeepRobot[] = [];
   for (const serialNumber of serialNumbers) {
     const robot = history.of(serialNumber);
     if (!robot) continue;
-    const row = robotRow(serialNumber, robot, { now, threshold, zone, planDays: planDays.get(serialNumber) });
+    const row = robotRow(serialNumber, robot, { threshold, days, planDays: planDays.get(serialNumber) });
     if (!row) continue;
     const name = options.nameOf?.(serialNumber);
     rows.push(name !== undefined && name !== serialNumber ? { ...row, name } : row);
@@ -74,27 +74,22 @@ export function upkeepTableOfAccount(
 /** Each robot's planned hours of each local day from today (today's from `now` on), PLAN_HORIZON_DAYS of them. */
 function planHoursByRobot(
   runs: readonly { serialNumber: string; plannedAt: string; seconds: number }[],
-  now: number,
-  zone: string,
+  days: LocalDays,
 ): Map<string, number[]> {
-  const today = DateTime.fromMillis(now, { zone }).startOf("day");
-  const dayEnds = Array.from({ length: PLAN_HORIZON_DAYS }, (_, index) => today.plus({ days: index + 1 }).toMillis());
   const byRobot = new Map<string, number[]>();
   for (const run of runs) {
-    const at = Date.parse(run.plannedAt);
-    const day = dayEnds.findIndex((end) => at < end);
-    if (day < 0) continue;
-    let days = byRobot.get(run.serialNumber);
-    if (!days) byRobot.set(run.serialNumber, (days = new Array<number>(PLAN_HORIZON_DAYS).fill(0)));
-    days[day]! += run.seconds / 3600;
+    const day = days.indexOf(Date.parse(run.plannedAt));
+    if (day >= PLAN_HORIZON_DAYS) continue;
+    let hours = byRobot.get(run.serialNumber);
+    if (!hours) byRobot.set(run.serialNumber, (hours = new Array<number>(PLAN_HORIZON_DAYS).fill(0)));
+    hours[day]! += run.seconds / 3600;
   }
   return byRobot;
 }
 
 interface RowContext {
-  now: number;
   threshold: number;
-  zone: string;
+  days: LocalDays;
   /** The robot's planned hours by day, where a plan names it. */
   planDays: number[] | undefined;
 }
@@ -108,8 +103,8 @@ function robotRow(serialNumber: string, robot: RobotHistory, context: RowContext
     ...[...robot.parts.values(), ...robot.reported.values()].map((track) => track.at[0] ?? Infinity),
   );
   const hours: DailyHours = context.planDays?.some((day) => day > 0)
-    ? { basis: "plan", days: context.planDays, hoursPerDay: context.planDays.reduce((sum, day) => sum + day, 0) / context.planDays.length }
-    : { basis: "recent", hoursPerDay: recentHoursPerDay(robot.work, knownSince, context.now) };
+    ? { basis: "plan", days: context.planDays, hoursPerDay: context.planDays.slice(-7).reduce((sum, day) => sum + day, 0) / 7 }
+    : { basis: "recent", hoursPerDay: recentHoursPerDay(robot.work, knownSince, context.days) };
   const statusParts = robot.latest?.facts.parts ?? [];
   // A task report's shares stand in only for a robot whose status gives no wear parts (facts.ts).
   const parts: UpkeepPart[] =
@@ -142,10 +137,10 @@ function partRow(
 ): UpkeepPart {
   const learned = track ? learnedWearOf(track, robot.work) : { cleaningHours: 0, historyDays: 0 };
   const rate = learned.perCleaningHour;
-  const dueDay = dueDayOf(remaining, context.threshold, rate, hours, context.now, context.zone);
+  const dueDay = dueDayOf(remaining, context.threshold, rate, hours, context.days);
   const forecast: PartForecast = {
     basis: rate === undefined ? "too little history" : hours.basis,
-    ...(dueDay !== undefined ? { dueDay, dueAt: startOfLocalDate(dueDay, context.zone).toISOString() } : {}),
+    ...(dueDay !== undefined ? { dueDay: context.days.dateOf(dueDay), dueAt: new Date(context.days.startOf(dueDay)).toISOString() } : {}),
     ...(rate !== undefined ? { hoursPerDay: round(hours.hoursPerDay, 2) } : {}),
     historyDays: learned.historyDays,
   };

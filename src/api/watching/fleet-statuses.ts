@@ -9,7 +9,7 @@ import { keptForAccount } from "../account/account-memory";
 import { robotDirectoryOf } from "../account/robot-directory";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { upkeepFactsOf } from "../upkeep/facts";
-import { upkeepHistoryOf } from "../upkeep/history";
+import { upkeepHistoryIfAsked } from "../upkeep/history";
 import { isTaskUnderWay, readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
@@ -67,7 +67,7 @@ export class FleetStatuses {
     private readonly capacity = MAX_KEPT_STATUSES,
     /** Told the serial numbers of every record, so that a robot the robot list does not name yet is looked up. */
     private readonly named: (serialNumbers: string[]) => void = () => undefined,
-    /** Told each status kept, as read (not merged), and when: the account's upkeep history is fed here. */
+    /** Told each status kept, as read (not merged), and when: the account's upkeep history is fed here, once asked for. */
     private readonly kept: (serialNumber: string, status: Record<string, unknown>, at: number) => void = () => undefined,
   ) {}
 
@@ -173,7 +173,7 @@ export function fleetStatusesOf(accountKey: string): FleetStatuses {
       new FleetStatuses(
         MAX_KEPT_STATUSES,
         (serialNumbers) => robotDirectoryOf(accountKey).notice(serialNumbers),
-        (serialNumber, status, at) => upkeepHistoryOf(accountKey).observe(serialNumber, upkeepFactsOf(status), at),
+        (serialNumber, status, at) => upkeepHistoryIfAsked(accountKey)?.observe(serialNumber, upkeepFactsOf(status), at),
       ),
   );
 }

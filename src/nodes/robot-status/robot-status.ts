@@ -14,6 +14,7 @@ import { FleetWatcher, WatchLoop, type PollSummary, type RobotUpdate } from "../
 import type { BatteryThresholds } from "../../api/watching/watcher-state";
 import { refuseRobotsNotOfAccount } from "../../api/account/robot-directory";
 import { serialNumberOf } from "../../api/watching/status-reader";
+import { upkeepFactsOf } from "../../api/upkeep/facts";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
 import { translator, type Translate } from "../shared/i18n";
 import { isPlainObject } from "../shared/plain-data";
@@ -43,6 +44,27 @@ export interface RobotStatusProperties extends NodeDef, SerialNumberSetting {
 /** "1 robot" / "3 robots": the catalogue has a key for one and one for any other count. */
 function counted(t: Translate, count: number, noun: "robot" | "report"): string {
   return t(count === 1 ? `status.one_${noun}` : `status.${noun}s`, { count });
+}
+
+/**
+ * Puts the upkeep facts (src/api/upkeep/facts.ts) of the message's status on
+ * it as msg.upkeep, or of a list of statuses by serial number; none where no
+ * status carries any (the V3 status), not even one a copy or the input brought.
+ */
+function withUpkeep(msg: NodeMessage & { upkeep?: unknown }): NodeMessage {
+  const payload: unknown = msg.payload;
+  const upkeep = Array.isArray(payload)
+    ? Object.fromEntries(
+        (payload as Record<string, unknown>[]).flatMap((status) => {
+          const facts = upkeepFactsOf(status);
+          const serialNumber = serialNumberOf(status);
+          return facts && serialNumber !== undefined ? [[serialNumber, facts]] : [];
+        }),
+      )
+    : upkeepFactsOf(payload);
+  if (upkeep && Object.keys(upkeep).length > 0) msg.upkeep = upkeep;
+  else delete msg.upkeep;
+  return msg;
 }
 
 function clock(at: Date): string {
@@ -115,11 +137,11 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
       switch (result.operation) {
         case "status":
           msg.payload = result.status;
-          return msg;
+          return withUpkeep(msg);
         case "fleetStatus":
           if (!result.each) {
             msg.payload = result.statuses;
-            return msg;
+            return withUpkeep(msg);
           }
           // One message per robot, each its own copy: a flow may change one without touching the others.
           return [
@@ -127,7 +149,7 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
               const copy = index === 0 ? msg : RED.util.cloneMessage(msg);
               copy.payload = status;
               copy.topic = serialNumberOf(status) ?? "";
-              return copy;
+              return withUpkeep(copy);
             }),
           ];
         case "listRobots":
@@ -141,9 +163,9 @@ function setUpOnce(RED: NodeAPI, node: Node, config: RobotStatusProperties, sett
   });
 }
 
-/** The message of one robot's update: its status, what changed, and whether it is its first report. */
+/** The message of one robot's update: its status and upkeep, what changed, and whether it is its first report. */
 function updateMessage(update: RobotUpdate): NodeMessage {
-  return { topic: update.serialNumber, payload: update.status, changes: update.changes, initial: update.initial };
+  return withUpkeep({ topic: update.serialNumber, payload: update.status, changes: update.changes, initial: update.initial });
 }
 
 /** What the status under a watching node says: its last poll, or why it has none to show. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { cleaningModeMeaningOf } from "../../api/cloud/cleaning-modes";
-import { WEAR_PARTS, type WearPart } from "../../api/upkeep/facts";
+import { WEAR_PARTS, shareLeft, type WearPart } from "../../api/upkeep/facts";
 import type { WearChanges, WearQuery } from "../server/control-requests";
 import { invalid } from "../server/sim-errors";
 import { milliTimestamp, round } from "./values";
@@ -56,7 +56,7 @@ export type WearModel = keyof typeof MODEL_PARTS;
 const SCRUBBING_PARTS: readonly WearPart[] = ["scrubberBrush", "softSqueegee", "rollingSqueegee"];
 /** Worn while sweeping, dust mopping or vacuuming. */
 const DRY_PARTS: readonly WearPart[] = ["rollingBrush", "ordinaryDustPush", "rollingDustPush", "filter"];
-/** Points of the clean-water tank a scrubbing hour uses (a full tank lasts 4 hours) and of the recovery tank it fills. */
+/** Points of the clean-water tank a scrubbing hour uses (a full tank lasts 4 hours) and of the recovery tank it fills (less: the floor keeps some). */
 const CLEAN_WATER_PER_HOUR = 25;
 const RECOVERY_WATER_PER_HOUR = 22;
 const HOUR_MS = 3_600_000;
@@ -102,22 +102,18 @@ function scrubs(wear: RobotWear, mode: string | undefined): boolean {
   return "kind" in meaning ? !["sweep", "dustMop", "vacuum"].includes(meaning.kind) : meaning.words !== "sweeping";
 }
 
-/** The parts cleaning in `mode` wears. */
-function partsInUse(wear: RobotWear, mode: string | undefined): readonly WearPart[] {
-  return scrubs(wear, mode) ? SCRUBBING_PARTS : DRY_PARTS;
-}
-
-const percent = (value: number): number => Math.min(100, Math.max(0, value));
+const tankLevel = (value: number): number => Math.min(100, Math.max(0, value));
 
 /** What `ms` of cleaning in `mode` does: the parts the mode uses gain the hours; scrubbing draws clean water and fills the recovery tank. */
 export function wearWhileCleaning(wear: RobotWear, mode: string | undefined, ms: number): void {
   if (!(ms > 0)) return;
   const hours = ms / HOUR_MS;
+  const scrubbing = scrubs(wear, mode);
   // The cloud's counter goes on past lifeSpan: a worn-out part still runs.
-  for (const part of partsInUse(wear, mode)) if (wear.parts[part]) wear.parts[part].usedLife += hours;
-  if (!scrubs(wear, mode)) return;
-  if (wear.cleanWater !== undefined) wear.cleanWater = percent(wear.cleanWater - hours * CLEAN_WATER_PER_HOUR);
-  if (wear.recoveryWater !== undefined) wear.recoveryWater = percent(wear.recoveryWater + hours * RECOVERY_WATER_PER_HOUR);
+  for (const part of scrubbing ? SCRUBBING_PARTS : DRY_PARTS) if (wear.parts[part]) wear.parts[part].usedLife += hours;
+  if (!scrubbing) return;
+  if (wear.cleanWater !== undefined) wear.cleanWater = tankLevel(wear.cleanWater - hours * CLEAN_WATER_PER_HOUR);
+  if (wear.recoveryWater !== undefined) wear.recoveryWater = tankLevel(wear.recoveryWater + hours * RECOVERY_WATER_PER_HOUR);
 }
 
 /** A charge of `gained` percent: every 100 % charged counts one more of the battery's cycleTimes. */
@@ -133,11 +129,11 @@ export function countCharge(battery: BatteryWear, gained: number): void {
  * The device block of both recorded statuses, from the robot's wear: its
  * tanks and parts (the flags each part carries in the recording: the
  * scrubber brush's enabled and ifPutDown, the squeegees' ifPutDown, the
- * filter's isRunning, true while a task uses the part) and the recorded
- * spray on a robot with tanks. `cleaningMode`: the mode it cleans in now, if it does.
+ * filter's isRunning, true while the robot is `cleaning` in a mode that uses
+ * the part) and the recorded spray on a robot with tanks.
  */
 export function deviceBlockOf(wear: RobotWear, cleaningMode: string | undefined, cleaning: boolean): Record<string, unknown> {
-  const inUse = new Set(cleaning ? partsInUse(wear, cleaningMode) : []);
+  const inUse = new Set(cleaning ? (scrubs(wear, cleaningMode) ? SCRUBBING_PARTS : DRY_PARTS) : []);
   const device: Record<string, unknown> = {};
   if (wear.cleanWater !== undefined) device.cleanWaterTank = { level: Math.round(wear.cleanWater) };
   if (wear.recoveryWater !== undefined) device.recoveryWaterTank = { level: Math.round(wear.recoveryWater) };
@@ -168,8 +164,8 @@ export function batteryHealthBlockOf(battery: BatteryWear): Record<string, unkno
   };
 }
 
-const partLeft = (counter: PartCounter | undefined): number =>
-  counter ? Math.round(100 * Math.min(1, Math.max(0, 1 - counter.usedLife / counter.lifeSpan))) : 100;
+const percentLeft = (counter: PartCounter | undefined): number =>
+  counter ? Math.round(100 * shareLeft(counter.usedLife, counter.lifeSpan)) : 100;
 
 /**
  * A report's consumablesResidualPercentage (percent left, whole numbers as
@@ -180,9 +176,9 @@ const partLeft = (counter: PartCounter | undefined): number =>
 export function residualPercentagesOf(wear: RobotWear): { brush: number; filter: number; suctionBlade: number } {
   const { parts } = wear;
   return {
-    brush: partLeft(parts.scrubberBrush ?? parts.rollingBrush),
-    filter: partLeft(parts.filter),
-    suctionBlade: partLeft(parts.softSqueegee ?? parts.rollingSqueegee),
+    brush: percentLeft(parts.scrubberBrush ?? parts.rollingBrush),
+    filter: percentLeft(parts.filter),
+    suctionBlade: percentLeft(parts.softSqueegee ?? parts.rollingSqueegee),
   };
 }
 
@@ -223,7 +219,7 @@ export function wearTruthOf(serialNumber: string, wear: RobotWear, query: WearQu
         part,
         lifeSpan: counter.lifeSpan,
         usedLife: round(counter.usedLife),
-        remaining: round(Math.min(1, Math.max(0, 1 - counter.usedLife / counter.lifeSpan))),
+        remaining: round(shareLeft(counter.usedLife, counter.lifeSpan)),
         cleaningHoursToShare: round(cleaningHoursToShare),
         ...(hoursPerDay !== undefined ? { reachesShareAt: milliTimestamp(now + (cleaningHoursToShare / hoursPerDay) * DAY_MS) } : {}),
         ...(replaced !== undefined ? { replacedAt: milliTimestamp(replaced) } : {}),
