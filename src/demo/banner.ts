@@ -46,6 +46,11 @@ function incidentCommand(facts: BannerFacts): string {
   return `curl -X POST ${facts.simulatorUrl}/_sim/robots/GS-S-000101/incidents -H 'Content-Type: application/json' -d '{"incidentLevel":"H5","incidentName":"Lidar blocked"}'`;
 }
 
+/** The simulator's control request a person's refill stands for (docs/simulator.md, Wear and upkeep). */
+function refillCommand(facts: BannerFacts): string {
+  return `curl -X PATCH ${facts.simulatorUrl}/_sim/robots/GS-S-000102/wear -H 'Content-Type: application/json' -d '{"cleanWater":100}'`;
+}
+
 /** Where the cleaning-reports example writes its CSV: its default name, relative to the demo folder Node-RED runs in. */
 function reportsCsv(facts: BannerFacts): string {
   return path.join(facts.userDir, "cleaning-reports.csv");
@@ -70,6 +75,10 @@ const ENGLISH: DemoWords = {
   The simulator pushes incidents and task reports to ${facts.pushUrl ?? "(no robot-events node)"}. Raise one:
     ${incidentCommand(facts)}
   The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
+
+  The robots wear as they clean: the Lobby scrubber's squeegee is a few cleaning hours from due, and the
+  Kitchen scrubber's clean water is at 12 %. Refill it as a person would:
+    ${refillCommand(facts)}
 ${
   facts.second
     ? `
@@ -141,6 +150,9 @@ const CHINESE: DemoWords = {
   模拟器把故障和任务报告推送到 ${facts.pushUrl ?? "（没有 robot-events 节点）"}。触发一个故障：
     ${incidentCommand(facts)}
   incident-alerts 标签页的调试侧栏会显示它；操作台会圈出该机器人并发出通知。
+
+  机器人在清洁中磨损：大堂洗地机的刮条再清洁几个小时就需更换，厨房洗地机的清水只剩 12%。像现场人员一样加水：
+    ${refillCommand(facts)}
 ${
   facts.second
     ? `
