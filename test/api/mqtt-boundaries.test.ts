@@ -385,6 +385,10 @@ describe("mqtt at its edges: what the robot shows", () => {
       problem: false,
       problems: [],
       alarm: "none",
+      parts: {},
+      parts_due: {},
+      clean_water: null,
+      recovery_water: null,
     });
   });
 

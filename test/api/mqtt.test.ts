@@ -24,6 +24,7 @@ import { checkTopicRoot, discoveryIdOf, readIncomingTopic, robotTopics, topicLev
 import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { WatchedState } from "../../src/api/watching/watcher-state";
 import { executableTasksOf } from "../../src/api/watching/status-reader";
+import type { UpkeepRobot } from "../../src/api/upkeep/table";
 
 const status = (extra: Record<string, unknown> = {}) => bridgeStatus("GS-S-000101", extra);
 
@@ -165,6 +166,46 @@ describe("mqtt bridge: what is published", () => {
     const vacuum = deviceConfigOf(robotViewOf(status({ cleanModes: [] })), ROOTS, ORIGIN).components.vacuum!;
     assert.ok(!(vacuum.supported_features as string[]).includes("fan_speed"));
     assert.equal(vacuum.fan_speed_list, undefined);
+  });
+
+  it("a sensor per wear part and tank the status has, none for what it lacks; a part's due day from the robot's upkeep row", () => {
+    const worn = status({
+      device: { filter: { lifeSpan: 200, usedLife: 50 }, sideBrush: { ifPutDown: true }, cleanWaterTank: { level: 14 } },
+    });
+    const upkeep: UpkeepRobot = {
+      serialNumber: "GS-S-000101",
+      readAt: "2026-12-07T09:00:00Z",
+      parts: [
+        {
+          part: "filter",
+          remaining: 0.75,
+          threshold: 0.1,
+          forecast: { basis: "plan", historyDays: 20, dueDay: "2026-12-20", dueAt: "2026-12-20T00:00:00+01:00" },
+        },
+      ],
+      tanks: {},
+      battery: {},
+    };
+    const view = robotViewOf(worn, undefined, upkeep);
+    const { components } = deviceConfigOf(view, ROOTS, ORIGIN);
+    assert.deepEqual(Object.keys(components).slice(6), ["filter", "filter_due", "clean_water"]);
+    assert.deepEqual(
+      [components.filter!.unit_of_measurement, components.filter!.state_class, components.filter!.value_template],
+      ["%", "measurement", "{{ value_json.parts.filter }}"],
+    );
+    assert.deepEqual([components.filter_due!.device_class, components.filter_due!.name], ["timestamp", "Filter due"]);
+    const attributes = attributesOf(view, undefined);
+    assert.deepEqual(
+      [attributes.parts, attributes.parts_due, attributes.clean_water, attributes.recovery_water],
+      [{ filter: 75 }, { filter: "2026-12-20T00:00:00+01:00" }, 14, null],
+    );
+    // Without a forecast the due day is null: Home Assistant's timestamp sensor shows unknown.
+    assert.deepEqual(attributesOf(robotViewOf(worn), undefined).parts_due, { filter: null });
+    assert.deepEqual(
+      Object.keys(deviceConfigOf(robotViewOf(status()), ROOTS, ORIGIN).components).length,
+      6,
+      "a status without a device block: no upkeep sensor",
+    );
   });
 
   it("only what changed since the last publish, everything after forget(); a removal is retained and empty", () => {

@@ -13,6 +13,9 @@ import { STATE_COLOURS } from "../../src/nodes/robot-maps/fleet-map";
 import { readStatus } from "../../src/api/watching/status-reader";
 import { VIEW_WORDS, fleetView, heldJobs, type FleetViewInput, type HeldJob } from "../../src/nodes/robot-maps/fleet-view";
 import type { JobRecord } from "../../src/api/jobs/job-book";
+import { dayFormatter } from "../../src/api/reports/kpi";
+import { dayAfter } from "../../src/api/upkeep/attention";
+import type { UpkeepRobot } from "../../src/api/upkeep/table";
 
 /** The English catalogue, as a runtime without catalogues falls back to. */
 const t = translator({ _: (key: string) => key } as unknown as NodeAPI, "robot-maps");
@@ -338,5 +341,96 @@ describe("fleetView's model", () => {
     assert.equal(robot!.name, "Lobby scrubber", "named by the robot list, whichever status is shown");
     assert.deepEqual([robot!.tasks, robot!.points, robot!.task, robot!.battery, robot!.state], [[], [], undefined, null, "cleaning"]);
     assert.equal(view.floors[0]!.robots, 1);
+  });
+
+  describe("the upkeep view", () => {
+    const today = dayFormatter(undefined)(AT + 5000);
+    const forecastRow = (serialNumber: string, dueInDays: number, remaining = 0.3): UpkeepRobot => ({
+      serialNumber,
+      readAt: new Date(AT).toISOString(),
+      parts: [{ part: "filter", remaining, threshold: 0.1, forecast: { basis: "plan", historyDays: 21, hoursPerDay: 5.5, dueDay: dayAfter(today, dueInDays) } }],
+      // The table's tanks are older than the status's: the status's show.
+      tanks: { cleanWater: 0 },
+      battery: {},
+    });
+    const device = (cleanWater: number, recoveryWater: number) => ({
+      device: { cleanWaterTank: { level: cleanWater }, recoveryWaterTank: { level: recoveryWater }, filter: { lifeSpan: 200, usedLife: 60 } },
+    });
+
+    it("lists a part due on the 14th day ahead, not the 15th; one under its threshold first; tanks from the status: clean under 15 %, recovery over 85 %", () => {
+      const rows = new Map([
+        ["GS-S-000101", forecastRow("GS-S-000101", 14)],
+        ["GS-S-000102", forecastRow("GS-S-000102", 15)],
+        ["GS-S-000103", forecastRow("GS-S-000103", 13, 0.1)],
+      ]);
+      const view = fleetView(
+        input(
+          kept(
+            status("GS-S-000101", "Lobby scrubber", device(14, 85)),
+            status("GS-S-000102", "Kitchen scrubber", device(15, 86)),
+            status("GS-S-000103", "Hall scrubber", device(16, 84)),
+          ),
+          { upkeepOf: (serialNumber) => rows.get(serialNumber) },
+        ),
+        t,
+      );
+      assert.deepEqual(
+        view.upkeep.parts.map((part) => [part.robotName, part.partText, part.remaining, part.overdue, part.dueDay]),
+        [
+          ["Hall scrubber", "Filter", 10, true, dayAfter(today, 13)],
+          ["Lobby scrubber", "Filter", 30, false, dayAfter(today, 14)],
+        ],
+      );
+      assert.equal(view.upkeep.parts[0]!.dueText, "under its threshold now");
+      assert.equal(view.upkeep.parts[1]!.basisText, "at the planned 5.5 h a day · 21 days of history");
+      assert.deepEqual(
+        view.upkeep.tanks.map((tank) => [tank.robotName, tank.tank, tank.level, tank.todoText]),
+        [
+          ["Kitchen scrubber", "recoveryWater", 86, "empty it"],
+          ["Lobby scrubber", "cleanWater", 14, "fill it"],
+        ],
+      );
+      assert.equal(view.upkeep.dueBy, dayAfter(today, 14));
+      assert.equal(view.upkeep.count, 4);
+    });
+
+    it("without a robot-upkeep on the account lists only what the status says now: a part at its 10 % threshold, no due day", () => {
+      const view = fleetView(
+        input(
+          kept(
+            status("GS-S-000101", "Lobby scrubber", { device: { filter: { lifeSpan: 100, usedLife: 90 }, rollingBrush: { lifeSpan: 100, usedLife: 89 } } }),
+            status("GS-S-000102", "Kitchen scrubber"),
+          ),
+        ),
+        t,
+      );
+      assert.deepEqual(
+        view.upkeep.parts.map((part) => [part.robotName, part.part, part.dueText, part.basisText]),
+        [["Lobby scrubber", "filter", "under its threshold now", "too little history to say"]],
+      );
+    });
+
+    it("counts the batteries whose health is known and normal; lists those not HEALTHY or over 55 °C", () => {
+      const battery = (soh: string, hottest: number) => ({ battery: { soc: 64, soh, cycleTimes: "412", temperature1: 30, temperature2: hottest } });
+      const view = fleetView(
+        input(
+          kept(
+            status("GS-S-000101", "Lobby scrubber", battery("HEALTHY", 55)),
+            status("GS-S-000102", "Kitchen scrubber", battery("HEALTHY", 56)),
+            status("GS-S-000103", "Hall scrubber", battery("DEGRADED", 30)),
+            status("GS-S-000104", "Car park sweeper"),
+          ),
+        ),
+        t,
+      );
+      assert.deepEqual(
+        view.upkeep.batteries.notices.map((notice) => [notice.robotName, notice.text, notice.cycles]),
+        [
+          ["Hall scrubber", "health: DEGRADED", 412],
+          ["Kitchen scrubber", "health: HEALTHY · hottest cell 56 °C", 412],
+        ],
+      );
+      assert.deepEqual([view.upkeep.batteries.known, view.upkeep.batteries.normal], [3, 1]);
+    });
   });
 });

@@ -3,7 +3,8 @@
  * nothing kept it reads every robot's v1 status once (tasks, progress) and
  * one S-line status per floor for its navigation points; with the account's
  * last statuses kept it asks for no status at all; msg.statuses wins; the
- * account's open alarms and held jobs show; a bad msg.statuses is an error
+ * account's open alarms and held jobs show, and a part's forecast from the
+ * account's upkeep history; a bad msg.statuses is an error
  * naming it with nothing sent. The Chinese model: test/nodes/fleet-view-zh.test.ts.
  */
 import assert from "node:assert/strict";
@@ -12,6 +13,8 @@ import { jobsOfAccount, type JobRecord } from "../../src/api/jobs/job-book";
 import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush, type IncidentEvent } from "../../src/api/pushes/pushes";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { upkeepHistoryOf } from "../../src/api/upkeep/history";
+import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
 import { readStatus } from "../../src/api/watching/status-reader";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
@@ -19,6 +22,7 @@ import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { runTaskOn, useClientOnSimulator } from "../support/client-on-server";
 import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
 import { robotMapsNode } from "../support/fixtures";
+import { DAY_MS, workDays } from "../support/upkeep-days";
 import { shapeProblems } from "../support/recorded-shapes";
 
 const LOBBY = "GS-S-000101";
@@ -130,6 +134,22 @@ describe("robot-maps: fleetView against the simulator", function () {
     assert.deepEqual(
       given.floors.map((floor) => floor.mapName),
       ["Warehouse"],
+    );
+  });
+
+  it("shows a part's forecast from the account's upkeep history: a filter worn 5 h a day for 10 days, due within the 14 days", async () => {
+    await load();
+    const history = upkeepHistoryOf(accountKey());
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    // 10 days of 5 h at 1 h of the filter's 201 an hour: from 100 to 150 used (25 % left), 2.5 % a day from 10 %.
+    const used = workDays(history, { serialNumber: WAREHOUSE, lifeSpan: 201, usedLife: 100, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 5 });
+    const [read] = (await cloud.client.batchGetStatuses([WAREHOUSE], { line: "v1" })) as Record<string, unknown>[];
+    const model = await view({ statuses: [{ ...read, device: { filter: { lifeSpan: 201, usedLife: used } } }], topic: "console" });
+    const forecast = upkeepTableOfAccount(accountKey(), [WAREHOUSE])[0]!.parts.find((part) => part.part === "filter")!.forecast;
+    assert.ok(forecast.dueDay! <= model.upkeep.dueBy, `${forecast.dueDay} by ${model.upkeep.dueBy}`);
+    assert.deepEqual(
+      model.upkeep.parts.map((part) => [part.serialNumber, part.part, part.remaining, part.dueDay, part.basisText]),
+      [[WAREHOUSE, "filter", 25, forecast.dueDay, `at its recent 5 h a day · ${forecast.historyDays} days of history`]],
     );
   });
 

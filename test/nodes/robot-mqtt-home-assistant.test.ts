@@ -4,14 +4,22 @@
  * tasks that end after 15 s): fan_speed always in the state, no deprecated
  * feature, a running task's progress, vacuum.send_command with params, a
  * removed robot's config cleared once across Home Assistant's births, and the
- * map's areas as segments that clean_area starts an area job for; and, with
+ * map's areas as segments that clean_area starts an area job for, the wear
+ * parts and tanks as sensors with each part's due day; and, with
  * one robot the cloud cannot reach, a start on another confirmed.
  */
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import robotMqtt from "../../src/nodes/robot-mqtt";
 import { DEMO_TOKEN } from "../../src/simulator";
-import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
+import { accountKeyOf } from "../../src/api/account/account-memory";
+import { partEntityKey } from "../../src/api/mqtt/discovery";
+import { upkeepFactsOf } from "../../src/api/upkeep/facts";
+import { upkeepHistoryOf } from "../../src/api/upkeep/history";
+import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
+import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
+import { DAY_MS, workDays } from "../support/upkeep-days";
+import { deviceConfigProblems, HomeAssistantClient, sensorValueProblems } from "../support/home-assistant";
 import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
 import { bridgeFlow, bridgeLifetimeOf, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
@@ -51,6 +59,41 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
       assert.equal(vacuum.clean_segments_command_topic, `${BASE}/${serial}/clean_segments`);
       assert.equal(vacuum.unique_id, `robot_fleet_${serial}_vacuum`);
     }
+  });
+
+  it("offers each wear part and tank the status has as a sensor (%), each part's due day as a timestamp where the history forecasts one", async () => {
+    const serial = "GS-S-000101";
+    // Ten days of the filter's work before the deploy, 4 h a day, ending at the counter the robot then shows (150 of 201 h).
+    const changed = await fetch(`${rig.simulator.url}/_sim/robots/${serial}/wear`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ parts: { filter: { usedLife: 150, lifeSpan: 201 } } }),
+    });
+    assert.equal(changed.status, 200, await changed.text());
+    const accountKey = accountKeyOf(rig.simulator.url, DEMO_TOKEN);
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    workDays(upkeepHistoryOf(accountKey), { serialNumber: serial, lifeSpan: 201, usedLife: 110, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 4 });
+
+    const client = await deploy();
+    assert.equal((helper.getNode("config") as unknown as { robot: { client: { accountKey: string } } }).robot.client.accountKey, accountKey);
+    const config = () => client.json(configTopic(serial));
+    const attributes = () => client.json(`${BASE}/${serial}/attributes`);
+    const facts = upkeepFactsOf(fleetStatusesOf(accountKey).get(serial)!.status)!;
+    // Only the parts and tanks the robot's status has.
+    const keys = Object.keys(config().components as object).slice(6);
+    assert.deepEqual(keys, [...facts.parts.flatMap(({ part }) => [partEntityKey(part), `${partEntityKey(part)}_due`]), "clean_water", "recovery_water"]);
+    assert.ok(keys.includes("filter_due") && !keys.includes("ordinary_dust_push"), keys.join(", "));
+    assert.deepEqual(deviceConfigProblems(config(), (topic) => client.last.has(topic)), []);
+    assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
+    assert.deepEqual(attributes().parts, Object.fromEntries(facts.parts.map(({ part, remaining }) => [part, Math.round(remaining * 100)])));
+    assert.equal(attributes().clean_water, facts.tanks.cleanWater);
+
+    const dueAt = upkeepTableOfAccount(accountKey, [serial])[0]!.parts.find((part) => part.part === "filter")!.forecast.dueAt;
+    assert.ok(dueAt, "a forecast from 10 days of history");
+    await waitFor(() => (attributes().parts_due as Record<string, unknown>).filter === dueAt, 20_000, "the filter's due day");
+    const others = Object.entries(attributes().parts_due as Record<string, unknown>).filter(([part]) => part !== "filter");
+    assert.ok(others.length > 0 && others.every(([, due]) => due === null), `one reading, no forecast: unknown (${JSON.stringify(others)})`);
+    assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
   });
 
   it("shows a running task's name and progress from the v1 status (the bridge reads it only while a task runs)", async () => {

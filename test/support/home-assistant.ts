@@ -32,6 +32,8 @@ export const SENSOR_DEVICE_CLASSES = [
   "voltage",
   "current",
 ];
+/** A sensor's state_class: what Home Assistant keeps long-term statistics of. */
+export const SENSOR_STATE_CLASSES = ["measurement", "total", "total_increasing"];
 export const BINARY_SENSOR_DEVICE_CLASSES = [
   "battery",
   "battery_charging",
@@ -171,6 +173,11 @@ export function deviceConfigProblems(config: Record<string, unknown>, exists: (t
         if (component.device_class === "battery" && component.unit_of_measurement !== "%")
           problems.push(`${where}: a battery sensor is in %`);
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
+        if (component.state_class !== undefined && !SENSOR_STATE_CLASSES.includes(component.state_class as string))
+          problems.push(`${where}: state_class ${JSON.stringify(component.state_class)}`);
+        // A timestamp has no unit and no statistics: Home Assistant refuses a state_class or unit beside it.
+        if (component.device_class === "timestamp" && (component.state_class !== undefined || component.unit_of_measurement !== undefined))
+          problems.push(`${where}: a timestamp sensor takes no state_class or unit_of_measurement`);
         break;
       case "binary_sensor":
         if (component.device_class !== undefined && !BINARY_SENSOR_DEVICE_CLASSES.includes(component.device_class as string))
@@ -178,6 +185,35 @@ export function deviceConfigProblems(config: Record<string, unknown>, exists: (t
         if (!component.state_topic) problems.push(`${where}: state_topic is required`);
         break;
     }
+  }
+  return problems;
+}
+
+/** The attribute path of a sensor whose value_template only reads one: "{{ value_json.parts.filter }}" -> ["parts", "filter"]. */
+const PLAIN_TEMPLATE = /^\{\{ value_json\.([\w.]+) \}\}$/;
+
+/**
+ * What Home Assistant would make of each sensor's value, as sentences: a
+ * timestamp sensor needs an ISO time with its offset (or None: unknown), a
+ * measurement a number (or None); `json` gives a state topic's last JSON.
+ */
+export function sensorValueProblems(config: Record<string, unknown>, json: (topic: string) => Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [key, component] of Object.entries(config.components as Record<string, Record<string, unknown>>)) {
+    const template = component.value_template;
+    const path = typeof template === "string" ? PLAIN_TEMPLATE.exec(template)?.[1] : undefined;
+    if (component.platform !== "sensor" || path === undefined) continue;
+    let value: unknown = json(String(component.state_topic));
+    for (const part of path.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
+    if (value === undefined) problems.push(`components.${key}: ${path} is not in its state`);
+    else if (value === null) continue;
+    else if (
+      component.device_class === "timestamp" &&
+      !(typeof value === "string" && /([Zz]|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)))
+    )
+      problems.push(`components.${key}: ${JSON.stringify(value)} is no ISO time with an offset`);
+    else if (component.state_class === "measurement" && typeof value !== "number")
+      problems.push(`components.${key}: ${JSON.stringify(value)} is no number`);
   }
   return problems;
 }

@@ -9,6 +9,24 @@
 import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
 import { type RobotView } from "./robot-view";
+import type { WearPart } from "../upkeep/facts";
+
+/**
+ * The wear parts' entity names. Home Assistant shows an MQTT entity by the
+ * name its config gives, in one language, as it does Battery and Online.
+ */
+export const PART_ENTITY_NAMES: Readonly<Record<WearPart, string>> = {
+  rollingBrush: "Rolling brush",
+  scrubberBrush: "Scrubber brush",
+  softSqueegee: "Soft squeegee",
+  rollingSqueegee: "Rolling squeegee",
+  ordinaryDustPush: "Dust mop",
+  rollingDustPush: "Rolling dust mop",
+  filter: "Filter",
+};
+
+/** A component key and unique id suffix from the cloud's part name: rollingBrush -> rolling_brush. */
+export const partEntityKey = (part: string) => part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /** Who publishes the configs (Home Assistant's `origin`, required in a device config). */
 export interface Origin {
@@ -35,7 +53,9 @@ export interface DeviceConfig {
 
 /**
  * The device config of one robot: a vacuum, battery, online, problem, alarm
- * and task. A robot the bridge takes no commands for (accepted-commands.ts)
+ * and task; each wear part its status has as a sensor of the share left (%)
+ * and a timestamp sensor of its due day, each water tank it has as a sensor
+ * of its level (%). A robot the bridge takes no commands for (accepted-commands.ts)
  * gets a vacuum that only shows its state: no feature, no command topic.
  */
 export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origin, takesCommands = true): DeviceConfig {
@@ -128,8 +148,63 @@ export function deviceConfigOf(view: RobotView, roots: TopicRoots, origin: Origi
         ...fromAttributes("{{ value_json.task }}"),
         ...robotAvailable,
       },
+      ...upkeepComponents(view, id, (component) => ({ ...component, ...robotAvailable }), fromAttributes),
     },
   };
+}
+
+/**
+ * The upkeep sensors, for what the robot's status has only: a part's share
+ * left and its due day (unknown while the history is too short to forecast one: the
+ * attribute is null, which Home Assistant's template renders as None), the tanks' levels.
+ */
+function upkeepComponents(
+  view: RobotView,
+  id: string,
+  available: (component: Component) => Component,
+  fromAttributes: (template: string) => Record<string, string>,
+): Record<string, Component> {
+  const components: Record<string, Component> = {};
+  const percent = { unit_of_measurement: "%", state_class: "measurement" };
+  for (const { part } of view.upkeep?.parts ?? []) {
+    const key = partEntityKey(part);
+    const name = PART_ENTITY_NAMES[part];
+    components[key] = available({
+      platform: "sensor",
+      unique_id: `${id}_${key}`,
+      name,
+      icon: "mdi:wrench-clock",
+      ...percent,
+      ...fromAttributes(`{{ value_json.parts.${part} }}`),
+    });
+    components[`${key}_due`] = available({
+      platform: "sensor",
+      unique_id: `${id}_${key}_due`,
+      name: `${name} due`,
+      device_class: "timestamp",
+      ...fromAttributes(`{{ value_json.parts_due.${part} }}`),
+    });
+  }
+  const tanks = view.upkeep?.tanks ?? {};
+  if (tanks.cleanWater !== undefined)
+    components.clean_water = available({
+      platform: "sensor",
+      unique_id: `${id}_clean_water`,
+      name: "Clean water",
+      icon: "mdi:water",
+      ...percent,
+      ...fromAttributes("{{ value_json.clean_water }}"),
+    });
+  if (tanks.recoveryWater !== undefined)
+    components.recovery_water = available({
+      platform: "sensor",
+      unique_id: `${id}_recovery_water`,
+      name: "Recovery water",
+      icon: "mdi:water-opacity",
+      ...percent,
+      ...fromAttributes("{{ value_json.recovery_water }}"),
+    });
+  return components;
 }
 
 /** The unique ids a robot's entities get: for tests and the help's table. */

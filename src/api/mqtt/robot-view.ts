@@ -10,6 +10,8 @@ import type { DirectoryEntry } from "../account/robot-directory";
 import { cleaningModesOf, mapNameOf, type MapPosition } from "../watching/status-reader";
 import { watchedStateOf, type WatchedState } from "../watching/watcher-state";
 import { recordOf, textOf } from "../cloud/values";
+import { upkeepFactsOf, type UpkeepFacts } from "../upkeep/facts";
+import type { UpkeepRobot } from "../upkeep/table";
 
 /** Home Assistant's MQTT vacuum states (state schema). */
 export const VACUUM_STATES = ["cleaning", "docked", "paused", "idle", "returning", "error"] as const;
@@ -40,10 +42,18 @@ export interface RobotView {
   /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
   cleaningModes: string[];
   task?: TaskOfRobot;
+  /** Its wear parts, tanks and battery health as its status gives them (upkeepFactsOf): only what the status has. */
+  upkeep?: UpkeepFacts;
+  /** Each part's forecast due time (ISO), where the account's upkeep table gives one (upkeepTableOfAccount). */
+  dueAt?: Record<string, string>;
 }
 
-/** The view of a robot from its status and what the robot list says of it (`listed`: robotDirectoryOf(account).entryOf). */
-export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry): RobotView {
+/**
+ * The view of a robot from its status, what the robot list says of it
+ * (`listed`: robotDirectoryOf(account).entryOf) and its row of the account's
+ * upkeep table (`upkeep`: upkeepTableOfAccount), whose forecasts give the due days.
+ */
+export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryEntry, upkeep?: UpkeepRobot): RobotView {
   const state = watchedStateOf(status);
   const task = recordOf(status.executingTask) ?? recordOf(status.currentTask);
   const view: RobotView = {
@@ -55,6 +65,12 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     mapName: mapNameOf(status),
     cleaningModes: cleaningModesOf(status),
   };
+  const facts = upkeepFactsOf(status);
+  if (facts) view.upkeep = facts;
+  const dueAt = Object.fromEntries(
+    (upkeep?.parts ?? []).flatMap((part) => (part.forecast.dueAt !== undefined ? [[part.part, part.forecast.dueAt]] : [])),
+  );
+  if (Object.keys(dueAt).length > 0) view.dueAt = dueAt;
   if (state.taskName !== undefined) {
     view.task = { name: state.taskName };
     if (state.taskProgress !== undefined) view.task.progress = Math.round(state.taskProgress * 100);
@@ -125,6 +141,12 @@ export interface Attributes {
   problem: boolean;
   problems: string[];
   alarm: string;
+  /** Share left of each wear part the status has, whole per cent, by the cloud's part name. */
+  parts: Record<string, number>;
+  /** Each of those parts' forecast due time (ISO), null where there is none (too little history): Home Assistant's timestamp sensor shows unknown. */
+  parts_due: Record<string, string | null>;
+  clean_water: number | null;
+  recovery_water: number | null;
 }
 
 /** The JSON attributes every sensor reads its value from (and the vacuum shows as its attributes). */
@@ -146,5 +168,9 @@ export function attributesOf(view: RobotView, alarm: OpenAlarm | undefined): Att
     problem: problems.length > 0,
     problems,
     alarm: alarmText(alarm),
+    parts: Object.fromEntries((view.upkeep?.parts ?? []).map(({ part, remaining }) => [part, Math.round(remaining * 100)])),
+    parts_due: Object.fromEntries((view.upkeep?.parts ?? []).map(({ part }) => [part, view.dueAt?.[part] ?? null])),
+    clean_water: view.upkeep?.tanks.cleanWater ?? null,
+    recovery_water: view.upkeep?.tanks.recoveryWater ?? null,
   };
 }

@@ -6,7 +6,8 @@
  * carry no navigation points or no map version (one S-line status call), the
  * map list for a version no status gives, the floors no robot is on (the
  * map lists of one robot per floor), each floor's areas (C1), the open alarms,
- * the jobs holding robots and today's plan (the account's robot-plan books). Map lists and areas are the account's kept
+ * the jobs holding robots, today's plan (the account's robot-plan books) and
+ * the parts' forecasts (the account's upkeep table). Map lists and areas are the account's kept
  * reads (work-targets.ts, asked again after 10 minutes); one that fails
  * leaves its floors or areas out of this picture, never the picture itself.
  */
@@ -16,6 +17,7 @@ import { invalidInput } from "../../api/errors";
 import { jobsOfAccount } from "../../api/jobs/job-book";
 import { areasOfMap, mapsOfRobot } from "../../api/jobs/work-targets";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
+import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
 import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
@@ -129,5 +131,19 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
   await robotDirectoryOf(client.accountKey).settled();
   const labels = robotLabelsOf(client);
   const plan = todaysPlanOf(client.accountKey, now, labels.nameOf);
-  return { statuses, pictures, navigation, places, alarms: alarms.list(), shift: alarms.log(now), jobs: heldJobs(jobs.jobs.values()), now, ...labels, ...(plan ? { plan } : {}) };
+  const serialNumbers = statuses.flatMap(({ status }) => readStatus(status).serialNumber ?? []);
+  const upkeep = new Map(upkeepTableOfAccount(client.accountKey, serialNumbers, { now: now.getTime() }).map((row) => [row.serialNumber, row]));
+  return {
+    statuses,
+    pictures,
+    navigation,
+    places,
+    alarms: alarms.list(),
+    shift: alarms.log(now),
+    jobs: heldJobs(jobs.jobs.values()),
+    now,
+    ...labels,
+    ...(plan ? { plan } : {}),
+    upkeepOf: (serialNumber) => upkeep.get(serialNumber),
+  };
 }

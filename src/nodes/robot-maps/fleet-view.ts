@@ -18,6 +18,10 @@ import type { Translate } from "../shared/i18n";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
 import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 import { TIMELINE_STATES, planTimeline, type PlanTimeline, type TodaysPlan } from "./plan-timeline";
+import { dayFormatter } from "../../api/reports/kpi";
+import { upkeepFactsOf } from "../../api/upkeep/facts";
+import type { UpkeepRobot } from "../../api/upkeep/table";
+import { upkeepView, type UpkeepSource, type UpkeepView } from "./upkeep-view";
 
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
 export type ConsoleAction = RobotAction | "cancelJob";
@@ -57,6 +61,8 @@ export interface FleetViewInput {
   destinationOf?: RobotDestinations;
   /** Today's occurrences of the account's cleaning plans; none where no robot-plan runs on the account. */
   plan?: TodaysPlan;
+  /** A robot's row of the account's upkeep table (upkeepTableOfAccount), for its parts' forecasts. */
+  upkeepOf?: (serialNumber: string) => UpkeepRobot | undefined;
 }
 
 export interface ViewTask {
@@ -112,6 +118,8 @@ export interface FleetView {
   alarms: { open: ViewAlarm[]; shift: ViewLogEntry[] };
   /** Today's plan per floor, where a robot-plan runs on the account. */
   plan?: PlanTimeline;
+  /** What of the robots' upkeep needs a person: parts due in the coming 14 days, tanks now, batteries. */
+  upkeep: UpkeepView;
   words: Record<string, unknown>;
   /** The language of the words (a BCP 47 tag), which the console writes times in, not the browser's. */
   language: string;
@@ -180,6 +188,21 @@ export const VIEW_WORDS = [
   "todayPlan",
   "otherFloor",
   "pageTitle",
+  "robotsTab",
+  "upkeep",
+  "partsDue",
+  "tanksNow",
+  "batteryHealth",
+  "batteriesNormal",
+  "noUpkeep",
+  "part",
+  "left",
+  "due",
+  "basis",
+  "tank",
+  "tankLevel",
+  "todo",
+  "cycles",
 ] as const;
 
 /** How a job ends and what it reports on its way (robot-job's outcomes and progress events), as a console tells them. */
@@ -289,9 +312,13 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   }
   const floorStatuses = new Map<string, { mapName: string; statuses: Record<string, unknown>[] }>();
   const robots: ViewRobot[] = [];
+  const upkeepSources: UpkeepSource[] = [];
   for (const { status, at, reading, serialNumber } of latestOfEach(input.statuses)) {
     const robot = viewRobot(status, { ...reading, serialNumber }, at, input, openOf.get(serialNumber) ?? [], t);
     robots.push(robot);
+    const facts = upkeepFactsOf(status);
+    const row = input.upkeepOf?.(serialNumber);
+    upkeepSources.push({ serialNumber, name: robot.name, readAt: new Date(at), ...(facts ? { facts } : {}), ...(row ? { row } : {}) });
     if (robot.mapId !== undefined) {
       const floor = floorStatuses.get(robot.mapId) ?? { mapName: robot.mapName ?? robot.mapId, statuses: [] };
       floor.statuses.push(status);
@@ -335,7 +362,10 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
     (entry): ViewLogEntry => ({ ...entry, robotName: robotBySerial.get(entry.serialNumber)?.name ?? entry.serialNumber, levelText: levelTextOf(entry, t) }),
   );
   const plan = input.plan ? { plan: planTimeline(input.plan, floors.map((floor) => floor.mapName)) } : {};
-  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, ...plan, words: viewWords(t), language: t("planReport.language") };
+  const language = t("planReport.language");
+  // Today in the runtime's zone, as the due days are.
+  const upkeep = upkeepView(upkeepSources, dayFormatter(undefined)(input.now.getTime()), language, t);
+  return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, ...plan, upkeep, words: viewWords(t), language };
 }
 
 /** One status per robot, the latest read (msg.statuses may name a robot twice); statuses without a serial number are left out. */

@@ -21,6 +21,8 @@ import { acceptsCommandsFor, refusalOfAcceptance, type CommandAcceptance } from 
 import { chosenAreas, readSegmentIds, segmentIdOf, segmentsOf, type Segments } from "../../api/mqtt/segments";
 import { areasOfMap } from "../../api/jobs/work-targets";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
+import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
+import type { UpkeepRobot } from "../../api/upkeep/table";
 import { WatchLoop, type PollSummary, type RobotUpdate } from "../../api/watching/watcher";
 import { ContextMirror } from "../shared/context-mirror";
 import type { Translate } from "../shared/i18n";
@@ -267,8 +269,11 @@ export class MqttBridge {
     this.polledOnce = true;
     const seen = new Set<string>();
     const messages: MqttMessage[] = [bridgeAvailabilityMessage(this.settings.roots, true)];
+    // The parts' due days: the account's upkeep table of the robots polled, made once for all of them.
+    const serialNumbers = updates.map((update) => update.serialNumber);
+    const upkeep = new Map(upkeepTableOfAccount(this.client.accountKey, serialNumbers).map((row) => [row.serialNumber, row]));
     for (const update of updates) {
-      const view = this.viewOf(update.status);
+      const view = this.viewOf(update.status, upkeep.get(update.serialNumber));
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
         this.skip(view.serialNumber, problem);
@@ -313,11 +318,16 @@ export class MqttBridge {
 
   /**
    * The robot a status is of, with what the robot list says of it (its device's name, model and
-   * software version) and where the package sent it, while it has not arrived (the vacuum's returning).
+   * software version), its parts' due days (its row of the account's upkeep table: `upkeep`, else made now)
+   * and where the package sent it, while it has not arrived (the vacuum's returning).
    */
-  private viewOf(status: Record<string, unknown>): RobotView {
+  private viewOf(status: Record<string, unknown>, upkeep?: UpkeepRobot): RobotView {
     const serialNumber = serialNumberOf(status);
-    const view = robotViewOf(status, serialNumber === undefined ? undefined : robotDirectoryOf(this.client.accountKey).entryOf(serialNumber));
+    const { accountKey } = this.client;
+    const view =
+      serialNumber === undefined
+        ? robotViewOf(status)
+        : robotViewOf(status, robotDirectoryOf(accountKey).entryOf(serialNumber), upkeep ?? upkeepTableOfAccount(accountKey, [serialNumber])[0]);
     const destination = sentNavigationsOf(this.client.accountKey).destinationOf(view.serialNumber, view.state, this.client.arrivalRadius);
     return destination === undefined ? view : { ...view, destination };
   }
