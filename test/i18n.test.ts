@@ -136,7 +136,7 @@ describe("message catalogues", () => {
       "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "shared/config-node.ts"],
       "robot-job": ["robot-job/index.ts", "robot-job/status.ts"],
       "robot-plan": ["robot-plan/plan-node.ts", "robot-plan/status.ts"],
-      "robot-upkeep": ["robot-upkeep/index.ts", "robot-upkeep/status.ts", "shared/config-node.ts"],
+      "robot-upkeep": ["robot-upkeep/upkeep-node.ts", "robot-upkeep/status.ts", "shared/config-node.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

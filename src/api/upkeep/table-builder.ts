@@ -11,10 +11,9 @@ import { plansOfAccount, type AccountPlans } from "../plans/plan-book";
 import { round } from "../reports/reading";
 import { dueDayOf, learnedWearOf, LocalDays, PLAN_HORIZON_DAYS, recentHoursPerDay, type DailyHours } from "./forecast";
 import { DAY_MS, remainingOf, upkeepHistoryOf, type PartTrack, type RobotHistory, type UpkeepHistory } from "./history";
-import type { PartForecast, UpkeepPart, UpkeepRobot } from "./table";
+import { DEFAULT_THRESHOLD, type PartForecast, type UpkeepPart, type UpkeepRobot } from "./table";
 
-/** A part is due at this share left unless told otherwise (robot-upkeep's default setting). */
-export const DEFAULT_THRESHOLD = 0.1;
+export { DEFAULT_THRESHOLD };
 
 export interface UpkeepTableOptions {
   /** The instant the table is for (ms); Date.now() when absent. */

@@ -6,6 +6,9 @@
 
 import type { BatteryHealth, ReportedPart, TankLevels, WearPart } from "./facts";
 
+/** A part is due at this share left unless told otherwise (robot-upkeep's default setting). */
+export const DEFAULT_THRESHOLD = 0.1;
+
 /** Where a forecast's hours a day come from. */
 export type ForecastBasis =
   /** robot-plan's upcoming occurrences for the robot. */

@@ -1,7 +1,7 @@
 /** robot-upkeep's settings: their defaults (those of the upkeep table and of what needs a person) and bounds, in the units the dialog shows. */
 import type { NumberSetting } from "../../api/settings/input-rules";
 import { DEFAULT_UPKEEP_LIMITS } from "../../api/upkeep/attention";
-import { DEFAULT_THRESHOLD } from "../../api/upkeep/table-builder";
+import { DEFAULT_THRESHOLD } from "../../api/upkeep/table";
 
 export const UPKEEP_LIMITS = {
   /** Minutes between reads of the robots' upkeep; 0: only when a message asks. */
