@@ -215,6 +215,22 @@ const flow: FlowNode[] = [
     y: 720,
     wires: [[], [], []],
   },
+  {
+    id: "upkeep",
+    type: "robot-upkeep",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    serialNumbers: "",
+    every: 60,
+    partDue: 10,
+    cleanWaterBelow: 15,
+    recoveryWaterAbove: 85,
+    batteryHotAbove: 55,
+    x: 200,
+    y: 800,
+    wires: [[], []],
+  },
 ];
 
 /** Whether the form row holding `selector` is shown. */
