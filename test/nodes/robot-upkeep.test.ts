@@ -246,6 +246,8 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
       { payload: { replaced: { serialNumber: LOBBY, part: "wheel" } }, field: /payload\.replaced\.part/ },
       { payload: { replaced: { part: "filter" } }, field: /payload\.replaced\.serialNumber/ },
       { payload: { replaced: "filter" }, field: /payload\.replaced\b/ },
+      // A good replacement in a message that asks for something bad is not recorded either.
+      { payload: { replaced: { serialNumber: LOBBY, part: "filter" }, workOrder: { format: "pdf" } }, field: /payload\.workOrder\.format/ },
     ];
     for (const [index, each] of refused.entries()) {
       helper.getNode("upkeep").receive({ payload: each.payload });
@@ -254,6 +256,7 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     }
     assert.equal(tables.length, 0);
     assert.equal(stub.batchRequests().length, 0, "no status read");
+    assert.equal((await read()).table[0]!.parts[0]!.replacedAt, undefined, "no replacement recorded");
   });
 
   it("answers a work order of what needs a person as CSV, in the node's limits, and refuses an unknown format with nothing read", async () => {

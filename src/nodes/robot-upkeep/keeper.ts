@@ -4,7 +4,7 @@
  * upkeep history of its robots (api/upkeep/history.ts), both copied to the
  * node's context; the reads of the robots' statuses into the account's
  * statuses (which feed the history), the upkeep table built from it, and the
- * reads on a timer. The node (index.ts) turns messages into calls of this
+ * reads on a timer. The node (upkeep-node.ts) turns messages into calls of this
  * and its results into messages.
  */
 import type { Node } from "node-red";
@@ -43,8 +43,8 @@ export const CONTEXT_KEY = "robotUpkeep";
 export class UpkeepKeeper {
   readonly notices: NoticeBook;
   private readonly history: UpkeepHistory;
-  /** The robots of the last read: the history of these is what the context keeps. */
-  private robots: readonly string[] = [];
+  /** The robots of the last read: the history of these is what the context keeps (before a read: all the account's). */
+  private robots: readonly string[] | undefined;
   private readonly mirror: ContextMirror;
   /** Resolves once the node's context was read into the state: nothing is read or sent before. */
   readonly ready: Promise<void>;
@@ -83,7 +83,8 @@ export class UpkeepKeeper {
   }
 
   /** A person replaced the robot's part now: its wear starts again from here, whatever the cloud's counter says until it is reset. */
-  replaced(serialNumber: string, part: WearPart | ReportedPart): void {
+  async replaced(serialNumber: string, part: WearPart | ReportedPart): Promise<void> {
+    await this.ready;
     this.history.replaced(serialNumber, part, this.settings.now());
     this.mirror.changed();
   }

@@ -3,9 +3,10 @@
  * message, and every few minutes by itself, it reads their statuses and sends
  * the upkeep table on output 1 (per robot and wear part: what is left, the
  * wear rates, the day it is due and why); on output 2 a notice once per
- * crossing: a part under its threshold, a tank that needs a person, a battery
+ * crossing: a part at its threshold, a tank that needs a person, a battery
  * out of normal health or too hot, and again when each ends. A message
- * `{replaced: {serialNumber, part}}` records a part's replacement.
+ * `{replaced: {serialNumber, part}}` records a part's replacement;
+ * `{workOrder: {format}}` asks for the work order instead of the table.
  */
 import type { Node, NodeAPI, NodeDef, NodeMessage } from "node-red";
 import { refuseRobotsNotOfAccount, robotNameOf } from "../../api/account/robot-directory";
@@ -82,7 +83,7 @@ function workOrderFormatOf(workOrder: unknown): WorkOrderFormat {
   return known;
 }
 
-/** A notice in the runtime's language: "Filter of Lobby scrubber: 8 % left, under 10 %". */
+/** A notice in the runtime's language: "Filter of Lobby scrubber: 8 % left, due at 10 %". */
 function noticeText(notice: UpkeepNotice, robot: string, t: Translate): string {
   const percent = (share: number | string) => (typeof share === "number" ? Math.round(share * 1000) / 10 : share);
   const isPart = notice.kind === "partDue";
@@ -158,14 +159,14 @@ export function setUpRobotUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepPr
       if (refusing) await refusing;
     }
     const request = isPlainObject(input.payload) ? input.payload : {};
-    if (request.replaced !== undefined) {
-      const { serialNumber, part } = replacementOf(request.replaced);
-      const refusing = refuseRobotsNotOfAccount(client.accountKey, "payload.replaced.serialNumber", [serialNumber]);
-      if (refusing) await refusing;
-      keeper.replaced(serialNumber, part);
-    }
-    // Checked before the read: a bad format is refused with nothing read.
+    // Everything a message asks is checked before any of it is done: a bad request records and reads nothing.
     const workOrder = request.workOrder === undefined ? undefined : workOrderFormatOf(request.workOrder);
+    const replaced = request.replaced === undefined ? undefined : replacementOf(request.replaced);
+    if (replaced) {
+      const refusing = refuseRobotsNotOfAccount(client.accountKey, "payload.replaced.serialNumber", [replaced.serialNumber]);
+      if (refusing) await refusing;
+      await keeper.replaced(replaced.serialNumber, replaced.part);
+    }
     const result = await read(named);
     const out = outgoing(result, msg);
     if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits, now: new Date(settings.now()) });
