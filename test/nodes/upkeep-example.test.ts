@@ -1,8 +1,9 @@
 /**
  * The upkeep example in real Node-RED against a fleet on loopback: a part
- * worn under its threshold becomes one e-mail message (to the tab's address,
+ * worn to its threshold becomes one e-mail message (to the tab's address,
  * the notice as its subject), the table goes to its debug node, and a
- * replacement the cloud's counter shows clears it with a second e-mail.
+ * replacement the cloud's counter shows clears it with a second e-mail; the
+ * work order answers over HTTP as a page and as CSV.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,17 +12,21 @@ import { forgetAccountMemory } from "../../src/api/account/account-memory";
 import robotUpkeep from "../../src/nodes/robot-upkeep";
 import { PACKAGE_ROOT } from "../support/child-node";
 import { FleetStub } from "../support/fleet-stub";
+import { HttpNodeServer } from "../support/http-node";
 import { SERIAL } from "../support/fixtures";
 import { TEST_TOKEN, collectMessages, coreNodes, helper, loadFlow, useNodeRed, waitFor, type FlowNode } from "../support/node-red";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node-RED's core nodes are plain CommonJS modules
-const DEBUG = require("@node-red/nodes/core/common/21-debug.js") as never;
+const CORE = ["network/21-httpin.js", "function/10-switch.js", "common/21-debug.js"].map((file) => require(`@node-red/nodes/core/${file}`) as never);
 const EXAMPLE = path.join(PACKAGE_ROOT, "examples", "upkeep.json");
 /** The robot the example's replacement names: the simulator's first. */
 const LOBBY = SERIAL;
 
 describe("example upkeep: a notice becomes an e-mail message, the table a debug line", function () {
   this.timeout(30_000);
+  const http = new HttpNodeServer();
+  before(() => http.start());
+  after(() => http.stop());
   let stub: FleetStub;
   beforeEach(async () => {
     stub = await new FleetStub(0).start();
@@ -59,7 +64,7 @@ describe("example upkeep: a notice becomes an e-mail message, the table a debug 
       { id: "tables-seen", type: "helper", z: tab.id },
       { id: "mails-seen", type: "helper", z: tab.id },
     ];
-    await loadFlow([robotUpkeep, DEBUG, ...coreNodes("inject", "function")], flow, { config: { token: TEST_TOKEN } });
+    await loadFlow([http.serving(robotUpkeep), ...CORE, ...coreNodes("inject", "function", "change")], flow, { config: { token: TEST_TOKEN } });
   }
 
   it("mails a filter at 5 % once, and mails again when the replaced filter's counter is reset", async () => {
@@ -84,5 +89,22 @@ describe("example upkeep: a notice becomes an e-mail message, the table a debug 
     await waitFor(() => mails.length === 2, 5000, "the second e-mail");
     assert.equal(mails[1]!.topic, "Upkeep done: Filter of Lobby scrubber: 100 % left, over 10 % again");
     assert.equal(tables.length, 3, "one table per read, and no e-mail for the read that found the filter still under");
+  });
+
+  it("answers the work order as a page to print and as CSV", async () => {
+    await deployExample();
+    const page = await fetch(`${http.url}/upkeep/work-order`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    const html = await page.text();
+    assert.match(html, /<h1>Work order<\/h1>/);
+    assert.ok(html.includes("Lobby scrubber") && html.includes("Filter"), "the filter at 5 % is on it");
+    const csv = await fetch(`${http.url}/upkeep/work-order.csv`);
+    assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
+    const lines = (await csv.text()).trimEnd().split(/\r?\n/);
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(",").slice(0, 4).join(",")),
+      [`part,${LOBBY},Lobby scrubber,filter`],
+    );
   });
 });
