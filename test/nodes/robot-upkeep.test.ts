@@ -280,6 +280,24 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.equal(stub.batchRequests().length, 0, "no status read");
   });
 
+  it("reads by itself every few minutes (the table with topic upkeep, its notices), and a timed read that fails reaches a Catch node", async () => {
+    setFilterUsed(295);
+    // 0.005 minutes: a timed read every 0.3 s.
+    await deploy({ every: 0.005 });
+    await waitFor(() => tables.length >= 2, 10_000, "two timed reads");
+    assert.equal(tables[0]!.topic, "upkeep");
+    assert.deepEqual((tables[0]!.payload as UpkeepRobot[]).map((robot) => robot.serialNumber), [LOBBY]);
+    assert.deepEqual(
+      notices.map((msg) => `${String(msg.topic)} ${(msg.payload as Notice).kind}`),
+      [`${LOBBY} partDue`],
+      "once, whatever the number of reads",
+    );
+    stub.failure = { status: 500, body: { code: 13, message: "internal" } };
+    await waitFor(() => caught.length > 0, 10_000, "the failed read at the Catch node");
+    assert.equal(caught[0]!.topic, "upkeep");
+    assert.match((caught[0]!.error as { message: string }).message, /500|internal/i);
+  });
+
   it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {
     await loadFlow([robotUpkeep], flow({ cleanWaterBelow: 150 }));
     listen();
