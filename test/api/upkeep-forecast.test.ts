@@ -124,6 +124,57 @@ describe("upkeep forecast: the due day", () => {
   });
 });
 
+describe("upkeep table: what a robot shows", () => {
+  /** A day's report of 4 h with the shares left the cloud gives (consumablesResidualPercentage, 0-100). */
+  const reportOfDay = (day: number, residual: Record<string, number>) => {
+    const start = START + day * DAY_MS + 8 * HOUR_MS;
+    const report = {
+      id: `day-${day}`,
+      startTime: new Date(start).toISOString(),
+      endTime: new Date(start + 4 * HOUR_MS).toISOString(),
+      durationSeconds: 4 * 3600,
+      consumablesResidualPercentage: residual,
+    };
+    return readReport(report, ROBOT)!;
+  };
+
+  it("shows a report's shares for a robot whose status gives no wear parts, their wear learned over the reports' hours", () => {
+    const history = new UpkeepHistory();
+    for (let day = 0; day < 5; day++) history.observeReport(reportOfDay(day, { brush: 90 - day * 2, filter: 70, suctionBlade: 50 - day }));
+    const [row] = upkeepTable(history, [ROBOT], { now: START + 5 * DAY_MS, zone: "UTC" });
+    assert.equal(row!.readAt, new Date(START + 4 * DAY_MS + 12 * HOUR_MS).toISOString(), "no status: the last report's end");
+    assert.deepEqual(
+      row!.parts.map((part) => [part.part, part.remaining, part.usedLife]),
+      [
+        ["brush", 0.82, undefined],
+        ["filter", 0.7, undefined],
+        ["suctionBlade", 0.46, undefined],
+      ],
+    );
+    // Between the first report's end and the last's: four reports of 4 h, 8 and 4 points.
+    const [brush, filter] = row!.parts;
+    assert.ok(Math.abs(brush!.wearPerCleaningHour! - 0.08 / 16) < 1e-12, String(brush!.wearPerCleaningHour));
+    assert.equal(filter!.wearPerCleaningHour, 0);
+    assert.equal(filter!.forecast.dueDay, undefined, "no wear: no due day");
+  });
+
+  it("shows the status's parts over a report's, and its tanks and battery as read", () => {
+    const history = new UpkeepHistory();
+    history.observeReport(reportOfDay(0, { brush: 10, filter: 10, suctionBlade: 10 }));
+    const status = wearStatus(ROBOT, "filter", 50, 100);
+    const device = { ...(status.device as Record<string, unknown>), cleanWaterTank: { level: 12 }, recoveryWaterTank: { level: 90 } };
+    const battery = { soh: "HEALTHY", cycleTimes: "321", temperature1: 31, temperature2: 44, fullCapacity: 60 };
+    history.observe(ROBOT, upkeepFactsOf({ ...status, device, battery }), START + DAY_MS);
+    const [row] = upkeepTable(history, [ROBOT], { now: START + DAY_MS, zone: "UTC" });
+    assert.deepEqual(
+      row!.parts.map((part) => [part.part, part.remaining, part.usedLife, part.lifeSpan]),
+      [["filter", 0.5, 50, 100]],
+    );
+    assert.deepEqual(row!.tanks, { cleanWater: 12, recoveryWater: 90 });
+    assert.deepEqual(row!.battery, { health: "HEALTHY", cycles: 321, hottestCell: 44, fullCapacity: 60 });
+  });
+});
+
 describe("upkeep forecast: at the plan's hours", () => {
   /** A plan book with `items` in force since long ago, each run once by the robot for `seconds` (a settled occurrence). */
   function planBook(items: Record<string, unknown>[], ran: { item: string; seconds: number; serialNumber?: string }[]): AccountPlans {

@@ -13,6 +13,8 @@ import { learnedWearOf } from "../../src/api/upkeep/forecast";
 import {
   HISTORY_DAYS,
   READING_SPACING_MS,
+  STALE_FALL_SHARE,
+  sameSegment,
   UpkeepHistory,
   cleaningHoursBetween,
   remainingOf,
@@ -79,14 +81,16 @@ describe("upkeep history: readings", () => {
     assert.deepEqual(filterOf(at).at, [START, START + 30 * 60_000, START + READING_SPACING_MS]);
   });
 
-  it("adds nothing for a counter standing still or a reading older than the last", () => {
+  it("keeps a standing counter's first and last reading, the last moving on; a reading older than the last is nothing", () => {
     const history = new UpkeepHistory();
     read(history, 100, START);
     read(history, 100, START + 5 * HOUR_MS);
-    read(history, 101, START + 6 * HOUR_MS);
+    read(history, 100, START + 9 * HOUR_MS);
+    assert.deepEqual(filterOf(history).at, [START, START + 9 * HOUR_MS]);
+    read(history, 101, START + 10 * HOUR_MS);
     read(history, 105, START + 2 * HOUR_MS);
-    assert.deepEqual(filterOf(history).used, [100, 101]);
-    assert.equal(history.of(ROBOT)!.latest!.at, START + 6 * HOUR_MS);
+    assert.deepEqual(filterOf(history).used, [100, 100, 101]);
+    assert.equal(history.of(ROBOT)!.latest!.at, START + 10 * HOUR_MS);
   });
 
   it("reads a counter the cloud reset as a new segment: no negative wear, the wear on both sides counted", () => {
@@ -101,6 +105,16 @@ describe("upkeep history: readings", () => {
     const learned = learnedWearOf(filterOf(history), history.of(ROBOT)!.work);
     assert.equal(learned.cleaningHours, 40);
     assert.equal(learned.perCleaningHour, 40 / 1000 / 40, "1/1000 of the life per hour, as the counter ran");
+  });
+
+  it(`skips a counter less than ${STALE_FALL_SHARE * 100} % of the life under the last (a stale read), and reads a fall of that as a reset`, () => {
+    const history = new UpkeepHistory();
+    read(history, 500, START);
+    read(history, 490.01, START + 2 * HOUR_MS);
+    assert.deepEqual(filterOf(history).used, [500], "9.99 under: stale");
+    read(history, 490, START + 4 * HOUR_MS);
+    assert.deepEqual(filterOf(history).used, [500, 490], "10 under: a reset");
+    assert.equal(sameSegment(filterOf(history), 1), false);
   });
 
   it("starts the part again at a replacement, counting from the counter's value then until the cloud resets it", () => {

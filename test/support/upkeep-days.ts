@@ -1,8 +1,8 @@
 /**
  * Days of a robot's work as the upkeep history hears of them: its v1 status
  * (the recorded shape with a wear part in its device block) read before and
- * after each day's task, and the day's task report. The part wears
- * `usedPerHour` of its counter per cleaning hour, as the cloud's counters run.
+ * after each day's task, and the day's task report. The part's counter
+ * runs an hour per cleaning hour, as the cloud's counters do.
  */
 import { readReport } from "../../src/api/reports/reading";
 import { upkeepFactsOf, type WearPart } from "../../src/api/upkeep/facts";
@@ -27,7 +27,6 @@ export interface WorkDays {
   from: number;
   days: number;
   hoursPerDay: number;
-  usedPerHour?: number;
 }
 
 /**
@@ -53,7 +52,7 @@ export function workDays(history: UpkeepHistory, work: WorkDays): number {
         durationSeconds: seconds,
       };
       history.observeReport(readReport(report, work.serialNumber)!);
-      used += work.hoursPerDay * (work.usedPerHour ?? 1);
+      used += work.hoursPerDay;
     }
     read(midnight + 20 * HOUR_MS);
   }

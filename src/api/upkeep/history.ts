@@ -14,9 +14,9 @@
  *
  * Bounds: readings of the last 90 days (HISTORY_DAYS), one a part per hour
  * while its counter moves (a reading within the hour of the one before
- * replaces it), none while it stands still; 5,000 robots, the one heard of
- * longest ago forgotten first. A counter that falls (the cloud reset it) or
- * changes its life span starts a new segment: wear is only ever read within
+ * replaces it), a run's first and last while it stands still; 5,000 robots, the one heard of
+ * longest ago forgotten first. A counter that falls by 1 % of its life or
+ * more (the cloud reset it) or changes its life span starts a new segment: wear is only ever read within
  * a segment, never as negative. Pure: no calls, no Node-RED.
  */
 import { keptForAccount, keptIfAsked } from "../account/account-memory";
@@ -31,6 +31,8 @@ const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** A part's readings closer than this are thinned to the later one (the one before it stays). */
 export const READING_SPACING_MS = HOUR_MS;
+/** A counter that falls by less than this share of its life span is a stale reading, skipped; by this or more, the cloud reset it. */
+export const STALE_FALL_SHARE = 0.01;
 /** What toPlain writes to a context: one reading a part per day within a segment (its first and last kept), which keeps every segment's wear and hours. */
 export const PLAIN_READING_SPACING_MS = DAY_MS;
 
@@ -83,18 +85,24 @@ export function sameSegment(track: PartTrack, index: number): boolean {
   return !track.replacements.some((at) => at >= track.at[index - 1]! && at < track.at[index]!);
 }
 
-/** Adds a reading, thinned: a standing counter adds nothing, one within the spacing of the reading before the last replaces the last. */
+/**
+ * Adds a reading, thinned: of three readings of one segment, the middle one
+ * goes when the three are within READING_SPACING_MS or the counter stood
+ * still across them (a part not used, or days without work, keeps a run's
+ * first and last reading only, and its last one moves on, so its cleaning
+ * hours still count against no wear).
+ */
 function addReading(track: PartTrack, at: number, used: number, life: number): void {
   const last = track.at.length - 1;
-  if (last >= 0) {
-    if (at <= track.at[last]!) return;
-    if (used === track.used[last] && life === track.life[last] && !track.replacements.some((when) => when >= track.at[last]!)) return;
-  }
+  if (last >= 0 && at <= track.at[last]!) return;
+  // A counter a little under the last (another status shape read a moment behind) is a stale reading, not a reset.
+  if (last >= 0 && life === track.life[last] && used < track.used[last]! && track.used[last]! - used < STALE_FALL_SHARE * life) return;
   track.at.push(at);
   track.used.push(used);
   track.life.push(life);
   const added = last + 1;
-  if (added >= 2 && at - track.at[added - 2]! < READING_SPACING_MS && sameSegment(track, added - 1) && sameSegment(track, added)) {
+  if (added < 2 || !sameSegment(track, added - 1) || !sameSegment(track, added)) return;
+  if (at - track.at[added - 2]! < READING_SPACING_MS || used === track.used[added - 2]) {
     track.at.splice(added - 1, 1);
     track.used.splice(added - 1, 1);
     track.life.splice(added - 1, 1);
@@ -117,7 +125,7 @@ function pruneTrack(track: PartTrack, oldest: number): void {
  * counter (it falls), the new part's use is the counter less its value when
  * the part was replaced. 0 when no replacement is recorded or the cloud reset the counter since.
  */
-export function counterOffsetOf(track: PartTrack): number {
+function counterOffsetOf(track: PartTrack): number {
   const replacedAt = track.replacements.at(-1);
   if (replacedAt === undefined) return 0;
   let before = -1;

@@ -111,12 +111,15 @@ function robotRow(serialNumber: string, robot: RobotHistory, context: RowContext
       ? statusParts.map((part) => {
           const track = robot.parts.get(part.part);
           return {
-            ...partRow(part.part, track, robot, hours, context, track ? remainingOf(track)! : part.remaining),
+            ...partRow(part.part, track, robot, hours, context, (track && remainingOf(track)) ?? part.remaining),
             usedLife: part.usedLife,
             lifeSpan: part.lifeSpan,
           };
         })
-      : [...robot.reported].map(([part, track]) => partRow(part, track, robot, hours, context, remainingOf(track)!));
+      : [...robot.reported].flatMap(([part, track]) => {
+          const remaining = remainingOf(track);
+          return remaining === undefined ? [] : [partRow(part, track, robot, hours, context, remaining)];
+        });
   return {
     serialNumber,
     readAt: new Date(readAt).toISOString(),

@@ -15,18 +15,21 @@ export type ForecastBasis =
   | "plan"
   /** The robot's own cleaning hours a day over its recent history (no plan names it). */
   | "recent"
-  /** Too little history to learn a wear rate from: no due day is given. */
+  /** Too little history to learn a wear rate from: no due day is given (unless the part is at or under its threshold: today). */
   | "too little history";
 
 export interface PartForecast {
   basis: ForecastBasis;
-  /** The calendar day (YYYY-MM-DD, in the forecast's zone) the part reaches its threshold; absent when it cannot be said. */
+  /**
+   * The calendar day (YYYY-MM-DD, in the forecast's zone) the part reaches its threshold: today when it is at or
+   * under it; absent when it cannot be said (too little history, no wear, 0 hours a day, or over two years away).
+   */
   dueDay?: string;
   /** That day's start as an ISO time (Home Assistant's timestamp sensor wants a time). */
   dueAt?: string;
   /** Cleaning hours a day the forecast assumes. */
   hoursPerDay?: number;
-  /** Days of history the wear rate was learned from: how sure the forecast is. */
+  /** Days of history the wear rate was learned from (first to last reading used, to 0.1): how sure the forecast is. */
   historyDays: number;
 }
 
