@@ -165,47 +165,24 @@ function upkeepComponents(
   fromAttributes: (template: string) => Record<string, string>,
 ): Record<string, Component> {
   const components: Record<string, Component> = {};
-  const percent = { unit_of_measurement: "%", state_class: "measurement" };
+  const sensor = (key: string, name: string, shows: Record<string, string>, template: string) =>
+    (components[key] = available({ platform: "sensor", unique_id: `${id}_${key}`, name, ...shows, ...fromAttributes(template) }));
+  const percent = (icon: string) => ({ icon, unit_of_measurement: "%", state_class: "measurement" });
   for (const { part } of view.upkeep?.parts ?? []) {
     const key = partEntityKey(part);
-    const name = PART_ENTITY_NAMES[part];
-    components[key] = available({
-      platform: "sensor",
-      unique_id: `${id}_${key}`,
-      name,
-      icon: "mdi:wrench-clock",
-      ...percent,
-      ...fromAttributes(`{{ value_json.parts.${part} }}`),
-    });
-    components[`${key}_due`] = available({
-      platform: "sensor",
-      unique_id: `${id}_${key}_due`,
-      name: `${name} due`,
-      device_class: "timestamp",
-      ...fromAttributes(`{{ value_json.parts_due.${part} }}`),
-    });
+    sensor(key, PART_ENTITY_NAMES[part], percent("mdi:wrench-clock"), `{{ value_json.parts.${part} }}`);
+    sensor(`${key}_due`, `${PART_ENTITY_NAMES[part]} due`, { device_class: "timestamp" }, `{{ value_json.parts_due.${part} }}`);
   }
-  const tanks = view.upkeep?.tanks ?? {};
-  if (tanks.cleanWater !== undefined)
-    components.clean_water = available({
-      platform: "sensor",
-      unique_id: `${id}_clean_water`,
-      name: "Clean water",
-      icon: "mdi:water",
-      ...percent,
-      ...fromAttributes("{{ value_json.clean_water }}"),
-    });
-  if (tanks.recoveryWater !== undefined)
-    components.recovery_water = available({
-      platform: "sensor",
-      unique_id: `${id}_recovery_water`,
-      name: "Recovery water",
-      icon: "mdi:water-opacity",
-      ...percent,
-      ...fromAttributes("{{ value_json.recovery_water }}"),
-    });
+  for (const { tank, key, name, icon } of TANK_ENTITIES)
+    if (view.upkeep?.tanks[tank] !== undefined) sensor(key, name, percent(icon), `{{ value_json.${key} }}`);
   return components;
 }
+
+/** The tanks' sensors: each reads the attribute of its key (attributesOf). */
+const TANK_ENTITIES = [
+  { tank: "cleanWater", key: "clean_water", name: "Clean water", icon: "mdi:water" },
+  { tank: "recoveryWater", key: "recovery_water", name: "Recovery water", icon: "mdi:water-opacity" },
+] as const;
 
 /** The unique ids a robot's entities get: for tests and the help's table. */
 export function uniqueIdsOf(serialNumber: string): string[] {
