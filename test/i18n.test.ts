@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CLEANING_KINDS } from "../src/api/cloud/cleaning-modes";
 import { editorTables } from "../src/nodes/robot-config/editor-tables";
+import { NOTICE_KINDS } from "../src/nodes/robot-upkeep/notices";
 import { PACKAGE_ROOT as ROOT } from "./support/child-node";
 
 const LOCALES = path.join(ROOT, "nodes", "locales");
@@ -25,6 +26,7 @@ const CATALOGUES = [
   "robot-mqtt",
   "robot-job",
   "robot-plan",
+  "robot-upkeep",
 ];
 const NODE_TYPES = CATALOGUES.filter((name) => name !== "robot-fleet");
 const SHARED = "node-red-contrib-robot-fleet/robot-fleet:";
@@ -111,6 +113,7 @@ describe("message catalogues", () => {
     for (const value of tables.job.works) asked.add(`robot-job.work.${value || "fromMessage"}`);
     for (const value of tables.plan.works) asked.add(`robot-plan.work.${value}`);
     for (const level of tables.events.minLevels) if (level !== "") asked.add(`robot-events.levels.${level}`);
+    for (const kind of NOTICE_KINDS) for (const state of ["raised", "cleared"]) asked.add(`robot-upkeep.notice.${kind}.${state}`);
     for (const field of [...tables.command.fields, ...tables.siteTask.textFields]) asked.add(`${SHARED}robot-fleet.field.${field}`);
     for (const name of Object.keys(tables.accountSettings))
       for (const part of ["label", "unit", "hint"]) asked.add(`robot-config.limits.${name}.${part}`);
@@ -133,6 +136,7 @@ describe("message catalogues", () => {
       "robot-mqtt": ["robot-mqtt/index.ts", "robot-mqtt/bridge.ts", "shared/config-node.ts"],
       "robot-job": ["robot-job/index.ts", "robot-job/status.ts"],
       "robot-plan": ["robot-plan/plan-node.ts", "robot-plan/status.ts"],
+      "robot-upkeep": ["robot-upkeep/upkeep-node.ts", "robot-upkeep/status.ts", "shared/config-node.ts"],
     };
     for (const [name, files] of Object.entries(sources)) {
       const file = files.join(" and ");

@@ -163,6 +163,7 @@ describe("editor: adminAuth and Chinese (own Node-RED, headless Chromium)", func
         "robot-mqtt": "MQTT 桥接",
         "robot-job": "作业",
         "robot-plan": "计划",
+        "robot-upkeep": "保养",
       });
       // The palette's category heading is the editor's language too.
       assert.equal(await page.innerText("#red-ui-palette-header-robot_fleet span"), "机器人车队");

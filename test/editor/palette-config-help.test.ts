@@ -39,7 +39,7 @@ const TOKEN = "tok-7f3a9c-never-in-the-browser";
 const TYPED_TOKEN = "tok-typed-in-the-dialog-41b2";
 const ROBOT_TYPES = ["robot-command", "robot-site-task", "robot-maps", "robot-status"] as const;
 /** Every node of the palette: the robot nodes, robot-events, which has no robot and no input, the jobs, the reports and the MQTT bridge. */
-const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job", "robot-reports", "robot-mqtt", "robot-plan"] as const;
+const PALETTE_TYPES = [...ROBOT_TYPES, "robot-events", "robot-job", "robot-reports", "robot-mqtt", "robot-plan", "robot-upkeep"] as const;
 /** The palette labels, which also title each node's help. */
 const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-command": "command",
@@ -51,6 +51,7 @@ const PALETTE_LABELS: Record<(typeof PALETTE_TYPES)[number], string> = {
   "robot-mqtt": "mqtt bridge",
   "robot-job": "job",
   "robot-plan": "plan",
+  "robot-upkeep": "upkeep",
 };
 /** The headings of each node's help: robot-events has no input, and properties instead. */
 const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
@@ -63,6 +64,7 @@ const HELP_HEADINGS: Record<(typeof PALETTE_TYPES)[number], string[]> = {
   "robot-mqtt": ["Inputs", "Outputs", "Details"],
   "robot-job": ["Inputs", "Outputs", "Details"],
   "robot-plan": ["Inputs", "Outputs", "Details"],
+  "robot-upkeep": ["Inputs", "Outputs", "Details"],
 };
 
 const TAB = "robots-tab";
@@ -213,6 +215,22 @@ const flow: FlowNode[] = [
     y: 720,
     wires: [[], [], []],
   },
+  {
+    id: "upkeep",
+    type: "robot-upkeep",
+    z: TAB,
+    robot: CONFIG,
+    name: "",
+    serialNumbers: "",
+    every: 60,
+    partDue: 10,
+    cleanWaterBelow: 15,
+    recoveryWaterAbove: 85,
+    batteryHotAbove: 55,
+    x: 200,
+    y: 800,
+    wires: [[], []],
+  },
 ];
 
 /** Whether the form row holding `selector` is shown. */
@@ -271,6 +289,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
         { type: "robot-reports", label: "reports", fits: true, category: "robot fleet", shown: true },
         { type: "robot-site-task", label: "site task", fits: true, category: "robot fleet", shown: true },
         { type: "robot-status", label: "fleet status", fits: true, category: "robot fleet", shown: true },
+        { type: "robot-upkeep", label: "upkeep", fits: true, category: "robot fleet", shown: true },
       ],
       "robot-config is a config node and stays out of the palette",
     );
@@ -351,6 +370,7 @@ describe("editor: palette, robot-config dialog, token and help (own Node-RED, he
       "robot-mqtt": "mqtt bridge",
       "robot-job": "job",
       "robot-plan": "plan",
+      "robot-upkeep": "upkeep",
     });
   });
 

@@ -25,6 +25,7 @@ import { serialNumberList } from "../../src/nodes/shared/settings";
 import { FIELD_PATHS, buildCommandRequest, fieldsOf, type ParameterField } from "../../src/api/cloud/command-bodies";
 import { MIN_LEVELS, eventsPathOf, minLevelOf } from "../../src/nodes/robot-events/table";
 import { REPORTS_LIMITS } from "../../src/nodes/robot-reports/table";
+import { UPKEEP_LIMITS } from "../../src/nodes/robot-upkeep/table";
 import { WATCH_LIMITS } from "../../src/nodes/robot-status/table";
 import { dayFormatter } from "../../src/api/reports/kpi";
 import { useEditor, type FlowNode } from "../support/editor";
@@ -42,7 +43,16 @@ declare const RED: {
   editor: { validateNode(node: object): void };
 };
 
-const TYPES = ["robot-config", "robot-command", "robot-site-task", "robot-maps", "robot-status", "robot-events", "robot-reports"] as const;
+const TYPES = [
+  "robot-config",
+  "robot-command",
+  "robot-site-task",
+  "robot-maps",
+  "robot-status",
+  "robot-events",
+  "robot-reports",
+  "robot-upkeep",
+] as const;
 type NodeType = (typeof TYPES)[number];
 /** The nodes that talk to one robot through a robot-config: a serial number and a config to use. */
 const ROBOT_TYPES = [
@@ -51,6 +61,7 @@ const ROBOT_TYPES = [
   "robot-maps",
   "robot-status",
   "robot-reports",
+  "robot-upkeep",
 ] as const satisfies readonly NodeType[];
 
 /** One value of one property, with what else the node holds, and whether the runtime accepts it. */
@@ -253,6 +264,15 @@ function cases(): Case[] {
   add("robot-reports", "timeZone", ["", "UTC", "Europe/Berlin", "Asia/Shanghai", "Mars/Olympus", "Berlin"], (value) =>
     accepts(() => dayFormatter(String(value))),
   );
+
+  // robot-upkeep: its robots, its minutes and its limits.
+  add("robot-upkeep", "serialNumbers", ["", "GS-S-000101, GS-S-000102", "GS-S-000101 bad/one"], (value) =>
+    accepts(() => serialNumberList(String(value))),
+  );
+  for (const name of Object.keys(UPKEEP_LIMITS) as Array<keyof typeof UPKEEP_LIMITS>) {
+    const { min, max } = UPKEEP_LIMITS[name];
+    add("robot-upkeep", name, rangeValues(min, max), (value) => accepts(() => readNumberSetting(value, name, UPKEEP_LIMITS[name])));
+  }
   return all;
 }
 
@@ -267,6 +287,7 @@ function validBase(): Record<NodeType, Record<string, unknown>> {
     "robot-status": {},
     "robot-events": {},
     "robot-reports": {},
+    "robot-upkeep": {},
   };
 }
 

@@ -20,6 +20,7 @@ import robotPlan from "../../src/nodes/robot-plan";
 import robotReports from "../../src/nodes/robot-reports";
 import robotSiteTask from "../../src/nodes/robot-site-task/robot-site-task";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
+import robotUpkeep from "../../src/nodes/robot-upkeep";
 import { robotCommandNode, robotMapsNode, robotSiteTaskNode, SERIAL } from "../support/fixtures";
 import {
   collectMessages,
@@ -34,7 +35,7 @@ import {
   type FlowNode,
 } from "../support/node-red";
 
-const MODULES = [robotCommand, robotSiteTask, robotMaps, robotStatus, robotEvents, robotJob, robotPlan, robotReports, robotMqtt];
+const MODULES = [robotCommand, robotSiteTask, robotMaps, robotStatus, robotEvents, robotJob, robotPlan, robotReports, robotMqtt, robotUpkeep];
 
 /** Each node that takes messages, as a flow node with its settings, and a payload it refuses as bad input. */
 interface Taker {
@@ -92,6 +93,13 @@ const TAKERS: Taker[] = [
     eachMessage: true,
     atDeploy: true,
     refused: { payload: { kpi: { group: "nonsense" } } },
+  },
+  {
+    type: "robot-upkeep",
+    node: (id, robot) => ({ id, type: "robot-upkeep", robot, serialNumbers: "", every: 0, partDue: 10, cleanWaterBelow: 15, recoveryWaterAbove: 85, batteryHotAbove: 55 }),
+    eachMessage: true,
+    atDeploy: true,
+    refused: { payload: { replaced: { serialNumber: SERIAL, part: "wheel" } } },
   },
   {
     type: "robot-mqtt",

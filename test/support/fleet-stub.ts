@@ -10,13 +10,18 @@ export interface StubStatus {
   displayName?: string;
   online: boolean;
   taskState: string;
-  battery: { powerPercentage: number; charging: boolean };
+  /** soh, cycleTimes and temperature1..7 as the recorded v1 status has them (robot-api-field-notes.md, turn 6). */
+  battery: { powerPercentage: number; charging: boolean; soh?: string; cycleTimes?: number } & {
+    [temperature: `temperature${number}`]: number;
+  };
   emergencyStop: { enabled: boolean };
   localizationInfo: { localizationState: string };
   currentTask?: { name: string };
   /** NAVI_IDLE, the only value real statuses were seen with. */
   navStatus?: string;
   remoteControl?: { enabled: boolean };
+  /** Wear parts ({lifeSpan, usedLife}, hours) and water tanks ({level}, %) as the recorded v1 status has them. */
+  device?: Record<string, Record<string, unknown>>;
 }
 
 export function stubSerial(index: number): string {

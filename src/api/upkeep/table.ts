@@ -6,7 +6,7 @@
 
 import type { BatteryHealth, ReportedPart, TankLevels, WearPart } from "./facts";
 
-/** Share left at which a part is due unless a robot-upkeep node is set otherwise. */
+/** A part is due at this share left unless told otherwise (robot-upkeep's default setting). */
 export const DEFAULT_THRESHOLD = 0.1;
 
 /** Where a forecast's hours a day come from. */

@@ -19,6 +19,7 @@ import { REPORTS_LIMITS } from "../robot-reports/table";
 import { BODY_SOURCES, DIALOG_FIELDS_OF, SITE_TASK_OPERATIONS, TEXT_FIELDS, WHOLE_NUMBER_FIELDS } from "../robot-site-task/table";
 import { MQTT_ACCEPT_MODES, MQTT_DEFAULTS, MQTT_LIMITS } from "../robot-mqtt/table";
 import { FLEET_OUTPUTS, STATUS_LINES, STATUS_OPERATIONS, WATCH_LIMITS } from "../robot-status/table";
+import { UPKEEP_LIMITS } from "../robot-upkeep/table";
 
 export function editorTables() {
   return {
@@ -53,6 +54,7 @@ export function editorTables() {
       watchLimits: WATCH_LIMITS,
     },
     reports: { limits: REPORTS_LIMITS },
+    upkeep: { limits: UPKEEP_LIMITS },
     mqtt: { limits: MQTT_LIMITS, defaults: MQTT_DEFAULTS, acceptModes: MQTT_ACCEPT_MODES },
     job: { works: ["", ...WORK_KINDS], minBattery: JOB_MIN_BATTERY, waitUpTo: JOB_WAIT_UP_TO, tries: JOB_TRIES, offlineLimit: JOB_OFFLINE_LIMIT },
     plan: { lateBy: PLAN_LATE_BY, works: [...WORK_KINDS], days: [...WEEK_DAYS], timeOfDayPattern: TIME_OF_DAY.source },

@@ -35,7 +35,7 @@ import { JobError, jobReasonWords, type JobEnd, type JobSink } from "../shared/j
 import { JobRunner } from "../shared/jobs/runner";
 import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
 import { settledWithin } from "../../api/engine/clock";
-import { planClockOf } from "./plan-clock";
+import { planClockOf } from "../shared/plan-clock";
 import { planReportAnswer } from "./report-answer";
 import type { ReportParties } from "../../api/plans/plan-report";
 import { planStatus } from "./status";

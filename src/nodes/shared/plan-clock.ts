@@ -1,5 +1,6 @@
 /**
- * The clock a plan node runs on: the real one, or, for tests only, one given
+ * The clock of plans: what a plan node runs on, and what robot-upkeep's
+ * forecast, which reads the plans' upcoming hours, takes as now: the real one, or, for tests only, one given
  * in Node-RED's settings as `robotPlanClock`: a clock object (now() in epoch
  * ms, setTimeout, clearTimeout) in the test's own process, or `{startAt}` (an
  * ISO time) in a child process, where the real clock runs on from there:
