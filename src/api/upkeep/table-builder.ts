@@ -13,7 +13,6 @@ import { dueDayOf, learnedWearOf, LocalDays, PLAN_HORIZON_DAYS, recentHoursPerDa
 import { DAY_MS, remainingOf, upkeepHistoryOf, type PartTrack, type RobotHistory, type UpkeepHistory } from "./history";
 import { DEFAULT_THRESHOLD, type PartForecast, type UpkeepPart, type UpkeepRobot } from "./table";
 
-
 export interface UpkeepTableOptions {
   /** The instant the table is for (ms); Date.now() when absent. */
   now?: number;
