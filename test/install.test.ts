@@ -61,9 +61,12 @@ const RUNTIME_DEPENDENCIES = ["axios", "cors", "hpagent", "ioredis", "luxon", "p
 // 524 kB packed and 1833 kB unpacked; a robot the cloud refuses found in its batch, a robot not of the
 // account refused where named, a start confirmed by its report, to the charger from a task, the incident
 // log and its figures, the proof of service's parties, totals, sign-off, incidents and reasons, and the
-// demo's command line, 556 kB packed and 1935 kB unpacked. A bound a stray image or fixture would break.
-const MAX_PACKED_BYTES = 600 * 1024;
-const MAX_UNPACKED_BYTES = 2100 * 1024;
+// demo's command line, 556 kB packed and 1935 kB unpacked; robot-upkeep with its history, forecast, work
+// order, example and help, the console's upkeep view, Home Assistant's part sensors, the simulator's wear
+// and one plan report and one sweep for a shared account, 622 kB packed and 2165 kB unpacked. A bound a
+// stray image or fixture would break.
+const MAX_PACKED_BYTES = 680 * 1024;
+const MAX_UNPACKED_BYTES = 2350 * 1024;
 
 describe("install", function () {
   this.timeout(300_000);

@@ -37,8 +37,10 @@ interface Shown {
 }
 
 /** What the cloud's statuses say needs a person now, by the issue's limits, read independently of the package's reading. */
-async function fromStatuses(client: RobotClient): Promise<Omit<Shown, "batteries"> & { known: number; normal: number }> {
-  const serials = (await client.listAllRobots()).map((robot) => robot.serialNumber);
+async function fromStatuses(
+  client: RobotClient,
+  serials: readonly string[],
+): Promise<Omit<Shown, "batteries"> & { known: number; normal: number }> {
   const statuses = (await client.batchGetStatuses(serials, { line: "v1" })) as Record<string, unknown>[];
   const tanks: string[] = [];
   const overdueParts: string[] = [];
@@ -75,8 +77,9 @@ function shownOf(page: Page): Promise<Shown> {
 /** The console's upkeep tab agrees with the cloud's statuses (within a minute: both change as the robots clean). */
 async function agreesWithStatuses(page: Page, client: RobotClient, batteries: (known: number, normal: number) => string): Promise<Shown> {
   const deadline = Date.now() + 60_000;
+  const serials = (await client.listAllRobots()).map((robot) => robot.serialNumber);
   for (;;) {
-    const expected = await fromStatuses(client);
+    const expected = await fromStatuses(client, serials);
     const shown = await shownOf(page);
     const wanted: Shown = {
       tanks: expected.tanks,
@@ -120,7 +123,8 @@ for (const { language, args, tab, words } of [
     before(async () => {
       fs.mkdirSync(SHOTS, { recursive: true });
       demo = await startDemo({ SIMULATOR_ROBOTS: "200" }, args);
-      client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN } });
+      // Its reads share the simulator's 20 calls/s with the 200 robots' polls: a read refused for the rate is sent again, up to 10 times.
+      client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 10 } });
       browser = await launchChromium();
     });
 

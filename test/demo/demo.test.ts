@@ -293,6 +293,8 @@ describe("demo (npm start)", function () {
       "sitetask-inject-b4": [{ debug: "sitetask-debug-b4", contains: '"cmdStatus":5' }],
       "sitetask-inject-b3": [{ debug: "sitetask-debug-b3", contains: '"taskId":' }],
       "maps-inject-list": [{ debug: "maps-debug-list", contains: '"mapName":"Floor 1"' }],
+      "upkeep-read-now": [{ debug: "upkeep-table", contains: '"serialNumber":"GS-S-000101"' }],
+      "upkeep-replaced": [{ debug: "upkeep-table", contains: '"replacedAt"' }],
       "maps-inject-first": [{ debug: "maps-debug-areas", contains: '"name":"Lobby"' }],
       "maps-inject-every": [
         { debug: "maps-debug-every", contains: '"name":"Lobby"' },

@@ -50,11 +50,21 @@ export function readCsv(file: string): { headers: number; reports: string[] } {
 
 /** Waits until the reports node of the demo's editor at `editorUrl` has finished the sweep its start makes (its status says when it swept). */
 export async function sweptOnce(editorUrl: string): Promise<void> {
+  await sweptInOne([editorUrl]);
+}
+
+/**
+ * Waits until the reports node has swept in one of the instances at `editorUrls` (one account) and
+ * stands by in every other: a shared account's reports are swept in one instance at a time.
+ */
+export async function sweptInOne(editorUrls: readonly string[]): Promise<void> {
   const giveUpAt = Date.now() + 60_000;
-  let status: string | undefined;
+  let statuses: (string | undefined)[] = [];
   while (Date.now() < giveUpAt) {
-    status = (await statusesOf(editorUrl, 1000)).get(REPORTS_NODE);
-    if (status !== undefined && /swept/.test(status)) return;
+    statuses = await Promise.all(editorUrls.map(async (url) => (await statusesOf(url, 1000)).get(REPORTS_NODE)));
+    const swept = statuses.filter((status) => status !== undefined && /swept/.test(status)).length;
+    const standingBy = statuses.filter((status) => status !== undefined && /standing by/.test(status)).length;
+    if (swept === 1 && standingBy === editorUrls.length - 1) return;
   }
-  throw new Error(`the reports node did not sweep within 60 s (status: ${status})`);
+  throw new Error(`the reports node did not sweep in one instance within 60 s (statuses: ${JSON.stringify(statuses)})`);
 }
