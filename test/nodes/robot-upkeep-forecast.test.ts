@@ -99,8 +99,8 @@ describe("robot-upkeep: a part worn over 30 simulated days is due when the simul
         `day ${day}'s starts`,
       );
       assert.equal(failed(), "");
-      // To the task's end: the simulator files a report ended when it next looks, so a later jump would lengthen it.
-      await moveTo(june(day, "06:00") + TASK_HOURS * HOUR_MS);
+      // A minute past the task's end: the report still ends at the end (the simulator stamps the moment the task ran out).
+      await moveTo(june(day, "06:00") + TASK_HOURS * HOUR_MS + 60_000);
       await waitFor(() => (settled.length === day + 1 && jobs.length === onDemandRuns) || caught.length > 0, 30_000, `day ${day}'s ends`);
       assert.equal(failed(), "");
       await readUpkeep();

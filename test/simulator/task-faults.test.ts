@@ -150,5 +150,41 @@ describe("simulator: task faults", function () {
       const [report] = await reports();
       assert.equal(report?.taskEndStatus, 0);
     });
+
+    it("a task that ran out between two reads ends at the moment it ran out, not at the read after", async () => {
+      await start(seedWhoseFirstFaultIs("battery"), 0);
+      const startedAt = clock;
+      await sendKitchenTask();
+      clock += TASK_MS + 60_000;
+      const [report] = await reports();
+      assert.equal(report?.durationSeconds, TASK_MS / 1000);
+      assert.equal(report?.endTime, new Date(startedAt + TASK_MS).toISOString());
+    });
+
+    it("a battery that failed between two reads: the report ends and the trip to the charger starts at the failure", async () => {
+      const seed = seedWhoseFirstFaultIs("battery");
+      const { atShare } = new FaultInjector({ taskFaultRate: 1 }, seed).taskFault() as { atShare: number };
+      await start(seed);
+      const startedAt = clock;
+      await sendKitchenTask();
+      const failedAt = startedAt + atShare * TASK_MS;
+      // The trip takes navigationMs (5 s): read 4 s late, then just before and at its arrival.
+      clock = Math.ceil(failedAt) + 4000;
+      const [report] = await reports();
+      assert.equal(report?.taskEndStatus, 2, "ended in error");
+      assert.equal(report?.durationSeconds, Math.round((atShare * TASK_MS) / 1000));
+      clock = Math.floor(failedAt) + 4999;
+      assert.equal(
+        ((await client!.getRobotStatus({ serialNumber: KITCHEN })).battery as { charging: boolean }).charging,
+        false,
+        "still on its way",
+      );
+      clock = Math.ceil(failedAt) + 5000;
+      assert.equal(
+        ((await client!.getRobotStatus({ serialNumber: KITCHEN })).battery as { charging: boolean }).charging,
+        true,
+        "at the charger",
+      );
+    });
   });
 });

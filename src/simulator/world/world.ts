@@ -201,10 +201,11 @@ export class World {
       this.drain(robot, motion, span);
       wearWhileCleaning(robot.wear, cleaningModeOf(robot), span);
       at += span;
-      if (span === failsIn) this.batteryFails(robot, motion);
-      else if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED);
+      // `at` is the moment the task ran out, earlier than the request that brought the clock here.
+      if (span === failsIn) this.batteryFails(robot, motion, at);
+      else if (motion.battery <= 0) this.finishTask(robot, TASK_END_STATUS.STOPPED, false, at);
       else if (motion.taskRunMs >= this.timing.taskDurationMs && this.timing.taskDurationMs > 0)
-        this.finishTask(robot, TASK_END_STATUS.FINISHED);
+        this.finishTask(robot, TASK_END_STATUS.FINISHED, false, at);
     }
     if (robot.battery.charging) {
       this.dock(robot);
@@ -217,15 +218,16 @@ export class World {
   /**
    * The task fault "battery": the battery falls below the level a robot starts
    * a task at (raising its critical-battery incident), the task ends in error,
-   * and the robot heads for its map's charger, where it charges.
+   * and the robot heads for its map's charger, where it charges; all at
+   * `failedAt`.
    */
-  private batteryFails(robot: SimRobot, motion: Motion): void {
+  private batteryFails(robot: SimRobot, motion: Motion, failedAt: number): void {
     motion.batteryFailsAtMs = undefined;
     this.setBattery(robot, motion, Math.min(motion.battery, LOW_BATTERY_PERCENT - 1));
-    this.finishTask(robot, TASK_END_STATUS.ERROR);
+    this.finishTask(robot, TASK_END_STATUS.ERROR, false, failedAt);
     const map = currentMap(robot);
     const charger = chargingPoint(map);
-    if (charger) this.navigate(robot, map, charger, this.timing.navigationMs);
+    if (charger) this.navigate(robot, map, charger, this.timing.navigationMs, failedAt);
   }
 
   /** How the next task start fails, if it does (the task-fault dice; none unless the simulator's taskFaultRate is above 0). */
@@ -269,7 +271,7 @@ export class World {
    * Sets off to a navigation point, arriving after `needsMs` (at once when 0).
    * On another map, the robot first comes onto it at its entrance (the lift).
    */
-  navigate(robot: SimRobot, map: SimMap, point: NavigationPoint, needsMs: number): void {
+  navigate(robot: SimRobot, map: SimMap, point: NavigationPoint, needsMs: number, startedAt = this.now()): void {
     if (robot.localization.mapId !== map.id) this.enterMap(robot, map);
     if (needsMs <= 0) {
       this.arrive(robot, map, point);
@@ -277,7 +279,7 @@ export class World {
     }
     robot.battery.charging = false;
     robot.navigation = { state: "NAVIGATING", mapName: map.name, position: point.name };
-    this.motionOf(robot).navigation = navigationLeg(map, point, robot.localization.position, needsMs, this.now());
+    this.motionOf(robot).navigation = navigationLeg(map, point, robot.localization.position, needsMs, startedAt);
   }
 
   /** Puts the robot onto another of its maps, at that map's entrance. */
@@ -393,16 +395,17 @@ export class World {
   /**
    * Ends the robot's task (stopped, or finished by later simulation) and files
    * its report; one that ends while the emergency stop is pressed ends in
-   * error, unless `exactly` (the control API ending it with a given status).
+   * error, unless `exactly` (the control API ending it with a given status);
+   * the report ends at `endedAt`.
    */
-  finishTask(robot: SimRobot, endStatus: number, exactly = false): void {
+  finishTask(robot: SimRobot, endStatus: number, exactly = false, endedAt = this.now()): void {
     const task = robot.currentTask;
     robot.taskState = "IDLE";
     robot.currentTask = undefined;
     this.motionOf(robot).cleaning = undefined;
     if (!task) return;
     const status = robot.emergencyStop && !exactly ? TASK_END_STATUS.ERROR : endStatus;
-    this.file(robot, finishedTaskReport(robot, task, status, this.now()));
+    this.file(robot, finishedTaskReport(robot, task, status, endedAt));
   }
 
   private file(robot: SimRobot, filed: FiledReport): void {
