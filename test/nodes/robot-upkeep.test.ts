@@ -160,6 +160,23 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.deepEqual((await read()).notices.map((each) => `${each.kind}/${each.state}/${String(each.limit)}`), ["partDue/raised/0.4"]);
   });
 
+  it("a part at 70 of 100 h with a 30 % threshold is due today in the table as in its notice (no float error between them), 69 h neither", async () => {
+    await deploy({ partDue: 30 });
+    const setUsed = (usedLife: number) => stub.update(LOBBY, (status) => (status.device!.filter = { lifeSpan: 100, usedLife }));
+    setUsed(69);
+    const over = await read();
+    assert.deepEqual(over.notices, [], "31 % left");
+    assert.equal(over.table[0]!.parts[0]!.forecast.dueDay, undefined, "31 % left and no wear learned: no due day");
+    for (const usedLife of [70, 71]) {
+      setUsed(usedLife);
+      const { table, notices: raised } = await read();
+      const [filter] = table[0]!.parts;
+      assert.equal(filter!.remaining, (100 - usedLife) / 100);
+      assert.ok(filter!.forecast.dueAt !== undefined && Date.parse(filter!.forecast.dueAt) <= Date.parse(table[0]!.readAt), `${usedLife} h: due today`);
+      assert.deepEqual(raised.map(brief), usedLife === 70 ? ["partDue/raised/0.3"] : [], `${usedLife} h`);
+    }
+  });
+
   it("tanks: clean water under 15 % and recovery water over 85 % each raise once, one either side of the limit, and clear", async () => {
     await deploy();
     const tanks = (clean: number, recovery: number) =>

@@ -23,7 +23,7 @@ import { keptForAccount, keptIfAsked } from "../account/account-memory";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { numberOf } from "../cloud/values";
 import type { ReadReport } from "../reports/reading";
-import { reportedResidualsOf, type ReportedPart, type UpkeepFacts, type WearPart } from "./facts";
+import { reportedResidualsOf, shareLeft, type ReportedPart, type UpkeepFacts, type WearPart } from "./facts";
 
 export const HISTORY_DAYS = 90;
 export const MAX_UPKEEP_ROBOTS = 5000;
@@ -140,7 +140,7 @@ function counterOffsetOf(track: PartTrack): number {
 export function remainingOf(track: PartTrack): number | undefined {
   const last = track.at.length - 1;
   if (last < 0) return undefined;
-  return Math.min(1, Math.max(0, 1 - (track.used[last]! - counterOffsetOf(track)) / track.life[last]!));
+  return shareLeft(track.used[last]! - counterOffsetOf(track), track.life[last]!);
 }
 
 /** Cleaning hours of the robot's reports between two instants: each report's seconds, in the share of its span that falls between them. */

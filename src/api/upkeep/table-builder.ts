@@ -133,8 +133,10 @@ function partRow(
   robot: RobotHistory,
   hours: DailyHours,
   context: RowContext,
-  remaining: number,
+  unrounded: number,
 ): UpkeepPart {
+  // The row's share is the one the due day and the notices (attention.ts) both judge by.
+  const remaining = round(unrounded, 4);
   const learned = track ? learnedWearOf(track, robot.work) : { cleaningHours: 0, historyDays: 0 };
   const rate = learned.perCleaningHour;
   const dueDay = dueDayOf(remaining, context.threshold, rate, hours, context.days);
@@ -147,7 +149,7 @@ function partRow(
   const replacedAt = track?.replacements.at(-1);
   return {
     part,
-    remaining: round(remaining, 4),
+    remaining,
     ...(rate !== undefined ? { wearPerCleaningHour: rate, wearPerDay: rate * hours.hoursPerDay } : {}),
     threshold: context.threshold,
     forecast,
