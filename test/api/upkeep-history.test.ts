@@ -18,6 +18,7 @@ import {
   UpkeepHistory,
   cleaningHoursBetween,
   remainingOf,
+  upkeepHistoryIfAsked,
   upkeepHistoryOf,
 } from "../../src/api/upkeep/history";
 import { upkeepTable } from "../../src/api/upkeep/table-builder";
@@ -39,15 +40,19 @@ const filterOf = (history: UpkeepHistory) => history.of(ROBOT)!.parts.get("filte
 describe("upkeep history: what feeds it", () => {
   afterEach(() => forgetAccountMemory());
 
-  it("hears every status the account keeps (not the V3 shape, which carries no upkeep) and every report kept, each once, once asked for", () => {
+  it("hears every status the account keeps (not the V3 shape, which carries no upkeep) and every report kept, each once, once asked for, and what the account kept before it was asked", () => {
     const at = START + 8 * HOUR_MS;
     fleetStatusesOf(ACCOUNT).record([wearStatus(ROBOT, "filter", 110, 1000)], at - HOUR_MS);
     reportsOfAccount(ACCOUNT).keep(readReport(reportAt("r-0", ROBOT, at - 2 * HOUR_MS, 3600), ROBOT)!);
+    assert.equal(upkeepHistoryIfAsked(ACCOUNT), undefined, "nothing is kept for an account no one asked of upkeep");
     const history = upkeepHistoryOf(ACCOUNT);
-    assert.equal(history.of(ROBOT), undefined, "nothing is kept for an account no one asked of upkeep");
+    assert.deepEqual(filterOf(history).used, [110], "the status kept before it was asked for");
+    assert.deepEqual(history.of(ROBOT)!.work.key, [reportsOfAccount(ACCOUNT).reportsOf(ROBOT)[0]!.reportKey], "the report kept before");
+    assert.equal(upkeepHistoryOf(ACCOUNT), history);
+    assert.deepEqual(filterOf(history).used, [110], "handed over once");
     fleetStatusesOf(ACCOUNT).record([wearStatus(ROBOT, "filter", 120, 1000)], at);
     fleetStatusesOf(ACCOUNT).record([{ serialNumber: "GS-S-000102", workState: 0 }], at);
-    assert.deepEqual(filterOf(history).used, [120]);
+    assert.deepEqual(filterOf(history).used, [110, 120]);
     assert.equal(history.of(ROBOT)!.latest!.at, at);
     assert.equal(history.of("GS-S-000102"), undefined, "a status with no upkeep facts is nothing to the history");
 
@@ -60,8 +65,8 @@ describe("upkeep history: what feeds it", () => {
     assert.equal(reports.get(first.reportKey, ROBOT), undefined);
     reports.keep(first);
     const work = history.of(ROBOT)!.work;
-    assert.equal(work.seconds.length, 12);
-    assert.equal(cleaningHoursBetween(work, 0, Infinity), 1 + 11 * 0.5);
+    assert.equal(work.seconds.length, 13, "r-0, kept before, and r-1 to r-12");
+    assert.equal(cleaningHoursBetween(work, 0, Infinity), 2 + 11 * 0.5);
   });
 });
 

@@ -10,8 +10,8 @@
  * A report's coverage image is kept beside it (fetched by report-images.ts),
  * bounded per image and in all, and forgotten with the report.
  */
-import { keptForAccount } from "../account/account-memory";
-import { upkeepHistoryIfAsked } from "../upkeep/history";
+import { keptForAccount, keptIfAsked } from "../account/account-memory";
+import { feedsUpkeepHistory, upkeepHistoryIfAsked } from "../upkeep/history";
 import type { ReadReport } from "./reading";
 
 export const REPORTS_KEPT_PER_ROBOT = 10;
@@ -123,6 +123,11 @@ export class AccountReports {
     return new Set(this.byRobot.get(serialNumber)?.keys());
   }
 
+  /** Tells keptFirst again of every report kept now: the upkeep history made after they were kept counts them (each once, by its identity). */
+  retell(): void {
+    for (const reports of this.byRobot.values()) for (const report of reports.values()) this.keptFirst(report);
+  }
+
   /** The robot's reports kept now, the oldest kept first (api/jobs/task-report.ts chooses a start's among them). */
   reportsOf(serialNumber: string): ReadReport[] {
     return [...(this.byRobot.get(serialNumber)?.values() ?? [])];
@@ -133,11 +138,15 @@ function imageKey(serialNumber: string, reportKey: string): string {
   return `${serialNumber}\n${reportKey}`;
 }
 
+const REPORTS_KIND = "task reports";
+
 /** The task reports of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */
 export function reportsOfAccount(accountKey: string): AccountReports {
   return keptForAccount(
     accountKey,
-    "task reports",
+    REPORTS_KIND,
     () => new AccountReports(undefined, (report) => upkeepHistoryIfAsked(accountKey)?.observeReport(report)),
   );
 }
+
+feedsUpkeepHistory((accountKey) => keptIfAsked<AccountReports>(accountKey, REPORTS_KIND)?.retell());

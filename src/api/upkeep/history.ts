@@ -8,7 +8,8 @@
  * (upkeepHistoryOf): every status the account reads passes through
  * FleetStatuses.record (fleet-statuses.ts), which hands it to `observe`;
  * every task report kept passes through AccountReports.keep
- * (report-store.ts), which hands it to `observeReport`. robot-upkeep
+ * (report-store.ts), which hands it to `observeReport`; what the two
+ * stores kept before is handed over when the history is made. robot-upkeep
  * records replacements (`replaced`) and copies the history to its context
  * (`toPlain`, `restore`).
  *
@@ -378,7 +379,23 @@ const KIND = "upkeep";
  * sensors): an account nobody asks of upkeep spends no memory on it.
  */
 export function upkeepHistoryOf(accountKey: string): UpkeepHistory {
-  return keptForAccount(accountKey, KIND, () => new UpkeepHistory());
+  const asked = upkeepHistoryIfAsked(accountKey);
+  if (asked) return asked;
+  const history = keptForAccount(accountKey, KIND, () => new UpkeepHistory());
+  for (const feed of alreadyKeptFeeds) feed(accountKey);
+  return history;
+}
+
+/**
+ * What hands a history just made what the account kept before anyone asked,
+ * through the way it feeds the history from then on: the statuses' and the
+ * reports' stores register here (they import this module, so it cannot
+ * import them). A report kept first still counts.
+ */
+const alreadyKeptFeeds: ((accountKey: string) => void)[] = [];
+
+export function feedsUpkeepHistory(feed: (accountKey: string) => void): void {
+  alreadyKeptFeeds.push(feed);
 }
 
 /** The account's upkeep history where something asked for it, else undefined: what the account's reads feed. */

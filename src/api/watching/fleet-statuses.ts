@@ -5,11 +5,11 @@
  * without a call of its own, and on every Node-RED instance that shares the
  * account, not only on the one that polls.
  */
-import { keptForAccount } from "../account/account-memory";
+import { keptForAccount, keptIfAsked } from "../account/account-memory";
 import { robotDirectoryOf } from "../account/robot-directory";
 import { cloudTimeMs } from "../cloud/cloud-time";
 import { upkeepFactsOf } from "../upkeep/facts";
-import { upkeepHistoryIfAsked } from "../upkeep/history";
+import { feedsUpkeepHistory, upkeepHistoryIfAsked } from "../upkeep/history";
 import { isTaskUnderWay, readStatus, serialNumberOf } from "./status-reader";
 
 /** Robots kept at most per account; past this the one read longest ago is forgotten. */
@@ -141,6 +141,14 @@ export class FleetStatuses {
     return read?.status === status ? read.at : undefined;
   }
 
+  /** Tells `kept` again of each read kept now (each robot's last of each shape, the older first): the upkeep history made after they were read reads them. */
+  retell(): void {
+    for (const [serialNumber, { v1, lean }] of this.robots) {
+      const reads = [v1, lean].filter((read): read is KeptStatus => read !== undefined).sort((a, b) => a.at - b.at);
+      for (const { status, at } of reads) this.kept(serialNumber, status, at);
+    }
+  }
+
   /** Every robot's last status (merged as get() does), by serial number. */
   all(): KeptStatus[] {
     return [...this.robots.entries()]
@@ -164,11 +172,13 @@ export function statusShapeOf(status: Record<string, unknown>): "v1" | "lean" {
   return typeof status.name === "string" && status.name.startsWith("robots/") ? "v1" : "lean";
 }
 
+const STATUSES_KIND = "fleet statuses";
+
 /** The last statuses of the account `accountKey` (RobotClient.accountKey), the same object for every node of it in this process. */
 export function fleetStatusesOf(accountKey: string): FleetStatuses {
   return keptForAccount(
     accountKey,
-    "fleet statuses",
+    STATUSES_KIND,
     () =>
       new FleetStatuses(
         MAX_KEPT_STATUSES,
@@ -177,3 +187,5 @@ export function fleetStatusesOf(accountKey: string): FleetStatuses {
       ),
   );
 }
+
+feedsUpkeepHistory((accountKey) => keptIfAsked<FleetStatuses>(accountKey, STATUSES_KIND)?.retell());
