@@ -265,6 +265,67 @@ describe("upkeep forecast: at the plan's hours", () => {
   });
 });
 
+describe("upkeep table: each robot's days in the zone of the plan that gives it hours", () => {
+  const HALL_ROBOT = "GS-S-000102";
+  /** A plan node in `timezone` whose daily item `item` the robot ran once, for 2 h. */
+  function planIn(book: AccountPlans, timezone: string, item: string, serialNumber: string) {
+    book.setPlan(
+      `plan-${item}`,
+      { items: readPlan([{ name: item, days: "daily", at: "18:00", map: "Floor 1", area: item }]), timezone },
+      START - 60 * DAY_MS,
+    );
+    const plannedAt = new Date(START - DAY_MS).toISOString();
+    book.settle(`plan-${item}`, {
+      occurrenceId: `${item}@ran`,
+      item,
+      plannedAt,
+      status: "done",
+      job: {
+        jobId: `job-${item}`,
+        serialNumber,
+        work: { kind: "area", area: item, map: "Floor 1" },
+        outcome: "completed",
+        endedAt: plannedAt,
+        durationSeconds: 7200,
+        attempts: [],
+      },
+    });
+  }
+
+  it("a robot on an Auckland plan and one on a Los Angeles plan: each part at its threshold is due on its own zone's today, from its local midnight", () => {
+    const history = new UpkeepHistory();
+    for (const serialNumber of [ROBOT, HALL_ROBOT])
+      workDays(history, { serialNumber, lifeSpan: 1000, usedLife: 800, from: START, days: 20, hoursPerDay: 5 });
+    const plans = new AccountPlans();
+    planIn(plans, "Pacific/Auckland", "Lobby", ROBOT);
+    planIn(plans, "America/Los_Angeles", "Hall", HALL_ROBOT);
+    const dueDays = (now: number) =>
+      upkeepTable(history, [ROBOT, HALL_ROBOT], { now, plans }).map((row) => [
+        row.zone,
+        row.parts[0]!.forecast.basis,
+        row.parts[0]!.forecast.dueDay,
+      ]);
+    const aucklandMidnight = Date.parse("2026-12-01T00:00:00+13:00");
+    assert.deepEqual(dueDays(aucklandMidnight), [
+      ["Pacific/Auckland", "plan", "2026-12-01"],
+      ["America/Los_Angeles", "plan", "2026-11-30"],
+    ]);
+    assert.deepEqual(
+      dueDays(aucklandMidnight - 1).map(([, , day]) => day),
+      ["2026-11-30", "2026-11-30"],
+    );
+    const losAngelesMidnight = Date.parse("2026-12-01T00:00:00-08:00");
+    assert.deepEqual(
+      dueDays(losAngelesMidnight).map(([, , day]) => day),
+      ["2026-12-01", "2026-12-01"],
+    );
+    assert.deepEqual(
+      dueDays(losAngelesMidnight - 1).map(([, , day]) => day),
+      ["2026-12-01", "2026-11-30"],
+    );
+  });
+});
+
 describe("plan book: planned runs", () => {
   it("names each upcoming occurrence's robot by the item's latest run and its seconds by the median of its runs", () => {
     const book = new AccountPlans();
@@ -298,16 +359,16 @@ describe("plan book: planned runs", () => {
     const from = START + 3 * DAY_MS;
     const even = book.plannedRuns(from, from + 2 * DAY_MS);
     assert.deepEqual(
-      even.runs.map((run) => [run.serialNumber, run.seconds]),
+      even.map((run) => [run.serialNumber, run.seconds, run.timezone]),
       [
-        ["B", 200],
-        ["B", 200],
+        ["B", 200, BERLIN],
+        ["B", 200, BERLIN],
       ],
-      "C's run says no duration: B's is the latest that does",
+      "C's run says no duration: B's is the latest that does; each in its plan's zone",
     );
     settle(3, "A", 1000);
     assert.deepEqual(
-      book.plannedRuns(from, from + 2 * DAY_MS).runs.map((run) => [run.serialNumber, run.seconds]),
+      book.plannedRuns(from, from + 2 * DAY_MS).map((run) => [run.serialNumber, run.seconds]),
       [["A", 300]],
       "the occurrence settled is no longer upcoming; the median of 100, 300, 1,000",
     );

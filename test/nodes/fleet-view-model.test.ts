@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { NodeAPI } from "node-red";
+import { DateTime } from "luxon";
 import type { OpenAlarm } from "../../src/api/pushes/open-alarms";
 import type { KeptStatus } from "../../src/api/watching/fleet-statuses";
 import { translator } from "../../src/nodes/shared/i18n";
@@ -393,6 +394,18 @@ describe("fleetView's model", () => {
       assert.equal(view.upkeep.dueBy, dayAfter(today, 14));
       assert.equal(view.upkeep.count, 4);
     });
+
+    for (const zone of ["Pacific/Auckland", "America/Los_Angeles"]) {
+      it(`takes today in the robots' zone (${zone}): a part due on the 14th day ahead is listed from its local midnight, not 1 ms before`, () => {
+        const midnight = DateTime.fromISO("2026-11-27T00:00", { zone }).toMillis();
+        const row: UpkeepRobot = { ...forecastRow("GS-S-000101", 0), zone };
+        row.parts[0]!.forecast.dueDay = dayAfter("2026-11-27", 14);
+        const listed = (now: number) =>
+          fleetView(input(kept(status("GS-S-000101", "Lobby scrubber")), { now: new Date(now), upkeepOf: () => row }), t).upkeep.parts.length;
+        assert.equal(listed(midnight), 1, "today + 14");
+        assert.equal(listed(midnight - 1), 0, "today + 15");
+      });
+    }
 
     it("without a robot-upkeep on the account lists only what the status says now: a part at its 10 % threshold, no due day", () => {
       const view = fleetView(

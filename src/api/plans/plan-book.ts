@@ -202,9 +202,9 @@ export class AccountPlans {
    * hours): the robot of its latest run (an item may leave the robot to the
    * job, so the robot that ran it last is the likeliest), and the median
    * durationSeconds of its runs kept (35 days). An item not run yet is left
-   * out: nothing says how long it takes.
+   * out: nothing says how long it takes. Each run names its plan's zone.
    */
-  plannedRuns(from: Date | number, to: Date | number): { timezone: string; runs: PlannedRun[] } {
+  plannedRuns(from: Date | number, to: Date | number): PlannedRun[] {
     const listing = this.between(from, to);
     const ranBy = new Map<string, { robot: string; seconds: number[] }>();
     for (const { occurrence } of [...this.settled.values()].sort(
@@ -221,9 +221,10 @@ export class AccountPlans {
     for (const occurrence of listing.planned) {
       if (this.settled.has(occurrence.occurrenceId)) continue;
       const ran = ranBy.get(occurrence.item);
-      if (ran) runs.push({ serialNumber: ran.robot, plannedAt: occurrence.plannedAt, seconds: median(ran.seconds) });
+      const timezone = listing.zones?.[occurrence.item] ?? listing.timezone;
+      if (ran) runs.push({ serialNumber: ran.robot, plannedAt: occurrence.plannedAt, seconds: median(ran.seconds), timezone });
     }
-    return { timezone: listing.timezone, runs };
+    return runs;
   }
 
   toPlain(nodeId: string): PlainNodePlans {
@@ -280,6 +281,8 @@ export interface PlannedRun {
   serialNumber: string;
   plannedAt: string;
   seconds: number;
+  /** Its plan's IANA zone: the robot's days are that zone's. */
+  timezone: string;
 }
 
 function median(values: number[]): number {

@@ -78,6 +78,16 @@ export function dayAfter(day: string, days: number): string {
 
 const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
+/**
+ * The zone a table's "today" is taken in (the console's list, the work order):
+ * the zone its robots' days share (table.ts `zone`); undefined (the runtime's)
+ * when they are in two zones or give none.
+ */
+export function zoneOfTable(table: readonly UpkeepRobot[]): string | undefined {
+  const zones = new Set(table.map((robot) => robot.zone));
+  return zones.size === 1 ? [...zones][0] : undefined;
+}
+
 /** The parts due by `today` + dueWithinDays, those under their threshold first, then by day, robot and part. */
 export function partsDue(table: readonly UpkeepRobot[], today: string, limits: UpkeepLimits = DEFAULT_UPKEEP_LIMITS): PartDue[] {
   const last = dayAfter(today, limits.dueWithinDays);

@@ -7,7 +7,7 @@
  */
 import { robotDirectoryOf } from "../account/robot-directory";
 import { invalidInput } from "../errors";
-import { plansOfAccount, type AccountPlans } from "../plans/plan-book";
+import { plansOfAccount, type AccountPlans, type PlannedRun } from "../plans/plan-book";
 import { round } from "../reports/reading";
 import { dueDayOf, learnedWearOf, LocalDays, PLAN_HORIZON_DAYS, recentHoursPerDay, type DailyHours } from "./forecast";
 import { DAY_MS, remainingOf, upkeepHistoryOf, type PartTrack, type RobotHistory, type UpkeepHistory } from "./history";
@@ -18,7 +18,7 @@ export interface UpkeepTableOptions {
   now?: number;
   /** Share left at which a part is due, 0-1 (DEFAULT_THRESHOLD). */
   threshold?: number;
-  /** IANA zone of the due days; absent: the plans' zone, else the runtime's. */
+  /** IANA zone of every robot's due days; absent: each robot's from the plan that gives it hours, else the runtime's. */
   zone?: string;
   /** The plan book whose upcoming runs give a robot's hours; absent: every robot at its recent hours. */
   plans?: AccountPlans;
@@ -38,15 +38,23 @@ export function upkeepTable(history: UpkeepHistory, serialNumbers: readonly stri
   if (typeof threshold !== "number" || !(threshold >= 0 && threshold <= 1))
     throw invalidInput("threshold", `must be a share from 0 to 1 (got ${JSON.stringify(threshold)})`);
   // A day more than the horizon: its last day ends past that in a zone ahead of UTC; what is past it is left out.
-  const planned = options.plans?.plannedRuns(now, now + (PLAN_HORIZON_DAYS + 1) * DAY_MS);
-  const zone = options.zone ?? planned?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const days = new LocalDays(now, zone);
-  const planDays = planned ? planHoursByRobot(planned.runs, days) : new Map<string, number[]>();
+  const runsByRobot = new Map<string, PlannedRun[]>();
+  for (const run of options.plans?.plannedRuns(now, now + (PLAN_HORIZON_DAYS + 1) * DAY_MS) ?? []) {
+    const runs = runsByRobot.get(run.serialNumber);
+    if (runs) runs.push(run);
+    else runsByRobot.set(run.serialNumber, [run]);
+  }
+  const daysByZone = new Map<string, LocalDays>();
+  const daysIn = (zone: string) => daysByZone.get(zone) ?? daysByZone.set(zone, new LocalDays(now, zone)).get(zone)!;
+  const runtimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const rows: UpkeepRobot[] = [];
   for (const serialNumber of serialNumbers) {
     const robot = history.of(serialNumber);
     if (!robot) continue;
-    const row = robotRow(serialNumber, robot, { threshold, days, planDays: planDays.get(serialNumber) });
+    const runs = runsByRobot.get(serialNumber);
+    // A robot's days are those of the plan that gives it hours (its first run's, should two plans in two zones share it).
+    const days = daysIn(options.zone ?? runs?.[0]?.timezone ?? runtimeZone);
+    const row = robotRow(serialNumber, robot, { threshold, days, planDays: runs && planHoursOf(runs, days) });
     if (!row) continue;
     const name = options.nameOf?.(serialNumber);
     rows.push(name !== undefined && name !== serialNumber ? { ...row, name } : row);
@@ -68,20 +76,16 @@ export function upkeepTableOfAccount(
   });
 }
 
-/** Each robot's planned hours of each local day from today (today's from `now` on), PLAN_HORIZON_DAYS of them. */
-function planHoursByRobot(
-  runs: readonly { serialNumber: string; plannedAt: string; seconds: number }[],
-  days: LocalDays,
-): Map<string, number[]> {
-  const byRobot = new Map<string, number[]>();
+/** A robot's planned hours of each local day from today (today's from `now` on), PLAN_HORIZON_DAYS of them; undefined when none falls within. */
+function planHoursOf(runs: readonly { plannedAt: string; seconds: number }[], days: LocalDays): number[] | undefined {
+  let hours: number[] | undefined;
   for (const run of runs) {
     const day = days.indexOf(Date.parse(run.plannedAt));
     if (day >= PLAN_HORIZON_DAYS) continue;
-    let hours = byRobot.get(run.serialNumber);
-    if (!hours) byRobot.set(run.serialNumber, (hours = new Array<number>(PLAN_HORIZON_DAYS).fill(0)));
+    hours ??= new Array<number>(PLAN_HORIZON_DAYS).fill(0);
     hours[day]! += run.seconds / 3600;
   }
-  return byRobot;
+  return hours;
 }
 
 interface RowContext {
@@ -121,6 +125,7 @@ function robotRow(serialNumber: string, robot: RobotHistory, context: RowContext
   return {
     serialNumber,
     readAt: new Date(readAt).toISOString(),
+    zone: context.days.zone,
     parts,
     tanks: { ...robot.latest?.facts.tanks },
     battery: { ...robot.latest?.facts.battery },

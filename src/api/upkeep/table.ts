@@ -57,6 +57,13 @@ export interface UpkeepRobot {
   name?: string;
   /** When the facts were read (ISO time). */
   readAt: string;
+  /**
+   * The IANA zone of the robot's days (its due days, and the "today" they are
+   * judged against): the zone of the plan that gives it hours, else the
+   * runtime's. Absent on a row the table did not build (the console's row of a
+   * robot the history does not know yet): the runtime's.
+   */
+  zone?: string;
   parts: UpkeepPart[];
   tanks: TankLevels;
   battery: BatteryHealth;

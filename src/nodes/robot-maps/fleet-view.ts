@@ -18,7 +18,6 @@ import type { Translate } from "../shared/i18n";
 import { MARKER_STATES, STATE_COLOURS, mapIdOf, markerStateOf, navigationMarks, type MapPicture, type MarkerState, type RobotDestinations, type RobotNames } from "./fleet-map";
 import { alarmText, drawFleetMap, fleetMapWords } from "./fleet-map-draw";
 import { TIMELINE_STATES, planTimeline, type PlanTimeline, type TodaysPlan } from "./plan-timeline";
-import { dayFormatter } from "../../api/reports/kpi";
 import { upkeepFactsOf } from "../../api/upkeep/facts";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 import { upkeepView, type UpkeepSource, type UpkeepView } from "./upkeep-view";
@@ -363,8 +362,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   );
   const plan = input.plan ? { plan: planTimeline(input.plan, floors.map((floor) => floor.mapName)) } : {};
   const language = t("planReport.language");
-  // Today in the runtime's zone, as the due days are.
-  const upkeep = upkeepView(upkeepSources, dayFormatter(undefined)(input.now.getTime()), language, t);
+  const upkeep = upkeepView(upkeepSources, input.now, language, t);
   return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, ...plan, upkeep, words: viewWords(t), language };
 }
 

@@ -7,7 +7,8 @@
  * tanks and battery from the statuses shown, which may be newer. What needs a
  * person is attention.ts's reading, the same as the work order's.
  */
-import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson } from "../../api/upkeep/attention";
+import { dayFormatter } from "../../api/reports/kpi";
+import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson, zoneOfTable } from "../../api/upkeep/attention";
 import type { UpkeepFacts } from "../../api/upkeep/facts";
 import { DEFAULT_THRESHOLD, type UpkeepRobot } from "../../api/upkeep/table";
 import { basisText, itemName, todoText } from "../../api/upkeep/work-order-words";
@@ -54,7 +55,7 @@ export interface UpkeepViewBattery {
 }
 
 export interface UpkeepView {
-  /** The last day the parts listed are due by (YYYY-MM-DD, the runtime's zone). */
+  /** The last day the parts listed are due by (YYYY-MM-DD, in the robots' zone, else the runtime's). */
   dueBy: string;
   /** That day as a date in the runtime's language. */
   dueByText: string;
@@ -88,8 +89,10 @@ function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
   return { serialNumber: source.serialNumber, name: source.name, readAt: source.readAt.toISOString(), parts, tanks: facts.tanks, battery: facts.battery };
 }
 
-export function upkeepView(sources: readonly UpkeepSource[], today: string, language: string, t: Translate): UpkeepView {
+/** The upkeep view at `now`: today is the robots' (their rows' zone, else the runtime's), as their due days are. */
+export function upkeepView(sources: readonly UpkeepSource[], now: Date, language: string, t: Translate): UpkeepView {
   const table = sources.flatMap((source) => rowOf(source) ?? []);
+  const today = dayFormatter(zoneOfTable(table))(now.getTime());
   const limits = DEFAULT_UPKEEP_LIMITS;
   const date = new Intl.DateTimeFormat(language, { timeZone: "UTC", month: "short", day: "numeric", weekday: "short" });
   const dayText = (day: string) => date.format(Date.parse(`${day}T12:00:00Z`));

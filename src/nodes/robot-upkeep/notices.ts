@@ -9,6 +9,7 @@
  * carry (a robot not read, a model without the part) changes nothing: only a
  * reading can open or end a condition.
  */
+import { dayFormatter } from "../../api/reports/kpi";
 import { batteryNotices, HEALTHY_BATTERY, partsDue, tanksNeedingPerson, type UpkeepLimits } from "../../api/upkeep/attention";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 
@@ -50,7 +51,8 @@ interface Reading {
 /** Every condition the robot's row has a reading of, each open where attention.ts says it needs a person. */
 function readingsOf(robot: UpkeepRobot, limits: UpkeepLimits): Reading[] {
   // Only the parts due now are notices; the day only picks the parts due soon, which are left out.
-  const overdue = new Set(partsDue([robot], robot.readAt.slice(0, 10), limits).flatMap((due) => (due.overdue ? [due.part] : [])));
+  const today = dayFormatter(robot.zone)(Date.parse(robot.readAt));
+  const overdue = new Set(partsDue([robot], today, limits).flatMap((due) => (due.overdue ? [due.part] : [])));
   const tanks = new Set(tanksNeedingPerson([robot], limits).map((need) => need.tank));
   const battery = new Set(batteryNotices([robot], limits).flatMap((notice) => notice.reasons));
   const readings: Reading[] = robot.parts.map((part) => ({

@@ -13,7 +13,7 @@ import { refuseRobotsNotOfAccount, robotNameOf } from "../../api/account/robot-d
 import { RobotApiError, invalidInput } from "../../api/errors";
 import { readNumberSetting, SERIAL_NUMBER_PATTERN, SERIAL_NUMBER_RULE } from "../../api/settings/input-rules";
 import { notOneOf } from "../../api/settings/input-problems";
-import { DEFAULT_UPKEEP_LIMITS } from "../../api/upkeep/attention";
+import { DEFAULT_UPKEEP_LIMITS, zoneOfTable } from "../../api/upkeep/attention";
 import { REPORTED_PARTS, WEAR_PARTS, type ReportedPart, type WearPart } from "../../api/upkeep/facts";
 import { WORK_ORDER_FORMATS, workOrderAnswer, type WorkOrderFormat } from "../../api/upkeep/work-order";
 import { configProblemStatus, lookUpConfig } from "../shared/config-node";
@@ -169,7 +169,7 @@ export function setUpRobotUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepPr
     }
     const result = await read(named);
     const out = outgoing(result, msg);
-    if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits, now: new Date(settings.now()) });
+    if (workOrder) msg.payload = workOrderAnswer(result.table, workOrder, t, { limits: settings.limits, now: new Date(settings.now()), timeZone: zoneOfTable(result.table) });
     return out;
   });
 
