@@ -1,7 +1,7 @@
 /** CSV as robot-reports' CSV example writes it: one module for every CSV the package makes. */
 
 /** A field quoted when it holds a comma, a quote or a line break, quotes doubled; nothing for undefined or null. */
-export function csvField(value: string | number | null | undefined): string {
+function csvField(value: string | number | null | undefined): string {
   const text = value === undefined || value === null ? "" : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

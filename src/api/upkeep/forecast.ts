@@ -27,7 +27,7 @@ export const RECENT_DAYS = 14;
  */
 export const PLAN_HORIZON_DAYS = 8;
 /** No due day is given further out than this. */
-export const MAX_FORECAST_DAYS = 730;
+const MAX_FORECAST_DAYS = 730;
 
 export interface LearnedWear {
   /** Share of life worn per cleaning hour; undefined under MIN_CLEANING_HOURS. */

@@ -27,7 +27,7 @@ import type { ReadReport } from "../reports/reading";
 import { reportedResidualsOf, shareLeft, type ReportedPart, type UpkeepFacts, type WearPart } from "./facts";
 
 export const HISTORY_DAYS = 90;
-export const MAX_UPKEEP_ROBOTS = 5000;
+const MAX_UPKEEP_ROBOTS = 5000;
 const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** A part's readings closer than this are thinned to the later one (the one before it stays). */
@@ -35,7 +35,7 @@ export const READING_SPACING_MS = HOUR_MS;
 /** A counter that falls by less than this share of its life span is a stale reading, skipped; by this or more, the cloud reset it. */
 export const STALE_FALL_SHARE = 0.01;
 /** What toPlain writes to a context: one reading a part per day within a segment (its first and last kept), which keeps every segment's wear and hours. */
-export const PLAIN_READING_SPACING_MS = DAY_MS;
+const PLAIN_READING_SPACING_MS = DAY_MS;
 
 /** A part's readings, in parallel lists (a fleet's 90 days are millions of numbers: no object per reading). */
 export interface PartTrack {
@@ -319,20 +319,14 @@ function mergedTrack(copy: PartTrack, here: PartTrack | undefined): PartTrack {
   };
 }
 
-export interface PlainTrack {
-  at: number[];
-  used: number[];
-  life: number[];
-  replacements: number[];
-}
-
-export interface PlainUpkeepHistory {
+/** A context's copy: PartTracks thinned (plainTrack). */
+interface PlainUpkeepHistory {
   version: 1;
   robots: Record<
     string,
     {
-      parts: Record<string, PlainTrack>;
-      reported: Record<string, PlainTrack>;
+      parts: Record<string, PartTrack>;
+      reported: Record<string, PartTrack>;
       work: WorkTrack;
       latest?: { facts: UpkeepFacts; at: number };
     }
@@ -347,8 +341,8 @@ function numbers(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((entry) => typeof entry === "number" && Number.isFinite(entry));
 }
 
-function plainTrack(track: PartTrack): PlainTrack {
-  const plain: PlainTrack = { at: [], used: [], life: [], replacements: [...track.replacements] };
+function plainTrack(track: PartTrack): PartTrack {
+  const plain: PartTrack = { at: [], used: [], life: [], replacements: [...track.replacements] };
   const count = track.at.length;
   for (let index = 0; index < count; index++) {
     const segmentEdge = index === 0 || index === count - 1 || !sameSegment(track, index) || !sameSegment(track, index + 1);
@@ -361,7 +355,7 @@ function plainTrack(track: PartTrack): PlainTrack {
 }
 
 function trackOf(value: unknown): PartTrack | undefined {
-  const track = value as Partial<PlainTrack> | undefined;
+  const track = value as Partial<PartTrack> | undefined;
   if (!numbers(track?.at) || !numbers(track.used) || !numbers(track.life) || !numbers(track.replacements)) return undefined;
   if (track.at.length !== track.used.length || track.at.length !== track.life.length || track.life.some((life) => life <= 0))
     return undefined;
