@@ -71,6 +71,21 @@ describe("upkeep forecast: the wear learned", () => {
     assert.equal(row.wearPerCleaningHour, 1 / 1000);
     assert.equal(row.forecast.basis, "recent");
     assert.equal(row.forecast.hoursPerDay, round((9 * 4) / RECENT_DAYS, 2), "over the 14 days, the first from its midnight");
+    // Today is not over: its hours so far do not count, at 10:00 (two hours into its task) as at 00:00.
+    workDays(history, {
+      serialNumber: ROBOT,
+      lifeSpan: 1000,
+      usedLife: after + 16,
+      from: START + RECENT_DAYS * DAY_MS,
+      days: 1,
+      hoursPerDay: 4,
+    });
+    for (const hour of [0, 10, 23])
+      assert.equal(
+        filterRow(history, { now: START + RECENT_DAYS * DAY_MS + hour * 3_600_000, zone: "UTC" }).forecast.hoursPerDay,
+        round((9 * 4) / RECENT_DAYS, 2),
+        `at ${hour}:00`,
+      );
   });
 
   it("gives no due day at 0 hours a day: a robot that stopped working keeps its rate, but gets no nearer", () => {
@@ -93,7 +108,11 @@ describe("upkeep forecast: the due day", () => {
     assert.equal(over.remaining, 0.101);
     assert.equal(over.forecast.dueDay, "2026-11-23", "1 h of wear left at about 5 h a day: past midnight");
     const later = dueOf(880);
-    assert.equal(later.forecast.dueDay, "2026-11-27", "20 h of wear left at 100 h over 20.9 days: 4.2 days on from 22:00");
+    assert.equal(
+      later.forecast.dueDay,
+      "2026-11-26",
+      "20 h of wear left at 5 h a day over the 14 whole days before today: 4 days on from 22:00",
+    );
   });
 
   it("falls on the day that begins at a local midnight reached exactly, and on the day before one ms earlier", () => {

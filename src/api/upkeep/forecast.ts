@@ -75,14 +75,16 @@ export type DailyHours =
   | { basis: "recent"; hoursPerDay: number };
 
 /**
- * The robot's recent cleaning hours a day: over RECENT_DAYS before now, or,
- * where the history is younger, since the start of the local day it begins
- * on (a first reading at 06:00 is not a day with six hours fewer; a day at least).
+ * The robot's recent cleaning hours a day: over its whole local days before
+ * today, at most RECENT_DAYS, from the day its history begins on (a first
+ * reading at 06:00 is not a day with six hours fewer). Today is left out: a
+ * day not over would count as a short one, and the figure would fall and rise
+ * with the time of day. A history begun today counts today so far as its day.
  */
 export function recentHoursPerDay(work: WorkTrack, knownSince: number, days: LocalDays): number {
-  const { now } = days;
-  const from = Math.max(now - RECENT_DAYS * DAY_MS, Math.min(days.startOf(days.indexOf(knownSince)), now - DAY_MS));
-  return cleaningHoursBetween(work, from, now) / ((now - from) / DAY_MS);
+  const firstDay = Math.max(days.indexOf(knownSince), -RECENT_DAYS);
+  if (firstDay >= 0) return cleaningHoursBetween(work, days.startOf(0), days.now);
+  return cleaningHoursBetween(work, days.startOf(firstDay), days.startOf(0)) / -firstDay;
 }
 
 /**
