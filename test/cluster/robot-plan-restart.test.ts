@@ -14,6 +14,8 @@ import path from "node:path";
 import { startInstance, type Instance, type SentMessage } from "../support/node-red-cluster";
 import { stubSerial } from "../support/fleet-stub";
 import { JobFleetStub } from "../support/job-fleet-stub";
+import { redisCommand, useRedis } from "../support/redis-server";
+import { until } from "../support/until";
 
 const R1 = stubSerial(1);
 type Payload = Record<string, unknown>;
@@ -109,5 +111,88 @@ describe("robot-plan across a Node-RED restart with a persistent context store",
       ["START_TASK", "START_TASK"],
       "06:00 before the restart and 06:15 after it, nothing else",
     );
+  });
+});
+
+describe("robot-plan across a Node-RED restart, its account shared through a real redis-server", function () {
+  this.timeout(180_000);
+  const { redis } = useRedis();
+  let stub: JobFleetStub;
+  let instances: Instance[] = [];
+  let contextDir: string;
+  afterEach(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    instances = [];
+    await stub?.server.stop();
+    fs.rmSync(contextDir, { recursive: true, force: true });
+  });
+
+  it("keeps an occurrence settled while Redis was down in the node's context, and writes it to Redis after the restart", async () => {
+    stub = await new JobFleetStub(1).start();
+    stub.runReads = undefined;
+    contextDir = fs.mkdtempSync(path.join(os.tmpdir(), "robot-plan-context-"));
+    const flows = [
+      { id: "tab", type: "tab", label: "plan" },
+      {
+        id: "cfg",
+        type: "robot-config",
+        baseUrl: stub.url,
+        timeout: 10,
+        maxRetries: 3,
+        authMode: "token",
+        redisUrl: redis.url,
+        redisPrefix: "plan-restart",
+      },
+      {
+        id: "plan",
+        type: "robot-plan",
+        z: "tab",
+        robot: "cfg",
+        timezone: "Europe/Berlin",
+        lateBy: 12,
+        skipDates: [],
+        plan: [item("Kitchen", "06:00")],
+        wires: [[], [], []],
+      },
+    ];
+    const options = (startAt: string) => ({
+      flows,
+      credentials: { cfg: { token: "restart-token" } },
+      watch: ["plan"],
+      settings: {
+        contextStorage: { default: { module: "localfilesystem", config: { dir: contextDir, flushInterval: 1 } } },
+        robotPlanClock: { startAt },
+      },
+    });
+    const started = (instance: Instance) =>
+      instance.sent.some((sent) => sent.node === "plan" && sent.port === 1 && payloadOf(sent).event === "started");
+    const ends = (instance: Instance) => instance.sent.filter((sent) => sent.node === "plan" && sent.port === 0).map(payloadOf);
+    /** The occurrence as the account's Redis keeps it for every instance's report (the settled hash of robot-claims.ts). */
+    const inRedis = async () => {
+      const keys = (await redisCommand(redis.port, "KEYS", "plan-restart:*:occurrences:settled")) as string[];
+      return keys.length === 0 ? null : redisCommand(redis.port, "HGET", keys[0]!, "Kitchen@2026-06-10T06:00");
+    };
+
+    const first = await startInstance({ name: "A", ...options("2026-06-10T05:59:50+02:00") });
+    instances.push(first);
+    await first.waitFor((instance) => started(instance) || undefined, 40_000, "06:00 started");
+    await redis.stop();
+    stub.finish(R1);
+    await first.waitFor((instance) => ends(instance).length === 1 || undefined, 30_000, "06:00 settled while Redis is down");
+    assert.equal(ends(first)[0]!.status, "done");
+    await first.stop();
+    instances = [];
+
+    // Redis comes back empty: only the restarted node can give it the occurrence.
+    await redis.restart();
+    assert.equal(await inRedis(), null);
+    const second = await startInstance({ name: "B", ...options("2026-06-10T06:30:00+02:00") });
+    instances.push(second);
+    // Written at a look once the node's Redis link is up: the first look may come before it, the next within a minute.
+    await until("the occurrence written to Redis after the restart", async () => (await inRedis()) !== null, 90_000);
+    const shared = JSON.parse((await inRedis()) as string) as Payload;
+    assert.deepEqual([shared.occurrenceId, shared.status], ["Kitchen@2026-06-10T06:00", "done"]);
+    assert.equal(ends(second).length, 0, "nothing settled again");
+    assert.equal(stub.startCommands(R1).length, 1);
   });
 });
