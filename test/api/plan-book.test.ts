@@ -104,7 +104,7 @@ describe("plan book: claims and settling", () => {
 });
 
 describe(`plan book: settled occurrences kept ${SETTLED_KEPT_DAYS} days`, () => {
-  it("forgets one planned more than 35 days before now; keeps one exactly 35 days before and one a ms later", () => {
+  it("forgets one planned more than 35 days before now, and that Redis has not taken it; keeps one exactly 35 days before and one a ms later", () => {
     assert.equal(SETTLED_KEPT_DAYS, 35);
     const now = Date.parse("2026-12-31T12:00:00Z");
     const at = (offsetMs: number): PlannedOccurrence => ({
@@ -115,7 +115,9 @@ describe(`plan book: settled occurrences kept ${SETTLED_KEPT_DAYS} days`, () => 
     const book = new AccountPlans();
     for (const offset of [-1, 0, 1]) book.settle("a", settled(at(offset)));
     book.claim("a", at(-DAY_MS), false);
+    book.stateOf("a").unshared = [-1, 0, 1].map((offset) => at(offset).occurrenceId);
     book.prune(now);
+    assert.deepEqual(book.stateOf("a").unshared, [at(0).occurrenceId, at(1).occurrenceId]);
     assert.equal(book.settledOf(at(-1).occurrenceId), undefined);
     assert.equal(book.known(at(-1).occurrenceId), false);
     assert.ok(book.settledOf(at(0).occurrenceId));
@@ -293,6 +295,7 @@ describe("plan book: a node's part in its context", () => {
         skips: ["2026-12-25", 5, null],
         checkedUpTo: "1000",
         unanswered: [SEVEN, null, { occurrenceId: 5, itemSpec: {} }, { occurrenceId: "Hall@2026-12-01T06:00" }],
+        unshared: [SIX.occurrenceId, 5, null],
         itemsSince: { kept: 1_000, text: "1000", none: null, infinite: Infinity },
       },
     });
@@ -302,10 +305,19 @@ describe("plan book: a node's part in its context", () => {
       paused: false,
       skips: ["2026-12-25"],
       unanswered: [SEVEN],
+      unshared: [SIX.occurrenceId],
       itemsSince: { kept: 1_000 },
     });
     book.restore("b", {
-      state: { planByMessageOver: 7, paused: true, skips: "2026-12-25", checkedUpTo: 0, unanswered: "none", itemsSince: null },
+      state: {
+        planByMessageOver: 7,
+        paused: true,
+        skips: "2026-12-25",
+        checkedUpTo: 0,
+        unanswered: "none",
+        unshared: "none",
+        itemsSince: null,
+      },
     });
     assert.deepEqual(book.stateOf("b"), { paused: true, skips: [], checkedUpTo: 0 });
   });

@@ -119,6 +119,37 @@ describe("robot-reports: every report once, and the fleet's figures", function (
     assert.equal(caught.length, 0);
   });
 
+  it("sends the rest of a sweep when one report fails on its way out: that one is one error a Catch node gets, with the report", async () => {
+    stub.addRobot(LOBBY, "Lobby scrubber");
+    const { out, caught } = await deploy();
+    await waitFor(() => sweepsDone() === 1, 5000, "the first sweep, with nothing to send");
+    const now = Date.now();
+    ["a", "b", "c"].forEach((id, index) => stub.file(reportAt(id, LOBBY, now - (index + 1) * 3600_000)));
+    // The flow refuses the first report sent on output 1 (node.send throws), whichever the cloud lists first.
+    const node = helper.getNode("reports") as unknown as { send: (msg: unknown) => void };
+    const sendOn = node.send.bind(node);
+    let refused: string | undefined;
+    node.send = (msg) => {
+      const report = Array.isArray(msg) ? (msg[0] as Message | null) : undefined;
+      if (report && refused === undefined) {
+        refused = keyOf(report);
+        throw new Error("the flow refused the message");
+      }
+      sendOn(msg);
+    };
+    send("sweep now");
+    await waitFor(() => out.length === 2 && caught.length === 1, 5000, "two reports sent and one error");
+    assert.equal(caught[0]!.topic, LOBBY);
+    assert.equal(keyOf(caught[0]!), refused, "the error's message is the report that failed");
+    assert.deepEqual(out.map(keyOf).sort(), [`${LOBBY}/a`, `${LOBBY}/b`, `${LOBBY}/c`].filter((key) => key !== refused));
+    // The next sweep sends none of them again: the failed one ended in its error.
+    send("sweep now");
+    await waitFor(() => sweepsDone() === 3, 5000, "the next sweep");
+    await pause(200);
+    assert.equal(out.length, 2);
+    assert.equal(caught.length, 1);
+  });
+
   it("remembers what it sent through a redeploy", async () => {
     stub.addRobot(LOBBY, "Lobby scrubber");
     stub.file(reportAt("a", LOBBY, Date.now() - DAY_MS));

@@ -39,6 +39,12 @@ export interface NodePlanState {
   /** Occurrences looked at whose Redis claim got no answer (Redis away): asked again at each look, kept across a redeploy and a restart. */
   unanswered?: PlannedOccurrence[];
   /**
+   * The ids of occurrences the node settled that the account's Redis has not
+   * taken yet (it did not answer): written again at each look, kept across a
+   * redeploy and a restart, and forgotten with the settled occurrence (35 days).
+   */
+  unshared?: string[];
+  /**
    * When each item of the plan in force first was (epoch ms), by planItemKey: a
    * report lists none of its occurrences planned before, which no plan asked for
    * (a week's report of a plan set today is not six days of missed service).
@@ -139,6 +145,7 @@ export class AccountPlans {
   prune(now: number): void {
     const oldest = now - SETTLED_KEPT_DAYS * DAY_MS;
     for (const [id, entry] of this.settled) if (Date.parse(entry.occurrence.plannedAt) < oldest) this.settled.delete(id);
+    for (const state of this.states.values()) if (state.unshared) state.unshared = state.unshared.filter((id) => this.settled.has(id));
   }
 
   /**
@@ -258,6 +265,7 @@ export class AccountPlans {
               unanswered: state.unanswered.filter((entry) => typeof entry?.occurrenceId === "string" && typeof entry.itemSpec === "object"),
             }
           : {}),
+        ...(Array.isArray(state.unshared) ? { unshared: state.unshared.filter((id) => typeof id === "string") } : {}),
       });
     }
     for (const entry of Array.isArray(settled) ? settled : [])

@@ -208,16 +208,21 @@ function runPlan(
     node.send([{ topic: settled.item, payload: structuredClone(settled) }, null, null]);
   }
 
-  /** Settled here and not yet in the account's Redis (it did not answer): written again at each look. */
-  const unshared = new Map<string, SettledOccurrence>();
-
-  /** Keeps a settled occurrence where every instance sharing the account reads it for its report. */
+  /**
+   * Keeps a settled occurrence where every instance sharing the account reads
+   * it for its report; until Redis takes it, its id is in the node's state
+   * (state.unshared) and it is written again at each look.
+   */
   function share(settled: SettledOccurrence): void {
     const shared = client.sharing?.occurrenceClaims;
     if (!shared) return;
-    unshared.set(settled.occurrenceId, settled);
+    const { occurrenceId } = settled;
+    if (!state.unshared?.includes(occurrenceId)) state.unshared = [...(state.unshared ?? []), occurrenceId];
     void shared.settle(settled, clock.now() - SETTLED_KEPT_DAYS * 86_400_000).then(
-      () => unshared.delete(settled.occurrenceId),
+      () => {
+        state.unshared = state.unshared?.filter((id) => id !== occurrenceId);
+        if (!closed) planMirror.changed();
+      },
       () => undefined,
     );
   }
@@ -313,8 +318,8 @@ function runPlan(
     const found = [...(state.unanswered ?? []), ...(unrecorded > 0 ? passed.slice(unrecorded) : passed)];
     state.checkedUpTo = Math.max(state.checkedUpTo ?? 0, now + 1);
     for (const occurrence of found) void due(occurrence, now).catch((error: unknown) => node.error(error));
-    for (const settled of unshared.values()) share(settled);
     plans.prune(now);
+    for (const occurrenceId of state.unshared ?? []) share(plans.settledOf(occurrenceId)!);
     planMirror.changed();
     status.changed();
     const next = occurrencesBetween(items, timezone, now + 1, now + 1 + LOOK_EVERY_MS)[0];

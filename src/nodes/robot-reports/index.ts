@@ -128,7 +128,9 @@ function setUpReports(RED: NodeAPI, node: Node, config: RobotReportsProperties):
 
   const sweep = (send: Send): Promise<SweepSummary> => {
     status.sweeping();
-    return keeper.sweep((report) => take(report, send)).then(
+    // A report that fails on its way out is one error a Catch node gets, with the report as its message.
+    const failed = (report: ReadReport, error: unknown) => node.error(error, { topic: report.serialNumber, payload: report });
+    return keeper.sweep((report) => take(report, send), failed).then(
       (swept) => {
         const summary = withoutUnbound(swept);
         status.swept(summary);

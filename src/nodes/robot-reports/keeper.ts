@@ -163,9 +163,12 @@ export class ReportsKeeper {
 
   /**
    * Sweeps now, or joins the sweep under way. `found` gets each report the
-   * sweep lists (new or not: the caller admits it).
+   * sweep lists (new or not: the caller admits it); a report `found` fails on
+   * goes to `failed`, and the reports after it are taken in all the same (the
+   * robot's sweep end has already moved past them: a report skipped here is
+   * never swept again).
    */
-  sweep(found: (report: ReadReport) => Promise<unknown>): Promise<SweepSummary> {
+  sweep(found: (report: ReadReport) => Promise<unknown>, failed: (report: ReadReport, error: unknown) => void): Promise<SweepSummary> {
     if (this.sweeping) return this.sweeping;
     clearTimeout(this.timer);
     const now = Date.now();
@@ -182,15 +185,13 @@ export class ReportsKeeper {
           seen: (report) => this.book.has(report.reportKey),
           // Nothing of a closed node reaches the flows that replace it.
           found: (report) => {
-            taking = taking.then(() => (this.closed ? undefined : found(report)));
+            taking = taking.then(() => (this.closed ? undefined : found(report))).catch((error: unknown) => failed(report, error));
           },
           options: { signal: this.lifetime.signal },
         }),
       )
-      .then(async (summary) => {
-        await taking;
-        return summary;
-      })
+      // Ended or failed, the sweep is over once the reports it found are through (the chain never rejects).
+      .finally(() => taking)
       .finally(() => {
         this.sweeping = undefined;
         // A sweep cut short by the close changed nothing worth writing after it.
