@@ -13,7 +13,9 @@ import {
   withRobotDefaults,
   MAX_PAYLOAD_BYTES,
 } from "../../src/api/mqtt/commands";
-import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { deviceConfigOf, partEntityKey, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { WEAR_PARTS } from "../../src/api/upkeep/facts";
+import { sharedCatalogue } from "../support/catalogue";
 import { areaOfSegment, chosenAreas, MAX_SEGMENTS_CHOSEN, readSegmentIds, segmentsOf } from "../../src/api/mqtt/segments";
 import { acceptsCommandsFor, readCommandAcceptance, refusalOfAcceptance } from "../../src/api/mqtt/accepted-commands";
 import type { RobotApiError } from "../../src/api/errors";
@@ -205,6 +207,16 @@ describe("mqtt bridge: what is published", () => {
       Object.keys(deviceConfigOf(robotViewOf(status()), ROOTS, ORIGIN).components).length,
       6,
       "a status without a device block: no upkeep sensor",
+    );
+  });
+
+  it("names each wear part's sensors in the English catalogue's words, the console's (Dust mop, Dust mop due)", () => {
+    const words = sharedCatalogue("en-US");
+    const device = Object.fromEntries(WEAR_PARTS.map((part) => [part, { lifeSpan: 200, usedLife: 50 }]));
+    const { components } = deviceConfigOf(robotViewOf(status({ device })), ROOTS, ORIGIN);
+    assert.deepEqual(
+      WEAR_PARTS.map((part) => [components[partEntityKey(part)]!.name, components[`${partEntityKey(part)}_due`]!.name]),
+      WEAR_PARTS.map((part) => [words(`upkeep.parts.${part}`), `${words(`upkeep.parts.${part}`)} due`]),
     );
   });
 
