@@ -7,7 +7,8 @@
  * settings refused naming the field, with nothing read.
  */
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import { accountKeyOf, forgetAccountMemory } from "../../src/api/account/account-memory";
+import { upkeepLimitsOfAccount } from "../../src/nodes/shared/upkeep-table";
 import robotUpkeep from "../../src/nodes/robot-upkeep";
 import type { UpkeepRobot } from "../../src/api/upkeep/table";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
@@ -315,6 +316,26 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     await redeploy({ every: 1 });
     await waitFor(() => tables.length === 1, 10_000, "the timed read at deploy");
     assert.equal(stub.batchRequests().length, 3);
+  });
+
+  it("two nodes on one account: the same limits, no warning; other ones, a warning naming the node whose limits the account takes (the first id)", async () => {
+    const two = (partDueOfB: number) =>
+      flowWith(stub.url, [
+        { id: "upkeep-b", type: "robot-upkeep", robot: "config", every: 0, partDue: partDueOfB, wires: [[], []] },
+        { id: "upkeep-a", type: "robot-upkeep", robot: "config", every: 0, partDue: 20, wires: [[], []] },
+      ]);
+    // The test helper's spy on every node's warn (Node-RED's prototype): the warnings of both nodes.
+    const warned = () =>
+      (helper.getNode("upkeep-a") as unknown as { warn: { args: unknown[][] } }).warn.args.map((args) => String(args[0])).filter((text) => text.startsWith("robot-upkeep nodes"));
+    await loadFlow([robotUpkeep], two(20));
+    const accountKey = accountKeyOf(stub.url, TEST_TOKEN);
+    assert.deepEqual(warned(), []);
+    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2);
+    await helper.setFlows(two(30), "full", { config: { token: TEST_TOKEN } });
+    assert.deepEqual(warned(), [
+      "robot-upkeep nodes upkeep-b read this account with other limits: the console and Home Assistant use those of node upkeep-a (of several, the first by id)",
+    ]);
+    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2, "upkeep-a's, whichever started first");
   });
 
   it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {

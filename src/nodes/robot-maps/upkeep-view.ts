@@ -7,11 +7,12 @@
  * tanks and battery from the statuses shown, which may be newer. What needs a
  * person is attention.ts's reading, the same as the work order's.
  */
-import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson } from "../../api/upkeep/attention";
+import { batteryNotices, dayAfter, partsDue, tanksNeedingPerson } from "../../api/upkeep/attention";
 import type { UpkeepFacts } from "../../api/upkeep/facts";
-import { DEFAULT_THRESHOLD, type UpkeepRobot } from "../../api/upkeep/table";
+import type { UpkeepRobot } from "../../api/upkeep/table";
 import { basisText, itemName, todoText } from "../../api/upkeep/work-order-words";
 import type { Translate } from "../shared/i18n";
+import type { AccountUpkeepLimits } from "../shared/upkeep-table";
 
 export interface UpkeepSource {
   serialNumber: string;
@@ -72,7 +73,7 @@ export interface UpkeepView {
 }
 
 /** The robot's upkeep row: its forecasts from the table, its tanks and battery from the status shown. */
-function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
+function rowOf(source: UpkeepSource, partDue: number): UpkeepRobot | undefined {
   const { facts, row } = source;
   if (row) return { ...row, name: source.name, ...(facts ? { tanks: facts.tanks, battery: facts.battery } : {}) };
   if (!facts) return undefined;
@@ -82,15 +83,15 @@ function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
     remaining,
     usedLife,
     lifeSpan,
-    threshold: DEFAULT_THRESHOLD,
+    threshold: partDue,
     forecast: { basis: "too little history" as const, historyDays: 0 },
   }));
   return { serialNumber: source.serialNumber, name: source.name, readAt: source.readAt.toISOString(), parts, tanks: facts.tanks, battery: facts.battery };
 }
 
-export function upkeepView(sources: readonly UpkeepSource[], today: string, language: string, t: Translate): UpkeepView {
-  const table = sources.flatMap((source) => rowOf(source) ?? []);
-  const limits = DEFAULT_UPKEEP_LIMITS;
+/** `limits`: the account's (upkeepLimitsOfAccount), robot-upkeep's where one runs. */
+export function upkeepView(sources: readonly UpkeepSource[], today: string, language: string, t: Translate, limits: AccountUpkeepLimits): UpkeepView {
+  const table = sources.flatMap((source) => rowOf(source, limits.partDue) ?? []);
   const date = new Intl.DateTimeFormat(language, { timeZone: "UTC", month: "short", day: "numeric", weekday: "short" });
   const dayText = (day: string) => date.format(Date.parse(`${day}T12:00:00Z`));
   const dueBy = dayAfter(today, limits.dueWithinDays);
