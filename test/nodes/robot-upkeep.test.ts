@@ -298,7 +298,7 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
       "once, whatever the number of reads",
     );
     stub.failure = { status: 500, body: { code: 13, message: "internal" } };
-    await redeploy({ every: 1, partDue: 11 });
+    await redeploy({ every: 1 });
     await waitFor(() => caught.length > 0, 10_000, "the failed read at the Catch node");
     assert.equal(caught[0]!.topic, "upkeep");
     assert.match((caught[0]!.error as { message: string }).message, /500|internal/i);
@@ -335,7 +335,7 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.deepEqual(warned(), [
       "robot-upkeep nodes upkeep-b read this account with other limits: the console and Home Assistant use those of node upkeep-a (of several, the first by id)",
     ]);
-    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2, "upkeep-a's, whichever started first");
+    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2, "upkeep-a's, though upkeep-b started first");
   });
 
   it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {
