@@ -13,7 +13,9 @@ import {
   withRobotDefaults,
   MAX_PAYLOAD_BYTES,
 } from "../../src/api/mqtt/commands";
-import { deviceConfigOf, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { deviceConfigOf, partEntityKey, uniqueIdsOf } from "../../src/api/mqtt/discovery";
+import { WEAR_PARTS } from "../../src/api/upkeep/facts";
+import { sharedCatalogue } from "../support/catalogue";
 import { areaOfSegment, chosenAreas, MAX_SEGMENTS_CHOSEN, readSegmentIds, segmentsOf } from "../../src/api/mqtt/segments";
 import { acceptsCommandsFor, readCommandAcceptance, refusalOfAcceptance } from "../../src/api/mqtt/accepted-commands";
 import type { RobotApiError } from "../../src/api/errors";
@@ -205,6 +207,40 @@ describe("mqtt bridge: what is published", () => {
       Object.keys(deviceConfigOf(robotViewOf(status()), ROOTS, ORIGIN).components).length,
       6,
       "a status without a device block: no upkeep sensor",
+    );
+  });
+
+  it("takes a part's share left from the robot's upkeep row where there is one (a replacement the cloud's counter does not show yet), the status otherwise", () => {
+    // The cloud's counter still says 4 % left; the row has the replacement recorded since.
+    const lagging = status({ device: { filter: { lifeSpan: 200, usedLife: 192 }, rollingBrush: { lifeSpan: 300, usedLife: 150 } } });
+    const replaced: UpkeepRobot = {
+      serialNumber: "GS-S-000101",
+      readAt: "2026-12-07T09:00:00Z",
+      parts: [
+        {
+          part: "filter",
+          remaining: 1,
+          usedLife: 192,
+          lifeSpan: 200,
+          threshold: 0.1,
+          replacedAt: "2026-12-07T08:00:00Z",
+          forecast: { basis: "plan", historyDays: 20, dueDay: "2027-02-20", dueAt: "2027-02-20T00:00:00+01:00" },
+        },
+      ],
+      tanks: {},
+      battery: {},
+    };
+    assert.deepEqual(attributesOf(robotViewOf(lagging, undefined, replaced), undefined).parts, { rollingBrush: 50, filter: 100 });
+    assert.deepEqual(attributesOf(robotViewOf(lagging), undefined).parts, { rollingBrush: 50, filter: 4 }, "no row: the status's counters");
+  });
+
+  it("names each wear part's sensors in the English catalogue's words, the console's (Dust mop, Dust mop due)", () => {
+    const words = sharedCatalogue("en-US");
+    const device = Object.fromEntries(WEAR_PARTS.map((part) => [part, { lifeSpan: 200, usedLife: 50 }]));
+    const { components } = deviceConfigOf(robotViewOf(status({ device })), ROOTS, ORIGIN);
+    assert.deepEqual(
+      WEAR_PARTS.map((part) => [components[partEntityKey(part)]!.name, components[`${partEntityKey(part)}_due`]!.name]),
+      WEAR_PARTS.map((part) => [words(`upkeep.parts.${part}`), `${words(`upkeep.parts.${part}`)} due`]),
     );
   });
 

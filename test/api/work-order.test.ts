@@ -7,7 +7,6 @@
  * and a format it does not make refused by field.
  */
 import assert from "node:assert/strict";
-import { RobotApiError } from "../../src/api/errors";
 import type { UpkeepPart, UpkeepRobot } from "../../src/api/upkeep/table";
 import { workOrderAnswer } from "../../src/api/upkeep/work-order";
 import { WORK_ORDER_COLUMNS } from "../../src/api/upkeep/work-order-csv";
@@ -153,14 +152,5 @@ describe("work order (CSV)", () => {
         ["污水箱", "当前状态", "排空"],
       ],
     );
-  });
-
-  it("refuses a format it does not make, naming payload.workOrder.format", () => {
-    for (const format of ["pdf", undefined, 3]) {
-      assert.throws(
-        () => workOrderAnswer([], format, english),
-        (error: unknown) => error instanceof RobotApiError && error.kind === "invalid_input" && error.field === "payload.workOrder.format",
-      );
-    }
   });
 });

@@ -18,9 +18,12 @@ import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
 import { readStatus } from "../../src/api/watching/status-reader";
 import type { FleetView } from "../../src/nodes/robot-maps/fleet-view";
 import robotMaps from "../../src/nodes/robot-maps/robot-maps";
+import robotUpkeep from "../../src/nodes/robot-upkeep";
+import type { UpkeepRobot } from "../../src/api/upkeep/table";
 import { DEMO_TOKEN, demoFleet } from "../../src/simulator";
 import { runTaskOn, useClientOnSimulator } from "../support/client-on-server";
-import { flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, outcomeOf, outputsAndCatch, recordStatuses, useNodeRed } from "../support/node-red";
+import { until } from "../support/until";
 import { robotMapsNode } from "../support/fixtures";
 import { DAY_MS, workDays } from "../support/upkeep-days";
 import { shapeProblems } from "../support/recorded-shapes";
@@ -151,6 +154,32 @@ describe("robot-maps: fleetView against the simulator", function () {
       model.upkeep.parts.map((part) => [part.serialNumber, part.part, part.remaining, part.dueDay, part.basisText]),
       [[WAREHOUSE, "filter", 25, forecast.dueDay, `at its recent 5 h a day · ${forecast.historyDays} days of history`]],
     );
+  });
+
+  it("shows a part due on the day robot-upkeep says, at its Part due (20 %), not at the default 10 %", async () => {
+    await loadFlow(
+      [robotMaps, robotUpkeep],
+      flowWith(cloud.simulator.url, [
+        robotMapsNode("maps", { operation: "fleetView", serialNumber: "", mapId: "" }),
+        ...outputsAndCatch("maps"),
+        { id: "upkeep", type: "robot-upkeep", robot: "config", serialNumbers: LOBBY, every: 0, partDue: 20, wires: [["tables"], []] },
+        { id: "tables", type: "helper" },
+      ]),
+      { config: { token: DEMO_TOKEN } },
+    );
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    // 10 days of 5 h at 1 h of the filter's 201 an hour: 25 % left, 2.5 % a day: 20 % in 2 days, 10 % in 6.
+    const used = workDays(upkeepHistoryOf(accountKey()), { serialNumber: LOBBY, lifeSpan: 201, usedLife: 100, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 5 });
+    cloud.simulator.changeWear(LOBBY, { parts: { filter: { usedLife: used, lifeSpan: 201 } } });
+    const tables = collectMessages("tables");
+    helper.getNode("upkeep").receive({ payload: "read" });
+    await until("robot-upkeep's table", () => tables.length === 1);
+    const filter = (tables[0]!.payload as UpkeepRobot[])[0]!.parts.find((part) => part.part === "filter")!;
+    assert.equal(filter.threshold, 0.2);
+    assert.ok(filter.forecast.dueDay, "a forecast from 10 days of history");
+    const model = await view();
+    const row = model.upkeep.parts.find((part) => part.serialNumber === LOBBY && part.part === "filter");
+    assert.deepEqual([row?.remaining, row?.dueDay], [25, filter.forecast.dueDay]);
   });
 
   it("shows the account's open alarms on their robots and floors, and cancelling the job that holds a robot", async () => {

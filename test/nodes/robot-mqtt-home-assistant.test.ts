@@ -11,6 +11,8 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import robotMqtt from "../../src/nodes/robot-mqtt";
+import robotUpkeep from "../../src/nodes/robot-upkeep";
+import type { UpkeepRobot } from "../../src/api/upkeep/table";
 import { DEMO_TOKEN } from "../../src/simulator";
 import { accountKeyOf } from "../../src/api/account/account-memory";
 import { partEntityKey } from "../../src/api/mqtt/discovery";
@@ -20,7 +22,7 @@ import { upkeepTableOfAccount } from "../../src/api/upkeep/table-builder";
 import { fleetStatusesOf } from "../../src/api/watching/fleet-statuses";
 import { DAY_MS, workDays } from "../support/upkeep-days";
 import { deviceConfigProblems, HomeAssistantClient, sensorValueProblems } from "../support/home-assistant";
-import { flowWith, helper, loadFlow, waitFor } from "../support/node-red";
+import { collectMessages, flowWith, helper, loadFlow, waitFor } from "../support/node-red";
 import { bridgeFlow, bridgeLifetimeOf, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
@@ -94,6 +96,30 @@ describe("robot-mqtt, as Home Assistant's MQTT vacuum reads it", function () {
     const others = Object.entries(attributes().parts_due as Record<string, unknown>).filter(([part]) => part !== "filter");
     assert.ok(others.length > 0 && others.every(([, due]) => due === null), `one reading, no forecast: unknown (${JSON.stringify(others)})`);
     assert.deepEqual(sensorValueProblems(config(), (topic) => client.json(topic)), []);
+  });
+
+  it("gives a part's due day at robot-upkeep's Part due (20 %): the day the node's table says, not the default 10 %'s", async () => {
+    const serial = "GS-S-000101";
+    const accountKey = accountKeyOf(rig.simulator.url, DEMO_TOKEN);
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    // 10 days of 4 h at 1 h of the filter's 201 an hour, to 150 used: 25 % left, 2 % a day.
+    workDays(upkeepHistoryOf(accountKey), { serialNumber: serial, lifeSpan: 201, usedLife: 110, from: midnight - 10 * DAY_MS, days: 10, hoursPerDay: 4 });
+    rig.simulator.changeWear(serial, { parts: { filter: { usedLife: 150, lifeSpan: 201 } } });
+    const upkeep = { id: "upkeep", type: "robot-upkeep", robot: "config", serialNumbers: serial, every: 0, partDue: 20, wires: [["tables"], []] };
+    await loadFlow([robotMqtt, robotUpkeep, mqttNodes], flowWith(rig.simulator.url, [...bridgeFlow(rig.broker.port), upkeep, { id: "tables", type: "helper" }]), {
+      config: { token: DEMO_TOKEN },
+    });
+    rig.ha ??= await HomeAssistantClient.connect(rig.broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    const client = rig.ha;
+    const tables = collectMessages("tables");
+    helper.getNode("upkeep").receive({ payload: "read" });
+    await waitFor(() => tables.length === 1, 10_000, "robot-upkeep's table");
+    const filter = (tables[0]!.payload as UpkeepRobot[])[0]!.parts.find((part) => part.part === "filter")!;
+    assert.ok(filter.forecast.dueAt, "a forecast from 10 days of history");
+    const dueOfDefault = upkeepTableOfAccount(accountKey, [serial], { threshold: 0.1 })[0]!.parts.find((part) => part.part === "filter")!.forecast.dueAt;
+    assert.notEqual(filter.forecast.dueAt, dueOfDefault, "20 % comes days before 10 %");
+    const due = () => (client.last.has(`${BASE}/${serial}/attributes`) ? (client.json(`${BASE}/${serial}/attributes`).parts_due as Record<string, unknown>).filter : undefined);
+    await waitFor(() => due() === filter.forecast.dueAt, 20_000, "the filter's due day at 20 %");
   });
 
   it("shows a running task's name and progress from the v1 status (the bridge reads it only while a task runs)", async () => {

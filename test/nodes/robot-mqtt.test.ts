@@ -14,10 +14,12 @@ import { alarmsOfAccount } from "../../src/api/pushes/open-alarms";
 import { readPush } from "../../src/api/pushes/pushes";
 import { readStatus } from "../../src/api/watching/status-reader";
 import type { RobotConfigNode } from "../../src/nodes/shared/types";
+import { accountKeyOf } from "../../src/api/account/account-memory";
+import { plansOfAccount } from "../../src/api/plans/plan-book";
 import { FleetStub } from "../support/fleet-stub";
 import { deviceConfigProblems, HomeAssistantClient } from "../support/home-assistant";
 import { reserveMosquitto, type Mosquitto } from "../support/mosquitto";
-import { flowWith, helper, loadFlow, useNodeRed, waitFor } from "../support/node-red";
+import { flowWith, helper, loadFlow, TEST_TOKEN, useNodeRed, waitFor } from "../support/node-red";
 import { bridgeFlow, BASE, configTopic, mqttNodes, PREFIX, resultOf, useBridgeRig } from "../support/mqtt-bridge-flow";
 
 const ROBOTS = ["GS-S-000101", "GS-S-000102", "GS-S-000201"];
@@ -219,7 +221,7 @@ describe("robot-mqtt", function () {
   });
 });
 
-describe("robot-mqtt, a serial number that cannot be a topic level", function () {
+describe("robot-mqtt over a stub fleet whose statuses carry no upkeep, one serial number that cannot be a topic level", function () {
   this.timeout(60_000);
   let stub: FleetStub;
   let broker: Mosquitto;
@@ -250,6 +252,32 @@ describe("robot-mqtt, a serial number that cannot be a topic level", function ()
       assert.ok([...ha.last.keys()].every((topic) => !topic.includes("GS/S") && !topic.includes("GS_S_1")), "nothing of it published");
       assert.ok(stub.batchRequests().every((request) => !request.names.includes("GS/S+1")), "nor asked about");
     } finally {
+      await ha.end();
+    }
+  });
+
+  it("makes one upkeep table a poll, not one more for each robot without a row in it", async () => {
+    // Each upkeep table reads the plan book's upcoming runs once (table-builder.ts).
+    const book = plansOfAccount(accountKeyOf(stub.url, TEST_TOKEN));
+    const plannedRuns = book.plannedRuns.bind(book);
+    let tables = 0;
+    book.plannedRuns = (from, to) => {
+      tables += 1;
+      return plannedRuns(from, to);
+    };
+    const pollsBefore = stub.batchRequests().length;
+    const ha = await HomeAssistantClient.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`]);
+    try {
+      await loadFlow([robotMqtt, mqttNodes], flowWith(stub.url, bridgeFlow(broker.port)));
+      const good = [...stub.statuses.keys()].filter((serial) => !serial.includes("/"));
+      await waitFor(() => good.every((serial) => ha.last.has(`${BASE}/${serial}/attributes`)), 20_000, "the robots' attributes");
+      const polls = () => stub.batchRequests().length - pollsBefore;
+      await waitFor(() => polls() >= 2, 20_000, "a second poll");
+      assert.ok(tables >= 1, "the poll's table");
+      assert.ok(tables <= polls(), `${tables} tables for ${polls()} polls of 3 robots, none with a row`);
+    } finally {
+      // The book's own method again (the counter was an own property over it).
+      delete (book as Partial<typeof book>).plannedRuns;
       await ha.end();
     }
   });

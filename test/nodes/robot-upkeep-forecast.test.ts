@@ -16,6 +16,7 @@ import type { UpkeepRobot } from "../../src/api/upkeep/table";
 import robotJob from "../../src/nodes/robot-job";
 import robotPlan from "../../src/nodes/robot-plan";
 import robotUpkeep from "../../src/nodes/robot-upkeep";
+import { runTaskOn } from "../support/client-on-server";
 import { FakeClock } from "../support/fake-clock";
 import { useJobFleet } from "../support/job-flow";
 import { collectMessages, flowWith, helper, loadFlow, waitFor, type FlowNode } from "../support/node-red";
@@ -125,5 +126,41 @@ describe("robot-upkeep: a part worn over 30 simulated days is due when the simul
     assert.equal(onDemand.forecast.basis, "recent");
     const onDemandTruth = truthDay(ON_DEMAND, (onDemandRuns * TASK_HOURS) / DAYS);
     assert.ok(daysApart(onDemand.forecast.dueDay!, onDemandTruth) <= 3, `forecast ${onDemand.forecast.dueDay}, truth ${onDemandTruth}`);
+  });
+
+  it("gives a due day for a robot whose tasks no node of the flow started: robot-upkeep reads its task reports itself", async () => {
+    shiftDateTo(june(0, "05:00"));
+    simulator = await startSimulator({ quiet: true, rateLimit: false, now: () => Date.now(), timing: { taskDurationMs: TASK_HOURS * HOUR_MS } });
+    simulator.changeWear(PLANNED, { parts: { softSqueegee: { usedLife: 135 } } });
+    const nodes: FlowNode[] = [
+      { id: "upkeep", type: "robot-upkeep", robot: "config", serialNumbers: PLANNED, every: 0, wires: [["tables"], []] },
+      { id: "tables", type: "helper" },
+      { id: "catch-errors", type: "catch", scope: ["upkeep"], uncaught: false, wires: [["caught"]] },
+      { id: "caught", type: "helper" },
+    ];
+    await loadFlow([robotUpkeep], flowWith(simulator.url, nodes), { config: { token: DEMO_TOKEN } });
+    const tables = collectMessages("tables");
+    const caught = collectMessages("caught");
+    const readUpkeep = async (): Promise<UpkeepRobot[]> => {
+      const before = tables.length;
+      helper.getNode("upkeep").receive({ payload: "read" });
+      await waitFor(() => tables.length > before || caught.length > 0, 20_000, "the upkeep table");
+      assert.deepEqual(caught, []);
+      return tables[before]!.payload as UpkeepRobot[];
+    };
+    const squeegee = (table: UpkeepRobot[]) => table[0]!.parts.find((part) => part.part === "softSqueegee")!;
+
+    await readUpkeep();
+    // Two mornings of 2 h, started from the robot's app (here: straight at the cloud): MIN_CLEANING_HOURS is 2.
+    for (const day of [0, 1]) {
+      shiftDateTo(june(day, "06:00"));
+      await runTaskOn(simulator, PLANNED, "All of Floor 1", "Floor 1");
+      shiftDateTo(june(day, "06:00") + TASK_HOURS * HOUR_MS);
+      await readUpkeep();
+    }
+    const { forecast, wearPerCleaningHour } = squeegee(await readUpkeep());
+    assert.equal(forecast.basis, "recent");
+    assert.ok(forecast.dueDay, JSON.stringify(forecast));
+    assert.ok(wearPerCleaningHour! > 0, `wear per cleaning hour ${wearPerCleaningHour}`);
   });
 });

@@ -32,7 +32,7 @@ describe("robot-upkeep: a restart with the localfilesystem context store raises 
     fs.rmSync(store, { recursive: true, force: true });
   });
 
-  const start = async (name: string) => {
+  const start = async (name: string, dir = store) => {
     const instance = await startInstance({
       name,
       flows: [
@@ -41,7 +41,7 @@ describe("robot-upkeep: a restart with the localfilesystem context store raises 
         { id: "upkeep", type: "robot-upkeep", z: "tab", robot: "config", serialNumbers: `${LOBBY} ${KITCHEN}`, every: 0, wires: [[], []] },
       ],
       credentials: { config: { token: DEMO_TOKEN } },
-      settings: { contextStorage: { default: { module: "localfilesystem", config: { dir: store } } } },
+      settings: { contextStorage: { default: { module: "localfilesystem", config: { dir } } } },
       watch: ["upkeep"],
     });
     running.push(instance);
@@ -79,6 +79,21 @@ describe("robot-upkeep: a restart with the localfilesystem context store raises 
     const squeegee = table.find((robot) => robot.serialNumber === LOBBY)!.parts.find((part) => part.part === "softSqueegee")!;
     assert.equal(squeegee.remaining, 1, "the replacement recorded before the restart, the counter still at 240 h");
     assert.equal(squeegee.usedLife, 240);
+    assert.ok(squeegee.replacedAt);
+  });
+
+  it("keeps every robot's history it read, not only those of the last message: a read of one robot alone, then a restart", async () => {
+    const dir = fs.mkdtempSync(path.join(store, "one-robot-"));
+    simulator.changeWear(LOBBY, { parts: { softSqueegee: { usedLife: 240 } } });
+    const first = await start("C", dir);
+    await read(first);
+    await read(first, { payload: { replaced: { serialNumber: LOBBY, part: "softSqueegee" } } });
+    await read(first, { payload: "read", serialNumbers: [KITCHEN] });
+    await first.stop();
+
+    const second = await start("D", dir);
+    const squeegee = (await read(second)).find((robot) => robot.serialNumber === LOBBY)!.parts.find((part) => part.part === "softSqueegee")!;
+    assert.equal(squeegee.remaining, 1, "the lobby's replacement, recorded before the kitchen was read alone");
     assert.ok(squeegee.replacedAt);
   });
 });

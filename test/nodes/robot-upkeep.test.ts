@@ -7,7 +7,8 @@
  * settings refused naming the field, with nothing read.
  */
 import assert from "node:assert/strict";
-import { forgetAccountMemory } from "../../src/api/account/account-memory";
+import { accountKeyOf, forgetAccountMemory } from "../../src/api/account/account-memory";
+import { upkeepLimitsOfAccount } from "../../src/nodes/shared/upkeep-table";
 import robotUpkeep from "../../src/nodes/robot-upkeep";
 import type { UpkeepRobot } from "../../src/api/upkeep/table";
 import { FleetStub, stubSerial } from "../support/fleet-stub";
@@ -70,6 +71,10 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
   let caught: Record<string, unknown>[];
   async function deploy(settings: Record<string, unknown> = {}) {
     await loadFlow([robotUpkeep], flow(settings));
+    listen();
+  }
+  async function redeploy(settings: Record<string, unknown>) {
+    await helper.setFlows(flow(settings), "full", { config: { token: TEST_TOKEN } });
     listen();
   }
   function listen() {
@@ -297,22 +302,57 @@ describe("robot-upkeep: the upkeep table, and a notice once per crossing", funct
     assert.equal(stub.batchRequests().length, 0, "no status read");
   });
 
-  it("reads by itself every few minutes (the table with topic upkeep, its notices), and a timed read that fails reaches a Catch node", async () => {
+  it("reads by itself when deployed with Every set (the table with topic upkeep), a notice once over that read and a message's, and a timed read that fails reaches a Catch node", async () => {
     setFilterUsed(295);
-    // 0.005 minutes: a timed read every 0.3 s.
-    await deploy({ every: 0.005 });
-    await waitFor(() => tables.length >= 2, 10_000, "two timed reads");
+    await deploy({ every: 1 });
+    await waitFor(() => tables.length === 1, 10_000, "the timed read at deploy");
     assert.equal(tables[0]!.topic, "upkeep");
     assert.deepEqual((tables[0]!.payload as UpkeepRobot[]).map((robot) => robot.serialNumber), [LOBBY]);
+    await read();
     assert.deepEqual(
       notices.map((msg) => `${String(msg.topic)} ${(msg.payload as Notice).kind}`),
       [`${LOBBY} partDue`],
       "once, whatever the number of reads",
     );
     stub.failure = { status: 500, body: { code: 13, message: "internal" } };
+    await redeploy({ every: 1 });
     await waitFor(() => caught.length > 0, 10_000, "the failed read at the Catch node");
     assert.equal(caught[0]!.topic, "upkeep");
     assert.match((caught[0]!.error as { message: string }).message, /500|internal/i);
+  });
+
+  it("Every: 0 reads only on a message, 0.5 (a read each 30 s, a context write each) is refused naming every, 1 reads by itself", async () => {
+    await deploy({ every: 0 });
+    await read();
+    assert.equal(stub.batchRequests().length, 2, "the message's read and its fence, no timed read");
+    await redeploy({ every: 0.5 });
+    helper.getNode("upkeep").receive({ payload: "now" });
+    await waitFor(() => caught.length === 1, 5000, "the refusal");
+    assert.match((caught[0]!.error as { message: string }).message, /every/);
+    assert.equal(stub.batchRequests().length, 2, "nothing read");
+    await redeploy({ every: 1 });
+    await waitFor(() => tables.length === 1, 10_000, "the timed read at deploy");
+    assert.equal(stub.batchRequests().length, 3);
+  });
+
+  it("two nodes on one account: the same limits, no warning; other ones, a warning naming the node whose limits the account takes (the first id)", async () => {
+    const two = (partDueOfB: number) =>
+      flowWith(stub.url, [
+        { id: "upkeep-b", type: "robot-upkeep", robot: "config", every: 0, partDue: partDueOfB, wires: [[], []] },
+        { id: "upkeep-a", type: "robot-upkeep", robot: "config", every: 0, partDue: 20, wires: [[], []] },
+      ]);
+    // The test helper's spy on every node's warn (Node-RED's prototype): the warnings of both nodes.
+    const warned = () =>
+      (helper.getNode("upkeep-a") as unknown as { warn: { args: unknown[][] } }).warn.args.map((args) => String(args[0])).filter((text) => text.startsWith("robot-upkeep nodes"));
+    await loadFlow([robotUpkeep], two(20));
+    const accountKey = accountKeyOf(stub.url, TEST_TOKEN);
+    assert.deepEqual(warned(), []);
+    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2);
+    await helper.setFlows(two(30), "full", { config: { token: TEST_TOKEN } });
+    assert.deepEqual(warned(), [
+      "robot-upkeep nodes upkeep-b read this account with other limits: the console and Home Assistant use those of node upkeep-a (of several, the first by id)",
+    ]);
+    assert.equal(upkeepLimitsOfAccount(accountKey).partDue, 0.2, "upkeep-a's, though upkeep-b started first");
   });
 
   it("a setting out of its bounds: shown under the node and every message refused naming it", async () => {

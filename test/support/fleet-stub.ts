@@ -103,6 +103,8 @@ export class FleetStub {
       const status = this.statuses.get(decodeURIComponent(single[1]!));
       return status ? { body: status } : { status: 404, body: { code: 5, message: "Robot not found." } };
     }
+    // Its robots clean nothing: no task reports (robot-upkeep lists them at each read), an empty page as the cloud gives.
+    if (/^\/openapi\/v2alpha1\/robots\/[^/]+\/taskReports$/.test(url.pathname)) return { body: { robotTaskReports: [] } };
     return { status: 404, body: { code: 5, message: `no route ${request.method} ${url.pathname} in the fleet stub` } };
   }
 

@@ -10,20 +10,13 @@ import { readableCleaningMode } from "../cloud/cleaning-modes";
 import { bridgeAvailabilityTopic, deviceObjectId, robotTopics, type TopicRoots } from "./topics";
 import { type RobotView } from "./robot-view";
 import type { WearPart } from "../upkeep/facts";
+import { englishText, SHARED_CATALOGUE } from "../english-catalogue";
 
 /**
- * The wear parts' entity names. Home Assistant shows an MQTT entity by the
- * name its config gives, in one language, as it does Battery and Online.
+ * A wear part's entity name: Home Assistant shows an MQTT entity by the name its config gives, in one
+ * language, as it does Battery and Online; the words are the English catalogue's, as the console says them.
  */
-export const PART_ENTITY_NAMES: Readonly<Record<WearPart, string>> = {
-  rollingBrush: "Rolling brush",
-  scrubberBrush: "Scrubber brush",
-  softSqueegee: "Soft squeegee",
-  rollingSqueegee: "Rolling squeegee",
-  ordinaryDustPush: "Dust mop",
-  rollingDustPush: "Rolling dust mop",
-  filter: "Filter",
-};
+const partEntityName = (part: WearPart) => englishText(SHARED_CATALOGUE, `${SHARED_CATALOGUE}.upkeep.parts.${part}`) ?? part;
 
 /** A component key and unique id suffix from the cloud's part name: rollingBrush -> rolling_brush. */
 export const partEntityKey = (part: string) => part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -170,8 +163,8 @@ function upkeepComponents(
   const percent = (icon: string) => ({ icon, unit_of_measurement: "%", state_class: "measurement" });
   for (const { part } of view.upkeep?.parts ?? []) {
     const key = partEntityKey(part);
-    sensor(key, PART_ENTITY_NAMES[part], percent("mdi:wrench-clock"), `{{ value_json.parts.${part} }}`);
-    sensor(`${key}_due`, `${PART_ENTITY_NAMES[part]} due`, { device_class: "timestamp" }, `{{ value_json.parts_due.${part} }}`);
+    sensor(key, partEntityName(part), percent("mdi:wrench-clock"), `{{ value_json.parts.${part} }}`);
+    sensor(`${key}_due`, `${partEntityName(part)} due`, { device_class: "timestamp" }, `{{ value_json.parts_due.${part} }}`);
   }
   for (const { tank, key, name, icon } of TANK_ENTITIES)
     if (view.upkeep?.tanks[tank] !== undefined) sensor(key, name, percent(icon), `{{ value_json.${key} }}`);

@@ -42,7 +42,7 @@ export interface RobotView {
   /** Its cleaning modes as the status lists them ("__middle_cleaning", "尘推"). */
   cleaningModes: string[];
   task?: TaskOfRobot;
-  /** Its wear parts, tanks and battery health as its status gives them (upkeepFactsOf): only what the status has. */
+  /** Its wear parts, tanks and battery health as its status gives them (upkeepFactsOf): only what the status has; a part's share left from its table row where there is one. */
   upkeep?: UpkeepFacts;
   /** Each part's forecast due time (ISO), where the account's upkeep table gives one (upkeepTableOfAccount). */
   dueAt?: Record<string, string>;
@@ -66,7 +66,11 @@ export function robotViewOf(status: Record<string, unknown>, listed?: DirectoryE
     cleaningModes: cleaningModesOf(status),
   };
   const facts = upkeepFactsOf(status);
-  if (facts) view.upkeep = facts;
+  // A part's share left is its row's where the table has one, as its due day is: the row counts a recorded
+  // replacement the cloud's counter does not show yet, and the % sensor must not say 4 % beside a new part's due day.
+  const rowRemaining = new Map((upkeep?.parts ?? []).map((part) => [part.part, part.remaining]));
+  if (facts)
+    view.upkeep = { ...facts, parts: facts.parts.map((part) => ({ ...part, remaining: rowRemaining.get(part.part) ?? part.remaining })) };
   const dueAt = Object.fromEntries(
     (upkeep?.parts ?? []).flatMap((part) => (part.forecast.dueAt !== undefined ? [[part.part, part.forecast.dueAt]] : [])),
   );

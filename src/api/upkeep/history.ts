@@ -27,7 +27,7 @@ import type { ReadReport } from "../reports/reading";
 import { reportedResidualsOf, shareLeft, type ReportedPart, type UpkeepFacts, type WearPart } from "./facts";
 
 export const HISTORY_DAYS = 90;
-const MAX_UPKEEP_ROBOTS = 5000;
+export const MAX_UPKEEP_ROBOTS = 5000;
 const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 /** A part's readings closer than this are thinned to the later one (the one before it stays). */
@@ -320,7 +320,7 @@ function mergedTrack(copy: PartTrack, here: PartTrack | undefined): PartTrack {
 }
 
 /** A context's copy: PartTracks thinned (plainTrack). */
-interface PlainUpkeepHistory {
+export interface PlainUpkeepHistory {
   version: 1;
   robots: Record<
     string,

@@ -3,7 +3,6 @@
  * CSV or as a page a technician prints, in the runtime's language. robot-upkeep
  * answers {"workOrder": {"format": "csv" | "html"}} with workOrderAnswer.
  */
-import { invalidInput } from "../errors";
 import { dayFormatter } from "../reports/kpi";
 import { DEFAULT_UPKEEP_LIMITS, dayAfter, upkeepItems, type UpkeepLimits } from "./attention";
 import type { UpkeepRobot } from "./table";
@@ -22,15 +21,13 @@ export interface WorkOrderOptions {
   limits?: UpkeepLimits;
 }
 
-/** The work order of `table` as CSV or an HTML page; an INVALID_INPUT naming payload.workOrder.format for any other format. */
+/** The work order of `table` as CSV or an HTML page (robot-upkeep refuses any other format before it reads). */
 export function workOrderAnswer(
   table: readonly UpkeepRobot[],
-  format: unknown,
+  format: WorkOrderFormat,
   words: UpkeepWords,
   options: WorkOrderOptions = {},
 ): string {
-  if (typeof format !== "string" || !(WORK_ORDER_FORMATS as readonly string[]).includes(format))
-    throw invalidInput("payload.workOrder.format", `must be one of ${WORK_ORDER_FORMATS.join(", ")}`);
   const now = options.now ?? new Date();
   const timeZone = options.timeZone || Intl.DateTimeFormat().resolvedOptions().timeZone;
   const limits = options.limits ?? DEFAULT_UPKEEP_LIMITS;

@@ -17,7 +17,7 @@ import { invalidInput } from "../../api/errors";
 import { jobsOfAccount } from "../../api/jobs/job-book";
 import { areasOfMap, mapsOfRobot } from "../../api/jobs/work-targets";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
-import { upkeepTableOfAccount } from "../shared/upkeep-table";
+import { upkeepLimitsOfAccount, upkeepTableOfAccount } from "../shared/upkeep-table";
 import { fleetStatusesOf, type KeptStatus } from "../../api/watching/fleet-statuses";
 import { mapNameOf, readStatus } from "../../api/watching/status-reader";
 import { isPlainObject } from "../shared/plain-data";
@@ -145,5 +145,6 @@ export async function gatherFleetView(client: RobotClient, given: unknown, optio
     ...labels,
     ...(plan ? { plan } : {}),
     upkeepOf: (serialNumber) => upkeep.get(serialNumber),
+    upkeepLimits: upkeepLimitsOfAccount(client.accountKey),
   };
 }

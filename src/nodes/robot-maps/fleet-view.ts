@@ -21,6 +21,7 @@ import { TIMELINE_STATES, planTimeline, type PlanTimeline, type TodaysPlan } fro
 import { upkeepFactsOf } from "../../api/upkeep/facts";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 import { upkeepView, type UpkeepSource, type UpkeepView } from "./upkeep-view";
+import { DEFAULT_ACCOUNT_UPKEEP_LIMITS, type AccountUpkeepLimits } from "../shared/upkeep-table";
 
 /** What a console's button asks: a robot action, or cancelling the job that holds the robot. */
 export type ConsoleAction = RobotAction | "cancelJob";
@@ -62,6 +63,8 @@ export interface FleetViewInput {
   plan?: TodaysPlan;
   /** A robot's row of the account's upkeep table (upkeepTableOfAccount), for its parts' forecasts. */
   upkeepOf?: (serialNumber: string) => UpkeepRobot | undefined;
+  /** The account's upkeep limits (upkeepLimitsOfAccount); the defaults where not given. */
+  upkeepLimits?: AccountUpkeepLimits;
 }
 
 export interface ViewTask {
@@ -362,7 +365,7 @@ export function fleetView(input: FleetViewInput, t: Translate): FleetView {
   );
   const plan = input.plan ? { plan: planTimeline(input.plan, floors.map((floor) => floor.mapName)) } : {};
   const language = t("planReport.language");
-  const upkeep = upkeepView(upkeepSources, input.now, language, t);
+  const upkeep = upkeepView(upkeepSources, input.now, language, t, input.upkeepLimits ?? DEFAULT_ACCOUNT_UPKEEP_LIMITS);
   return { at: input.now.toISOString(), floors, robots, alarms: { open, shift }, ...plan, upkeep, words: viewWords(t), language };
 }
 

@@ -8,11 +8,12 @@
  * person is attention.ts's reading, the same as the work order's.
  */
 import { dayFormatter } from "../../api/reports/kpi";
-import { batteryNotices, dayAfter, DEFAULT_UPKEEP_LIMITS, partsDue, tanksNeedingPerson, zoneOfTable } from "../../api/upkeep/attention";
+import { batteryNotices, dayAfter, partsDue, tanksNeedingPerson, zoneOfTable } from "../../api/upkeep/attention";
 import type { UpkeepFacts } from "../../api/upkeep/facts";
-import { DEFAULT_THRESHOLD, type UpkeepRobot } from "../../api/upkeep/table";
+import type { UpkeepRobot } from "../../api/upkeep/table";
 import { basisText, itemName, todoText } from "../../api/upkeep/work-order-words";
 import type { Translate } from "../shared/i18n";
+import type { AccountUpkeepLimits } from "../shared/upkeep-table";
 
 export interface UpkeepSource {
   serialNumber: string;
@@ -73,7 +74,7 @@ export interface UpkeepView {
 }
 
 /** The robot's upkeep row: its forecasts from the table, its tanks and battery from the status shown. */
-function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
+function rowOf(source: UpkeepSource, partDue: number): UpkeepRobot | undefined {
   const { facts, row } = source;
   if (row) return { ...row, name: source.name, ...(facts ? { tanks: facts.tanks, battery: facts.battery } : {}) };
   if (!facts) return undefined;
@@ -83,17 +84,19 @@ function rowOf(source: UpkeepSource): UpkeepRobot | undefined {
     remaining,
     usedLife,
     lifeSpan,
-    threshold: DEFAULT_THRESHOLD,
+    threshold: partDue,
     forecast: { basis: "too little history" as const, historyDays: 0 },
   }));
   return { serialNumber: source.serialNumber, name: source.name, readAt: source.readAt.toISOString(), parts, tanks: facts.tanks, battery: facts.battery };
 }
 
-/** The upkeep view at `now`: today is the robots' (their rows' zone, else the runtime's), as their due days are. */
-export function upkeepView(sources: readonly UpkeepSource[], now: Date, language: string, t: Translate): UpkeepView {
-  const table = sources.flatMap((source) => rowOf(source) ?? []);
+/**
+ * The upkeep view at `now`: today is the robots' (their rows' zone, else the runtime's), as their due days are;
+ * `limits`: the account's (upkeepLimitsOfAccount), robot-upkeep's where one runs.
+ */
+export function upkeepView(sources: readonly UpkeepSource[], now: Date, language: string, t: Translate, limits: AccountUpkeepLimits): UpkeepView {
+  const table = sources.flatMap((source) => rowOf(source, limits.partDue) ?? []);
   const today = dayFormatter(zoneOfTable(table))(now.getTime());
-  const limits = DEFAULT_UPKEEP_LIMITS;
   const date = new Intl.DateTimeFormat(language, { timeZone: "UTC", month: "short", day: "numeric", weekday: "short" });
   const dayText = (day: string) => date.format(Date.parse(`${day}T12:00:00Z`));
   const dueBy = dayAfter(today, limits.dueWithinDays);

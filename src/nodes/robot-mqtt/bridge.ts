@@ -273,7 +273,7 @@ export class MqttBridge {
     const serialNumbers = updates.map((update) => update.serialNumber);
     const upkeep = new Map(upkeepTableOfAccount(this.client.accountKey, serialNumbers).map((row) => [row.serialNumber, row]));
     for (const update of updates) {
-      const view = this.viewOf(update.status, upkeep.get(update.serialNumber));
+      const view = this.viewOf(update.status, upkeep);
       const problem = topicLevelProblem(view.serialNumber);
       if (problem) {
         this.skip(view.serialNumber, problem);
@@ -318,16 +318,17 @@ export class MqttBridge {
 
   /**
    * The robot a status is of, with what the robot list says of it (its device's name, model and
-   * software version), its parts' due days (its row of the account's upkeep table: `upkeep`, else made now)
+   * software version), its parts' due days (its row of `upkeep`, the table the poll made, when the caller
+   * has one, else of a table made now)
    * and where the package sent it, while it has not arrived (the vacuum's returning).
    */
-  private viewOf(status: Record<string, unknown>, upkeep?: UpkeepRobot): RobotView {
+  private viewOf(status: Record<string, unknown>, upkeep?: ReadonlyMap<string, UpkeepRobot>): RobotView {
     const serialNumber = serialNumberOf(status);
     const { accountKey } = this.client;
     const view =
       serialNumber === undefined
         ? robotViewOf(status)
-        : robotViewOf(status, robotDirectoryOf(accountKey).entryOf(serialNumber), upkeep ?? upkeepTableOfAccount(accountKey, [serialNumber])[0]);
+        : robotViewOf(status, robotDirectoryOf(accountKey).entryOf(serialNumber), upkeep ? upkeep.get(serialNumber) : upkeepTableOfAccount(accountKey, [serialNumber])[0]);
     const destination = sentNavigationsOf(this.client.accountKey).destinationOf(view.serialNumber, view.state, this.client.arrivalRadius);
     return destination === undefined ? view : { ...view, destination };
   }

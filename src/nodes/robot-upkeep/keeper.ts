@@ -12,7 +12,9 @@ import { keptForAccount } from "../../api/account/account-memory";
 import type { RobotClient } from "../../api/client";
 import type { UpkeepLimits } from "../../api/upkeep/attention";
 import type { ReportedPart, WearPart } from "../../api/upkeep/facts";
-import { upkeepHistoryOf, type UpkeepHistory } from "../../api/upkeep/history";
+import { reportsOfAccount } from "../../api/reports/report-store";
+import { sweepFleet } from "../../api/reports/sweep";
+import { DAY_MS, HISTORY_DAYS, MAX_UPKEEP_ROBOTS, upkeepHistoryOf, type PlainUpkeepHistory, type UpkeepHistory } from "../../api/upkeep/history";
 import type { UpkeepRobot } from "../../api/upkeep/table";
 import { upkeepTableOfAccount } from "../../api/upkeep/table-builder";
 import { fleetStatusesOf } from "../../api/watching/fleet-statuses";
@@ -43,8 +45,15 @@ export const CONTEXT_KEY = "robotUpkeep";
 export class UpkeepKeeper {
   readonly notices: NoticeBook;
   private readonly history: UpkeepHistory;
-  /** The robots of the last read: the history of these is what the context keeps (before a read: all the account's). */
-  private robots: readonly string[] | undefined;
+  /**
+   * The robots whose history the context keeps: the node's own, those its copy held, and every robot it read or
+   * recorded a replacement of, least recently read first, at most as many as the history keeps. Only grown: a
+   * message naming one robot must not drop the others' history from the copy a restart reads. Kept per account
+   * and node, as the notices are: a redeploy reads no copy.
+   */
+  private readonly robots: Set<string>;
+  /** Where each robot's sweep of its task reports ended (ms), per account and node as the robots are. */
+  private readonly sweptUntil: Map<string, number>;
   private readonly mirror: ContextMirror;
   /** Resolves once the node's context was read into the state: nothing is read or sent before. */
   readonly ready: Promise<void>;
@@ -60,6 +69,9 @@ export class UpkeepKeeper {
     // Per account and node: another robot-upkeep node of the account, with other limits, sends its own notices.
     this.notices = keptForAccount(client.accountKey, `robot-upkeep/${node.id}`, () => new NoticeBook());
     this.history = upkeepHistoryOf(client.accountKey);
+    this.robots = keptForAccount(client.accountKey, `robot-upkeep/${node.id}/robots`, () => new Set<string>());
+    this.sweptUntil = keptForAccount(client.accountKey, `robot-upkeep/${node.id}/sweptUntil`, () => new Map<string, number>());
+    this.keep(settings.serialNumbers);
     this.mirror = new ContextMirror(node, CONTEXT_KEY, () => ({ notices: this.notices.snapshot(), history: this.history.toPlain(this.robots) }));
     this.ready = (this.notices.restored ? Promise.resolve() : this.mirror.read().then((stored) => this.restore(stored))).then(() => {
       this.notices.restored = true;
@@ -75,17 +87,41 @@ export class UpkeepKeeper {
     const at = this.settings.now();
     // Kept as the account's last statuses, which hand each one's upkeep facts to the history.
     fleetStatusesOf(this.client.accountKey).record(statuses, at);
+    await this.sweepReports(names, options);
     const table = upkeepTableOfAccount(this.client.accountKey, names, { now: at, threshold: this.settings.partDue });
-    this.robots = names;
+    this.keep(names);
     const notices = this.notices.crossings(table, this.settings.limits);
     this.mirror.changed();
     return { table, notices };
+  }
+
+  /**
+   * The robots' task reports since the last read (the first time: the history's 90 days) into the account's
+   * reports, which hand each one's cleaning time to the history once: the node alone learns a robot's wear per
+   * cleaning hour, whoever started its tasks. A robot whose reports cannot be read now is asked from its last
+   * sweep's end at the next read; its table row is made all the same.
+   */
+  private async sweepReports(serialNumbers: readonly string[], options: { signal: AbortSignal }): Promise<void> {
+    if (serialNumbers.length === 0) return;
+    const reports = reportsOfAccount(this.client.accountKey);
+    const historyMs = HISTORY_DAYS * DAY_MS;
+    await sweepFleet(this.client, {
+      serialNumbers,
+      nowMs: Date.now(),
+      sinceMs: historyMs,
+      keepMs: historyMs,
+      sweptUntil: this.sweptUntil,
+      seen: (report) => reports.get(report.reportKey, report.serialNumber) !== undefined,
+      found: (report) => reports.keep(report),
+      options,
+    });
   }
 
   /** A person replaced the robot's part now: its wear starts again from here, whatever the cloud's counter says until it is reset. */
   async replaced(serialNumber: string, part: WearPart | ReportedPart): Promise<void> {
     await this.ready;
     this.history.replaced(serialNumber, part, this.settings.now());
+    this.keep([serialNumber]);
     this.mirror.changed();
   }
 
@@ -111,5 +147,18 @@ export class UpkeepKeeper {
     const { notices, history } = stored as { notices?: unknown; history?: unknown };
     this.notices.restore(notices);
     this.history.restore(history);
+    const robots = (history as Partial<PlainUpkeepHistory> | undefined)?.robots;
+    if (typeof robots === "object" && robots !== null) this.keep(Object.keys(robots));
+  }
+
+  private keep(serialNumbers: Iterable<string>): void {
+    for (const serialNumber of serialNumbers) {
+      this.robots.delete(serialNumber);
+      this.robots.add(serialNumber);
+    }
+    for (const serialNumber of this.robots) {
+      if (this.robots.size <= MAX_UPKEEP_ROBOTS) break;
+      this.robots.delete(serialNumber);
+    }
   }
 }

@@ -4,8 +4,8 @@ import { DEFAULT_UPKEEP_LIMITS } from "../../api/upkeep/attention";
 import { DEFAULT_THRESHOLD } from "../../api/upkeep/table";
 
 export const UPKEEP_LIMITS = {
-  /** Minutes between reads of the robots' upkeep; 0: only when a message asks. */
-  every: { default: 60, min: 0, max: 1440, integer: false, unit: "min" },
+  /** Whole minutes between reads of the robots' upkeep (each read writes the context); 0: only when a message asks. */
+  every: { default: 60, min: 0, max: 1440, integer: true, unit: "min" },
   /** Share of a wear part's life left (%) at or under which it is due. */
   partDue: { default: DEFAULT_THRESHOLD * 100, min: 0, max: 100, integer: false, unit: "%" },
   /** Clean water level under which a person must fill the tank before the robot's next task. */

@@ -23,6 +23,7 @@ import { planClockOf } from "../shared/plan-clock";
 import { isPlainObject, readMessage } from "../shared/plain-data";
 import { refuseMessages, takeMessages, type Outgoing } from "../shared/robot-input";
 import { serialNumberList } from "../shared/settings";
+import { runUpkeepLimits } from "../shared/upkeep-table";
 import { UpkeepKeeper, type UpkeepRead, type UpkeepSettings } from "./keeper";
 import type { UpkeepNotice } from "./notices";
 import { upkeepStatus, type UpkeepShown } from "./status";
@@ -110,6 +111,9 @@ export function setUpRobotUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepPr
   const { client, problem } = lookUpConfig(RED, config.robot);
   if (problem) return refuseMessages(node, configProblemStatus(problem, t), problem, { atDeploy: true, eachMessage: true });
 
+  // The node's limits are the account's, which the console and robot-mqtt read (one node's, where two run on the account).
+  const limits = runUpkeepLimits(client.accountKey, node.id, { ...settings.limits, partDue: settings.partDue });
+  if (limits.conflict) node.warn(t("warning.limits", { others: limits.conflict.others.join(", "), winner: limits.conflict.winner }));
   const keeper = new UpkeepKeeper(node, client, settings);
   let shown: UpkeepShown = { kind: "reading" };
   const drawer = new StatusDrawer(node, () => upkeepStatus(shown, t));
@@ -174,6 +178,7 @@ export function setUpRobotUpkeep(RED: NodeAPI, node: Node, config: RobotUpkeepPr
   });
 
   node.on("close", (_removed: boolean, done: () => void) => {
+    limits.stop();
     drawer.close();
     keeper.close().then(done, done);
   });

@@ -5,37 +5,17 @@
  * shows live in the shared catalogue of the editor plugin (robot-fleet.json);
  * a node's own texts in its own catalogue.
  */
-import fs from "node:fs";
-import path from "node:path";
 import type { NodeAPI } from "node-red";
+import { englishText, SHARED_CATALOGUE } from "../../api/english-catalogue";
+
+export { SHARED_CATALOGUE };
 
 export const MODULE_NAME = "node-red-contrib-robot-fleet";
-/** The plugin whose catalogue holds what every node shares (package.json "node-red".plugins). */
-export const SHARED_CATALOGUE = "robot-fleet";
 
 /** Texts without parameters a translator keeps, at most. */
 const REMEMBERED_TEXTS = 1000;
 
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
-
-/** nodes/locales/, from dist/src/nodes/shared/ where this file runs (or src/nodes/shared/, when the tests run the sources through tsx). */
-const LOCALES = path.resolve(__dirname, __filename.endsWith(".ts") ? "../../.." : "../../../..", "nodes/locales");
-const english = new Map<string, Record<string, unknown>>();
-
-function englishText(catalogue: string, key: string): string | undefined {
-  let messages = english.get(catalogue);
-  if (!messages) {
-    try {
-      messages = JSON.parse(fs.readFileSync(path.join(LOCALES, "en-US", `${catalogue}.json`), "utf8")) as Record<string, unknown>;
-    } catch {
-      messages = {};
-    }
-    english.set(catalogue, messages);
-  }
-  let value: unknown = messages;
-  for (const part of key.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
-  return typeof value === "string" ? value : undefined;
-}
 
 /** Node-RED's catalogues mark parameters as __name__. */
 function fill(text: string, params: Record<string, string | number> = {}): string {
