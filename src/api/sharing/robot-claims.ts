@@ -75,6 +75,8 @@ export class RedisOccurrenceClaims implements OccurrenceClaims {
   }
 
   async settle(occurrence: SettledOccurrence, keptBefore: number): Promise<void> {
+    // As claims do: just after a start the link is still connecting, and a command sent then fails at once.
+    await this.link.joined;
     const old = await this.link.client.zrangebyscore(this.plannedAtKey, "-inf", `(${keptBefore}`);
     const write = this.link.client
       .multi()
@@ -85,6 +87,7 @@ export class RedisOccurrenceClaims implements OccurrenceClaims {
   }
 
   async settledBetween(fromMs: number, toMs: number): Promise<SettledOccurrence[]> {
+    await this.link.joined;
     const ids = await this.link.client.zrangebyscore(this.plannedAtKey, fromMs, `(${toMs}`);
     if (ids.length === 0) return [];
     const values = await this.link.client.hmget(this.settledKey, ...ids);
