@@ -76,8 +76,9 @@ const ENGLISH: DemoWords = {
     ${incidentCommand(facts)}
   The incident-alerts tab's debug shows it; the dashboard rings the robot and notifies.
 
-  The robots wear as they clean: the Lobby scrubber's squeegee is a few cleaning hours from due, and the
-  Kitchen scrubber's clean water is at 12 %. Refill it as a person would:
+  The robots wear as they clean: the Warehouse sweeper's filter is due (8 % left), the Lobby scrubber's
+  squeegee a few cleaning hours from due, and the Kitchen scrubber's clean water is at 12 %. Refill it as a
+  person would:
     ${refillCommand(facts)}
 ${
   facts.second
@@ -151,7 +152,7 @@ const CHINESE: DemoWords = {
     ${incidentCommand(facts)}
   incident-alerts 标签页的调试侧栏会显示它；操作台会圈出该机器人并发出通知。
 
-  机器人在清洁中磨损：大堂洗地机的刮条再清洁几个小时就需更换，厨房洗地机的清水只剩 12%。像现场人员一样加水：
+  机器人在清洁中磨损：仓库扫地机的滤网已到期（剩 8%），大堂洗地机的刮条再清洁几个小时就需更换，厨房洗地机的清水只剩 12%。像现场人员一样加水：
     ${refillCommand(facts)}
 ${
   facts.second

@@ -83,6 +83,11 @@ describe("simulator: robots wear with cleaning time", function () {
     assert.equal(squeegee.usedLife, 222.5);
     assert.ok(squeegee.remaining > 0.1 && squeegee.remaining < 0.12, `11 % left, ${squeegee.remaining}`);
     assert.equal(kitchen.tanks.cleanWater, 12, "under the 15 % a person refills at");
+    const filter = warehouse.parts.find((part) => part.part === "filter")!;
+    assert.ok(
+      filter.remaining <= 0.1 && filter.remaining > 0.07,
+      `a part due from the start: the sweeper's filter at 8 % left, ${filter.remaining}`,
+    );
     assert.notDeepEqual(used(lobby), used(kitchen), "two scrubbers, two wears");
     assert.deepEqual(
       warehouse.parts.map((part) => part.part),

@@ -154,6 +154,13 @@ function spotFor(index: number): Position {
   };
 }
 
+/** A robot's seeded wear with `upkeep` changed. */
+function wearOf(kind: Parameters<typeof seededWear>[0], serialNumber: string, upkeep: WearChanges): RobotWear {
+  const wear = seededWear(kind, serialNumber);
+  changeWear(wear, upkeep, 0);
+  return wear;
+}
+
 /** An idle S50 scrubber on the office site, on Floor 1 at `position`, at its seeded wear with `upkeep` changed. */
 function officeRobot(
   serialNumber: string,
@@ -162,8 +169,7 @@ function officeRobot(
   position: Position,
   upkeep: WearChanges = {},
 ): SimRobot {
-  const wear = seededWear("scrubber", serialNumber);
-  changeWear(wear, upkeep, 0);
+  const wear = wearOf("scrubber", serialNumber, upkeep);
   return {
     serialNumber,
     displayName,
@@ -229,8 +235,9 @@ export function demoFleet(): FleetSeed {
         currentTask: undefined,
         navigation: undefined,
         remoteControl: false,
-        // A sweeper: no water tanks, no scrubber brush or squeegee.
-        wear: seededWear("sweeper", OFF_SITE_ROBOT),
+        // A sweeper: no water tanks, no scrubber brush or squeegee. Its filter is due from the start (8 % left,
+        // under the 10 % a part is due at), so the demo's upkeep tab and robot-upkeep's example show a part due.
+        wear: wearOf("sweeper", OFF_SITE_ROBOT, { parts: { filter: { usedLife: 185 } } }),
       },
     ],
     accounts: [
