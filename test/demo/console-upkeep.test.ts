@@ -18,7 +18,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { RobotClient } from "../../src/api/client";
 import { upkeepFactsOf } from "../../src/api/upkeep/facts";
-import { DEMO_TOKEN } from "../../src/simulator";
+import { DEMO_CLIENT } from "../../src/simulator";
 import { startDemo, type RunningDemo } from "../support/demo-process";
 import { launchChromium, packageRoot } from "../support/editor";
 
@@ -123,8 +123,9 @@ for (const { language, args, tab, words } of [
     before(async () => {
       fs.mkdirSync(SHOTS, { recursive: true });
       demo = await startDemo({ SIMULATOR_ROBOTS: "200" }, args);
-      // Its reads share the simulator's 20 calls/s with the 200 robots' polls: a read refused for the rate is sent again, up to 10 times.
-      client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { token: DEMO_TOKEN }, retry: { maxRetries: 10 } });
+      // Its own token (the simulator limits each token to 20 calls/s): on the demo's, whose 200 robots' reads take the
+      // whole rate, its reads were refused for the rate ten times running.
+      client = new RobotClient({ baseUrl: demo.urls.simulator, auth: { ...DEMO_CLIENT } });
       browser = await launchChromium();
     });
 
