@@ -7,7 +7,7 @@
  * starts.
  */
 import type { Node, NodeAPI } from "node-red";
-import type { RobotPlanProperties } from "./plan-node";
+import type { RobotPlanProperties } from "./plan-settings";
 
 type PlanNodeModule = typeof import("./plan-node");
 let loaded: PlanNodeModule | undefined;

@@ -8,17 +8,16 @@
  * redeploy or a restart neither repeats an occurrence nor forgets one: those
  * past their time on the way back run late within lateBy, older ones are missed.
  */
-import { createHash } from "node:crypto";
-import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from "node-red";
+import type { Node, NodeAPI, NodeMessage, NodeMessageInFlow } from "node-red";
 import type { RobotClient } from "../../api/client";
-import { RobotApiError, invalidInput, problemText } from "../../api/errors";
+import { RobotApiError, invalidInput } from "../../api/errors";
 import { jobsOfAccount, newJob, type JobRecord } from "../../api/jobs/job-book";
 import { alarmsOfAccount } from "../../api/pushes/open-alarms";
 import { reportsOfAccount } from "../../api/reports/report-store";
 import { readNumberSetting } from "../../api/settings/input-rules";
 import { localMinuteOf, occurrencesBetween } from "../../api/plans/calendar";
 import { dayOfOccurrence, occurrenceIdOf, type PlanItem, type PlannedOccurrence, type SettledOccurrence, type SettledStatus } from "../../api/plans/occurrence";
-import { readPlan, readSkipDates, readTimezone } from "../../api/plans/plan";
+import { readSkipDates, readTimezone } from "../../api/plans/plan";
 import { isCalendarDate } from "../../api/cloud/cloud-time";
 import { plansOfAccount, SETTLED_KEPT_DAYS, type NodePlanState } from "../../api/plans/plan-book";
 import { DateTime } from "luxon";
@@ -37,21 +36,9 @@ import { CLAIM_ANSWER_MS } from "../../api/jobs/robot-claims";
 import { settledWithin } from "../../api/engine/clock";
 import { planClockOf } from "../shared/plan-clock";
 import { planReportAnswer } from "./report-answer";
-import type { ReportParties } from "../../api/plans/plan-report";
+import { deployedSettingsHash, jobPayloadOf, readPlanForJobs, reportParties, type PlanSettings, type RobotPlanProperties } from "./plan-settings";
 import { planStatus } from "./status";
 import { PLAN_LATE_BY, PLAN_LOOK_BACK_AT_MOST, PLAN_REQUESTS, PLAN_UPCOMING_HOURS } from "./table";
-
-export interface RobotPlanProperties extends NodeDef {
-  robot: string;
-  plan?: unknown;
-  timezone?: string;
-  lateBy?: string | number;
-  skipDates?: unknown;
-  /** Named on the proof of service: the site (else the node's name), the customer and the contractor. */
-  site?: string;
-  customer?: string;
-  contractor?: string;
-}
 
 /** The context keys of the node's plan book part and of its jobs (robot-job's records). */
 export const PLAN_CONTEXT_KEY = "robot-plan.plan";
@@ -64,69 +51,6 @@ const MINUTE_MS = 60_000;
 const LOOK_BACK_MS = 31 * 86_400_000;
 /** An occurrence's claim in Redis outlives any lateBy (a day) and its job's wait. */
 const SHARED_CLAIM_MS = 3 * 86_400_000;
-
-/** The job fields of an item, as robot-job reads them from a message. */
-function jobPayloadOf(item: PlanItem, jobId: string): Record<string, unknown> {
-  const work = item.work;
-  return {
-    ...(work.kind === "task" ? { task: work.task } : work.kind === "area" ? { area: work.area } : { goto: work.point }),
-    map: work.map,
-    jobId,
-    name: item.name,
-    waitUpTo: item.waitUpToSeconds,
-    ...(item.near !== undefined ? { near: item.near } : {}),
-    ...(item.robots !== undefined ? { robots: item.robots } : {}),
-    ...(item.mode !== undefined ? { mode: item.mode } : {}),
-    ...(item.minBattery !== undefined ? { minBattery: item.minBattery } : {}),
-  };
-}
-
-/**
- * A plan read whole: its items (plan.ts) and each item's job fields as
- * robot-job would take them, so a plan whose job cannot be made is refused
- * when it is set, naming the item and field, not at its time.
- */
-function readPlanForJobs(value: unknown, field: string, defaults: NodeDefaults): PlanItem[] {
-  const items = readPlan(value, field);
-  items.forEach((item, index) => {
-    try {
-      readJobRequest(jobPayloadOf(item, "check"), {}, defaults, () => false, () => false, `${field}[${index}]`);
-    } catch (error) {
-      const problem = error instanceof RobotApiError ? error.wording?.parts[0]?.problem : undefined;
-      if (!(error instanceof RobotApiError) || error.field === undefined || problem === undefined) throw error;
-      throw invalidInput(error.field, `${problemText(problem)} (item "${item.name}")`);
-    }
-  });
-  return items;
-}
-
-/** The report's parties from the node's settings: the site is the node's name where none is set. */
-function reportParties(config: RobotPlanProperties, node: Node): ReportParties {
-  const given = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : undefined);
-  const [customer, contractor] = [given(config.customer), given(config.contractor)];
-  return {
-    site: given(config.site) ?? node.name ?? "",
-    ...(customer ? { customer } : {}),
-    ...(contractor ? { contractor } : {}),
-  };
-}
-
-/** The node's deployed plan settings as one value: a message's plan is kept only while they are the ones it replaced. */
-function deployedSettingsHash(config: RobotPlanProperties): string {
-  const deployed = { plan: config.plan ?? [], timezone: config.timezone ?? "", lateBy: config.lateBy ?? "", skipDates: config.skipDates ?? [] };
-  return createHash("sha256").update(JSON.stringify(deployed)).digest("hex");
-}
-
-interface PlanSettings {
-  timezone: string;
-  lateByMinutes: number;
-  skipDates: string[];
-  items: PlanItem[];
-  /** deployedSettingsHash of the node's config. */
-  deployed: string;
-  /** Named on the proof of service. */
-  parties: ReportParties;
-}
 
 export function setUpRobotPlan(RED: NodeAPI, node: Node, config: RobotPlanProperties): void {
   const { client, problem } = lookUpConfig(RED, config.robot);
