@@ -12,7 +12,7 @@ import { readCommand, submitCommand } from "../world/robot-commands";
 import { coverageKey } from "../world/report-book";
 import { Code, SimError } from "./sim-errors";
 import { createTempSiteTask, sendTempTask } from "../world/temp-tasks";
-import { fleetStatusOf, mapListOf, robotPage, siteInfoOf, statusOf, subareasOf } from "../world/views";
+import { fleetStatusOf, imageMapOf, mapListOf, robotPage, siteInfoOf, statusOf, subareasOf } from "../world/views";
 import type { Parsed, World } from "../world/world";
 
 /** Codes that the envelope endpoints (C1, C2) answer inside the envelope rather than as an HTTP status. */
@@ -100,7 +100,7 @@ export const HANDLERS: { [Op in RobotOperationName]: Handler<Op> } = {
     return { data: [objectUrl(coverageKey(request.robotSn, request.taskReportId))] };
   },
   getMapImageUri: (world, request, { robot, objectUrl }) => {
-    const map = world.imageMap(robot(), request);
+    const map = imageMapOf(robot(), request);
     return { downloadUri: objectUrl(`maps/${encodeURIComponent(request.serialNumber)}/${encodeURIComponent(map.id)}.png`) };
   },
 };

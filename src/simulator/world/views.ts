@@ -154,6 +154,23 @@ export function subareasOf(robot: SimRobot, mapId: string): { mapId: string; sub
   return { mapId: map.id, subareas: { partitions: map.partitions.map((partition) => ({ id: partition.id, name: partition.name })) } };
 }
 
+/**
+ * The map a map-image request names: its id on this robot, with the name and
+ * version of the map list (C2); a mismatch is code 3 naming the field, with
+ * what the map list says, so a flow that mixes up two maps hears about it.
+ */
+export function imageMapOf(robot: SimRobot, request: { mapId: string; mapName: string; mapVersion: string }): SimMap {
+  const map = robot.maps.find((candidate) => candidate.id === request.mapId);
+  if (!map)
+    throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
+  if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
+  // The version as the map list gives it (a number) or as the S-line status names it (a resource name).
+  if (request.mapVersion !== String(map.version) && request.mapVersion !== mapVersionName(map)) {
+    throw invalid("mapVersion", `map ${map.name} is at version ${map.version} (${mapVersionName(map)}), not ${request.mapVersion}`);
+  }
+  return map;
+}
+
 export function mapListOf(robot: SimRobot): { mapId: string; mapName: string; mapVersion: number }[] {
   return robot.maps.map((map) => ({ mapId: map.id, mapName: map.name, mapVersion: map.version }));
 }

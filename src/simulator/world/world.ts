@@ -32,7 +32,7 @@ import { SECONDS_PER_AREA, TASK_END_STATUS, finishedTaskReport, pastReport, seed
 import { INSTANT_TIMING, type Timing } from "./timing";
 import type { TaskFault } from "../faults/faults";
 import { milliTimestamp } from "./values";
-import { cleaningModeOf, currentMap, mapVersionName } from "./views";
+import { cleaningModeOf, currentMap } from "./views";
 import { countCharge, wearWhileCleaning } from "./wear";
 
 /** A request as the endpoint's schema returns it (numbers of B3/B4 already turned into strings). */
@@ -433,23 +433,6 @@ export class World {
   private plannedTaskMs(robot: SimRobot, task: CurrentTask): number {
     const areas = task.areaIds.length || robot.maps.find((map) => map.id === task.mapId)?.partitions.length || 1;
     return this.timing.taskDurationMs > 0 ? this.timing.taskDurationMs : areas * SECONDS_PER_AREA * 1000 * Math.max(1, task.loopCount);
-  }
-
-  /**
-   * The map a map-image request names: its id on this robot, with the name and
-   * version of the map list (C2); a mismatch is code 3 naming the field, with
-   * what the map list says, so a flow that mixes up two maps hears about it.
-   */
-  imageMap(robot: SimRobot, request: Parsed<"getMapImageUri">): SimMap {
-    const map = robot.maps.find((candidate) => candidate.id === request.mapId);
-    if (!map)
-      throw invalid("mapId", `unknown map ${request.mapId} on robot ${robot.serialNumber} (${robot.maps.map((m) => m.id).join(", ")})`);
-    if (request.mapName !== map.name) throw invalid("mapName", `map ${map.id} is named "${map.name}", not "${request.mapName}"`);
-    // The version as the map list gives it (a number) or as the S-line status names it (a resource name).
-    if (request.mapVersion !== String(map.version) && request.mapVersion !== mapVersionName(map)) {
-      throw invalid("mapVersion", `map ${map.name} is at version ${map.version} (${mapVersionName(map)}), not ${request.mapVersion}`);
-    }
-    return map;
   }
 
   /** The PNG of a robot's map (its floor plan: no robot on it, as the real cloud's); undefined when there is no such map. */
