@@ -7,36 +7,17 @@
  */
 import assert from "node:assert/strict";
 import robotStatus from "../../src/nodes/robot-status/robot-status";
-import { SERIAL } from "../support/fixtures";
+import { robotStatusNode, SERIAL } from "../support/fixtures";
 import type { RecordedRequest, ScriptedReply } from "../support/recording-server";
-import { flowWith, loadFlow, outcomeOf, outputsAndCatch, useRecordingServerAndNodeRed, type FlowNode } from "../support/node-red";
+import { flowWith, loadFlow, outcomeOf, outputsAndCatch, useRecordingServerAndNodeRed } from "../support/node-red";
 
 const isStatusRead = (request: RecordedRequest) => request.path.endsWith(`/s/robots/${SERIAL}/status`);
 const STATUS = { serialNumber: SERIAL, online: true, taskState: "IDLE", battery: { powerPercentage: 80, charging: false } };
 
-function statusNode(): FlowNode {
-  return {
-    id: "robot-node",
-    type: "robot-status",
-    robot: "config",
-    operation: "status",
-    serialNumber: SERIAL,
-    serialNumberType: "str",
-    serialNumbers: "",
-    fleetOutput: "each",
-    line: "s",
-    watch: false,
-    interval: 30,
-    batteryStep: 10,
-    batteryLow: 20,
-    wires: [["out"], ["offline"]],
-  };
-}
-
 describe("platform codes through robot-status", function () {
   this.timeout(20_000);
   const stub = useRecordingServerAndNodeRed();
-  const deploy = () => loadFlow([robotStatus], flowWith(stub.server.url, [statusNode(), ...outputsAndCatch("robot-node"), { id: "offline", type: "helper" }]));
+  const deploy = () => loadFlow([robotStatus], flowWith(stub.server.url, [robotStatusNode("robot-node", { line: "s" }), ...outputsAndCatch("robot-node"), { id: "offline", type: "helper" }]));
   /** The status endpoint answers `first` once, then the status; anything else (the robot list) an empty answer. */
   const answerFirst = (first: ScriptedReply) => {
     let statusReads = 0;
