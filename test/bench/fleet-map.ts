@@ -58,7 +58,8 @@ export function printFleetMapCost(): void {
     anchor: fleet[0]!,
     mapVersion: "1",
   };
-  const t = (key: string) => key;
+  // The keys stand for the words, except the language the views format dates in (the node's catalogue gives "en-US").
+  const t = (key: string) => (key === "planReport.language" ? "en-US" : key);
   const times: number[] = [];
   let svgBytes = 0;
   let placed = 0;
